@@ -1,0 +1,39 @@
+#!lua flags=allow-oom
+--[[
+  cancel: cancels a job that has not started: one in pending or in the delayed set. Its hash
+  says status=cancelled and expires after the TTL. A job that is processing, or already
+  finished, is left alone.
+
+  KEYS[1]  the job's hash
+  KEYS[2]  pending list
+  KEYS[3]  delayed sorted set
+  KEYS[4]  stats hash
+  ARGV[1]  id
+  ARGV[2]  TTL of the cancelled hash in seconds (0 = keep)
+  ARGV[3]  events channel ('' = publish nothing)
+  Returns: 'cancelled', or the status that kept the job from being cancelled, or '' if there
+           is no such job
+]]
+--@include lib/now.lua
+--@include lib/events.lua
+
+local key, id = KEYS[1], ARGV[1]
+local status = redis.call('HGET', key, 'status')
+if not status then return '' end
+local removed = 0
+if status == 'pending' then
+  -- O(length of pending): cancelling is rare, and the list has no other index.
+  removed = redis.call('LREM', KEYS[2], 1, id)
+  -- Status pending but not in the list: a recipe client moved it and has not stamped it yet.
+  if removed == 0 then return 'processing' end
+elseif status == 'delayed' then
+  removed = redis.call('ZREM', KEYS[3], id)
+  if removed == 0 then return 'processing' end
+else
+  return status
+end
+redis.call('HSET', key, 'status', 'cancelled', 'cancelled_at_ms', now_ms())
+if tonumber(ARGV[2]) > 0 then redis.call('EXPIRE', key, tonumber(ARGV[2])) end
+redis.call('HINCRBY', KEYS[4], 'cancelled_total', 1)
+publish_event(ARGV[3], id, 'cancelled')
+return 'cancelled'

@@ -1,0 +1,82 @@
+#!lua
+--[[
+  enqueue: writes one or more jobs atomically. Each job gets its hash (the recipe's fields plus
+  ours) and either goes onto the pending list (LPUSH, as the recipe does) or, when it is due
+  later, into the delayed set. A job with an idempotency key whose key is still held is not
+  written: the id of the job that holds the key is returned instead.
+  Runs only when Redis has memory to spare (no allow-oom flag): under maxmemory with noeviction
+  the whole call is refused before it writes anything.
+
+  KEYS[1]   pending list
+  KEYS[2]   delayed sorted set (member: id, score: due time in ms)
+  KEYS[3]   stats hash
+  KEYS[4..] per job, in order: its hash key, then its idempotency key when it has one
+  ARGV[1]   number of jobs N
+  ARGV[2..] per job, 8 values: id, payload JSON, kind, delay ms, run-at ms (0 = use the delay),
+            max attempts (0 = queue default), visibility ms (0 = queue default),
+            idempotency retention ms (0 = the job has no idempotency key)
+  Returns:  flat array, per job: id, 1 if written or 0 if an earlier job holds its idempotency key
+  Errors:   "JOBS_DUPLICATE_ID <id>" when a job hash with that id exists (nothing is written)
+]]
+--@include lib/now.lua
+
+local FIELDS = 8
+local n = tonumber(ARGV[1])
+local now = now_ms()
+
+-- Pass 1: check before writing anything, so a refused call leaves nothing half-written.
+local key_index = 4
+for j = 0, n - 1 do
+  local base = 2 + j * FIELDS
+  if redis.call('EXISTS', KEYS[key_index]) == 1 then
+    return redis.error_reply('JOBS_DUPLICATE_ID ' .. ARGV[base])
+  end
+  key_index = key_index + 1
+  if tonumber(ARGV[base + 7]) > 0 then key_index = key_index + 1 end
+end
+
+-- Pass 2: write.
+local out = {}
+local written = 0
+key_index = 4
+for j = 0, n - 1 do
+  local base = 2 + j * FIELDS
+  local id, payload, kind = ARGV[base], ARGV[base + 1], ARGV[base + 2]
+  local delay_ms, run_at_ms = tonumber(ARGV[base + 3]), tonumber(ARGV[base + 4])
+  local max_attempts, visibility_ms = tonumber(ARGV[base + 5]), tonumber(ARGV[base + 6])
+  local idem_ms = tonumber(ARGV[base + 7])
+  local job_key = KEYS[key_index]
+  key_index = key_index + 1
+  local holder = false
+  if idem_ms > 0 then
+    local idem_key = KEYS[key_index]
+    key_index = key_index + 1
+    holder = redis.call('GET', idem_key)
+    if not holder then redis.call('SET', idem_key, id, 'PX', idem_ms) end
+  end
+
+  if holder then
+    out[#out + 1] = holder
+    out[#out + 1] = 0
+  else
+    local due = now + delay_ms
+    if run_at_ms > 0 then due = run_at_ms end
+    local status = 'pending'
+    if due > now then status = 'delayed' end
+    redis.call('HSET', job_key, 'id', id, 'payload', payload, 'status', status, 'attempts', 0,
+      'enqueued_at_ms', now, 'claim_token', '', 'kind', kind)
+    if max_attempts > 0 then redis.call('HSET', job_key, 'max_attempts', max_attempts) end
+    if visibility_ms > 0 then redis.call('HSET', job_key, 'visibility_ms', visibility_ms) end
+    if status == 'delayed' then
+      redis.call('HSET', job_key, 'run_at_ms', due)
+      redis.call('ZADD', KEYS[2], due, id)
+    else
+      redis.call('LPUSH', KEYS[1], id)
+    end
+    written = written + 1
+    out[#out + 1] = id
+    out[#out + 1] = 1
+  end
+end
+if written > 0 then redis.call('HINCRBY', KEYS[3], 'enqueued_total', written) end
+return out

@@ -1,0 +1,62 @@
+#!lua flags=allow-oom
+--[[
+  fail: records a failed attempt of a claimed job, fenced like complete. The script, not the
+  caller, decides between retry and dead letter, from the hash's attempts and max_attempts:
+  a permanent failure, or attempts >= max_attempts, moves the job to the failed list with its
+  reason; otherwise it is retried, after the given delay through the delayed set, or at once.
+
+  KEYS[1]  the job's hash
+  KEYS[2]  processing list
+  KEYS[3]  pending list
+  KEYS[4]  delayed sorted set
+  KEYS[5]  failed list
+  KEYS[6]  lease index sorted set
+  KEYS[7]  stats hash
+  ARGV[1]  job key prefix ("queue:{NAME}:job:"), for ids trimmed off the failed history
+  ARGV[2]  id
+  ARGV[3]  claim token
+  ARGV[4]  error message (stored as last_error)
+  ARGV[5]  retry delay in ms (<= 0: back to pending at once)
+  ARGV[6]  1 if the failure is permanent (no retry), else 0
+  ARGV[7]  default max attempts, for a hash without max_attempts
+  ARGV[8]  failed TTL in seconds (0 = keep until trimmed off the history)
+  ARGV[9]  failed history cap
+  ARGV[10] events channel ('' = publish nothing)
+  Returns: 0 not the owner (nothing changed) | 1 retried now | 2 dead-lettered | 3 retry delayed
+]]
+--@include lib/now.lua
+--@include lib/events.lua
+--@include lib/history.lua
+--@include lib/dead-letter.lua
+
+local key, id, token, reason = KEYS[1], ARGV[2], ARGV[3], ARGV[4]
+local owned = token ~= ''
+  and redis.call('HGET', key, 'claim_token') == token
+  and redis.call('HGET', key, 'status') == 'processing'
+  and redis.call('LREM', KEYS[2], -1, id) == 1
+if not owned then return 0 end
+
+local now = now_ms()
+redis.call('ZREM', KEYS[6], id)
+local attempts = tonumber(redis.call('HGET', key, 'attempts')) or 0
+local max_attempts = tonumber(redis.call('HGET', key, 'max_attempts')) or tonumber(ARGV[7])
+if ARGV[6] == '1' or attempts >= max_attempts then
+  dead_letter({ job_prefix = ARGV[1], failed = KEYS[5], stats = KEYS[7], cap = tonumber(ARGV[9]),
+    ttl = tonumber(ARGV[8]), channel = ARGV[10], now = now }, id, reason)
+  return 2
+end
+
+redis.call('HSET', key, 'claim_token', '', 'claimed_at_ms', 0, 'last_error', reason,
+  'last_error_at_ms', now)
+redis.call('HDEL', key, 'lease_expires_at_ms')
+redis.call('HINCRBY', KEYS[7], 'retried_total', 1)
+publish_event(ARGV[10], id, 'retry')
+local delay = tonumber(ARGV[5])
+if delay > 0 then
+  redis.call('HSET', key, 'status', 'delayed', 'run_at_ms', now + delay)
+  redis.call('ZADD', KEYS[4], now + delay, id)
+  return 3
+end
+redis.call('HSET', key, 'status', 'pending')
+redis.call('LPUSH', KEYS[3], id)
+return 1

@@ -1,0 +1,104 @@
+#!lua flags=allow-oom
+--[[
+  reclaim: returns the jobs of crashed or hung workers, with bounded work per call.
+  1. Adopts foreign claims: a recipe client claims with BLMOVE and stamps only the hash, so its
+     jobs have no entry in the lease index. Up to ARGV[8] processing entries are examined per
+     call, walking the list from the tail with a cursor kept in KEYS[6]; each id without a lease
+     gets one: claimed_at_ms + visibility when it is stamped, else now + visibility (counted from
+     when the sweep first saw it, never from enqueued_at_ms: the recipe's B1/B2). An id whose
+     hash is gone is dropped from processing.
+  2. Takes up to ARGV[2] expired leases (deadline <= now), oldest first. A job that is still in
+     processing goes back to the claim end of pending (it keeps its place in the queue), with
+     its token cleared so the old worker can neither complete nor fail it; a job that has had
+     max_attempts claims goes to the failed list with the reason instead (a poison job does not
+     loop forever). Each expired lease is handled by exactly one call, however many run at once.
+
+  KEYS[1]  pending list
+  KEYS[2]  processing list
+  KEYS[3]  lease index sorted set
+  KEYS[4]  failed list
+  KEYS[5]  stats hash
+  KEYS[6]  reclaim cursor (string: how far from the tail of processing the adoption walk is)
+  ARGV[1]  job key prefix ("queue:{NAME}:job:")
+  ARGV[2]  most expired leases to handle in this call
+  ARGV[3]  default visibility ms, for jobs whose hash has no visibility_ms
+  ARGV[4]  default max attempts, for jobs whose hash has no max_attempts
+  ARGV[5]  failed TTL in seconds (0 = keep until trimmed off the history)
+  ARGV[6]  failed history cap
+  ARGV[7]  events channel ('' = publish nothing)
+  ARGV[8]  most processing entries to examine for foreign claims in this call
+  Returns: { {reclaimed ids}, {dead-lettered ids}, {dropped ids}, 1 if more leases are due else 0 }
+]]
+--@include lib/now.lua
+--@include lib/events.lua
+--@include lib/history.lua
+--@include lib/dead-letter.lua
+
+local job_prefix = ARGV[1]
+local batch = tonumber(ARGV[2])
+local default_visibility = tonumber(ARGV[3])
+local default_max_attempts = tonumber(ARGV[4])
+local scan_budget = tonumber(ARGV[8])
+local now = now_ms()
+local ctx = { job_prefix = job_prefix, failed = KEYS[4], stats = KEYS[5], cap = tonumber(ARGV[6]),
+  ttl = tonumber(ARGV[5]), channel = ARGV[7], now = now }
+local dropped = {}
+
+-- 1. Adopt foreign claims.
+if scan_budget > 0 then
+  local cursor = tonumber(redis.call('GET', KEYS[6])) or 0
+  local slice = redis.call('LRANGE', KEYS[2], -(cursor + scan_budget), -(cursor + 1))
+  if #slice < scan_budget then cursor = 0 else cursor = cursor + scan_budget end
+  redis.call('SET', KEYS[6], cursor)
+  for _, id in ipairs(slice) do
+    if not redis.call('ZSCORE', KEYS[3], id) then
+      local key = job_prefix .. id
+      if redis.call('EXISTS', key) == 0 then
+        dropped[#dropped + 1] = id
+      else
+        local visibility = tonumber(redis.call('HGET', key, 'visibility_ms')) or default_visibility
+        local claimed_at = tonumber(redis.call('HGET', key, 'claimed_at_ms')) or 0
+        local deadline = now + visibility
+        if claimed_at > 0 then deadline = claimed_at + visibility end
+        redis.call('ZADD', KEYS[3], deadline, id)
+      end
+    end
+  end
+  for _, id in ipairs(dropped) do redis.call('LREM', KEYS[2], -1, id) end
+end
+
+-- 2. Handle expired leases.
+local expired = redis.call('ZRANGE', KEYS[3], '-inf', now, 'BYSCORE', 'LIMIT', 0, batch)
+local reclaimed, dead = {}, {}
+for _, id in ipairs(expired) do
+  redis.call('ZREM', KEYS[3], id)
+  local key = job_prefix .. id
+  local status = redis.call('HGET', key, 'status')
+  if not status then
+    redis.call('LREM', KEYS[2], -1, id)
+    dropped[#dropped + 1] = id
+  elseif status == 'processing' and redis.call('LREM', KEYS[2], -1, id) == 1 then
+    local attempts = tonumber(redis.call('HGET', key, 'attempts')) or 0
+    local max_attempts = tonumber(redis.call('HGET', key, 'max_attempts')) or default_max_attempts
+    if attempts >= max_attempts then
+      dead_letter(ctx, id, 'lease expired on attempt ' .. attempts .. ' of ' .. max_attempts ..
+        ': the worker stopped renewing it (crashed, hung or lost its connection)')
+      dead[#dead + 1] = id
+    else
+      redis.call('HSET', key, 'status', 'pending', 'claim_token', '', 'claimed_at_ms', 0,
+        'reclaimed_at_ms', now)
+      redis.call('HDEL', key, 'lease_expires_at_ms')
+      publish_event(ctx.channel, id, 'reclaimed')
+      reclaimed[#reclaimed + 1] = id
+    end
+  end
+  -- Any other status: the job already moved on (a recipe client finished it); the stale lease
+  -- entry is all there was to clean.
+end
+-- Back to the claim end, the longest-expired rightmost, so they run first and in their order.
+for i = #reclaimed, 1, -1 do redis.call('RPUSH', KEYS[1], reclaimed[i]) end
+if #reclaimed > 0 then redis.call('HINCRBY', KEYS[5], 'reclaimed_total', #reclaimed) end
+if #dropped > 0 then redis.call('HINCRBY', KEYS[5], 'dropped_total', #dropped) end
+local more = 0
+if #expired == batch then more = 1 end
+return { reclaimed, dead, dropped, more }

@@ -1,0 +1,30 @@
+#!lua flags=no-writes
+--[[
+  stats: one consistent snapshot of a queue: the depth of every list and set, the counters
+  that the scripts keep, and the enqueue time of the oldest pending job.
+
+  KEYS[1]  pending list
+  KEYS[2]  processing list
+  KEYS[3]  delayed sorted set
+  KEYS[4]  completed list
+  KEYS[5]  failed list
+  KEYS[6]  stats hash
+  ARGV[1]  job key prefix ("queue:{NAME}:job:")
+  Returns: { now ms, pending, processing, delayed, completed, failed,
+             oldest pending enqueued_at_ms or -1, { counter field, value, ... } }
+]]
+--@include lib/now.lua
+
+local oldest = -1
+local tail = redis.call('LINDEX', KEYS[1], -1)
+if tail then oldest = tonumber(redis.call('HGET', ARGV[1] .. tail, 'enqueued_at_ms')) or -1 end
+return {
+  now_ms(),
+  redis.call('LLEN', KEYS[1]),
+  redis.call('LLEN', KEYS[2]),
+  redis.call('ZCARD', KEYS[3]),
+  redis.call('LLEN', KEYS[4]),
+  redis.call('LLEN', KEYS[5]),
+  oldest,
+  redis.call('HGETALL', KEYS[6]),
+}

@@ -1,0 +1,70 @@
+import { InvalidArgumentError } from './errors.ts';
+
+/** Options of one enqueue. */
+export interface EnqueueOptions {
+  /** Run no sooner than this many ms from now (measured on the Redis server's clock). */
+  delayMs?: number;
+  /** Run no sooner than this time (a Date or Unix ms). Wins over `delayMs`. */
+  runAt?: Date | number;
+  /** Claims allowed before the job is dead-lettered; default: the kind's, then the queue's. */
+  maxAttempts?: number;
+  /** Lease length for this job; default: the kind's, then the queue's. */
+  visibilityMs?: number;
+  /**
+   * A key that makes the enqueue happen once: while the key is held (see `idempotencyTtlMs`),
+   * another enqueue with it writes nothing and returns the first job's id.
+   */
+  idempotencyKey?: string;
+  /** How long the idempotency key holds, in ms; default: the queue's (24 h). */
+  idempotencyTtlMs?: number;
+}
+
+/** The checked, script-ready form of {@link EnqueueOptions}. */
+export interface ResolvedEnqueueOptions {
+  delayMs: number;
+  runAtMs: number;
+  maxAttempts: number | undefined;
+  visibilityMs: number | undefined;
+  idempotencyKey: string | undefined;
+  idempotencyTtlMs: number;
+}
+
+const YEAR_MS = 365 * 86_400_000;
+
+function wholeNumber(field: string, value: unknown, min: number, max: number): number {
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
+    throw new InvalidArgumentError(field, `expected a whole number from ${min} to ${max}, got ${String(value)}`);
+  }
+  return value;
+}
+
+/** Checks `options` (from untrusted callers too) and fills in defaults. */
+export function resolveEnqueueOptions(options: EnqueueOptions | undefined, defaultIdempotencyTtlMs: number, field = 'options'): ResolvedEnqueueOptions {
+  if (options === undefined) {
+    return { delayMs: 0, runAtMs: 0, maxAttempts: undefined, visibilityMs: undefined, idempotencyKey: undefined, idempotencyTtlMs: 0 };
+  }
+  if (typeof options !== 'object' || options === null) throw new InvalidArgumentError(field, 'expected an object');
+  const delayMs = options.delayMs === undefined ? 0 : wholeNumber(`${field}.delayMs`, options.delayMs, 0, YEAR_MS);
+  let runAtMs = 0;
+  if (options.runAt !== undefined) {
+    const ms = options.runAt instanceof Date ? options.runAt.getTime() : options.runAt;
+    runAtMs = wholeNumber(`${field}.runAt`, ms, 1, Date.now() + YEAR_MS);
+  }
+  const maxAttempts = options.maxAttempts === undefined ? undefined : wholeNumber(`${field}.maxAttempts`, options.maxAttempts, 1, 1_000);
+  const visibilityMs = options.visibilityMs === undefined ? undefined : wholeNumber(`${field}.visibilityMs`, options.visibilityMs, 1, 12 * 3_600_000);
+  let idempotencyKey: string | undefined;
+  if (options.idempotencyKey !== undefined) {
+    const key = options.idempotencyKey;
+    if (typeof key !== 'string' || key.length === 0 || key.length > 512) {
+      throw new InvalidArgumentError(`${field}.idempotencyKey`, 'expected a string of 1 to 512 characters');
+    }
+    idempotencyKey = key;
+  }
+  const idempotencyTtlMs =
+    idempotencyKey === undefined
+      ? 0
+      : options.idempotencyTtlMs === undefined
+        ? defaultIdempotencyTtlMs
+        : wholeNumber(`${field}.idempotencyTtlMs`, options.idempotencyTtlMs, 1, YEAR_MS);
+  return { delayMs, runAtMs, maxAttempts, visibilityMs, idempotencyKey, idempotencyTtlMs };
+}

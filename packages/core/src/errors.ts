@@ -1,0 +1,200 @@
+/**
+ * Every error @jobs throws on purpose is a {@link JobsError} with a stable `code` (match on the
+ * code, never on the message), the `field` it is about when there is one, and the reason in
+ * `message`.
+ */
+
+/** The stable error codes. */
+export const JOBS_ERROR_CODES = {
+  /** A payload (or another value) does not match its JSON schema; see `issues`. */
+  VALIDATION: 'JOBS_VALIDATION',
+  /** A kind that the registry does not define. */
+  UNKNOWN_KIND: 'JOBS_UNKNOWN_KIND',
+  /** A payload or result over the configured byte limit. */
+  PAYLOAD_TOO_LARGE: 'JOBS_PAYLOAD_TOO_LARGE',
+  /** A value that JSON cannot carry faithfully (undefined, a function, NaN, a cycle, a Date...). */
+  NOT_SERIALIZABLE: 'JOBS_NOT_SERIALIZABLE',
+  /** A bad argument or option: a queue name that would break the key schema, a negative delay... */
+  INVALID_ARGUMENT: 'JOBS_INVALID_ARGUMENT',
+  /** The caller no longer holds the job's claim: it was reclaimed, or already finished. */
+  LOST_CLAIM: 'JOBS_LOST_CLAIM',
+  /** No job with that id (or its hash has expired). */
+  NOT_FOUND: 'JOBS_NOT_FOUND',
+  /** Redis could not be reached in time. */
+  REDIS_UNAVAILABLE: 'JOBS_REDIS_UNAVAILABLE',
+  /** Redis is at maxmemory and refuses writes; nothing was written. */
+  REDIS_OOM: 'JOBS_REDIS_OOM',
+  /** The Redis server is older than 7.0. */
+  UNSUPPORTED_REDIS: 'JOBS_UNSUPPORTED_REDIS',
+  /** A handler asked for no retries: the job fails at once. */
+  PERMANENT: 'JOBS_PERMANENT',
+  /** The queue (or producer, worker) was closed. */
+  CLOSED: 'JOBS_CLOSED',
+} as const;
+
+/** One of {@link JOBS_ERROR_CODES}. */
+export type JobsErrorCode = (typeof JOBS_ERROR_CODES)[keyof typeof JOBS_ERROR_CODES];
+
+const MARKER = Symbol.for('@jobs/error');
+
+/** Options every {@link JobsError} accepts. */
+export interface JobsErrorOptions {
+  /** The argument, option or JSON pointer the error is about. */
+  field?: string;
+  /** The underlying error. */
+  cause?: unknown;
+}
+
+/**
+ * The base class of every error @jobs throws on purpose.
+ *
+ * @example
+ * ```ts
+ * try { await producer.enqueue('email', payload); }
+ * catch (error) { if (isJobsError(error, 'JOBS_VALIDATION')) console.log(error.issues); }
+ * ```
+ */
+export class JobsError extends Error {
+  /** Stable code: match on this, not on the message. */
+  readonly code: JobsErrorCode;
+  /** The argument, option or JSON pointer the error is about, when there is one. */
+  readonly field: string | undefined;
+
+  constructor(code: JobsErrorCode, message: string, options: JobsErrorOptions = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = new.target.name;
+    this.code = code;
+    this.field = options.field;
+    // A symbol marker rather than instanceof, so isJobsError() works across duplicate installs.
+    Object.defineProperty(this, MARKER, { value: true });
+  }
+}
+
+/**
+ * True when `error` is a {@link JobsError} (even one from another copy of this package), and,
+ * when `code` is given, has that code.
+ */
+export function isJobsError<C extends JobsErrorCode>(error: unknown, code?: C): error is JobsError & { code: C } {
+  return (
+    typeof error === 'object' &&
+    error !== null &&
+    (error as Record<symbol, unknown>)[MARKER] === true &&
+    (code === undefined || (error as JobsError).code === code)
+  );
+}
+
+/** One schema violation: where (a JSON pointer into the payload), what rule, and why. */
+export interface ValidationIssue {
+  /** JSON pointer of the offending value, `''` for the payload itself. */
+  pointer: string;
+  /** The schema keyword that failed (`type`, `required`, `format`...). */
+  keyword: string;
+  /** What is wrong, in words. */
+  message: string;
+}
+
+/** A payload does not match its kind's JSON schema. `issues` lists every violation. */
+export class ValidationError extends JobsError {
+  /** Every violation, each with its JSON pointer. */
+  readonly issues: readonly ValidationIssue[];
+  /** The kind whose schema was applied. */
+  readonly kind: string;
+
+  constructor(kind: string, issues: readonly ValidationIssue[], field = 'payload') {
+    const listed = issues.map((issue) => `${issue.pointer || '/'} ${issue.message}`).join('; ');
+    super(JOBS_ERROR_CODES.VALIDATION, `invalid ${field} for kind "${kind}": ${listed}`, { field });
+    this.issues = issues;
+    this.kind = kind;
+  }
+}
+
+/** A kind the registry does not define. */
+export class UnknownKindError extends JobsError {
+  /** The kind that was asked for. */
+  readonly kind: string;
+
+  constructor(kind: string, known: readonly string[]) {
+    super(
+      JOBS_ERROR_CODES.UNKNOWN_KIND,
+      `unknown kind ${JSON.stringify(kind)}; known kinds: ${known.map((k) => JSON.stringify(k)).join(', ') || '(none)'}`,
+      { field: 'kind' },
+    );
+    this.kind = kind;
+  }
+}
+
+/** A payload or result whose JSON is over the configured limit. */
+export class PayloadTooLargeError extends JobsError {
+  /** Size of the JSON in bytes. */
+  readonly bytes: number;
+  /** The limit in bytes. */
+  readonly limit: number;
+
+  constructor(field: string, bytes: number, limit: number) {
+    super(JOBS_ERROR_CODES.PAYLOAD_TOO_LARGE, `${field} is ${bytes} bytes of JSON, over the limit of ${limit} bytes`, { field });
+    this.bytes = bytes;
+    this.limit = limit;
+  }
+}
+
+/** A value JSON cannot carry faithfully; `field` is its JSON pointer. */
+export class NotSerializableError extends JobsError {
+  constructor(field: string, why: string) {
+    super(JOBS_ERROR_CODES.NOT_SERIALIZABLE, `${field} is not JSON-serialisable: ${why}`, { field });
+  }
+}
+
+/** A bad argument or option. */
+export class InvalidArgumentError extends JobsError {
+  constructor(field: string, why: string) {
+    super(JOBS_ERROR_CODES.INVALID_ARGUMENT, `invalid ${field}: ${why}`, { field });
+  }
+}
+
+/** The caller no longer holds the job's claim (it was reclaimed, or already finished). */
+export class LostClaimError extends JobsError {
+  /** The job's id. */
+  readonly jobId: string;
+
+  constructor(jobId: string, action: string) {
+    super(
+      JOBS_ERROR_CODES.LOST_CLAIM,
+      `cannot ${action} job ${jobId}: this claim is no longer valid (the lease expired and the job was reclaimed, or it was already completed or failed)`,
+      { field: 'token' },
+    );
+    this.jobId = jobId;
+  }
+}
+
+/** No job with that id, or its hash has expired. */
+export class JobNotFoundError extends JobsError {
+  /** The id that was asked for. */
+  readonly jobId: string;
+
+  constructor(jobId: string) {
+    super(JOBS_ERROR_CODES.NOT_FOUND, `no job with id ${JSON.stringify(jobId)}`, { field: 'id' });
+    this.jobId = jobId;
+  }
+}
+
+/** Redis could not be reached, or did not answer in time. */
+export class RedisUnavailableError extends JobsError {
+  constructor(why: string, cause?: unknown) {
+    super(JOBS_ERROR_CODES.REDIS_UNAVAILABLE, `Redis is unavailable: ${why}`, { cause });
+  }
+}
+
+/**
+ * Thrown from a handler, fails the job at once, without retries. Anything else a handler throws
+ * is retried with the kind's backoff until its attempts run out.
+ *
+ * @example
+ * ```ts
+ * if (!user) throw new PermanentError(`user ${payload.userId} does not exist`);
+ * ```
+ */
+export class PermanentError extends JobsError {
+  constructor(message: string, options: { cause?: unknown } = {}) {
+    super(JOBS_ERROR_CODES.PERMANENT, message, options);
+  }
+}

@@ -1,0 +1,53 @@
+/**
+ * @jobs/core: the key schema, the atomic Lua scripts and the kind registry of @jobs, a Redis job
+ * queue that keeps the redis.io job-queue recipe's data model and fixes its flaws.
+ * Services install `@jobs/producer`, `@jobs/worker` or `@jobs/reclaimer`, which re-export what
+ * their users need from here.
+ */
+export { JobQueue } from './job-queue.ts';
+export type {
+  CancelOutcome,
+  ClaimOptions,
+  EnqueueRequest,
+  EnqueueResult,
+  FailOptions,
+  FailOutcome,
+  JobQueueOptions,
+  ListState,
+  QueueStats,
+  ReclaimResult,
+} from './job-queue.ts';
+export type { QueueOptions } from './queue-options.ts';
+export type { EnqueueOptions } from './enqueue-options.ts';
+
+export { defineKinds, Kinds, KIND_NAME_PATTERN } from './kinds.ts';
+export type { DecodedPayload, DefineKindsOptions, KindDefinition, KindDefinitions, KindName, KindOptions, PayloadMap, PayloadOf, PayloadTypesOf } from './kinds.ts';
+
+export { backoffDelayMs, DEFAULT_BACKOFF } from './backoff.ts';
+export type { BackoffPolicy } from './backoff.ts';
+
+export { JOB_STATUSES, parseJobRecord } from './job-record.ts';
+export type { ClaimedJob, JobRecord, JobStatus } from './job-record.ts';
+
+export { assertJobId, assertQueueName, JOB_ID_PATTERN, QUEUE_NAME_PATTERN, queueKeys } from './keys.ts';
+export type { QueueKeys } from './keys.ts';
+
+export { connectRedis, describeRedis, duplicateClient, isRedisClient, MIN_REDIS_VERSION, toJobsError } from './redis-connection.ts';
+export type { RedisConnection, RedisConnectionInput } from './redis-connection.ts';
+export type { RedisClient } from './lua.ts';
+
+export {
+  InvalidArgumentError,
+  isJobsError,
+  JOBS_ERROR_CODES,
+  JobNotFoundError,
+  JobsError,
+  LostClaimError,
+  NotSerializableError,
+  PayloadTooLargeError,
+  PermanentError,
+  RedisUnavailableError,
+  UnknownKindError,
+  ValidationError,
+} from './errors.ts';
+export type { JobsErrorCode, JobsErrorOptions, ValidationIssue } from './errors.ts';

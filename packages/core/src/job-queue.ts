@@ -1,0 +1,502 @@
+import { randomBytes } from 'node:crypto';
+import { backoffDelayMs } from './backoff.ts';
+import { resolveEnqueueOptions, type EnqueueOptions } from './enqueue-options.ts';
+import { InvalidArgumentError, JOBS_ERROR_CODES, JobsError, LostClaimError } from './errors.ts';
+import { parseJobRecord, pairsToObject, type ClaimedJob, type JobRecord } from './job-record.ts';
+import { encodeJson } from './json.ts';
+import { assertJobId, queueKeys, type QueueKeys } from './keys.ts';
+import type { KindName, Kinds } from './kinds.ts';
+import { SCRIPTS, pipeScript, registerScripts, runScript, type LuaScript, type RedisClient } from './lua.ts';
+import { resolveQueueOptions, type QueueOptions, type ResolvedQueueOptions } from './queue-options.ts';
+import { assertRedisVersion, connectRedis, duplicateClient, toJobsError, withRedisErrors, type RedisConnectionInput } from './redis-connection.ts';
+import { WorkWaiter } from './wait-for-work.ts';
+
+/** Options of {@link JobQueue}. */
+export interface JobQueueOptions<P> extends QueueOptions {
+  /** Where Redis is: a URL, ioredis options, or a client you own. */
+  redis: RedisConnectionInput;
+  /** The queue's name; its keys are `queue:{NAME}:*`. */
+  queue: string;
+  /** The job kinds this queue carries. */
+  kinds: Kinds<P>;
+  /** Client name shown by `CLIENT LIST`. Default `jobs:<queue>`. */
+  connectionName?: string;
+}
+
+/** One job of {@link JobQueue.enqueueMany}. */
+export type EnqueueRequest<P> = {
+  [N in KindName<P>]: { kind: N; payload: P[N]; options?: EnqueueOptions };
+}[KindName<P>];
+
+/** What {@link JobQueue.enqueueMany} did with one job. */
+export interface EnqueueResult {
+  /** The job's id: the new job's, or, for an idempotency key still held, the earlier job's. */
+  readonly id: string;
+  /** False when an earlier job holds the idempotency key and nothing was written. */
+  readonly created: boolean;
+}
+
+/** Options of {@link JobQueue.claim}. */
+export interface ClaimOptions {
+  /** Most jobs to claim in this call (one round trip). Default 1, at most 1000. */
+  max?: number;
+  /** Wait up to this long for work when none is pending. Default 0: do not wait. */
+  blockMs?: number;
+  /** Stops a wait early. */
+  signal?: AbortSignal;
+}
+
+/** Options of {@link JobQueue.fail}. */
+export interface FailOptions {
+  /** Fail at once, with no retry. */
+  permanent?: boolean;
+  /** Delay before the retry; default from the kind's (or queue's) backoff policy. */
+  retryDelayMs?: number;
+}
+
+/** What {@link JobQueue.fail} did: retried at once, retry scheduled later, or dead-lettered. */
+export type FailOutcome = 'retried' | 'delayed' | 'failed';
+
+/** What {@link JobQueue.reclaimStuck} did. */
+export interface ReclaimResult {
+  /** Jobs whose lease expired, back on pending. */
+  readonly reclaimed: readonly string[];
+  /** Jobs whose lease expired on their last attempt, now in failed. */
+  readonly deadLettered: readonly string[];
+  /** Ids dropped from processing because their hash was gone. */
+  readonly dropped: readonly string[];
+  /** True when more leases had expired than one call handles: call again. */
+  readonly more: boolean;
+}
+
+/** What {@link JobQueue.cancel} did. */
+export type CancelOutcome = { readonly cancelled: true } | { readonly cancelled: false; readonly status: string };
+
+/** The lists and sets a job can be in, for {@link JobQueue.list}. */
+export type ListState = 'pending' | 'processing' | 'delayed' | 'completed' | 'failed';
+
+/** A snapshot of a queue, taken in one step. */
+export interface QueueStats {
+  readonly enqueuedTotal: number;
+  readonly completedTotal: number;
+  /** Jobs dead-lettered (moved to failed). */
+  readonly failedTotal: number;
+  /** Failed attempts that were retried. */
+  readonly retriedTotal: number;
+  /** Expired leases returned to pending. */
+  readonly reclaimedTotal: number;
+  readonly cancelledTotal: number;
+  /** Ids found without a hash (or already finished) and dropped. */
+  readonly droppedTotal: number;
+  readonly pendingDepth: number;
+  readonly processingDepth: number;
+  readonly delayedDepth: number;
+  readonly completedDepth: number;
+  readonly failedDepth: number;
+  /** How long the oldest pending job has waited, or null when none is pending. */
+  readonly oldestPendingAgeMs: number | null;
+  readonly visibilityMs: number;
+  /** The Redis server's clock when the snapshot was taken. */
+  readonly nowMs: number;
+}
+
+const FAIL_OUTCOMES: Record<number, FailOutcome> = { 1: 'retried', 2: 'failed', 3: 'delayed' };
+const MAX_ERROR_CHARS = 4_096;
+
+/** A fresh 16-hex-digit id or token, the recipe's format. */
+function randomHex(): string {
+  return randomBytes(8).toString('hex');
+}
+
+function errorText(error: unknown): string {
+  const text = error instanceof Error ? (error.name && error.name !== 'Error' ? `${error.name}: ${error.message}` : error.message) : String(error);
+  return text.length > MAX_ERROR_CHARS ? `${text.slice(0, MAX_ERROR_CHARS)}...` : text;
+}
+
+function wholeNumber(field: string, value: unknown, min: number, max: number): number {
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
+    throw new InvalidArgumentError(field, `expected a whole number from ${min} to ${max}, got ${String(value)}`);
+  }
+  return value;
+}
+
+/**
+ * The low-level queue: the recipe's verbs (`enqueue`, `claim`, `complete`, `fail`,
+ * `reclaimStuck`, `stats`, `getJob`) on the recipe's keys, each one atomic Lua script, with the
+ * recipe's flaws fixed. `@jobs/producer` and `@jobs/worker` are thin layers over it.
+ *
+ * @example
+ * ```ts
+ * const queue = new JobQueue({ redis: 'redis://127.0.0.1:6379', queue: 'mail', kinds });
+ * const id = await queue.enqueue('email', { recipient: 'alice@example.com' });
+ * const [job] = await queue.claim({ blockMs: 1000 });
+ * if (job) await queue.complete(job, { sent: true });
+ * await queue.close();
+ * ```
+ */
+export class JobQueue<P> {
+  /** The queue's name. */
+  readonly name: string;
+  /** Every key of the queue. */
+  readonly keys: QueueKeys;
+  /** The job kinds. */
+  readonly kinds: Kinds<P>;
+  /** The queue's policy, defaults filled in. */
+  readonly options: ResolvedQueueOptions;
+  /** The client every command but the blocking wait goes through. */
+  readonly client: RedisClient;
+  readonly #owned: boolean;
+  readonly #waiter: WorkWaiter;
+  #ready: Promise<unknown> | undefined;
+  #closed = false;
+
+  constructor(options: JobQueueOptions<P>) {
+    if (typeof options !== 'object' || options === null) throw new InvalidArgumentError('options', 'expected an object');
+    this.keys = queueKeys(options.queue);
+    this.name = options.queue;
+    if (options.kinds === undefined || typeof options.kinds.validate !== 'function') {
+      throw new InvalidArgumentError('kinds', 'expected a registry made with defineKinds()');
+    }
+    this.kinds = options.kinds;
+    this.options = resolveQueueOptions(options);
+    const { client, owned } = connectRedis(options.redis, options.connectionName ?? `jobs:${options.queue}`);
+    this.client = client;
+    this.#owned = owned;
+    registerScripts(client);
+    this.#waiter = new WorkWaiter(() => duplicateClient(client), this.keys.pending);
+  }
+
+  /** Checks once that the server runs Redis 7 or newer. */
+  #ensureReady(): Promise<unknown> {
+    if (this.#closed) return Promise.reject(new JobsError(JOBS_ERROR_CODES.CLOSED, `queue ${this.name} is closed`));
+    this.#ready ??= assertRedisVersion(this.client).catch((error: unknown) => {
+      this.#ready = undefined;
+      throw error;
+    });
+    return this.#ready;
+  }
+
+  async #run(script: LuaScript, keys: readonly string[], args: readonly (string | number)[]): Promise<unknown> {
+    await this.#ensureReady();
+    return withRedisErrors(() => runScript(this.client, script, keys, args));
+  }
+
+  /** Runs the queued scripts of `build` in one round trip and returns their replies in order. */
+  async #pipeline(build: (pipe: ReturnType<RedisClient['pipeline']>) => void): Promise<unknown[]> {
+    await this.#ensureReady();
+    const pipe = this.client.pipeline();
+    build(pipe);
+    const replies = await withRedisErrors(async () => (await pipe.exec()) ?? []);
+    return replies.map(([error, reply]) => {
+      if (error) throw toJobsError(error);
+      return reply;
+    });
+  }
+
+  get #channel(): string {
+    return this.options.events ? this.keys.events : '';
+  }
+
+  /**
+   * Enqueues one job after validating its payload against the kind's schema (nothing is written
+   * when it is invalid). Returns the job's id; with an idempotency key still held, the id of the
+   * job that holds it.
+   */
+  async enqueue<N extends KindName<P>>(kind: N, payload: P[N], options?: EnqueueOptions): Promise<string> {
+    const request = { kind, payload, ...(options !== undefined && { options }) } as unknown as EnqueueRequest<P>;
+    const [result] = await this.enqueueMany([request]);
+    return (result as EnqueueResult).id;
+  }
+
+  /**
+   * Enqueues many jobs in one round trip and one atomic script. Every payload is validated
+   * before anything is written: one bad job and none is written.
+   */
+  async enqueueMany(jobs: readonly EnqueueRequest<P>[]): Promise<EnqueueResult[]> {
+    if (!Array.isArray(jobs)) throw new InvalidArgumentError('jobs', 'expected an array');
+    if (jobs.length === 0) return [];
+    if (jobs.length > 10_000) throw new InvalidArgumentError('jobs', `at most 10000 jobs per call, got ${jobs.length}`);
+    const keys = [this.keys.pending, this.keys.delayed, this.keys.stats];
+    const args: (string | number)[] = [jobs.length];
+    jobs.forEach((job, index) => {
+      const field = jobs.length === 1 ? 'payload' : `jobs[${index}].payload`;
+      if (typeof job !== 'object' || job === null) throw new InvalidArgumentError(`jobs[${index}]`, 'expected { kind, payload, options? }');
+      const json = this.kinds.encode(job.kind, job.payload, field);
+      const kindOptions = this.kinds.options(job.kind);
+      const options = resolveEnqueueOptions(job.options, this.options.idempotencyTtlMs, jobs.length === 1 ? 'options' : `jobs[${index}].options`);
+      const id = randomHex();
+      keys.push(this.keys.job(id));
+      if (options.idempotencyKey !== undefined) keys.push(this.keys.idempotency(options.idempotencyKey));
+      args.push(
+        id,
+        json,
+        job.kind,
+        options.delayMs,
+        options.runAtMs,
+        options.maxAttempts ?? kindOptions.maxAttempts ?? 0,
+        options.visibilityMs ?? kindOptions.visibilityMs ?? 0,
+        options.idempotencyTtlMs,
+      );
+    });
+    const reply = (await this.#run(SCRIPTS.enqueue, keys, args)) as (string | number)[];
+    const results: EnqueueResult[] = [];
+    for (let i = 0; i < reply.length; i += 2) results.push({ id: String(reply[i]), created: Number(reply[i + 1]) === 1 });
+    return results;
+  }
+
+  #claimArgs(max: number): (string | number)[] {
+    const args: (string | number)[] = [this.keys.jobPrefix, this.options.visibilityMs, this.options.maxAttempts];
+    for (let i = 0; i < max; i += 1) args.push(randomHex());
+    return args;
+  }
+
+  #claimKeys(): string[] {
+    return [this.keys.pending, this.keys.processing, this.keys.leases, this.keys.stats];
+  }
+
+  #promoteKeys(): string[] {
+    return [this.keys.delayed, this.keys.pending];
+  }
+
+  #parseClaimed(reply: unknown): ClaimedJob[] {
+    const [, ...jobs] = reply as [number, ...string[][]];
+    return jobs.map((entry) => {
+      const [id, token] = entry as [string, string];
+      const record = parseJobRecord(id, pairsToObject(entry, 2));
+      return { ...record, token, claimedAtMs: record.claimedAtMs ?? 0, leaseExpiresAtMs: record.leaseExpiresAtMs ?? 0 };
+    });
+  }
+
+  /**
+   * Claims up to `max` jobs in one round trip: due delayed jobs are promoted first, then each
+   * claimed job is moved to processing and stamped with a token and a lease in the same atomic
+   * step. With `blockMs`, waits for work (blocking in Redis, no polling) and returns as soon as
+   * some is claimed; an empty array means none came in time.
+   */
+  async claim(options: ClaimOptions = {}): Promise<ClaimedJob[]> {
+    const max = wholeNumber('max', options.max ?? 1, 1, 1_000);
+    const blockMs = wholeNumber('blockMs', options.blockMs ?? 0, 0, 3_600_000);
+    const deadline = Date.now() + blockMs;
+    for (;;) {
+      const [promoted, claimed] = await this.#pipeline((pipe) => {
+        pipeScript(pipe, SCRIPTS.promote, this.#promoteKeys(), [this.keys.jobPrefix, 1_000]);
+        pipeScript(pipe, SCRIPTS.claim, this.#claimKeys(), this.#claimArgs(max));
+      });
+      const jobs = this.#parseClaimed(claimed);
+      const remaining = deadline - Date.now();
+      if (jobs.length > 0 || remaining <= 0 || this.#closed || options.signal?.aborted) return jobs;
+      const [, nextDueMs, nowMs] = promoted as [number, number, number];
+      // Wake for the next delayed job too; a delayed job is not in pending, so no push wakes us.
+      const untilDue = nextDueMs >= 0 ? Math.max(1, nextDueMs - nowMs) : remaining;
+      await this.#waiter.wait(Math.min(remaining, untilDue), options.signal);
+    }
+  }
+
+  #completeArgs(items: readonly { job: ClaimedJob; result: unknown }[]): { keys: string[]; args: (string | number)[] } {
+    const keys = [this.keys.processing, this.keys.completed, this.keys.leases, this.keys.stats];
+    const args: (string | number)[] = [this.keys.jobPrefix, this.options.completedTtlSeconds, this.options.completedHistory, this.#channel];
+    items.forEach(({ job, result }, index) => {
+      const field = items.length === 1 ? 'result' : `items[${index}].result`;
+      keys.push(this.keys.job(job.id));
+      args.push(job.id, job.token, encodeJson(result === undefined ? null : result, field, this.options.maxResultBytes));
+    });
+    return { keys, args };
+  }
+
+  /**
+   * Completes a claimed job with its result (stored as JSON). Throws {@link LostClaimError}
+   * when this claim is no longer valid (the lease expired and the job was reclaimed, or it
+   * was already completed or failed): nothing is changed then.
+   */
+  async complete(job: ClaimedJob, result: unknown): Promise<void> {
+    const [ok] = await this.completeMany([{ job, result }]);
+    if (!ok) throw new LostClaimError(job.id, 'complete');
+  }
+
+  /** Completes many claimed jobs in one round trip; per job, true when completed. */
+  async completeMany(items: readonly { job: ClaimedJob; result: unknown }[]): Promise<boolean[]> {
+    if (items.length === 0) return [];
+    const { keys, args } = this.#completeArgs(items);
+    const reply = (await this.#run(SCRIPTS.complete, keys, args)) as number[];
+    return reply.map((code) => Number(code) === 1);
+  }
+
+  /**
+   * Completes a job and claims up to `max` next ones in the same round trip (never waits).
+   * `completed` is false when the claim on `job` was no longer valid.
+   */
+  async completeAndClaim(job: ClaimedJob, result: unknown, options: { max?: number } = {}): Promise<{ completed: boolean; next: ClaimedJob[] }> {
+    const max = wholeNumber('max', options.max ?? 1, 1, 1_000);
+    const { keys, args } = this.#completeArgs([{ job, result }]);
+    const [completed, , claimed] = await this.#pipeline((pipe) => {
+      pipeScript(pipe, SCRIPTS.complete, keys, args);
+      pipeScript(pipe, SCRIPTS.promote, this.#promoteKeys(), [this.keys.jobPrefix, 1_000]);
+      pipeScript(pipe, SCRIPTS.claim, this.#claimKeys(), this.#claimArgs(max));
+    });
+    return { completed: Number((completed as number[])[0]) === 1, next: this.#parseClaimed(claimed) };
+  }
+
+  /**
+   * Records a failed attempt. The job is retried after the kind's backoff (or `retryDelayMs`)
+   * while it has attempts left; a permanent failure, or the last attempt, moves it to failed
+   * with `error` as its `last_error`. Throws {@link LostClaimError} when this claim is no
+   * longer valid.
+   */
+  async fail(job: ClaimedJob, error: unknown, options: FailOptions = {}): Promise<FailOutcome> {
+    const permanent = options.permanent === true;
+    let delay: number;
+    if (options.retryDelayMs !== undefined) {
+      delay = wholeNumber('retryDelayMs', options.retryDelayMs, 0, 365 * 86_400_000);
+    } else {
+      const kindBackoff = job.kind !== undefined && this.kinds.has(job.kind) ? this.kinds.options(job.kind).backoff : undefined;
+      delay = backoffDelayMs(kindBackoff ?? this.options.backoff, job.attempts);
+    }
+    const keys = [this.keys.job(job.id), this.keys.processing, this.keys.pending, this.keys.delayed, this.keys.failed, this.keys.leases, this.keys.stats];
+    const args = [
+      this.keys.jobPrefix,
+      job.id,
+      job.token,
+      errorText(error),
+      delay,
+      permanent ? 1 : 0,
+      this.options.maxAttempts,
+      this.options.failedTtlSeconds,
+      this.options.failedHistory,
+      this.#channel,
+    ];
+    const code = Number(await this.#run(SCRIPTS.fail, keys, args));
+    const outcome = FAIL_OUTCOMES[code];
+    if (outcome === undefined) throw new LostClaimError(job.id, 'fail');
+    return outcome;
+  }
+
+  /**
+   * Renews the leases of many claimed jobs in one round trip: each stays claimed for `leaseMs`
+   * from now. Per job, the new deadline (Redis clock, ms), or null when the claim was lost.
+   */
+  async extendLeases(jobs: readonly ClaimedJob[], leaseMs: number): Promise<(number | null)[]> {
+    wholeNumber('leaseMs', leaseMs, 1, 12 * 3_600_000);
+    if (jobs.length === 0) return [];
+    const keys = [this.keys.leases, ...jobs.map((job) => this.keys.job(job.id))];
+    const args: (string | number)[] = [leaseMs];
+    for (const job of jobs) args.push(job.id, job.token);
+    const reply = (await this.#run(SCRIPTS.extend, keys, args)) as number[];
+    return reply.map((deadline) => (Number(deadline) > 0 ? Number(deadline) : null));
+  }
+
+  /** Renews one job's lease for `leaseMs` from now; throws {@link LostClaimError} if lost. */
+  async extendLease(job: ClaimedJob, leaseMs: number): Promise<number> {
+    const [deadline] = await this.extendLeases([job], leaseMs);
+    if (deadline === null || deadline === undefined) throw new LostClaimError(job.id, 'extend the lease of');
+    return deadline;
+  }
+
+  /**
+   * One bounded reclaim sweep: jobs whose lease expired go back to pending (or to failed on
+   * their last attempt), at most `batch` per call; up to `scanBudget` processing entries are
+   * checked for claims made by recipe clients, which carry no lease. Safe to run from any
+   * number of processes at once.
+   */
+  async reclaimStuck(options: { batch?: number; scanBudget?: number } = {}): Promise<ReclaimResult> {
+    const batch = wholeNumber('batch', options.batch ?? 1_000, 1, 100_000);
+    const scanBudget = wholeNumber('scanBudget', options.scanBudget ?? 100, 0, 100_000);
+    const keys = [this.keys.pending, this.keys.processing, this.keys.leases, this.keys.failed, this.keys.stats, this.keys.reclaimCursor];
+    const args = [
+      this.keys.jobPrefix,
+      batch,
+      this.options.visibilityMs,
+      this.options.maxAttempts,
+      this.options.failedTtlSeconds,
+      this.options.failedHistory,
+      this.#channel,
+      scanBudget,
+    ];
+    const [reclaimed, deadLettered, dropped, more] = (await this.#run(SCRIPTS.reclaim, keys, args)) as [string[], string[], string[], number];
+    return { reclaimed, deadLettered, dropped, more: Number(more) === 1 };
+  }
+
+  /** Moves due delayed jobs to pending, at most `batch`; returns how many, and when the next is due. */
+  async promoteDue(batch = 1_000): Promise<{ promoted: number; nextDueMs: number | null }> {
+    wholeNumber('batch', batch, 1, 100_000);
+    const [promoted, nextDue] = (await this.#run(SCRIPTS.promote, this.#promoteKeys(), [this.keys.jobPrefix, batch])) as [number, number];
+    return { promoted: Number(promoted), nextDueMs: Number(nextDue) >= 0 ? Number(nextDue) : null };
+  }
+
+  /** Cancels a job that has not started (pending or delayed). */
+  async cancel(id: string): Promise<CancelOutcome> {
+    assertJobId(id);
+    const keys = [this.keys.job(id), this.keys.pending, this.keys.delayed, this.keys.stats];
+    const status = String(await this.#run(SCRIPTS.cancel, keys, [id, this.options.cancelledTtlSeconds, this.#channel]));
+    if (status === 'cancelled') return { cancelled: true };
+    return { cancelled: false, status: status === '' ? 'not_found' : status };
+  }
+
+  /** The job with id `id`, or null when there is none (or its hash has expired). */
+  async getJob(id: string): Promise<JobRecord | null> {
+    assertJobId(id);
+    await this.#ensureReady();
+    const fields = await withRedisErrors(() => this.client.hgetall(this.keys.job(id)));
+    return Object.keys(fields).length === 0 ? null : parseJobRecord(id, fields);
+  }
+
+  /**
+   * One page of a list, read in one step: pending oldest first, delayed soonest first,
+   * processing, completed and failed newest first. Ids whose hash expired are left out.
+   */
+  async list(state: ListState, options: { offset?: number; limit?: number } = {}): Promise<JobRecord[]> {
+    const offset = wholeNumber('offset', options.offset ?? 0, 0, Number.MAX_SAFE_INTEGER);
+    const limit = wholeNumber('limit', options.limit ?? 50, 1, 1_000);
+    const keyOf: Record<ListState, string> = {
+      pending: this.keys.pending,
+      processing: this.keys.processing,
+      delayed: this.keys.delayed,
+      completed: this.keys.completed,
+      failed: this.keys.failed,
+    };
+    const key = keyOf[state];
+    if (key === undefined) throw new InvalidArgumentError('state', `expected one of ${Object.keys(keyOf).join(', ')}, got ${JSON.stringify(state)}`);
+    const range =
+      state === 'pending'
+        ? [-(offset + limit), -(offset + 1), '1']
+        : [offset, offset + limit - 1, '0'];
+    const reply = (await this.#run(SCRIPTS.peek, [key], [this.keys.jobPrefix, state === 'delayed' ? 'zset' : 'list', ...range])) as string[][];
+    return reply.map((entry) => parseJobRecord(entry[0] as string, pairsToObject(entry, 1)));
+  }
+
+  /** Depths, counters and the oldest pending job's age, in one consistent snapshot. */
+  async stats(): Promise<QueueStats> {
+    const keys = [this.keys.pending, this.keys.processing, this.keys.delayed, this.keys.completed, this.keys.failed, this.keys.stats];
+    const [nowMs, pending, processing, delayed, completed, failed, oldest, counters] = (await this.#run(SCRIPTS.stats, keys, [this.keys.jobPrefix])) as [
+      number, number, number, number, number, number, number, string[],
+    ];
+    const c = pairsToObject(counters);
+    const count = (field: string): number => Number(c[field] ?? 0);
+    return {
+      enqueuedTotal: count('enqueued_total'),
+      completedTotal: count('completed_total'),
+      failedTotal: count('failed_total'),
+      retriedTotal: count('retried_total'),
+      reclaimedTotal: count('reclaimed_total'),
+      cancelledTotal: count('cancelled_total'),
+      droppedTotal: count('dropped_total'),
+      pendingDepth: Number(pending),
+      processingDepth: Number(processing),
+      delayedDepth: Number(delayed),
+      completedDepth: Number(completed),
+      failedDepth: Number(failed),
+      oldestPendingAgeMs: Number(oldest) >= 0 ? Math.max(0, Number(nowMs) - Number(oldest)) : null,
+      visibilityMs: this.options.visibilityMs,
+      nowMs: Number(nowMs),
+    };
+  }
+
+  /** Stops waits in flight and closes the connections this queue opened (not yours). */
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.#waiter.close();
+    if (this.#owned) {
+      await this.client.quit().catch(() => this.client.disconnect());
+    }
+  }
+}

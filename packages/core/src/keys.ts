@@ -1,0 +1,96 @@
+import { InvalidArgumentError } from './errors.ts';
+
+/**
+ * The key schema: the single source of truth for every Redis key and channel of a queue.
+ *
+ * For queue `NAME` every key is `queue:{NAME}:...`. The braces are a Redis Cluster hash tag, so
+ * all of a queue's keys share one slot and its scripts stay atomic; and a redis.io recipe client
+ * started with queue name `{NAME}` reads and writes exactly these keys:
+ *
+ * | key | type | from the recipe? |
+ * |---|---|---|
+ * | `queue:{NAME}:pending` | list: LPUSH on the left, claimed from the right | yes |
+ * | `queue:{NAME}:processing` | list: claimed ids, newest claim at the head | yes |
+ * | `queue:{NAME}:completed` | list: capped history, newest first | yes |
+ * | `queue:{NAME}:failed` | list: capped dead letters, newest first | yes |
+ * | `queue:{NAME}:job:<id>` | hash: the job | yes |
+ * | `queue:{NAME}:events` | pub/sub channel, `{"id","status"}` messages | yes |
+ * | `queue:{NAME}:stats` | hash: counters kept by the scripts (the recipe's Ruby port uses it too) | Ruby |
+ * | `queue:{NAME}:leases` | sorted set: claimed id, scored by lease deadline (ms) | ours |
+ * | `queue:{NAME}:delayed` | sorted set: id waiting for its time, scored by due time (ms) | ours |
+ * | `queue:{NAME}:idem:<key>` | string: id of the job holding an idempotency key | ours |
+ * | `queue:{NAME}:reclaim-cursor` | string: where the sweep for foreign claims is | ours |
+ */
+export interface QueueKeys {
+  /** The queue's name, as given. */
+  readonly name: string;
+  /** `queue:{NAME}:`, the prefix of every key of this queue. */
+  readonly prefix: string;
+  readonly pending: string;
+  readonly processing: string;
+  readonly completed: string;
+  readonly failed: string;
+  readonly delayed: string;
+  readonly leases: string;
+  readonly stats: string;
+  readonly reclaimCursor: string;
+  /** The pub/sub channel (not a key) of the queue's events. */
+  readonly events: string;
+  /** `queue:{NAME}:job:`, to which a job id is appended. */
+  readonly jobPrefix: string;
+  /** The hash of job `id`. */
+  job(id: string): string;
+  /** The key that holds idempotency key `key`. */
+  idempotency(key: string): string;
+}
+
+/** Queue names: letters, digits and `. _ - :`, starting with a letter or digit, at most 128. */
+export const QUEUE_NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$/;
+
+/** Job ids: what this package makes (16 hex digits) and what recipe ports make, at most 128. */
+export const JOB_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$/;
+
+/**
+ * Throws {@link InvalidArgumentError} unless `name` is a queue name that cannot break the key
+ * schema: no braces (they would move the hash tag), no glob characters (they would widen a
+ * SCAN pattern to other queues: the recipe's B28), no whitespace or control characters.
+ */
+export function assertQueueName(name: unknown, field = 'queue'): asserts name is string {
+  if (typeof name !== 'string') throw new InvalidArgumentError(field, `expected a string, got ${typeof name}`);
+  if (!QUEUE_NAME_PATTERN.test(name)) {
+    throw new InvalidArgumentError(
+      field,
+      `${JSON.stringify(name)} is not a valid queue name: use 1 to 128 letters, digits, '.', '_', '-' or ':', starting with a letter or digit (no braces, glob characters or spaces)`,
+    );
+  }
+}
+
+/** Throws {@link InvalidArgumentError} unless `id` looks like a job id. */
+export function assertJobId(id: unknown, field = 'id'): asserts id is string {
+  if (typeof id !== 'string' || !JOB_ID_PATTERN.test(id)) {
+    throw new InvalidArgumentError(field, `${JSON.stringify(id)} is not a job id (1 to 128 letters, digits, '.', '_', '-' or ':')`);
+  }
+}
+
+/** Every key of queue `name`. Validates the name first. */
+export function queueKeys(name: string): QueueKeys {
+  assertQueueName(name);
+  const prefix = `queue:{${name}}:`;
+  const jobPrefix = `${prefix}job:`;
+  return Object.freeze({
+    name,
+    prefix,
+    pending: `${prefix}pending`,
+    processing: `${prefix}processing`,
+    completed: `${prefix}completed`,
+    failed: `${prefix}failed`,
+    delayed: `${prefix}delayed`,
+    leases: `${prefix}leases`,
+    stats: `${prefix}stats`,
+    reclaimCursor: `${prefix}reclaim-cursor`,
+    events: `${prefix}events`,
+    jobPrefix,
+    job: (id: string) => `${jobPrefix}${id}`,
+    idempotency: (key: string) => `${prefix}idem:${key}`,
+  });
+}

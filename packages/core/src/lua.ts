@@ -1,0 +1,93 @@
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import type { ChainableCommander, Cluster, Redis } from 'ioredis';
+
+/**
+ * The Lua scripts, one `.lua` file each under `packages/core/scripts/`, read once at start-up.
+ * A line `--@include lib/x.lua` is replaced by that file (once per script), so shared routines
+ * are written once. Each script is registered on a client with ioredis `defineCommand` under a
+ * content-addressed name: EVALSHA, with a fallback to EVAL after NOSCRIPT (a restart, a
+ * failover, SCRIPT FLUSH), and loading before a pipeline that uses it.
+ */
+
+/** The scripts, by file name. */
+export const SCRIPT_NAMES = ['enqueue', 'claim', 'complete', 'fail', 'reclaim', 'extend', 'promote', 'cancel', 'stats', 'peek'] as const;
+
+/** A script's name. */
+export type ScriptName = (typeof SCRIPT_NAMES)[number];
+
+/** A loaded script. */
+export interface LuaScript {
+  readonly name: ScriptName;
+  /** The source with includes expanded: what Redis runs. */
+  readonly source: string;
+  readonly sha1: string;
+  /** The ioredis command name it is registered under. */
+  readonly command: string;
+}
+
+const SCRIPTS_DIR = new URL('../scripts/', import.meta.url);
+const INCLUDE = /^--@include (\S+)\s*$/;
+
+/** Reads `file` (relative to the scripts folder) and expands its includes. */
+export function readLua(file: string, included = new Set<string>()): string {
+  const text = readFileSync(new URL(file, SCRIPTS_DIR), 'utf8');
+  return text
+    .split('\n')
+    .map((line) => {
+      const include = INCLUDE.exec(line)?.[1];
+      if (include === undefined) return line;
+      if (included.has(include)) return `-- (${include} is already included)`;
+      included.add(include);
+      return readLua(include, included).trimEnd();
+    })
+    .join('\n');
+}
+
+function load(name: ScriptName): LuaScript {
+  const source = readLua(`${name}.lua`);
+  const sha1 = createHash('sha1').update(source).digest('hex');
+  return Object.freeze({ name, source, sha1, command: `jobs_${name}_${sha1.slice(0, 12)}` });
+}
+
+/** Every script, loaded. */
+export const SCRIPTS: Readonly<Record<ScriptName, LuaScript>> = Object.freeze(
+  Object.fromEntries(SCRIPT_NAMES.map((name) => [name, load(name)])) as Record<ScriptName, LuaScript>,
+);
+
+/** A Redis or Cluster client. */
+export type RedisClient = Redis | Cluster;
+
+type ScriptCommand = (numberOfKeys: number, ...keysAndArgs: (string | number)[]) => Promise<unknown>;
+
+const registered = new WeakMap<RedisClient, Set<string>>();
+
+function ensureRegistered(client: RedisClient, script: LuaScript): void {
+  let names = registered.get(client);
+  if (!names) {
+    names = new Set();
+    registered.set(client, names);
+  }
+  if (names.has(script.command)) return;
+  client.defineCommand(script.command, { lua: script.source });
+  names.add(script.command);
+}
+
+/** Registers every script on `client`; call before making a pipeline from it. */
+export function registerScripts(client: RedisClient): void {
+  for (const name of SCRIPT_NAMES) ensureRegistered(client, SCRIPTS[name]);
+}
+
+/** Runs `script` with `keys` and `args` in one round trip. */
+export function runScript(client: RedisClient, script: LuaScript, keys: readonly string[], args: readonly (string | number)[]): Promise<unknown> {
+  ensureRegistered(client, script);
+  const command = (client as unknown as Record<string, ScriptCommand>)[script.command] as ScriptCommand;
+  return command.call(client, keys.length, ...keys, ...args);
+}
+
+/** Queues `script` on a pipeline made from a client that {@link registerScripts} has seen. */
+export function pipeScript(pipeline: ChainableCommander, script: LuaScript, keys: readonly string[], args: readonly (string | number)[]): void {
+  const command = (pipeline as unknown as Record<string, ScriptCommand>)[script.command];
+  if (typeof command !== 'function') throw new Error(`script ${script.name} is not registered on the client this pipeline came from`);
+  void command.call(pipeline, keys.length, ...keys, ...args);
+}

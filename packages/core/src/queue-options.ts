@@ -1,0 +1,67 @@
+import { DEFAULT_BACKOFF, type BackoffPolicy } from './backoff.ts';
+import { InvalidArgumentError } from './errors.ts';
+import { assertKindOptions } from './kinds.ts';
+
+/** A queue's policy. Kinds may override `maxAttempts`, `visibilityMs` and `backoff`. */
+export interface QueueOptions {
+  /** Lease length: how long a claim stays valid unless renewed. Default 30 s. */
+  visibilityMs?: number;
+  /** Claims allowed before a job is dead-lettered. Default 3. */
+  maxAttempts?: number;
+  /** Delay between attempts. Default exponential from 1 s to 1 h, 20% jitter. */
+  backoff?: BackoffPolicy;
+  /** Completed ids kept in the history list. Default 1000; 0 keeps none. */
+  completedHistory?: number;
+  /** Seconds a completed job's hash lives. Default 1 day; 0 = until trimmed off the history. */
+  completedTtlSeconds?: number;
+  /** Dead-lettered ids kept in the failed list. Default 10,000. */
+  failedHistory?: number;
+  /** Seconds a failed job's hash lives. Default 30 days; 0 = until trimmed off the list. */
+  failedTtlSeconds?: number;
+  /** Seconds a cancelled job's hash lives. Default 1 day. */
+  cancelledTtlSeconds?: number;
+  /** Largest result JSON accepted on complete, in bytes. Default 256 KiB. */
+  maxResultBytes?: number;
+  /** How long an idempotency key holds, in ms. Default 24 h. */
+  idempotencyTtlMs?: number;
+  /** Publish the recipe's events on `queue:{NAME}:events`. Default true. */
+  events?: boolean;
+}
+
+/** {@link QueueOptions} with every default filled in. */
+export type ResolvedQueueOptions = Required<QueueOptions>;
+
+const DAY_SECONDS = 86_400;
+
+/** Fills in defaults and checks every value. */
+export function resolveQueueOptions(options: QueueOptions): ResolvedQueueOptions {
+  assertKindOptions(options, 'options');
+  const resolved: ResolvedQueueOptions = {
+    visibilityMs: options.visibilityMs ?? 30_000,
+    maxAttempts: options.maxAttempts ?? 3,
+    backoff: options.backoff ?? DEFAULT_BACKOFF,
+    completedHistory: options.completedHistory ?? 1_000,
+    completedTtlSeconds: options.completedTtlSeconds ?? DAY_SECONDS,
+    failedHistory: options.failedHistory ?? 10_000,
+    failedTtlSeconds: options.failedTtlSeconds ?? 30 * DAY_SECONDS,
+    cancelledTtlSeconds: options.cancelledTtlSeconds ?? DAY_SECONDS,
+    maxResultBytes: options.maxResultBytes ?? 256 * 1024,
+    idempotencyTtlMs: options.idempotencyTtlMs ?? DAY_SECONDS * 1_000,
+    events: options.events ?? true,
+  };
+  const wholeNumber = (name: keyof QueueOptions, min: number, max: number): void => {
+    const value = resolved[name];
+    if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
+      throw new InvalidArgumentError(`options.${name}`, `expected a whole number from ${min} to ${max}, got ${String(value)}`);
+    }
+  };
+  wholeNumber('completedHistory', 0, 10_000_000);
+  wholeNumber('completedTtlSeconds', 0, 365 * DAY_SECONDS);
+  wholeNumber('failedHistory', 0, 10_000_000);
+  wholeNumber('failedTtlSeconds', 0, 365 * DAY_SECONDS);
+  wholeNumber('cancelledTtlSeconds', 0, 365 * DAY_SECONDS);
+  wholeNumber('maxResultBytes', 1, 64 * 1024 * 1024);
+  wholeNumber('idempotencyTtlMs', 1, 365 * DAY_SECONDS * 1_000);
+  if (typeof resolved.events !== 'boolean') throw new InvalidArgumentError('options.events', 'expected true or false');
+  return resolved;
+}

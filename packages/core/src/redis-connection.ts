@@ -1,0 +1,125 @@
+import { Cluster, Redis, type RedisOptions } from 'ioredis';
+import { InvalidArgumentError, JOBS_ERROR_CODES, JobsError, RedisUnavailableError, isJobsError } from './errors.ts';
+import type { RedisClient } from './lua.ts';
+
+/**
+ * Where to find Redis: a URL (`redis://` or `rediss://` for TLS, with an optional ACL user and
+ * password), ioredis options, or an ioredis `Redis`/`Cluster` you created (it is then yours:
+ * @jobs never closes it).
+ */
+export type RedisConnectionInput = string | RedisOptions | Redis | Cluster;
+
+/** A client and whether @jobs created it (and so must close it). */
+export interface RedisConnection {
+  readonly client: RedisClient;
+  readonly owned: boolean;
+}
+
+/** True for an ioredis `Redis` or `Cluster` instance. */
+export function isRedisClient(value: unknown): value is RedisClient {
+  return value instanceof Redis || value instanceof Cluster;
+}
+
+// ioredis's constructor types reject its own RedisOptions under exactOptionalPropertyTypes.
+const RedisClientClass = Redis as unknown as new (...args: unknown[]) => Redis;
+
+/** A new connection to the same server(s) as `client`, e.g. for a blocking command. */
+export function duplicateClient(client: RedisClient): RedisClient {
+  return client instanceof Cluster ? client.duplicate() : client.duplicate();
+}
+
+/**
+ * Opens a client for `input`, or adopts the one given. Clients we create fail a command after
+ * `maxRetriesPerRequest` reconnect attempts instead of queueing it forever.
+ */
+export function connectRedis(input: RedisConnectionInput, connectionName: string): RedisConnection {
+  if (isRedisClient(input)) return { client: input, owned: false };
+  const defaults: RedisOptions = { connectionName, maxRetriesPerRequest: 20, enableAutoPipelining: false };
+  if (typeof input === 'string') {
+    let url: URL;
+    try {
+      url = new URL(input);
+    } catch {
+      throw new InvalidArgumentError('redis', 'expected a redis:// or rediss:// URL');
+    }
+    if (url.protocol !== 'redis:' && url.protocol !== 'rediss:') {
+      throw new InvalidArgumentError('redis', `expected a redis:// or rediss:// URL, got ${url.protocol}//`);
+    }
+    return { client: new RedisClientClass(input, defaults), owned: true };
+  }
+  if (typeof input === 'object' && input !== null) return { client: new RedisClientClass({ ...defaults, ...input }), owned: true };
+  throw new InvalidArgumentError('redis', 'expected a URL, ioredis options, or an ioredis Redis or Cluster instance');
+}
+
+/**
+ * A description of where `input` points that is safe to log: host, port, database and user,
+ * never the password.
+ */
+export function describeRedis(input: RedisConnectionInput): string {
+  if (input instanceof Cluster) {
+    const nodes = input.nodes().map((node) => `${node.options.host ?? '?'}:${node.options.port ?? '?'}`);
+    return `redis cluster (${nodes.join(', ') || 'connecting'})`;
+  }
+  if (input instanceof Redis) return describeOptions(input.options);
+  if (typeof input === 'string') {
+    try {
+      const url = new URL(input);
+      if (url.password) url.password = '***';
+      return url.toString();
+    } catch {
+      return '(an unparseable Redis URL)';
+    }
+  }
+  return describeOptions(input);
+}
+
+function describeOptions(options: RedisOptions): string {
+  const scheme = options.tls ? 'rediss' : 'redis';
+  const user = options.username ? `${options.username}${options.password ? ':***' : ''}@` : options.password ? ':***@' : '';
+  const path = options.path ? options.path : `${options.host ?? '127.0.0.1'}:${options.port ?? 6379}`;
+  return `${scheme}://${user}${path}/${options.db ?? 0}`;
+}
+
+const CONNECTION_FAILURE = /max retries per request|connection is closed|ECONNREFUSED|ECONNRESET|ETIMEDOUT|EHOSTUNREACH|ENOTFOUND|Stream isn't writeable|Command timed out|CLUSTERDOWN|LOADING|MASTERDOWN|TRYAGAIN/i;
+
+/**
+ * Turns what ioredis or Redis threw into a {@link JobsError} where we know what it means:
+ * OOM becomes `JOBS_REDIS_OOM`, connection failures `JOBS_REDIS_UNAVAILABLE`. Anything else is
+ * returned as it is.
+ */
+export function toJobsError(error: unknown): unknown {
+  if (isJobsError(error) || !(error instanceof Error)) return error;
+  const message = error.message;
+  if (message.startsWith('OOM ')) {
+    return new JobsError(JOBS_ERROR_CODES.REDIS_OOM, 'Redis is out of memory (maxmemory) and refused the write; nothing was written', { cause: error });
+  }
+  if (CONNECTION_FAILURE.test(message) || (error as NodeJS.ErrnoException).code === 'ECONNREFUSED') {
+    return new RedisUnavailableError(message, error);
+  }
+  return error;
+}
+
+/** Runs `operation`, mapping what it throws with {@link toJobsError}. */
+export async function withRedisErrors<T>(operation: () => Promise<T>): Promise<T> {
+  try {
+    return await operation();
+  } catch (error) {
+    throw toJobsError(error);
+  }
+}
+
+/** The lowest Redis version @jobs runs on: scripts use shebang flags (7.0). */
+export const MIN_REDIS_VERSION = '7.0.0';
+
+/** Throws `JOBS_UNSUPPORTED_REDIS` unless the server is Redis 7.0 or newer. */
+export async function assertRedisVersion(client: RedisClient): Promise<string> {
+  const node = client instanceof Cluster ? client.nodes('master')[0] : client;
+  if (!node) throw new RedisUnavailableError('no cluster node is connected');
+  const info = await withRedisErrors(() => node.info('server'));
+  const version = /redis_version:(\S+)/.exec(info)?.[1] ?? '0.0.0';
+  const major = Number(version.split('.')[0]);
+  if (!(major >= 7)) {
+    throw new JobsError(JOBS_ERROR_CODES.UNSUPPORTED_REDIS, `Redis ${version} is too old: @jobs needs Redis ${MIN_REDIS_VERSION} or newer`);
+  }
+  return version;
+}

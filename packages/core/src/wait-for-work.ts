@@ -1,0 +1,66 @@
+import type { RedisClient } from './lua.ts';
+
+/**
+ * Waits, without polling, until the pending list may hold work. It blocks on Redis with
+ * `BLMOVE pending pending RIGHT RIGHT`: a move from the right end back onto the right end,
+ * which leaves the list as it was but returns as soon as any client (ours, or a recipe client
+ * doing LPUSH) pushes an id, or at once when ids are already there. The claim itself is then
+ * made by the claim script, atomically.
+ *
+ * One blocking connection of its own, so no other command ever queues behind a blocked one
+ * (the recipe's B14), and one wait at a time: concurrent callers share the wait in flight.
+ */
+export class WorkWaiter {
+  readonly #connect: () => RedisClient;
+  readonly #pendingKey: string;
+  #client: RedisClient | undefined;
+  #inflight: Promise<void> | undefined;
+  #closed = false;
+
+  constructor(connect: () => RedisClient, pendingKey: string) {
+    this.#connect = connect;
+    this.#pendingKey = pendingKey;
+  }
+
+  /**
+   * Resolves when pending may hold work, after at most about `timeoutMs`, or when `signal`
+   * aborts or the waiter closes. Never rejects: the caller tries to claim either way.
+   */
+  wait(timeoutMs: number, signal?: AbortSignal): Promise<void> {
+    if (this.#closed || signal?.aborted) return Promise.resolve();
+    this.#inflight ??= this.#block(timeoutMs).finally(() => {
+      this.#inflight = undefined;
+    });
+    return new Promise<void>((resolve) => {
+      // A caller whose deadline comes before the shared wait ends stops waiting on time.
+      const timer = setTimeout(done, timeoutMs + 5);
+      const onAbort = (): void => done();
+      signal?.addEventListener('abort', onAbort, { once: true });
+      void this.#inflight?.then(done);
+      function done(): void {
+        clearTimeout(timer);
+        signal?.removeEventListener('abort', onAbort);
+        resolve();
+      }
+    });
+  }
+
+  async #block(timeoutMs: number): Promise<void> {
+    this.#client ??= this.#connect();
+    // BLMOVE takes seconds; 0 would mean forever, so never go below 10 ms.
+    const seconds = Math.max(0.01, timeoutMs / 1000).toFixed(3);
+    try {
+      await this.#client.blmove(this.#pendingKey, this.#pendingKey, 'RIGHT', 'RIGHT', seconds);
+    } catch {
+      // A dropped connection or a close: the caller's claim attempt finds out what is true.
+      if (!this.#closed) await new Promise((resolve) => setTimeout(resolve, Math.min(timeoutMs, 100)));
+    }
+  }
+
+  /** Ends a wait in flight and closes the blocking connection. */
+  close(): void {
+    this.#closed = true;
+    this.#client?.disconnect();
+    this.#client = undefined;
+  }
+}

@@ -1,0 +1,127 @@
+#!/usr/bin/env node
+// The README's two commands land here: `npm run demo` and `npm test`.
+// On a fresh Debian machine with only Node 20 and npm, this script installs what the repo needs
+// (pnpm at the version pinned in package.json, dependencies from the frozen lockfile, and
+// redis-server when no REDIS_URL is given), then runs the demo or every check and test.
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { join, dirname } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = dirname(dirname(fileURLToPath(import.meta.url)));
+const [command, ...rest] = process.argv.slice(2);
+
+function log(message) {
+  process.stderr.write(`[jobs] ${message}\n`);
+}
+
+function fail(message) {
+  log(message);
+  process.exit(1);
+}
+
+function run(cmd, args, options = {}) {
+  const result = spawnSync(cmd, args, { cwd: root, stdio: 'inherit', ...options });
+  if (result.error) fail(`could not run ${cmd}: ${result.error.message}`);
+  if (result.status !== 0) fail(`${cmd} ${args.join(' ')} exited with ${result.status ?? result.signal}`);
+}
+
+function output(cmd, args) {
+  const result = spawnSync(cmd, args, { cwd: root, encoding: 'utf8' });
+  return result.status === 0 ? result.stdout.trim() : null;
+}
+
+/** pnpm at exactly the version in package.json's packageManager, installed under .tools/ if needed. */
+function ensurePnpm() {
+  const pinned = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).packageManager.split('@')[1];
+  if (output('pnpm', ['--version']) === pinned) return 'pnpm';
+  const local = join(root, '.tools', 'node_modules', '.bin', 'pnpm');
+  if (!existsSync(local) || output(local, ['--version']) !== pinned) {
+    log(`installing pnpm ${pinned} into .tools/`);
+    run('npm', ['install', '--prefix', join(root, '.tools'), '--no-audit', '--no-fund', '--loglevel=error', `pnpm@${pinned}`]);
+  }
+  return local;
+}
+
+/** redis-server on PATH, installed with apt-get when we are root; otherwise say how. */
+function ensureRedisServer() {
+  if (process.env.REDIS_URL) return;
+  if (output('redis-server', ['--version'])) return;
+  const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;
+  if (isRoot && output('apt-get', ['--version'])) {
+    log('redis-server is missing: installing the Debian package');
+    run('apt-get', ['update', '-qq']);
+    run('apt-get', ['install', '-y', '-qq', '--no-install-recommends', 'redis-server'], {
+      env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' },
+    });
+    return;
+  }
+  fail(
+    'redis-server is not installed. Install it (Debian/Ubuntu: `sudo apt-get install redis-server`), ' +
+      'or point REDIS_URL at a Redis 7 server you already run.',
+  );
+}
+
+/** Sums the JSON reports that each package's vitest run wrote and prints one closing line. */
+function summarizeTests() {
+  let passed = 0;
+  let failed = 0;
+  let skipped = 0;
+  for (const group of ['packages', 'apps', 'tools']) {
+    const groupDir = join(root, group);
+    if (!existsSync(groupDir)) continue;
+    for (const name of readdirSync(groupDir)) {
+      const report = join(groupDir, name, 'test-results', 'vitest.json');
+      if (!existsSync(report)) continue;
+      const data = JSON.parse(readFileSync(report, 'utf8'));
+      passed += data.numPassedTests ?? 0;
+      failed += data.numFailedTests ?? 0;
+      skipped += (data.numPendingTests ?? 0) + (data.numTodoTests ?? 0);
+    }
+  }
+  process.stdout.write(`\n${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ''}\n`);
+  return { passed, failed };
+}
+
+function clearTestReports() {
+  for (const group of ['packages', 'apps', 'tools']) {
+    const groupDir = join(root, group);
+    if (!existsSync(groupDir)) continue;
+    for (const name of readdirSync(groupDir)) {
+      rmSync(join(groupDir, name, 'test-results'), { recursive: true, force: true });
+    }
+  }
+}
+
+function main() {
+  if (command !== 'demo' && command !== 'test') {
+    fail('usage: node scripts/bootstrap.mjs demo|test [args...]');
+  }
+  const pnpm = ensurePnpm();
+  run(pnpm, ['install', '--frozen-lockfile', '--prefer-offline', '--reporter=append-only']);
+  ensureRedisServer();
+
+  if (command === 'test') {
+    clearTestReports();
+    const result = spawnSync(pnpm, ['exec', 'turbo', 'run', 'lint', 'typecheck', 'build', 'test', '--output-logs=errors-only', ...rest], {
+      cwd: root,
+      stdio: 'inherit',
+    });
+    const { passed, failed } = summarizeTests();
+    if (result.status !== 0 || failed > 0) process.exit(result.status || 1);
+    if (passed === 0) fail('no test ran');
+    return;
+  }
+
+  run(pnpm, ['exec', 'turbo', 'run', 'build', '--filter=@jobs/demo...', '--output-logs=errors-only']);
+  const child = spawn(process.execPath, [join(root, 'apps', 'demo', 'dist', 'main.js'), ...rest], {
+    cwd: root,
+    stdio: 'inherit',
+  });
+  for (const signal of ['SIGINT', 'SIGTERM']) {
+    process.on(signal, () => child.kill(signal));
+  }
+  child.on('exit', (code, signal) => process.exit(code ?? (signal ? 1 : 0)));
+}
+
+main();

@@ -1,0 +1,144 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdirSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { findFreePort } from './free-port.ts';
+import { repoRoot } from './repo-root.ts';
+
+/** Options for {@link startRedisServer}. */
+export interface StartRedisServerOptions {
+  /** A label used in the data folder's name and in error messages. Default `redis`. */
+  name?: string;
+  /** Port to bind; default: a free loopback port (retried if another process takes it first). */
+  port?: number;
+  /** Where Redis keeps its files. Default: a fresh folder under `<repo>/.redis-data/` (git-ignored). */
+  dataDir?: string;
+  /** Keep the data folder after {@link RedisServer.stop}. Default false. */
+  keepData?: boolean;
+  /** Extra `redis-server` arguments, e.g. `['--appendonly', 'yes']`. */
+  args?: string[];
+  /** Path of the binary. Default `REDIS_SERVER_BIN` or `redis-server` on PATH. */
+  binary?: string;
+  /** How long to wait for "Ready to accept connections". Default 10 s. */
+  startTimeoutMs?: number;
+}
+
+/** A running private redis-server child process. */
+export interface RedisServer {
+  /** `redis://127.0.0.1:<port>` */
+  readonly url: string;
+  readonly port: number;
+  readonly dataDir: string;
+  readonly pid: number;
+  /** Stops the server (SIGTERM, then SIGKILL after 5 s) and removes its data folder unless kept. */
+  stop(): Promise<void>;
+}
+
+const READY = /Ready to accept connections/;
+const live = new Set<ChildProcess>();
+let exitHookInstalled = false;
+
+function installExitHook(): void {
+  if (exitHookInstalled) return;
+  exitHookInstalled = true;
+  // Last resort: never leave a private redis-server behind when this process exits.
+  process.on('exit', () => {
+    for (const child of live) child.kill('SIGKILL');
+  });
+}
+
+/**
+ * Starts a private `redis-server` bound to 127.0.0.1 on a free port, with no persistence unless
+ * `args` ask for it, and resolves once it accepts connections.
+ */
+export async function startRedisServer(options: StartRedisServerOptions = {}): Promise<RedisServer> {
+  const attempts = options.port === undefined ? 5 : 1;
+  let lastError: unknown;
+  for (let attempt = 0; attempt < attempts; attempt += 1) {
+    const port = options.port ?? (await findFreePort());
+    try {
+      return await startOnPort(port, options);
+    } catch (error) {
+      lastError = error;
+      if (!(error instanceof PortTakenError)) throw error;
+    }
+  }
+  throw lastError;
+}
+
+class PortTakenError extends Error {}
+
+async function startOnPort(port: number, options: StartRedisServerOptions): Promise<RedisServer> {
+  const name = options.name ?? 'redis';
+  const ownsDataDir = options.dataDir === undefined;
+  const dataDir = options.dataDir ?? join(repoRoot(), '.redis-data', `${name}-${process.pid}-${port}`);
+  mkdirSync(dataDir, { recursive: true });
+  const binary = options.binary ?? process.env.REDIS_SERVER_BIN ?? 'redis-server';
+  const args = [
+    '--port', String(port),
+    '--bind', '127.0.0.1',
+    '--dir', dataDir,
+    '--save', '',
+    '--appendonly', 'no',
+    '--daemonize', 'no',
+    '--logfile', '',
+    ...(options.args ?? []),
+  ];
+
+  const child = spawn(binary, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  installExitHook();
+  live.add(child);
+  let log = '';
+  const exited = new Promise<void>((resolve) => child.once('exit', () => { live.delete(child); resolve(); }));
+
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`${name}: redis-server did not become ready within ${options.startTimeoutMs ?? 10_000} ms\n${log}`));
+    }, options.startTimeoutMs ?? 10_000);
+    const onData = (chunk: Buffer): void => {
+      log += chunk.toString('utf8');
+      if (READY.test(log)) {
+        clearTimeout(timer);
+        resolve();
+      }
+    };
+    child.stdout?.on('data', onData);
+    child.stderr?.on('data', onData);
+    child.once('error', (error: NodeJS.ErrnoException) => {
+      clearTimeout(timer);
+      reject(
+        error.code === 'ENOENT'
+          ? new Error(`${binary} was not found. Install Redis 7 (Debian: apt-get install redis-server) or set REDIS_URL.`)
+          : error,
+      );
+    });
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      if (/Address already in use/.test(log)) reject(new PortTakenError(`port ${port} is taken`));
+      else reject(new Error(`${name}: redis-server exited with code ${code} before it was ready\n${log}`));
+    });
+  });
+  // Stop buffering output once ready; keep draining the pipes so the child never blocks on them.
+  child.stdout?.removeAllListeners('data').resume();
+  child.stderr?.removeAllListeners('data').resume();
+
+  let stopping: Promise<void> | undefined;
+  return {
+    url: `redis://127.0.0.1:${port}`,
+    port,
+    dataDir,
+    pid: child.pid ?? -1,
+    stop() {
+      stopping ??= (async () => {
+        if (child.exitCode === null && child.signalCode === null) {
+          child.kill('SIGTERM');
+          const killTimer = setTimeout(() => child.kill('SIGKILL'), 5_000);
+          await exited;
+          clearTimeout(killTimer);
+        }
+        if (ownsDataDir && !options.keepData) rmSync(dataDir, { recursive: true, force: true });
+      })();
+      return stopping;
+    },
+  };
+}

@@ -1,0 +1,24 @@
+import { fileURLToPath } from 'node:url';
+import { defineConfig, type ViteUserConfig } from 'vitest/config';
+
+// From source (.ts) in this repo's own runs, from dist (.js) once built.
+const globalSetup = fileURLToPath(new URL(`./global-setup${import.meta.url.endsWith('.ts') ? '.ts' : '.js'}`, import.meta.url));
+
+/**
+ * The vitest config every package shares: tests under `test/`, sibling packages read from source
+ * (the `@jobs/source` export condition), one private redis-server per run, and a JSON report that
+ * `npm test` sums into one closing line.
+ */
+export function jobsVitestConfig(overrides: { testTimeout?: number } = {}): ViteUserConfig {
+  return defineConfig({
+    resolve: { conditions: ['@jobs/source', 'module', 'node', 'default'] },
+    ssr: { resolve: { conditions: ['@jobs/source', 'module', 'node', 'default'] } },
+    test: {
+      include: ['test/**/*.test.ts'],
+      globalSetup: [globalSetup],
+      testTimeout: overrides.testTimeout ?? 20_000,
+      hookTimeout: 20_000,
+      reporters: ['default', ['json', { outputFile: 'test-results/vitest.json' }]],
+    },
+  });
+}
