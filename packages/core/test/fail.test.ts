@@ -1,0 +1,118 @@
+import { redisTest as test } from '@jobs/testing';
+import { describe, expect } from 'vitest';
+import { isJobsError, type ClaimedJob } from '../src/index.ts';
+import { openQueue } from './fixtures.ts';
+
+describe('fail', () => {
+  test('a failure with attempts left waits out its backoff in the delayed set', async ({ redis, queueName }) => {
+    const queue = openQueue(redis, queueName, { backoff: { type: 'fixed', delayMs: 60_000 } });
+    const id = await queue.enqueue('email', { recipient: 'a@example.com' });
+    const [job] = (await queue.claim()) as [ClaimedJob];
+    expect(await queue.fail(job, new Error('smtp timeout'))).toBe('delayed');
+    const hash = await redis.hgetall(`queue:{${queueName}}:job:${id}`);
+    expect(hash).toMatchObject({ status: 'delayed', claim_token: '', claimed_at_ms: '0', last_error: 'smtp timeout' });
+    const due = Number(await redis.zscore(`queue:{${queueName}}:delayed`, id));
+    expect(due - Number(hash.last_error_at_ms)).toBe(60_000);
+    expect(await redis.llen(`queue:{${queueName}}:pending`)).toBe(0);
+    expect(await redis.llen(`queue:{${queueName}}:processing`)).toBe(0);
+    expect(await queue.claim()).toEqual([]);
+    expect((await queue.stats()).retriedTotal).toBe(1);
+    await queue.close();
+  });
+
+  test('backoff delays a retry: the job is claimed again only after its delay', async ({ redis, queueName }) => {
+    const queue = openQueue(redis, queueName, { backoff: { type: 'fixed', delayMs: 250 } });
+    await queue.enqueue('email', { recipient: 'a@example.com' });
+    const [first] = (await queue.claim()) as [ClaimedJob];
+    await queue.fail(first, 'transient');
+    const [second] = (await queue.claim({ blockMs: 10_000 })) as [ClaimedJob];
+    expect(second.id).toBe(first.id);
+    expect(second.attempts).toBe(2);
+    expect(second.claimedAtMs - (first.claimedAtMs)).toBeGreaterThanOrEqual(250);
+    await queue.close();
+  });
+
+  test("a kind's own backoff wins over the queue's", async ({ redis, queueName }) => {
+    const queue = openQueue(redis, queueName, { backoff: { type: 'fixed', delayMs: 3_600_000 } });
+    const id = await queue.enqueue('webhook', { url: 'https://example.com/hook' });
+    const [job] = (await queue.claim()) as [ClaimedJob];
+    await queue.fail(job, 'HTTP 503');
+    const due = Number(await redis.zscore(`queue:{${queueName}}:delayed`, id));
+    const failedAt = Number(await redis.hget(`queue:{${queueName}}:job:${id}`, 'last_error_at_ms'));
+    expect(due - failedAt).toBe(200);
+    await queue.close();
+  });
+
+  test('a poison job lands in failed after maxAttempts, with its last error', async ({ redis, queueName }) => {
+    const queue = openQueue(redis, queueName, { maxAttempts: 3, backoff: { type: 'fixed', delayMs: 0 } });
+    const id = await queue.enqueue('email', { recipient: 'a@example.com' });
+    const outcomes = [];
+    for (let attempt = 1; attempt <= 3; attempt += 1) {
+      const [job] = (await queue.claim()) as [ClaimedJob];
+      expect(job.attempts).toBe(attempt);
+      outcomes.push(await queue.fail(job, new Error(`boom ${attempt}`)));
+    }
+    expect(outcomes).toEqual(['retried', 'retried', 'failed']);
+    const record = await queue.getJob(id);
+    expect(record?.status).toBe('failed');
+    expect(record?.lastError).toBe('boom 3');
+    expect(record?.attempts).toBe(3);
+    expect(await redis.lrange(`queue:{${queueName}}:failed`, 0, -1)).toEqual([id]);
+    const stats = await queue.stats();
+    expect(stats).toMatchObject({ failedTotal: 1, retriedTotal: 2, pendingDepth: 0, processingDepth: 0, failedDepth: 1 });
+    expect(await queue.claim()).toEqual([]);
+    await queue.close();
+  });
+
+  test('a permanent failure goes to failed at once and keeps its hash for the failed TTL', async ({ redis, queueName }) => {
+    const queue = openQueue(redis, queueName, { failedTtlSeconds: 3_600 });
+    const id = await queue.enqueue('email', { recipient: 'a@example.com' });
+    const [job] = (await queue.claim()) as [ClaimedJob];
+    expect(await queue.fail(job, new Error('no such user'), { permanent: true })).toBe('failed');
+    expect(await redis.ttl(`queue:{${queueName}}:job:${id}`)).toBeGreaterThan(3_500);
+    expect((await queue.list('failed')).map((j) => [j.id, j.lastError])).toEqual([[id, 'no such user']]);
+    await queue.close();
+  });
+
+  test('a job enqueued with maxAttempts 1 is not retried', async ({ redis, queueName }) => {
+    const queue = openQueue(redis, queueName);
+    await queue.enqueue('email', { recipient: 'a@example.com' }, { maxAttempts: 1 });
+    const [job] = (await queue.claim()) as [ClaimedJob];
+    expect(await queue.fail(job, 'nope')).toBe('failed');
+    await queue.close();
+  });
+
+  test('a kind with maxAttempts 5 gets five attempts', async ({ redis, queueName }) => {
+    const queue = openQueue(redis, queueName, { maxAttempts: 2 });
+    await queue.enqueue('webhook', { url: 'https://example.com/' });
+    let outcome = '';
+    let attempts = 0;
+    while (outcome !== 'failed') {
+      const [job] = (await queue.claim()) as [ClaimedJob];
+      attempts = job.attempts;
+      outcome = await queue.fail(job, 'down', { retryDelayMs: 0 });
+    }
+    expect(attempts).toBe(5);
+    await queue.close();
+  });
+
+  test('the failed history is capped like the completed one', async ({ redis, queueName }) => {
+    const queue = openQueue(redis, queueName, { failedHistory: 2 });
+    const ids = [];
+    for (let n = 0; n < 3; n += 1) ids.push(await queue.enqueue('email', { recipient: 'a@example.com', n }));
+    for (const job of await queue.claim({ max: 3 })) await queue.fail(job, 'x', { permanent: true });
+    expect(await redis.lrange(`queue:{${queueName}}:failed`, 0, -1)).toEqual([ids[2], ids[1]]);
+    expect(await redis.exists(`queue:{${queueName}}:job:${ids[0]}`)).toBe(0);
+    await queue.close();
+  });
+
+  test('a negative retry delay is refused and the job stays claimed', async ({ redis, queueName }) => {
+    const queue = openQueue(redis, queueName);
+    await queue.enqueue('email', { recipient: 'a@example.com' });
+    const [job] = (await queue.claim()) as [ClaimedJob];
+    const error = await queue.fail(job, 'x', { retryDelayMs: -5 }).catch((e: unknown) => e);
+    expect(isJobsError(error, 'JOBS_INVALID_ARGUMENT')).toBe(true);
+    expect((await queue.getJob(job.id))?.status).toBe('processing');
+    await queue.close();
+  });
+});
