@@ -77,7 +77,9 @@ for _, id in ipairs(expired) do
   if not status then
     redis.call('LREM', KEYS[2], -1, id)
     dropped[#dropped + 1] = id
-  elseif status == 'processing' and redis.call('LREM', KEYS[2], -1, id) == 1 then
+  elseif (status == 'processing' or status == 'pending')
+    and redis.call('LREM', KEYS[2], -1, id) == 1 then
+    -- 'pending' while in processing: a recipe claimer moved it and died before its stamp.
     local attempts = tonumber(redis.call('HGET', key, 'attempts')) or 0
     local max_attempts = tonumber(redis.call('HGET', key, 'max_attempts')) or default_max_attempts
     if attempts >= max_attempts then
@@ -92,8 +94,8 @@ for _, id in ipairs(expired) do
       reclaimed[#reclaimed + 1] = id
     end
   end
-  -- Any other status: the job already moved on (a recipe client finished it); the stale lease
-  -- entry is all there was to clean.
+  -- Otherwise the job already moved on (a recipe client finished or re-queued it); the stale
+  -- lease entry was all there was to clean.
 end
 -- Back to the claim end, the longest-expired rightmost, so they run first and in their order.
 for i = #reclaimed, 1, -1 do redis.call('RPUSH', KEYS[1], reclaimed[i]) end

@@ -17,16 +17,24 @@ export interface KindOptions {
   timeoutMs?: number;
 }
 
+/**
+ * A payload schema: a JSON Schema of `type: "object"`. (Typed loosely on purpose: checking a
+ * literal against the full JSON Schema type costs the compiler far more than inferring from it.)
+ */
+export type PayloadSchema = { readonly type: 'object'; readonly [keyword: string]: unknown };
+
 /** A kind: the JSON schema of its payload (an object schema), and its options. */
 export interface KindDefinition extends KindOptions {
-  readonly schema: JSONSchema;
+  readonly schema: PayloadSchema;
 }
 
 /** The definitions of a registry, by kind name. */
 export type KindDefinitions = { readonly [kind: string]: KindDefinition };
 
 /** The payload type of each kind of `D`, inferred from its JSON schema. */
-export type PayloadMap<D extends KindDefinitions> = { [N in Extract<keyof D, string>]: FromSchema<D[N]['schema']> };
+export type PayloadMap<D extends KindDefinitions> = {
+  [N in Extract<keyof D, string>]: D[N]['schema'] extends infer S extends JSONSchema ? FromSchema<S> : never;
+};
 
 /** The kind names of a registry's payload types. */
 export type KindName<P> = Extract<keyof P, string>;
@@ -35,7 +43,7 @@ export type KindName<P> = Extract<keyof P, string>;
 export type PayloadOf<P, N extends KindName<P>> = P[N];
 
 /** The payload types of a registry: `PayloadTypesOf<typeof kinds>`. */
-export type PayloadTypesOf<K> = K extends Kinds<infer P> ? P : never;
+export type PayloadTypesOf<K extends { readonly payloadTypes?: unknown }> = NonNullable<K['payloadTypes']>;
 
 /** Kind names: a letter, then letters, digits, `_`, `.` or `-`, at most 64. */
 export const KIND_NAME_PATTERN = /^[A-Za-z][A-Za-z0-9_.-]{0,63}$/;
@@ -89,6 +97,8 @@ export class Kinds<P> {
   readonly names: readonly KindName<P>[];
   /** Largest payload JSON accepted, in bytes. */
   readonly maxPayloadBytes: number;
+  /** Type-level only (never set): each kind's payload type, for {@link PayloadTypesOf}. */
+  declare readonly payloadTypes?: P;
   readonly #definitions: KindDefinitions;
   readonly #validators = new Map<string, ValidateFunction>();
 

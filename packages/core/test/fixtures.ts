@@ -46,7 +46,7 @@ export function openQueue(redis: Redis, queueName: string, options: QueueOptions
  * test knows the claim is waiting in Redis before it enqueues.
  */
 export async function waitUntilBlocked(redis: Redis, name: string): Promise<void> {
-  await waitFor(async () => (await redis.client('LIST')).toString().split('\n').some((line) => line.includes(`name=${name} `) && line.includes('cmd=blmove')), {
+  await waitFor(async () => String(await redis.client('LIST')).split('\n').some((line: string) => line.includes(`name=${name} `) && line.includes('cmd=blmove')), {
     what: `${name} blocked in BLMOVE`,
   });
 }

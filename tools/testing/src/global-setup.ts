@@ -1,12 +1,7 @@
 import { startRedisServer } from '@jobs/dev-redis';
 import type { TestProject } from 'vitest/node';
 
-declare module 'vitest' {
-  export interface ProvidedContext {
-    /** The Redis every integration test of this run talks to. */
-    redisUrl: string;
-  }
-}
+import './provided-context.ts';
 
 /**
  * vitest globalSetup: with REDIS_URL set, tests use that server; otherwise one private

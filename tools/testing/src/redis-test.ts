@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { inject, test } from 'vitest';
+import './provided-context.ts';
 
 /** What {@link redisTest} gives each test. */
 export interface RedisTestContext {

@@ -1,0 +1,138 @@
+import { redisTest as test, waitFor } from '@jobs/testing';
+import { describe, expect } from 'vitest';
+import type { ClaimedJob } from '../src/index.ts';
+import { openQueue } from './fixtures.ts';
+import { RecipeClient } from './recipe-client.ts';
+
+describe('interoperability with recipe clients on the same keys', () => {
+  test('a job enqueued by a recipe client is claimed, routed by its payload kind, and completed by us', async ({ redis, queueName }) => {
+    const recipe = new RecipeClient(redis, queueName);
+    const queue = openQueue(redis, queueName);
+    const id = await recipe.enqueue({ kind: 'email', recipient: 'alice@example.com' });
+    const [job] = (await queue.claim()) as [ClaimedJob];
+    expect(job.id).toBe(id);
+    expect(job.kind).toBe('email');
+    expect(queue.kinds.decode(job.rawPayload, job.fields.kind)).toEqual({ ok: true, kind: 'email', payload: { recipient: 'alice@example.com' } });
+    await queue.complete(job, { sent_at: '2026-11-30T00:00:00Z' });
+    // What a recipe client reads back: the recipe's fields, with its values.
+    const hash = await redis.hgetall(`queue:{${queueName}}:job:${id}`);
+    expect(hash).toMatchObject({ id, status: 'completed', attempts: '1', result: '{"sent_at":"2026-11-30T00:00:00Z"}' });
+    expect(await redis.lrange(`queue:{${queueName}}:completed`, 0, -1)).toEqual([id]);
+    expect(await redis.llen(`queue:{${queueName}}:processing`)).toBe(0);
+    await queue.close();
+  });
+
+  test('a recipe payload that fails its schema is reported as such, with the kind it claims', async ({ redis, queueName }) => {
+    const recipe = new RecipeClient(redis, queueName);
+    const queue = openQueue(redis, queueName);
+    await recipe.enqueue({ kind: 'email', recipient: 'not an address' });
+    await recipe.enqueue({ kind: 'sms', to: '+1555' });
+    const [bad, unknown] = (await queue.claim({ max: 2 })) as [ClaimedJob, ClaimedJob];
+    const badDecoded = queue.kinds.decode(bad.rawPayload);
+    expect(badDecoded.ok).toBe(false);
+    expect(badDecoded.ok === false && badDecoded.reason).toMatch(/recipient/);
+    const unknownDecoded = queue.kinds.decode(unknown.rawPayload);
+    expect(unknownDecoded).toMatchObject({ ok: false, kind: 'sms' });
+    await queue.close();
+  });
+
+  test('a job enqueued by us is claimed and completed by a recipe client, and we see it completed', async ({ redis, queueName }) => {
+    const recipe = new RecipeClient(redis, queueName);
+    const queue = openQueue(redis, queueName);
+    const id = await queue.enqueue('email', { recipient: 'bob@example.com' });
+    const job = await recipe.claim();
+    expect(job?.id).toBe(id);
+    expect(job?.payload).toEqual({ kind: 'email', recipient: 'bob@example.com' });
+    expect(job?.attempts).toBe(1);
+    expect(await recipe.complete(job as { id: string; token: string }, { ok: true })).toBe(1);
+    const record = await queue.getJob(id);
+    expect(record?.status).toBe('completed');
+    expect(record?.result).toEqual({ ok: true });
+    expect((await queue.list('completed')).map((j) => j.id)).toEqual([id]);
+    // The recipe's complete leaves its lease-less claim no trace in our lease index to trip over.
+    expect((await queue.reclaimStuck()).reclaimed).toEqual([]);
+    await queue.close();
+  });
+
+  test('a recipe client rejects a stale token from our claim: fencing holds across clients', async ({ redis, queueName }) => {
+    const recipe = new RecipeClient(redis, queueName);
+    const queue = openQueue(redis, queueName);
+    await queue.enqueue('email', { recipient: 'carol@example.com' });
+    const [ours] = (await queue.claim()) as [ClaimedJob];
+    expect(await recipe.complete({ id: ours.id, token: 'deadbeefdeadbeef' }, 'forged')).toBe(0);
+    await queue.complete(ours, 'real');
+    expect((await queue.getJob(ours.id))?.result).toBe('real');
+    await queue.close();
+  });
+
+  test('a recipe worker that crashed after its stamp has its job reclaimed after the visibility timeout', async ({ redis, queueName }) => {
+    const recipe = new RecipeClient(redis, queueName);
+    const queue = openQueue(redis, queueName, { visibilityMs: 150 });
+    const id = await queue.enqueue('email', { recipient: 'dave@example.com' });
+    const crashed = await recipe.claim();
+    expect(crashed?.id).toBe(id);
+    // First sweep adopts the lease-less claim with claimed_at_ms + visibility.
+    expect((await queue.reclaimStuck()).reclaimed).toEqual([]);
+    const deadline = Number(await redis.zscore(`queue:{${queueName}}:leases`, id));
+    const claimedAt = Number(await redis.hget(`queue:{${queueName}}:job:${id}`, 'claimed_at_ms'));
+    expect(deadline - claimedAt).toBe(150);
+    const result = await waitFor(async () => {
+      const sweep = await queue.reclaimStuck();
+      return sweep.reclaimed.length > 0 ? sweep : undefined;
+    }, { what: 'the recipe claim to be reclaimed' });
+    expect(result.reclaimed).toEqual([id]);
+    // The crashed recipe worker's token no longer completes it.
+    expect(await recipe.complete(crashed as { id: string; token: string }, 'late')).toBe(0);
+    const [again] = (await queue.claim()) as [ClaimedJob];
+    expect(again.id).toBe(id);
+    expect(again.attempts).toBe(2);
+    await queue.close();
+  });
+
+  test('a recipe claim between its move and its stamp is not reclaimed early: the fallback counts from when the sweep saw it, not from enqueued_at_ms', async ({ redis, queueName }) => {
+    const recipe = new RecipeClient(redis, queueName);
+    const queue = openQueue(redis, queueName, { visibilityMs: 200 });
+    const id = await recipe.enqueue({ kind: 'email', recipient: 'erin@example.com' });
+    // The job waited long in pending (an old enqueued_at_ms): the recipe's 2x fallback would
+    // reclaim it the moment it is moved, while its claimer may still be stamping it.
+    await redis.hset(`queue:{${queueName}}:job:${id}`, 'enqueued_at_ms', String(Date.now() - 3_600_000));
+    expect(await recipe.move()).toBe(id);
+    expect((await queue.reclaimStuck()).reclaimed).toEqual([]);
+    expect(await redis.lrange(`queue:{${queueName}}:processing`, 0, -1)).toEqual([id]);
+    // The late stamp lands, and the job is still where the claimer thinks it is.
+    const stamped = await recipe.stamp(id);
+    expect(await recipe.complete(stamped, 'done')).toBe(1);
+    expect((await queue.getJob(id))?.status).toBe('completed');
+
+    // One that never gets its stamp (the claimer died) is reclaimed a visibility after it was seen.
+    const orphan = await recipe.enqueue({ kind: 'email', recipient: 'frank@example.com' });
+    expect(await recipe.move()).toBe(orphan);
+    const seenAt = Date.now();
+    expect((await queue.reclaimStuck()).reclaimed).toEqual([]);
+    const sweep = await waitFor(async () => {
+      const result = await queue.reclaimStuck();
+      return result.reclaimed.length > 0 ? result : undefined;
+    }, { what: 'the unstamped claim to be reclaimed' });
+    expect(sweep.reclaimed).toEqual([orphan]);
+    expect(Date.now() - seenAt).toBeGreaterThanOrEqual(190);
+    await queue.close();
+  });
+
+  test('our events are the recipe event messages', async ({ redis, redisUrl, queueName }) => {
+    const { Redis } = await import('ioredis');
+    const subscriber = new Redis(redisUrl);
+    const messages: unknown[] = [];
+    subscriber.on('message', (_c: string, m: string) => messages.push(JSON.parse(m)));
+    await subscriber.subscribe(`queue:{${queueName}}:events`);
+    const queue = openQueue(redis, queueName, { maxAttempts: 2, backoff: { type: 'fixed', delayMs: 0 } });
+    const id = await queue.enqueue('email', { recipient: 'a@example.com' });
+    for (let attempt = 0; attempt < 2; attempt += 1) {
+      const [job] = (await queue.claim()) as [ClaimedJob];
+      await queue.fail(job, 'x');
+    }
+    await expect.poll(() => messages.length).toBe(2);
+    expect(messages).toEqual([{ id, status: 'retry' }, { id, status: 'failed' }]);
+    subscriber.disconnect();
+    await queue.close();
+  });
+});
