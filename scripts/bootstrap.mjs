@@ -98,6 +98,8 @@ function main() {
     fail('usage: node scripts/bootstrap.mjs demo|test [args...]');
   }
   const pnpm = ensurePnpm();
+  // turbo (and package scripts) find pnpm on PATH: put the pinned one first.
+  if (pnpm !== 'pnpm') process.env.PATH = `${dirname(pnpm)}:${process.env.PATH ?? ''}`;
   run(pnpm, ['install', '--frozen-lockfile', '--prefer-offline', '--reporter=append-only']);
   ensureRedisServer();
 
