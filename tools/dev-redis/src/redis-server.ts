@@ -90,7 +90,7 @@ async function startOnPort(port: number, options: StartRedisServerOptions): Prom
   let log = '';
   const exited = new Promise<void>((resolve) => child.once('exit', () => { live.delete(child); resolve(); }));
 
-  await new Promise<void>((resolve, reject) => {
+  const ready = new Promise<void>((resolve, reject) => {
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
       reject(new Error(`${name}: redis-server did not become ready within ${options.startTimeoutMs ?? 10_000} ms\n${log}`));
@@ -118,6 +118,12 @@ async function startOnPort(port: number, options: StartRedisServerOptions): Prom
       else reject(new Error(`${name}: redis-server exited with code ${code} before it was ready\n${log}`));
     });
   });
+  try {
+    await ready;
+  } catch (error) {
+    if (ownsDataDir) rmSync(dataDir, { recursive: true, force: true });
+    throw error;
+  }
   // Stop buffering output once ready; keep draining the pipes so the child never blocks on them.
   child.stdout?.removeAllListeners('data').resume();
   child.stderr?.removeAllListeners('data').resume();

@@ -1,0 +1,45 @@
+import { existsSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import { Redis } from 'ioredis';
+import { describe, expect, test } from 'vitest';
+import { repoRoot, startRedisServer } from '../src/index.ts';
+
+describe('startRedisServer', () => {
+  test('starts a private server on loopback that answers, and removes its data folder on stop', async () => {
+    const server = await startRedisServer({ name: 'unit' });
+    expect(server.url).toMatch(/^redis:\/\/127\.0\.0\.1:\d+$/);
+    expect(existsSync(server.dataDir)).toBe(true);
+    const client = new Redis(server.url);
+    expect(await client.ping()).toBe('PONG');
+    expect(await client.config('GET', 'bind')).toEqual(['bind', '127.0.0.1']);
+    expect(await client.config('GET', 'appendonly')).toEqual(['appendonly', 'no']);
+    client.disconnect();
+    await server.stop();
+    expect(existsSync(server.dataDir)).toBe(false);
+    expect(() => process.kill(server.pid, 0)).toThrow();
+    await server.stop();
+  });
+
+  test('passes extra arguments through (persistence for a test that needs it)', async () => {
+    const server = await startRedisServer({ name: 'aof', args: ['--appendonly', 'yes', '--appendfsync', 'always'] });
+    const client = new Redis(server.url);
+    expect(await client.config('GET', 'appendfsync')).toEqual(['appendfsync', 'always']);
+    client.disconnect();
+    await server.stop();
+  });
+
+  test('a port already in use on an explicit port is an error, not a hang', async () => {
+    const blocker = createServer();
+    await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
+    const port = (blocker.address() as { port: number }).port;
+    await expect(startRedisServer({ name: 'taken', port })).rejects.toThrow(/port \d+ is taken/);
+    blocker.close();
+    // The failed start leaves no data folder behind.
+    expect(existsSync(join(repoRoot(), '.redis-data', `taken-${process.pid}-${port}`))).toBe(false);
+  });
+
+  test('a missing binary says how to install Redis', async () => {
+    await expect(startRedisServer({ binary: '/nonexistent/redis-server' })).rejects.toThrow(/apt-get install redis-server/);
+  });
+});
