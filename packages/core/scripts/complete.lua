@@ -19,6 +19,7 @@
   Returns:  per job 1 if completed, 0 if the caller does not own the job (nothing changed)
 ]]
 --@include lib/now.lua
+--@include lib/processing.lua
 --@include lib/events.lua
 --@include lib/history.lua
 
@@ -32,8 +33,7 @@ for j = 0, (#ARGV - 4) / 3 - 1 do
   local owned = token ~= ''
     and redis.call('HGET', key, 'claim_token') == token
     and redis.call('HGET', key, 'status') == 'processing'
-    -- From the tail: the oldest claims sit there, and they are the ones that finish first.
-    and redis.call('LREM', KEYS[1], -1, id) == 1
+    and remove_from_processing(KEYS[1], id) == 1
   if owned then
     redis.call('ZREM', KEYS[3], id)
     redis.call('HSET', key, 'status', 'completed', 'completed_at_ms', now, 'result', result,

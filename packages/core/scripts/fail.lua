@@ -25,6 +25,7 @@
   Returns: 0 not the owner (nothing changed) | 1 retried now | 2 dead-lettered | 3 retry delayed
 ]]
 --@include lib/now.lua
+--@include lib/processing.lua
 --@include lib/events.lua
 --@include lib/history.lua
 --@include lib/dead-letter.lua
@@ -33,7 +34,7 @@ local key, id, token, reason = KEYS[1], ARGV[2], ARGV[3], ARGV[4]
 local owned = token ~= ''
   and redis.call('HGET', key, 'claim_token') == token
   and redis.call('HGET', key, 'status') == 'processing'
-  and redis.call('LREM', KEYS[2], -1, id) == 1
+  and remove_from_processing(KEYS[2], id) == 1
 if not owned then return 0 end
 
 local now = now_ms()

@@ -30,6 +30,7 @@
   Returns: { {reclaimed ids}, {dead-lettered ids}, {dropped ids}, 1 if more leases are due else 0 }
 ]]
 --@include lib/now.lua
+--@include lib/processing.lua
 --@include lib/events.lua
 --@include lib/history.lua
 --@include lib/dead-letter.lua
@@ -48,8 +49,6 @@ local dropped = {}
 if scan_budget > 0 then
   local cursor = tonumber(redis.call('GET', KEYS[6])) or 0
   local slice = redis.call('LRANGE', KEYS[2], -(cursor + scan_budget), -(cursor + 1))
-  if #slice < scan_budget then cursor = 0 else cursor = cursor + scan_budget end
-  redis.call('SET', KEYS[6], cursor)
   for _, id in ipairs(slice) do
     if not redis.call('ZSCORE', KEYS[3], id) then
       local key = job_prefix .. id
@@ -64,7 +63,10 @@ if scan_budget > 0 then
       end
     end
   end
-  for _, id in ipairs(dropped) do redis.call('LREM', KEYS[2], -1, id) end
+  for _, id in ipairs(dropped) do remove_from_processing(KEYS[2], id) end
+  -- Next call goes on from here; the ids dropped from this stretch moved the rest up by as many.
+  if #slice < scan_budget then cursor = 0 else cursor = cursor + #slice - #dropped end
+  redis.call('SET', KEYS[6], cursor)
 end
 
 -- 2. Handle expired leases.
@@ -75,10 +77,10 @@ for _, id in ipairs(expired) do
   local key = job_prefix .. id
   local status = redis.call('HGET', key, 'status')
   if not status then
-    redis.call('LREM', KEYS[2], -1, id)
+    remove_from_processing(KEYS[2], id)
     dropped[#dropped + 1] = id
   elseif (status == 'processing' or status == 'pending')
-    and redis.call('LREM', KEYS[2], -1, id) == 1 then
+    and remove_from_processing(KEYS[2], id) == 1 then
     -- 'pending' while in processing: a recipe claimer moved it and died before its stamp.
     local attempts = tonumber(redis.call('HGET', key, 'attempts')) or 0
     local max_attempts = tonumber(redis.call('HGET', key, 'max_attempts')) or default_max_attempts

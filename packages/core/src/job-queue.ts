@@ -393,12 +393,12 @@ export class JobQueue<P> {
 
   /**
    * One bounded reclaim sweep: jobs whose lease expired go back to pending (or to failed on
-   * their last attempt), at most `batch` per call; up to `scanBudget` processing entries are
+   * their last attempt), at most `batch` (default 500) per call; up to `scanBudget` processing entries are
    * checked for claims made by recipe clients, which carry no lease. Safe to run from any
    * number of processes at once.
    */
   async reclaimStuck(options: { batch?: number; scanBudget?: number } = {}): Promise<ReclaimResult> {
-    const batch = wholeNumber('batch', options.batch ?? 1_000, 1, 100_000);
+    const batch = wholeNumber('batch', options.batch ?? 500, 1, 100_000);
     const scanBudget = wholeNumber('scanBudget', options.scanBudget ?? 100, 0, 100_000);
     const keys = [this.keys.pending, this.keys.processing, this.keys.leases, this.keys.failed, this.keys.stats, this.keys.reclaimCursor];
     const args = [

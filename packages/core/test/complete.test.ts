@@ -114,6 +114,20 @@ describe('complete', () => {
     await queue.close();
   });
 
+  test('completes a job whose id sits deep in a long processing list, and only that id leaves it', async ({ redis, queueName }) => {
+    const queue = openQueue(redis, queueName);
+    const processing = `queue:{${queueName}}:processing`;
+    const id = await queue.enqueue('email', { recipient: 'a@example.com' });
+    await redis.rpush(processing, ...Array.from({ length: 3_000 }, (_, i) => `older-${i}`));
+    const [job] = (await queue.claim()) as [ClaimedJob];
+    await redis.lpush(processing, ...Array.from({ length: 3_000 }, (_, i) => `newer-${i}`));
+    await queue.complete(job, 'found');
+    expect(await redis.llen(processing)).toBe(6_000);
+    expect(await redis.lpos(processing, id)).toBeNull();
+    expect((await queue.getJob(id))?.status).toBe('completed');
+    await queue.close();
+  });
+
   test('history is capped and trimmed ids take their hashes with them', async ({ redis, queueName }) => {
     const queue = openQueue(redis, queueName, { completedHistory: 3 });
     const ids = [];
