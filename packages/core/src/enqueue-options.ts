@@ -1,4 +1,5 @@
 import { InvalidArgumentError } from './errors.ts';
+import { assertWholeNumber } from './whole-number.ts';
 
 /** Options of one enqueue. */
 export interface EnqueueOptions {
@@ -31,27 +32,20 @@ export interface ResolvedEnqueueOptions {
 
 const YEAR_MS = 365 * 86_400_000;
 
-function wholeNumber(field: string, value: unknown, min: number, max: number): number {
-  if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
-    throw new InvalidArgumentError(field, `expected a whole number from ${min} to ${max}, got ${String(value)}`);
-  }
-  return value;
-}
-
 /** Checks `options` (from untrusted callers too) and fills in defaults. */
 export function resolveEnqueueOptions(options: EnqueueOptions | undefined, defaultIdempotencyTtlMs: number, field = 'options'): ResolvedEnqueueOptions {
   if (options === undefined) {
     return { delayMs: 0, runAtMs: 0, maxAttempts: undefined, visibilityMs: undefined, idempotencyKey: undefined, idempotencyTtlMs: 0 };
   }
   if (typeof options !== 'object' || options === null) throw new InvalidArgumentError(field, 'expected an object');
-  const delayMs = options.delayMs === undefined ? 0 : wholeNumber(`${field}.delayMs`, options.delayMs, 0, YEAR_MS);
+  const delayMs = options.delayMs === undefined ? 0 : assertWholeNumber(`${field}.delayMs`, options.delayMs, 0, YEAR_MS);
   let runAtMs = 0;
   if (options.runAt !== undefined) {
     const ms = options.runAt instanceof Date ? options.runAt.getTime() : options.runAt;
-    runAtMs = wholeNumber(`${field}.runAt`, ms, 1, Date.now() + YEAR_MS);
+    runAtMs = assertWholeNumber(`${field}.runAt`, ms, 1, Date.now() + YEAR_MS);
   }
-  const maxAttempts = options.maxAttempts === undefined ? undefined : wholeNumber(`${field}.maxAttempts`, options.maxAttempts, 1, 1_000);
-  const visibilityMs = options.visibilityMs === undefined ? undefined : wholeNumber(`${field}.visibilityMs`, options.visibilityMs, 1, 12 * 3_600_000);
+  const maxAttempts = options.maxAttempts === undefined ? undefined : assertWholeNumber(`${field}.maxAttempts`, options.maxAttempts, 1, 1_000);
+  const visibilityMs = options.visibilityMs === undefined ? undefined : assertWholeNumber(`${field}.visibilityMs`, options.visibilityMs, 1, 12 * 3_600_000);
   let idempotencyKey: string | undefined;
   if (options.idempotencyKey !== undefined) {
     const key = options.idempotencyKey;
@@ -65,6 +59,6 @@ export function resolveEnqueueOptions(options: EnqueueOptions | undefined, defau
       ? 0
       : options.idempotencyTtlMs === undefined
         ? defaultIdempotencyTtlMs
-        : wholeNumber(`${field}.idempotencyTtlMs`, options.idempotencyTtlMs, 1, YEAR_MS);
+        : assertWholeNumber(`${field}.idempotencyTtlMs`, options.idempotencyTtlMs, 1, YEAR_MS);
   return { delayMs, runAtMs, maxAttempts, visibilityMs, idempotencyKey, idempotencyTtlMs };
 }

@@ -10,6 +10,7 @@ import { SCRIPTS, pipeScript, registerScripts, runScript, type LuaScript, type R
 import { resolveQueueOptions, type QueueOptions, type ResolvedQueueOptions } from './queue-options.ts';
 import { assertRedisVersion, connectRedis, duplicateClient, toJobsError, withRedisErrors, type RedisConnectionInput } from './redis-connection.ts';
 import { WorkWaiter } from './wait-for-work.ts';
+import { assertWholeNumber } from './whole-number.ts';
 
 /** Options of {@link JobQueue}. */
 export interface JobQueueOptions<P> extends QueueOptions {
@@ -111,13 +112,6 @@ function randomHex(): string {
 function errorText(error: unknown): string {
   const text = error instanceof Error ? (error.name && error.name !== 'Error' ? `${error.name}: ${error.message}` : error.message) : String(error);
   return text.length > MAX_ERROR_CHARS ? `${text.slice(0, MAX_ERROR_CHARS)}...` : text;
-}
-
-function wholeNumber(field: string, value: unknown, min: number, max: number): number {
-  if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
-    throw new InvalidArgumentError(field, `expected a whole number from ${min} to ${max}, got ${String(value)}`);
-  }
-  return value;
 }
 
 /**
@@ -274,8 +268,8 @@ export class JobQueue<P> {
    * some is claimed; an empty array means none came in time.
    */
   async claim(options: ClaimOptions = {}): Promise<ClaimedJob[]> {
-    const max = wholeNumber('max', options.max ?? 1, 1, 1_000);
-    const blockMs = wholeNumber('blockMs', options.blockMs ?? 0, 0, 3_600_000);
+    const max = assertWholeNumber('max', options.max ?? 1, 1, 1_000);
+    const blockMs = assertWholeNumber('blockMs', options.blockMs ?? 0, 0, 3_600_000);
     const deadline = Date.now() + blockMs;
     for (;;) {
       const [promoted, claimed] = await this.#pipeline((pipe) => {
@@ -326,7 +320,7 @@ export class JobQueue<P> {
    * `completed` is false when the claim on `job` was no longer valid.
    */
   async completeAndClaim(job: ClaimedJob, result: unknown, options: { max?: number } = {}): Promise<{ completed: boolean; next: ClaimedJob[] }> {
-    const max = wholeNumber('max', options.max ?? 1, 1, 1_000);
+    const max = assertWholeNumber('max', options.max ?? 1, 1, 1_000);
     const { keys, args } = this.#completeArgs([{ job, result }]);
     const [completed, , claimed] = await this.#pipeline((pipe) => {
       pipeScript(pipe, SCRIPTS.complete, keys, args);
@@ -346,7 +340,7 @@ export class JobQueue<P> {
     const permanent = options.permanent === true;
     let delay: number;
     if (options.retryDelayMs !== undefined) {
-      delay = wholeNumber('retryDelayMs', options.retryDelayMs, 0, 365 * 86_400_000);
+      delay = assertWholeNumber('retryDelayMs', options.retryDelayMs, 0, 365 * 86_400_000);
     } else {
       const kindBackoff = job.kind !== undefined && this.kinds.has(job.kind) ? this.kinds.options(job.kind).backoff : undefined;
       delay = backoffDelayMs(kindBackoff ?? this.options.backoff, job.attempts);
@@ -375,7 +369,7 @@ export class JobQueue<P> {
    * from now. Per job, the new deadline (Redis clock, ms), or null when the claim was lost.
    */
   async extendLeases(jobs: readonly ClaimedJob[], leaseMs: number): Promise<(number | null)[]> {
-    wholeNumber('leaseMs', leaseMs, 1, 12 * 3_600_000);
+    assertWholeNumber('leaseMs', leaseMs, 1, 12 * 3_600_000);
     if (jobs.length === 0) return [];
     const keys = [this.keys.leases, ...jobs.map((job) => this.keys.job(job.id))];
     const args: (string | number)[] = [leaseMs];
@@ -398,8 +392,8 @@ export class JobQueue<P> {
    * number of processes at once.
    */
   async reclaimStuck(options: { batch?: number; scanBudget?: number } = {}): Promise<ReclaimResult> {
-    const batch = wholeNumber('batch', options.batch ?? 500, 1, 100_000);
-    const scanBudget = wholeNumber('scanBudget', options.scanBudget ?? 100, 0, 100_000);
+    const batch = assertWholeNumber('batch', options.batch ?? 500, 1, 100_000);
+    const scanBudget = assertWholeNumber('scanBudget', options.scanBudget ?? 100, 0, 100_000);
     const keys = [this.keys.pending, this.keys.processing, this.keys.leases, this.keys.failed, this.keys.stats, this.keys.reclaimCursor];
     const args = [
       this.keys.jobPrefix,
@@ -417,7 +411,7 @@ export class JobQueue<P> {
 
   /** Moves due delayed jobs to pending, at most `batch`; returns how many, and when the next is due. */
   async promoteDue(batch = 1_000): Promise<{ promoted: number; nextDueMs: number | null }> {
-    wholeNumber('batch', batch, 1, 100_000);
+    assertWholeNumber('batch', batch, 1, 100_000);
     const [promoted, nextDue] = (await this.#run(SCRIPTS.promote, this.#promoteKeys(), [this.keys.jobPrefix, batch])) as [number, number];
     return { promoted: Number(promoted), nextDueMs: Number(nextDue) >= 0 ? Number(nextDue) : null };
   }
@@ -444,8 +438,8 @@ export class JobQueue<P> {
    * processing, completed and failed newest first. Ids whose hash expired are left out.
    */
   async list(state: ListState, options: { offset?: number; limit?: number } = {}): Promise<JobRecord[]> {
-    const offset = wholeNumber('offset', options.offset ?? 0, 0, Number.MAX_SAFE_INTEGER);
-    const limit = wholeNumber('limit', options.limit ?? 50, 1, 1_000);
+    const offset = assertWholeNumber('offset', options.offset ?? 0, 0, Number.MAX_SAFE_INTEGER);
+    const limit = assertWholeNumber('limit', options.limit ?? 50, 1, 1_000);
     const keyOf: Record<ListState, string> = {
       pending: this.keys.pending,
       processing: this.keys.processing,

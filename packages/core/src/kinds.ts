@@ -4,6 +4,7 @@ import type { FromSchema, JSONSchema } from 'json-schema-to-ts';
 import { assertBackoffPolicy, type BackoffPolicy } from './backoff.ts';
 import { InvalidArgumentError, UnknownKindError, ValidationError, type ValidationIssue } from './errors.ts';
 import { assertJsonSize, assertJsonValue } from './json.ts';
+import { assertWholeNumber } from './whole-number.ts';
 
 /** Per-kind policy; anything left out falls back to the queue's setting. */
 export interface KindOptions {
@@ -72,18 +73,11 @@ function toIssue(error: ErrorObject): ValidationIssue {
   return { pointer: error.instancePath, keyword: error.keyword, message: error.message ?? 'is invalid' };
 }
 
-function assertPositiveInteger(field: string, value: unknown, max: number): void {
-  if (value === undefined) return;
-  if (typeof value !== 'number' || !Number.isInteger(value) || value < 1 || value > max) {
-    throw new InvalidArgumentError(field, `expected a whole number from 1 to ${max}, got ${String(value)}`);
-  }
-}
-
 /** Checks the options shared by kinds and queues; `prefix` names the field in errors. */
 export function assertKindOptions(options: KindOptions, prefix: string): void {
-  assertPositiveInteger(`${prefix}.maxAttempts`, options.maxAttempts, 1_000);
-  assertPositiveInteger(`${prefix}.visibilityMs`, options.visibilityMs, 12 * 3_600_000);
-  assertPositiveInteger(`${prefix}.timeoutMs`, options.timeoutMs, 24 * 3_600_000);
+  if (options.maxAttempts !== undefined) assertWholeNumber(`${prefix}.maxAttempts`, options.maxAttempts, 1, 1_000);
+  if (options.visibilityMs !== undefined) assertWholeNumber(`${prefix}.visibilityMs`, options.visibilityMs, 1, 12 * 3_600_000);
+  if (options.timeoutMs !== undefined) assertWholeNumber(`${prefix}.timeoutMs`, options.timeoutMs, 1, 24 * 3_600_000);
   if (options.backoff !== undefined) assertBackoffPolicy(options.backoff, `${prefix}.backoff`);
 }
 
@@ -107,7 +101,7 @@ export class Kinds<P> {
       throw new InvalidArgumentError('kinds', 'expected an object mapping kind names to { schema }');
     }
     this.maxPayloadBytes = options.maxPayloadBytes ?? DEFAULT_MAX_PAYLOAD_BYTES;
-    assertPositiveInteger('maxPayloadBytes', this.maxPayloadBytes, 64 * 1024 * 1024);
+    assertWholeNumber('maxPayloadBytes', this.maxPayloadBytes, 1, 64 * 1024 * 1024);
     this.#definitions = definitions;
     const ajv = new Ajv({ strict: true, allErrors: true, allowUnionTypes: true });
     addFormats.default(ajv);

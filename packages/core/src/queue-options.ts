@@ -1,6 +1,7 @@
 import { DEFAULT_BACKOFF, type BackoffPolicy } from './backoff.ts';
 import { InvalidArgumentError } from './errors.ts';
 import { assertKindOptions } from './kinds.ts';
+import { assertWholeNumber } from './whole-number.ts';
 
 /** A queue's policy. Kinds may override `maxAttempts`, `visibilityMs` and `backoff`. */
 export interface QueueOptions {
@@ -49,12 +50,7 @@ export function resolveQueueOptions(options: QueueOptions): ResolvedQueueOptions
     idempotencyTtlMs: options.idempotencyTtlMs ?? DAY_SECONDS * 1_000,
     events: options.events ?? true,
   };
-  const wholeNumber = (name: keyof QueueOptions, min: number, max: number): void => {
-    const value = resolved[name];
-    if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
-      throw new InvalidArgumentError(`options.${name}`, `expected a whole number from ${min} to ${max}, got ${String(value)}`);
-    }
-  };
+  const wholeNumber = (name: keyof QueueOptions, min: number, max: number): number => assertWholeNumber(`options.${name}`, resolved[name], min, max);
   wholeNumber('completedHistory', 0, 10_000_000);
   wholeNumber('completedTtlSeconds', 0, 365 * DAY_SECONDS);
   wholeNumber('failedHistory', 0, 10_000_000);
