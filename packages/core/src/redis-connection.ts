@@ -25,7 +25,16 @@ const RedisClientClass = Redis as unknown as new (...args: unknown[]) => Redis;
 
 /** A new connection to the same server(s) as `client`, e.g. for a blocking command. */
 export function duplicateClient(client: RedisClient): RedisClient {
-  return client instanceof Cluster ? client.duplicate() : client.duplicate();
+  return quiet(client instanceof Cluster ? client.duplicate() : client.duplicate());
+}
+
+/**
+ * Connection errors reach callers as rejected commands (typed by {@link toJobsError}); without a
+ * listener ioredis would also print each one, password-free but noisy, as "Unhandled error event".
+ */
+function quiet<C extends RedisClient>(client: C): C {
+  client.on('error', () => undefined);
+  return client;
 }
 
 /**
@@ -45,9 +54,9 @@ export function connectRedis(input: RedisConnectionInput, connectionName: string
     if (url.protocol !== 'redis:' && url.protocol !== 'rediss:') {
       throw new InvalidArgumentError('redis', `expected a redis:// or rediss:// URL, got ${url.protocol}//`);
     }
-    return { client: new RedisClientClass(input, defaults), owned: true };
+    return { client: quiet(new RedisClientClass(input, defaults)), owned: true };
   }
-  if (typeof input === 'object' && input !== null) return { client: new RedisClientClass({ ...defaults, ...input }), owned: true };
+  if (typeof input === 'object' && input !== null) return { client: quiet(new RedisClientClass({ ...defaults, ...input })), owned: true };
   throw new InvalidArgumentError('redis', 'expected a URL, ioredis options, or an ioredis Redis or Cluster instance');
 }
 
@@ -115,7 +124,15 @@ export const MIN_REDIS_VERSION = '7.0.0';
 export async function assertRedisVersion(client: RedisClient): Promise<string> {
   const node = client instanceof Cluster ? client.nodes('master')[0] : client;
   if (!node) throw new RedisUnavailableError('no cluster node is connected');
-  const info = await withRedisErrors(() => node.info('server'));
+  let info: string;
+  try {
+    info = await withRedisErrors(() => node.info('server'));
+  } catch (error) {
+    // An ACL user limited to the queue's keys and commands may not run INFO: then the scripts'
+    // own errors will say so if the server is too old.
+    if (error instanceof Error && error.message.startsWith('NOPERM')) return 'unknown';
+    throw error;
+  }
   const version = /redis_version:(\S+)/.exec(info)?.[1] ?? '0.0.0';
   const major = Number(version.split('.')[0]);
   if (!(major >= 7)) {
