@@ -30,6 +30,10 @@ export const JOBS_ERROR_CODES = {
   PERMANENT: 'JOBS_PERMANENT',
   /** The queue (or producer, worker) was closed. */
   CLOSED: 'JOBS_CLOSED',
+  /** Something did not finish in time: a handler past its kind's timeout, a wait for a result. */
+  TIMEOUT: 'JOBS_TIMEOUT',
+  /** A job whose result was awaited failed for good, or was cancelled. */
+  JOB_FAILED: 'JOBS_JOB_FAILED',
 } as const;
 
 /** One of {@link JOBS_ERROR_CODES}. */
@@ -196,5 +200,32 @@ export class RedisUnavailableError extends JobsError {
 export class PermanentError extends JobsError {
   constructor(message: string, options: { cause?: unknown } = {}) {
     super(JOBS_ERROR_CODES.PERMANENT, message, options);
+  }
+}
+
+/** Something did not finish in time; `field` says what (e.g. `timeoutMs`). */
+export class TimeoutError extends JobsError {
+  /** The limit that was reached, in ms. */
+  readonly timeoutMs: number;
+
+  constructor(what: string, timeoutMs: number, field = 'timeoutMs') {
+    super(JOBS_ERROR_CODES.TIMEOUT, `${what} did not finish within ${timeoutMs} ms`, { field });
+    this.timeoutMs = timeoutMs;
+  }
+}
+
+/** The job whose result was awaited ended without one: it failed for good, or was cancelled. */
+export class JobFailedError extends JobsError {
+  readonly jobId: string;
+  /** `failed` or `cancelled`. */
+  readonly status: string;
+  /** The job's last error, when it failed. */
+  readonly lastError: string | undefined;
+
+  constructor(jobId: string, status: string, lastError: string | undefined) {
+    super(JOBS_ERROR_CODES.JOB_FAILED, status === 'cancelled' ? `job ${jobId} was cancelled` : `job ${jobId} failed: ${lastError ?? 'no reason recorded'}`, { field: 'id' });
+    this.jobId = jobId;
+    this.status = status;
+    this.lastError = lastError;
   }
 }

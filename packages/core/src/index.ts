@@ -39,6 +39,7 @@ export type { RedisClient } from './lua.ts';
 export {
   InvalidArgumentError,
   isJobsError,
+  JobFailedError,
   JOBS_ERROR_CODES,
   JobNotFoundError,
   JobsError,
@@ -47,6 +48,7 @@ export {
   PayloadTooLargeError,
   PermanentError,
   RedisUnavailableError,
+  TimeoutError,
   UnknownKindError,
   ValidationError,
 } from './errors.ts';

@@ -87,6 +87,8 @@ export interface QueueStats {
   /** Expired leases returned to pending. */
   readonly reclaimedTotal: number;
   readonly cancelledTotal: number;
+  /** Claimed jobs handed back by workers shutting down. */
+  readonly releasedTotal: number;
   /** Ids found without a hash (or already finished) and dropped. */
   readonly droppedTotal: number;
   readonly pendingDepth: number;
@@ -386,6 +388,20 @@ export class JobQueue<P> {
   }
 
   /**
+   * Hands claimed jobs back to pending at once, to the claim end, without counting the
+   * interrupted attempt: for a worker that shuts down before they finish. Per job, true when
+   * released (false when the claim was already lost).
+   */
+  async release(jobs: readonly ClaimedJob[]): Promise<boolean[]> {
+    if (jobs.length === 0) return [];
+    const keys = [this.keys.processing, this.keys.pending, this.keys.leases, this.keys.stats, ...jobs.map((job) => this.keys.job(job.id))];
+    const args: (string | number)[] = [this.#channel];
+    for (const job of jobs) args.push(job.id, job.token);
+    const reply = (await this.#run(SCRIPTS.release, keys, args)) as number[];
+    return reply.map((code) => Number(code) === 1);
+  }
+
+  /**
    * One bounded reclaim sweep: jobs whose lease expired go back to pending (or to failed on
    * their last attempt), at most `batch` (default 500) per call; up to `scanBudget` processing entries are
    * checked for claims made by recipe clients, which carry no lease. Safe to run from any
@@ -472,6 +488,7 @@ export class JobQueue<P> {
       retriedTotal: count('retried_total'),
       reclaimedTotal: count('reclaimed_total'),
       cancelledTotal: count('cancelled_total'),
+      releasedTotal: count('released_total'),
       droppedTotal: count('dropped_total'),
       pendingDepth: Number(pending),
       processingDepth: Number(processing),

@@ -116,3 +116,24 @@ describe('fail', () => {
     await queue.close();
   });
 });
+
+describe('release', () => {
+  test('hands claimed jobs back to the claim end at once, without counting the attempt, and fences the old claim', async ({ redis, queueName }) => {
+    const queue = openQueue(redis, queueName);
+    const ids = [];
+    for (let n = 0; n < 3; n += 1) ids.push(await queue.enqueue('email', { recipient: 'a@example.com', n }));
+    const [a, b] = (await queue.claim({ max: 2 })) as [ClaimedJob, ClaimedJob];
+    expect(await queue.release([a, b])).toEqual([true, true]);
+    expect(await redis.lrange(`queue:{${queueName}}:pending`, 0, -1)).toEqual([ids[2], ids[1], ids[0]]);
+    expect(await redis.hgetall(`queue:{${queueName}}:job:${a.id}`)).toMatchObject({ status: 'pending', attempts: '0', claim_token: '' });
+    expect(await redis.zcard(`queue:{${queueName}}:leases`)).toBe(0);
+    expect(await queue.release([a])).toEqual([false]);
+    const error = await queue.complete(a, 'late').catch((e: unknown) => e);
+    expect(isJobsError(error, 'JOBS_LOST_CLAIM')).toBe(true);
+    const [again] = (await queue.claim()) as [ClaimedJob];
+    expect(again.id).toBe(a.id);
+    expect(again.attempts).toBe(1);
+    expect((await queue.stats()).releasedTotal).toBe(2);
+    await queue.close();
+  });
+});

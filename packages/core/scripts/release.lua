@@ -1,0 +1,47 @@
+#!lua flags=allow-oom
+--[[
+  release: hands claimed jobs back to pending at once (a worker shutting down, not a failure):
+  fenced like complete; each id leaves processing and the lease index, goes back to the claim
+  end of pending in its order, and the interrupted attempt is not counted against it.
+
+  KEYS[1]   processing list
+  KEYS[2]   pending list
+  KEYS[3]   lease index sorted set
+  KEYS[4]   stats hash
+  KEYS[5..] the job hash of each job, in the order of the ARGV pairs
+  ARGV[1]   events channel ('' = publish nothing)
+  ARGV[2..] per job, 2 values: id, claim token
+  Returns:  per job 1 if released, 0 if the caller does not own the job (nothing changed)
+]]
+--@include lib/now.lua
+--@include lib/processing.lua
+--@include lib/events.lua
+
+local now = now_ms()
+local out, released = {}, {}
+for j = 0, (#ARGV - 1) / 2 - 1 do
+  local id, token = ARGV[2 + j * 2], ARGV[3 + j * 2]
+  local key = KEYS[5 + j]
+  local owned = token ~= ''
+    and redis.call('HGET', key, 'claim_token') == token
+    and redis.call('HGET', key, 'status') == 'processing'
+    and remove_from_processing(KEYS[1], id) == 1
+  if owned then
+    redis.call('ZREM', KEYS[3], id)
+    if (tonumber(redis.call('HGET', key, 'attempts')) or 0) > 0 then
+      redis.call('HINCRBY', key, 'attempts', -1)
+    end
+    redis.call('HSET', key, 'status', 'pending', 'claim_token', '', 'claimed_at_ms', 0,
+      'released_at_ms', now)
+    redis.call('HDEL', key, 'lease_expires_at_ms')
+    publish_event(ARGV[1], id, 'released')
+    released[#released + 1] = id
+    out[#out + 1] = 1
+  else
+    out[#out + 1] = 0
+  end
+end
+-- Back to the claim end, first claimed rightmost, so they run next and in their order.
+for i = #released, 1, -1 do redis.call('RPUSH', KEYS[2], released[i]) end
+if #released > 0 then redis.call('HINCRBY', KEYS[4], 'released_total', #released) end
+return out
