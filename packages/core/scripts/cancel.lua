@@ -11,29 +11,29 @@
   ARGV[1]  id
   ARGV[2]  TTL of the cancelled hash in seconds (0 = keep)
   ARGV[3]  events channel ('' = publish nothing)
-  Returns: 'cancelled', or the status that kept the job from being cancelled, or '' if there
-           is no such job
+  Returns: { 1 } if cancelled, else { 0, the status that kept it from being cancelled }, with
+           status '' when there is no such job
 ]]
 --@include lib/now.lua
 --@include lib/events.lua
 
 local key, id = KEYS[1], ARGV[1]
 local status = redis.call('HGET', key, 'status')
-if not status then return '' end
+if not status then return { 0, '' } end
 local removed = 0
 if status == 'pending' then
   -- O(length of pending): cancelling is rare, and the list has no other index.
   removed = redis.call('LREM', KEYS[2], 1, id)
   -- Status pending but not in the list: a recipe client moved it and has not stamped it yet.
-  if removed == 0 then return 'processing' end
+  if removed == 0 then return { 0, 'processing' } end
 elseif status == 'delayed' then
   removed = redis.call('ZREM', KEYS[3], id)
-  if removed == 0 then return 'processing' end
+  if removed == 0 then return { 0, 'processing' } end
 else
-  return status
+  return { 0, status }
 end
 redis.call('HSET', key, 'status', 'cancelled', 'cancelled_at_ms', now_ms())
 if tonumber(ARGV[2]) > 0 then redis.call('EXPIRE', key, tonumber(ARGV[2])) end
 redis.call('HINCRBY', KEYS[4], 'cancelled_total', 1)
 publish_event(ARGV[3], id, 'cancelled')
-return 'cancelled'
+return { 1 }

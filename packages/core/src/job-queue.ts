@@ -436,9 +436,9 @@ export class JobQueue<P> {
   async cancel(id: string): Promise<CancelOutcome> {
     assertJobId(id);
     const keys = [this.keys.job(id), this.keys.pending, this.keys.delayed, this.keys.stats];
-    const status = String(await this.#run(SCRIPTS.cancel, keys, [id, this.options.cancelledTtlSeconds, this.#channel]));
-    if (status === 'cancelled') return { cancelled: true };
-    return { cancelled: false, status: status === '' ? 'not_found' : status };
+    const [cancelled, status] = (await this.#run(SCRIPTS.cancel, keys, [id, this.options.cancelledTtlSeconds, this.#channel])) as [number, string?];
+    if (Number(cancelled) === 1) return { cancelled: true };
+    return { cancelled: false, status: status ? status : 'not_found' };
   }
 
   /** The job with id `id`, or null when there is none (or its hash has expired). */

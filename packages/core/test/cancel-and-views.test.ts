@@ -8,6 +8,7 @@ describe('cancel', () => {
     const queue = openQueue(redis, queueName, { cancelledTtlSeconds: 60 });
     const id = await queue.enqueue('email', { recipient: 'a@example.com' });
     expect(await queue.cancel(id)).toEqual({ cancelled: true });
+    expect(await queue.cancel(id)).toEqual({ cancelled: false, status: 'cancelled' });
     expect(await redis.llen(`queue:{${queueName}}:pending`)).toBe(0);
     expect((await queue.getJob(id))?.status).toBe('cancelled');
     expect(await redis.ttl(`queue:{${queueName}}:job:${id}`)).toBeGreaterThan(50);

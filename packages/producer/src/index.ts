@@ -1,12 +1,32 @@
 /**
- * @jobs/producer: what a service that enqueues jobs installs. For now it re-exports, from
- * @jobs/core, everything a producer needs to define its kinds and handle errors; the
- * `createProducer()` API lands with the producer and worker issue.
+ * @jobs/producer: what a service that enqueues jobs installs. `createProducer` gives typed,
+ * schema-validated `enqueue`, `enqueueMany`, `getJob`, `waitForResult` and `cancel`; the kind
+ * registry, errors and types are re-exported from @jobs/core, so nothing else is needed.
  */
-export { defineKinds, isJobsError, JOBS_ERROR_CODES, JobsError, InvalidArgumentError, NotSerializableError, PayloadTooLargeError, RedisUnavailableError, UnknownKindError, ValidationError } from '@jobs/core';
+export { createProducer, Producer } from './producer.ts';
+export type { ProducerOptions, WaitForResultOptions } from './producer.ts';
+export {
+  defineKinds,
+  describeRedis,
+  InvalidArgumentError,
+  isJobsError,
+  JobFailedError,
+  JobNotFoundError,
+  JOBS_ERROR_CODES,
+  JobsError,
+  NotSerializableError,
+  PayloadTooLargeError,
+  RedisUnavailableError,
+  TimeoutError,
+  UnknownKindError,
+  ValidationError,
+} from '@jobs/core';
 export type {
   BackoffPolicy,
+  CancelOutcome,
   EnqueueOptions,
+  EnqueueRequest,
+  EnqueueResult,
   JobRecord,
   JobStatus,
   JobsErrorCode,
@@ -16,6 +36,7 @@ export type {
   Kinds,
   PayloadOf,
   PayloadTypesOf,
+  QueueStats,
   RedisConnectionInput,
   ValidationIssue,
 } from '@jobs/core';

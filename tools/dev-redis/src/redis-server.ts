@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync, rmSync } from 'node:fs';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { generate } from 'selfsigned';
 import { findFreePort } from './free-port.ts';
 import { repoRoot } from './repo-root.ts';
 
@@ -20,12 +21,19 @@ export interface StartRedisServerOptions {
   binary?: string;
   /** How long to wait for "Ready to accept connections". Default 10 s. */
   startTimeoutMs?: number;
+  /**
+   * Serve TLS only: a self-signed certificate for 127.0.0.1 is made in the data folder, the URL
+   * is `rediss://`, and `tlsCa` holds the certificate for clients to trust.
+   */
+  tls?: boolean;
 }
 
 /** A running private redis-server child process. */
 export interface RedisServer {
-  /** `redis://127.0.0.1:<port>` */
+  /** `redis://127.0.0.1:<port>`, or `rediss://` with `tls` */
   readonly url: string;
+  /** With `tls`: the server's self-signed certificate (PEM), for clients' `tls.ca`. */
+  readonly tlsCa: string | undefined;
   readonly port: number;
   readonly dataDir: string;
   readonly pid: number;
@@ -34,6 +42,22 @@ export interface RedisServer {
 }
 
 const READY = /Ready to accept connections/;
+
+/** Writes a fresh self-signed certificate for 127.0.0.1 (tls.crt, tls.key) and returns it. */
+async function writeSelfSignedCertificate(dir: string): Promise<string> {
+  const pems = await generate([{ name: 'commonName', value: '127.0.0.1' }], {
+    keyType: 'ec',
+    curve: 'P-256',
+    notAfterDate: new Date(Date.now() + 7 * 86_400_000),
+    extensions: [
+      { name: 'basicConstraints', cA: true },
+      { name: 'subjectAltName', altNames: [{ type: 7, ip: '127.0.0.1' }, { type: 2, value: 'localhost' }] },
+    ],
+  });
+  writeFileSync(join(dir, 'tls.crt'), pems.cert);
+  writeFileSync(join(dir, 'tls.key'), pems.private, { mode: 0o600 });
+  return pems.cert;
+}
 const live = new Set<ChildProcess>();
 let exitHookInstalled = false;
 
@@ -73,8 +97,13 @@ async function startOnPort(port: number, options: StartRedisServerOptions): Prom
   const dataDir = options.dataDir ?? join(repoRoot(), '.redis-data', `${name}-${process.pid}-${port}`);
   mkdirSync(dataDir, { recursive: true });
   const binary = options.binary ?? process.env.REDIS_SERVER_BIN ?? 'redis-server';
+  const tlsCa = options.tls ? await writeSelfSignedCertificate(dataDir) : undefined;
+  const listen = tlsCa === undefined
+    ? ['--port', String(port)]
+    : ['--port', '0', '--tls-port', String(port), '--tls-cert-file', join(dataDir, 'tls.crt'), '--tls-key-file', join(dataDir, 'tls.key'),
+       '--tls-ca-cert-file', join(dataDir, 'tls.crt'), '--tls-auth-clients', 'no'];
   const args = [
-    '--port', String(port),
+    ...listen,
     '--bind', '127.0.0.1',
     '--dir', dataDir,
     '--save', '',
@@ -130,7 +159,8 @@ async function startOnPort(port: number, options: StartRedisServerOptions): Prom
 
   let stopping: Promise<void> | undefined;
   return {
-    url: `redis://127.0.0.1:${port}`,
+    url: `${tlsCa === undefined ? 'redis' : 'rediss'}://127.0.0.1:${port}`,
+    tlsCa,
     port,
     dataDir,
     pid: child.pid ?? -1,

@@ -43,3 +43,18 @@ describe('startRedisServer', () => {
     await expect(startRedisServer({ binary: '/nonexistent/redis-server' })).rejects.toThrow(/apt-get install redis-server/);
   });
 });
+
+describe('startRedisServer with tls', () => {
+  test('serves TLS only, with a certificate clients can trust', async () => {
+    const server = await startRedisServer({ name: 'tls', tls: true });
+    expect(server.url).toMatch(/^rediss:\/\/127\.0\.0\.1:\d+$/);
+    const client = new Redis(server.url, { tls: { ca: server.tlsCa } });
+    expect(await client.ping()).toBe('PONG');
+    client.disconnect();
+    const plain = new Redis(server.url.replace('rediss:', 'redis:'), { maxRetriesPerRequest: 0, retryStrategy: () => null, lazyConnect: true });
+    plain.on('error', () => undefined);
+    await expect(plain.connect().then(() => plain.ping())).rejects.toThrow();
+    plain.disconnect();
+    await server.stop();
+  });
+});

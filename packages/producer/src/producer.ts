@@ -1,0 +1,134 @@
+import {
+  assertJobId,
+  InvalidArgumentError,
+  JobQueue,
+  type CancelOutcome,
+  type EnqueueOptions,
+  type EnqueueRequest,
+  type EnqueueResult,
+  type JobRecord,
+  type KindName,
+  type Kinds,
+  type QueueOptions,
+  type QueueStats,
+  type RedisConnectionInput,
+} from '@jobs/core';
+import { ResultWaiter } from './result-waiter.ts';
+
+/** Options of {@link createProducer}. */
+export interface ProducerOptions<P> extends Pick<QueueOptions, 'idempotencyTtlMs' | 'events'> {
+  /** Where Redis is: a `redis://` or `rediss://` URL (ACL user and password in it work), ioredis options, or an ioredis `Redis`/`Cluster` you own (it is not closed by `close()`). */
+  redis: RedisConnectionInput;
+  /** The queue's name. */
+  queue: string;
+  /** The job kinds, from `defineKinds`. */
+  kinds: Kinds<P>;
+  /** Client name shown by `CLIENT LIST`. Default `jobs:producer:<queue>`. */
+  connectionName?: string;
+}
+
+/** Options of {@link Producer.waitForResult}. */
+export interface WaitForResultOptions {
+  /** Give up after this long with `JOBS_TIMEOUT`. Default 30 s. */
+  timeoutMs?: number;
+  /** Stop waiting when this aborts (rejects with its reason). */
+  signal?: AbortSignal;
+}
+
+/**
+ * Enqueues typed, schema-validated jobs. Make one with {@link createProducer}; share it across
+ * requests; `close()` it on shutdown.
+ */
+export class Producer<P> {
+  /** The queue's name. */
+  readonly queue: string;
+  readonly #queue: JobQueue<P>;
+  readonly #results: ResultWaiter;
+
+  constructor(options: ProducerOptions<P>) {
+    if (typeof options !== 'object' || options === null) throw new InvalidArgumentError('options', 'expected { redis, queue, kinds }');
+    this.#queue = new JobQueue({
+      redis: options.redis,
+      queue: options.queue,
+      kinds: options.kinds,
+      connectionName: options.connectionName ?? `jobs:producer:${options.queue}`,
+      ...(options.idempotencyTtlMs !== undefined && { idempotencyTtlMs: options.idempotencyTtlMs }),
+      ...(options.events !== undefined && { events: options.events }),
+    });
+    this.queue = this.#queue.name;
+    this.#results = new ResultWaiter(this.#queue.client, this.#queue.keys.events, (id) => this.#queue.getJob(id));
+  }
+
+  /**
+   * Validates `payload` against the kind's schema and enqueues it in one round trip. Returns
+   * the job id; with an `idempotencyKey` still held, the id of the job that holds it (and
+   * nothing is written). Bad input throws a typed error and writes nothing.
+   *
+   * @example
+   * ```ts
+   * const id = await producer.enqueue('email', { recipient: 'alice@example.com' }, { delayMs: 60_000 });
+   * ```
+   */
+  enqueue<N extends KindName<P>>(kind: N, payload: P[N], options?: EnqueueOptions): Promise<string> {
+    return this.#queue.enqueue(kind, payload, options);
+  }
+
+  /**
+   * Enqueues many jobs in one round trip. Every payload is validated first: one bad job and
+   * none is written.
+   */
+  enqueueMany(jobs: readonly EnqueueRequest<P>[]): Promise<EnqueueResult[]> {
+    return this.#queue.enqueueMany(jobs);
+  }
+
+  /** The job with this id, or null (no such job, or its hash has expired). */
+  getJob(id: string): Promise<JobRecord | null> {
+    return this.#queue.getJob(id);
+  }
+
+  /**
+   * Waits until the job completes and returns its result. A job that failed for good, or was
+   * cancelled, rejects with `JOBS_JOB_FAILED`; no answer in time rejects with `JOBS_TIMEOUT`.
+   * A job that completes at any moment after the call, even before the wait is set up, is seen.
+   */
+  async waitForResult<R = unknown>(id: string, options: WaitForResultOptions = {}): Promise<R> {
+    assertJobId(id);
+    const timeoutMs = options.timeoutMs ?? 30_000;
+    if (!Number.isInteger(timeoutMs) || timeoutMs < 0 || timeoutMs > 86_400_000) {
+      throw new InvalidArgumentError('timeoutMs', `expected a whole number of ms from 0 to 86400000, got ${String(timeoutMs)}`);
+    }
+    const job = await this.#results.wait(id, timeoutMs, options.signal);
+    return job.result as R;
+  }
+
+  /** Cancels a job that has not started (pending or delayed). */
+  cancel(id: string): Promise<CancelOutcome> {
+    return this.#queue.cancel(id);
+  }
+
+  /** The queue's depths and counters. */
+  stats(): Promise<QueueStats> {
+    return this.#queue.stats();
+  }
+
+  /** Closes the connections this producer opened; a script that used it can then exit. */
+  async close(): Promise<void> {
+    await this.#results.close();
+    await this.#queue.close();
+  }
+}
+
+/**
+ * Creates a producer for one queue.
+ *
+ * @example
+ * ```ts
+ * const producer = createProducer({ redis: process.env.REDIS_URL, queue: 'mail', kinds });
+ * const id = await producer.enqueue('email', { recipient: 'alice@example.com' });
+ * const result = await producer.waitForResult(id, { timeoutMs: 10_000 });
+ * await producer.close();
+ * ```
+ */
+export function createProducer<P>(options: ProducerOptions<P>): Producer<P> {
+  return new Producer(options);
+}

@@ -1,0 +1,118 @@
+import { duplicateClient, JobFailedError, JobNotFoundError, TimeoutError, type JobRecord, type RedisClient } from '@jobs/core';
+
+/** Waits `ms`, or less when `woken` resolves; rejects with the reason when `signal` aborts. */
+function pause(ms: number, woken: Promise<void>, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const settle = (): void => {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', onAbort);
+    };
+    const onAbort = (): void => {
+      settle();
+      reject(signal?.reason);
+    };
+    const timer = setTimeout(() => {
+      settle();
+      resolve();
+    }, ms);
+    if (signal?.aborted) {
+      onAbort();
+      return;
+    }
+    signal?.addEventListener('abort', onAbort, { once: true });
+    void woken.then(() => {
+      settle();
+      resolve();
+    });
+  });
+}
+
+/** How the producer reads a job: `getJob`. */
+type ReadJob = (id: string) => Promise<JobRecord | null>;
+
+/**
+ * Waits for jobs to finish. It subscribes to the queue's events channel on a connection of its
+ * own (opened on first use, shared by every wait) and only then reads the job, so a job that
+ * finishes between the read and the subscription cannot be missed. Pub/sub can drop messages
+ * (a reconnect), so each wait also re-reads the job now and then.
+ */
+export class ResultWaiter {
+  readonly #client: RedisClient;
+  readonly #channel: string;
+  readonly #readJob: ReadJob;
+  readonly #recheckMs: number;
+  readonly #wakers = new Map<string, Set<() => void>>();
+  #subscriber: RedisClient | undefined;
+  #subscribed: Promise<unknown> | undefined;
+
+  constructor(client: RedisClient, channel: string, readJob: ReadJob, recheckMs = 1_000) {
+    this.#client = client;
+    this.#channel = channel;
+    this.#readJob = readJob;
+    this.#recheckMs = recheckMs;
+  }
+
+  #subscribe(): Promise<unknown> {
+    if (!this.#subscribed) {
+      const subscriber = duplicateClient(this.#client);
+      subscriber.on('message', (channel: string, message: string) => {
+        if (channel !== this.#channel) return;
+        let id: unknown;
+        try {
+          id = (JSON.parse(message) as { id?: unknown }).id;
+        } catch {
+          return;
+        }
+        if (typeof id === 'string') for (const wake of this.#wakers.get(id) ?? []) wake();
+      });
+      this.#subscriber = subscriber;
+      this.#subscribed = subscriber.subscribe(this.#channel).catch((error: unknown) => {
+        this.#subscribed = undefined;
+        throw error;
+      });
+    }
+    return this.#subscribed;
+  }
+
+  /**
+   * Resolves with the job once it is completed; rejects with `JOBS_JOB_FAILED` when it failed
+   * for good or was cancelled, `JOBS_NOT_FOUND` when there is no such job, `JOBS_TIMEOUT` after
+   * `timeoutMs`, or the signal's reason when it aborts.
+   */
+  async wait(id: string, timeoutMs: number, signal?: AbortSignal): Promise<JobRecord> {
+    signal?.throwIfAborted();
+    await this.#subscribe();
+    let wake: () => void = () => undefined;
+    const wakers = this.#wakers.get(id) ?? new Set();
+    this.#wakers.set(id, wakers);
+    const deadline = Date.now() + timeoutMs;
+    try {
+      for (;;) {
+        // Armed before the read: an event that lands while we read wakes the next wait at once.
+        const woken = new Promise<void>((resolve) => {
+          wake = resolve;
+        });
+        wakers.add(wake);
+        const job = await this.#readJob(id);
+        if (job === null) throw new JobNotFoundError(id);
+        if (job.status === 'completed') return job;
+        if (job.status === 'failed' || job.status === 'cancelled') throw new JobFailedError(id, job.status, job.lastError);
+        const remaining = deadline - Date.now();
+        if (remaining <= 0) throw new TimeoutError(`waiting for job ${id}`, timeoutMs);
+        await pause(Math.min(remaining, this.#recheckMs), woken, signal);
+        wakers.delete(wake);
+      }
+    } finally {
+      wakers.delete(wake);
+      if (wakers.size === 0) this.#wakers.delete(id);
+    }
+  }
+
+  /** Closes the subscriber connection. */
+  async close(): Promise<void> {
+    const subscriber = this.#subscriber;
+    this.#subscriber = undefined;
+    this.#subscribed = undefined;
+    if (subscriber) await subscriber.quit().catch(() => subscriber.disconnect());
+  }
+}
