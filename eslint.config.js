@@ -18,4 +18,9 @@ export default tseslint.config(
       'no-console': 'error',
     },
   },
+  {
+    // README examples and test fixture scripts print what they do.
+    files: ['**/examples/**', '**/test/fixtures/**'],
+    rules: { 'no-console': 'off' },
+  },
 );

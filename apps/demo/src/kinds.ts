@@ -1,4 +1,4 @@
-import { defineKinds } from '@jobs/core';
+import { defineKinds } from '@jobs/producer';
 
 /** The recipe demo's four kinds, each with a real schema. */
 export const demoKinds = defineKinds({

@@ -5,8 +5,9 @@ import { runExample } from './run-example.ts';
 
 const HELP = `Usage: jobs-demo [--jobs N] [--workers N] [--queue NAME] [--redis-url URL]
 
-Runs the @jobs example: enqueues a batch of email, webhook, thumbnail and invoice jobs, works
-them with a few worker loops, reclaims a crashed worker's job, and prints the queue's stats.
+Runs the @jobs example: a producer enqueues a batch of email, webhook, thumbnail and invoice
+jobs; a worker runs them (--workers at a time), retries, dead-letters, and reclaims a crashed
+recipe client's claim; then it prints the queue's stats.
 
 With no --redis-url and no REDIS_URL, starts a private redis-server on a free loopback port
 (data under .redis-data/, removed on exit) and stops it when done.`;

@@ -38,7 +38,8 @@ describe('the runnable example', () => {
     expect(stats.reclaimedTotal).toBe(1);
     expect(stats).toMatchObject({ pendingDepth: 0, processingDepth: 0, delayedDepth: 0 });
     expect(lines.join('\n')).toMatch(/rejected before anything was written: invalid payload for kind "email"/);
-    expect(lines.join('\n')).toMatch(/dead letter \w+ \(invoice\): card declined/);
+    expect(lines.join('\n')).toMatch(/dead-lettered invoice \w+: card declined for cus_8/);
+    expect(lines.join('\n')).toMatch(/the crashed claim \w+ was reclaimed and then completed/);
   });
 
   test('the built command uses REDIS_URL when given, and prints the stats', async ({ redisUrl }) => {

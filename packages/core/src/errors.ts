@@ -74,11 +74,29 @@ export class JobsError extends Error {
   }
 }
 
+/** The error class that carries each code (a plain {@link JobsError} for the others). */
+export type JobsErrorFor<C extends JobsErrorCode> = (C extends 'JOBS_VALIDATION'
+  ? ValidationError
+  : C extends 'JOBS_UNKNOWN_KIND'
+    ? UnknownKindError
+    : C extends 'JOBS_PAYLOAD_TOO_LARGE'
+      ? PayloadTooLargeError
+      : C extends 'JOBS_LOST_CLAIM'
+        ? LostClaimError
+        : C extends 'JOBS_NOT_FOUND'
+          ? JobNotFoundError
+          : C extends 'JOBS_TIMEOUT'
+            ? TimeoutError
+            : C extends 'JOBS_JOB_FAILED'
+              ? JobFailedError
+              : JobsError) & { readonly code: C };
+
 /**
  * True when `error` is a {@link JobsError} (even one from another copy of this package), and,
- * when `code` is given, has that code.
+ * when `code` is given, has that code; it then narrows to the class that carries the code
+ * (`JOBS_VALIDATION` to {@link ValidationError} with its `issues`, and so on).
  */
-export function isJobsError<C extends JobsErrorCode>(error: unknown, code?: C): error is JobsError & { code: C } {
+export function isJobsError<C extends JobsErrorCode>(error: unknown, code?: C): error is JobsErrorFor<C> {
   return (
     typeof error === 'object' &&
     error !== null &&

@@ -52,4 +52,4 @@ export {
   UnknownKindError,
   ValidationError,
 } from './errors.ts';
-export type { JobsErrorCode, JobsErrorOptions, ValidationIssue } from './errors.ts';
+export type { JobsErrorCode, JobsErrorFor, JobsErrorOptions, ValidationIssue } from './errors.ts';

@@ -11,7 +11,10 @@ export interface QueueOptions {
   maxAttempts?: number;
   /** Delay between attempts. Default exponential from 1 s to 1 h, 20% jitter. */
   backoff?: BackoffPolicy;
-  /** Completed ids kept in the history list. Default 1000; 0 keeps none. */
+  /**
+   * Completed ids kept in the history list. Default 10,000; 0 keeps none. An id trimmed off the
+   * history takes its hash with it, so results are readable until then or until their TTL.
+   */
   completedHistory?: number;
   /** Seconds a completed job's hash lives. Default 1 day; 0 = until trimmed off the history. */
   completedTtlSeconds?: number;
@@ -41,7 +44,7 @@ export function resolveQueueOptions(options: QueueOptions): ResolvedQueueOptions
     visibilityMs: options.visibilityMs ?? 30_000,
     maxAttempts: options.maxAttempts ?? 3,
     backoff: options.backoff ?? DEFAULT_BACKOFF,
-    completedHistory: options.completedHistory ?? 1_000,
+    completedHistory: options.completedHistory ?? 10_000,
     completedTtlSeconds: options.completedTtlSeconds ?? DAY_SECONDS,
     failedHistory: options.failedHistory ?? 10_000,
     failedTtlSeconds: options.failedTtlSeconds ?? 30 * DAY_SECONDS,

@@ -1,12 +1,33 @@
 /**
- * @jobs/worker: what a service that runs jobs installs. For now it re-exports, from @jobs/core,
- * everything a worker needs to define its kinds and signal outcomes; `createWorker()` with its
- * handler map lands with the producer and worker issue.
+ * @jobs/worker: what a service that runs jobs installs. `createWorker` runs a typed handler map
+ * with leases it renews, timeouts, retries with backoff and graceful shutdown; the kind
+ * registry, errors and types are re-exported from @jobs/core, so nothing else is needed.
  */
-export { defineKinds, isJobsError, JOBS_ERROR_CODES, JobsError, LostClaimError, PermanentError, RedisUnavailableError, UnknownKindError, ValidationError } from '@jobs/core';
+export { createWorker, Worker } from './worker.ts';
+export type { CloseOptions, WorkerOptions } from './worker.ts';
+export { closeOnSignals } from './signals.ts';
+export type { CloseOnSignalsOptions } from './signals.ts';
+export type { Handler, HandlerMap, JobContext } from './handler-map.ts';
+export type { WorkerEventMap } from './worker-events.ts';
+export { silentLogger } from './logger.ts';
+export type { Logger } from './logger.ts';
+export {
+  defineKinds,
+  describeRedis,
+  isJobsError,
+  JOBS_ERROR_CODES,
+  JobsError,
+  LostClaimError,
+  PermanentError,
+  RedisUnavailableError,
+  TimeoutError,
+  UnknownKindError,
+  ValidationError,
+} from '@jobs/core';
 export type {
   BackoffPolicy,
   ClaimedJob,
+  FailOutcome,
   JobRecord,
   JobStatus,
   JobsErrorCode,
@@ -16,6 +37,8 @@ export type {
   Kinds,
   PayloadOf,
   PayloadTypesOf,
+  QueueOptions,
+  QueueStats,
   RedisConnectionInput,
   ValidationIssue,
 } from '@jobs/core';

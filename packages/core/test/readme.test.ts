@@ -1,0 +1,24 @@
+import { readFileSync } from 'node:fs';
+import { redisTest as test } from '@jobs/testing';
+import { describe, expect, vi } from 'vitest';
+
+const example = readFileSync(new URL('../examples/queue.ts', import.meta.url), 'utf8');
+const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
+
+describe('README example', () => {
+  test('the README shows examples/queue.ts as it is', () => {
+    expect(readme).toContain(example.trim());
+  });
+
+  test('examples/queue.ts runs: it enqueues, claims, completes and prints the stats', async ({ redisUrl, redis }) => {
+    await redis.del('queue:{example-core}:idem:welcome:alice');
+    process.env.REDIS_URL = redisUrl;
+    const log = vi.spyOn(console, 'log').mockImplementation(() => undefined);
+    await import('../examples/queue.ts');
+    const [stats, id] = log.mock.calls[0] as [{ completedTotal: number }, string];
+    log.mockRestore();
+    expect(id).toMatch(/^[0-9a-f]{16}$/);
+    expect(stats.completedTotal).toBeGreaterThanOrEqual(1);
+    expect(await redis.hget(`queue:{example-core}:job:${id}`, 'status')).toBe('completed');
+  });
+});

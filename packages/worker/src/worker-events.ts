@@ -1,0 +1,17 @@
+import type { ClaimedJob, FailOutcome } from '@jobs/core';
+
+/** The events a worker emits, each with one object argument. */
+export interface WorkerEventMap {
+  /** A handler returned and its result was stored. */
+  completed: [event: { job: ClaimedJob; result: unknown; durationMs: number }];
+  /** An attempt failed and the job will run again (`retry`: at once, `delayed`: after its backoff). */
+  retrying: [event: { job: ClaimedJob; error: unknown; outcome: Exclude<FailOutcome, 'failed'> }];
+  /** A job failed for good and is in the failed list. */
+  failed: [event: { job: ClaimedJob; error: unknown }];
+  /** The worker lost a job's claim (its lease expired and it was reclaimed); nothing was reported. */
+  lost: [event: { job: ClaimedJob; reason: string }];
+  /** Something went wrong outside a handler (Redis unreachable, a sweep failed). The worker keeps going. */
+  error: [error: unknown];
+  /** `close()` finished. */
+  closed: [];
+}

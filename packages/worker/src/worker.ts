@@ -1,0 +1,369 @@
+import { EventEmitter } from 'node:events';
+import {
+  InvalidArgumentError,
+  isJobsError,
+  JOBS_ERROR_CODES,
+  JobQueue,
+  JobsError,
+  LostClaimError,
+  PermanentError,
+  TimeoutError,
+  type ClaimedJob,
+  type Kinds,
+  type QueueOptions,
+  type QueueStats,
+  type RedisConnectionInput,
+} from '@jobs/core';
+import type { HandlerMap, JobContext } from './handler-map.ts';
+import { LeaseKeeper } from './lease-keeper.ts';
+import { childLogger, silentLogger, type Logger } from './logger.ts';
+import { runHandler } from './run-handler.ts';
+import type { WorkerEventMap } from './worker-events.ts';
+
+/** Options of {@link createWorker}. */
+export interface WorkerOptions<P> extends QueueOptions {
+  /** Where Redis is: a `redis://` or `rediss://` URL, ioredis options, or an ioredis `Redis`/`Cluster` you own. */
+  redis: RedisConnectionInput;
+  /** The queue's name. */
+  queue: string;
+  /** The job kinds, from `defineKinds`. */
+  kinds: Kinds<P>;
+  /** One handler per kind. */
+  handlers: HandlerMap<P>;
+  /** Jobs run at once by this worker. Default 1. */
+  concurrency?: number;
+  /** Sweep for expired leases (crashed workers) this often; 0 turns it off. Default: the visibility timeout, at most 5 s. */
+  reclaimIntervalMs?: number;
+  /** Structured logs (pino or the like). Default: silent. */
+  logger?: Logger;
+  /** Client name shown by `CLIENT LIST`. Default `jobs:worker:<queue>`. */
+  connectionName?: string;
+}
+
+/** Options of {@link Worker.close}. */
+export interface CloseOptions {
+  /** How long running jobs may go on finishing. Default 30 s. Past it they are aborted and handed back to pending. */
+  graceMs?: number;
+}
+
+/** A job this worker is running. */
+interface Execution {
+  readonly job: ClaimedJob;
+  readonly controller: AbortController;
+  /** Set when shutdown handed the job back: its outcome is no longer ours to report. */
+  released: boolean;
+  /** Set when a renewal found the claim lost. */
+  lost: boolean;
+  done: Promise<void>;
+}
+
+const MAX_CLAIM_BATCH = 100;
+
+function pause(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(done, ms);
+    signal.addEventListener('abort', done, { once: true });
+    function done(): void {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', done);
+      resolve();
+    }
+  });
+}
+
+/**
+ * Claims jobs and runs them with a handler per kind, `concurrency` at a time. Make one with
+ * {@link createWorker}; it starts at once. Listen to its events (`completed`, `retrying`,
+ * `failed`, `lost`, `error`) and `close()` it on shutdown.
+ */
+export class Worker<P> extends EventEmitter<WorkerEventMap> {
+  /** The queue's name. */
+  readonly queue: string;
+  /** Jobs run at once. */
+  readonly concurrency: number;
+  readonly #queue: JobQueue<P>;
+  readonly #handlers: HandlerMap<P>;
+  readonly #log: Logger;
+  readonly #leases: LeaseKeeper;
+  readonly #reclaimIntervalMs: number;
+  /** Running jobs by claim token (the same job claimed again is another execution). */
+  readonly #active = new Map<string, Execution>();
+  readonly #stop = new AbortController();
+  #slotWaiters: (() => void)[] = [];
+  #fetching: Promise<void>;
+  #sweeping: Promise<void> | undefined;
+  #sweepTimer: NodeJS.Timeout | undefined;
+  #closing: Promise<void> | undefined;
+
+  constructor(options: WorkerOptions<P>) {
+    super();
+    if (typeof options !== 'object' || options === null) throw new InvalidArgumentError('options', 'expected { redis, queue, kinds, handlers }');
+    const { redis, queue, kinds, handlers, concurrency = 1, reclaimIntervalMs, logger = silentLogger, connectionName, ...queueOptions } = options;
+    if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 10_000) {
+      throw new InvalidArgumentError('concurrency', `expected a whole number from 1 to 10000, got ${String(concurrency)}`);
+    }
+    if (typeof handlers !== 'object' || handlers === null) throw new InvalidArgumentError('handlers', 'expected an object with one handler per kind');
+    for (const kind of kinds.names) {
+      if (typeof (handlers as Record<string, unknown>)[kind] !== 'function') throw new InvalidArgumentError(`handlers.${kind}`, `no handler for kind "${kind}"`);
+    }
+    for (const key of Object.keys(handlers)) {
+      if (!kinds.has(key)) throw new InvalidArgumentError(`handlers.${key}`, `"${key}" is not a kind of this queue (${kinds.names.join(', ')})`);
+    }
+    this.#queue = new JobQueue({ redis, queue, kinds, connectionName: connectionName ?? `jobs:worker:${queue}`, ...queueOptions });
+    this.queue = this.#queue.name;
+    this.concurrency = concurrency;
+    this.#handlers = handlers;
+    this.#log = childLogger(logger, { queue });
+    const interval = reclaimIntervalMs ?? Math.min(5_000, this.#queue.options.visibilityMs);
+    if (!Number.isInteger(interval) || interval < 0 || interval > 86_400_000) {
+      throw new InvalidArgumentError('reclaimIntervalMs', `expected a whole number of ms from 0 to 86400000, got ${String(interval)}`);
+    }
+    this.#reclaimIntervalMs = interval;
+    this.#leases = new LeaseKeeper(this.#queue as JobQueue<unknown>, (error) => this.#reportError(error, 'lease renewal failed'));
+    this.#fetching = this.#fetchLoop();
+    if (interval > 0) this.#scheduleSweep();
+    this.#log.info({ concurrency }, 'worker started');
+  }
+
+  /** How many jobs are running now. */
+  get running(): number {
+    return this.#active.size;
+  }
+
+  /** The queue's depths and counters. */
+  stats(): Promise<QueueStats> {
+    return this.#queue.stats();
+  }
+
+  #reportError(error: unknown, message: string): void {
+    this.#log.error({ err: error instanceof Error ? { name: error.name, message: error.message, code: (error as JobsError).code } : String(error) }, message);
+    // An 'error' event with no listener would throw: emit it only to those who listen.
+    if (this.listenerCount('error') > 0) this.emit('error', error);
+  }
+
+  #slotFreed(): Promise<void> {
+    return new Promise((resolve) => this.#slotWaiters.push(resolve));
+  }
+
+  #wakeSlotWaiters(): void {
+    const waiters = this.#slotWaiters;
+    this.#slotWaiters = [];
+    for (const wake of waiters) wake();
+  }
+
+  async #fetchLoop(): Promise<void> {
+    let failures = 0;
+    while (!this.#stop.signal.aborted) {
+      const free = this.concurrency - this.#active.size;
+      if (free <= 0) {
+        await this.#slotFreed();
+        continue;
+      }
+      let jobs: ClaimedJob[];
+      try {
+        jobs = await this.#queue.claim({ max: Math.min(free, MAX_CLAIM_BATCH), blockMs: 1_000, signal: this.#stop.signal });
+        failures = 0;
+      } catch (error) {
+        if (this.#stop.signal.aborted) break;
+        failures += 1;
+        this.#reportError(error, 'claim failed');
+        await pause(Math.min(5_000, 50 * 2 ** failures), this.#stop.signal);
+        continue;
+      }
+      // Jobs claimed while stopping still run (or are handed back): a claimed job is never dropped.
+      for (const job of jobs) this.#start(job);
+    }
+  }
+
+  #start(job: ClaimedJob): void {
+    const execution: Execution = { job, controller: new AbortController(), released: false, lost: false, done: Promise.resolve() };
+    this.#active.set(job.token, execution);
+    execution.done = this.#execute(execution)
+      .catch((error: unknown) => this.#reportError(error, 'job bookkeeping failed'))
+      .finally(() => {
+        this.#leases.remove(job);
+        this.#active.delete(job.token);
+        this.#wakeSlotWaiters();
+      });
+  }
+
+  async #execute(execution: Execution): Promise<void> {
+    const { job, controller } = execution;
+    const decoded = this.#queue.kinds.decode(job.rawPayload, job.fields.kind);
+    if (!decoded.ok) {
+      // Unknown kind, payload not JSON, or not valid for its schema (a non-validating client
+      // wrote it): retrying cannot help.
+      await this.#report(execution, { ok: false, error: new PermanentError(decoded.reason) }, 0);
+      return;
+    }
+    const kind = decoded.kind;
+    const kindOptions = this.#queue.kinds.options(kind);
+    let leaseMs = job.leaseExpiresAtMs - job.claimedAtMs > 0 ? job.leaseExpiresAtMs - job.claimedAtMs : this.#queue.options.visibilityMs;
+    const onLost = (): void => {
+      execution.lost = true;
+      controller.abort(new LostClaimError(job.id, 'renew the lease of'));
+    };
+    this.#leases.add(job, leaseMs, onLost);
+    const log = childLogger(this.#log, { jobId: job.id, kind, attempt: job.attempts });
+    const context: JobContext = {
+      id: job.id,
+      kind,
+      attempt: job.attempts,
+      maxAttempts: job.maxAttempts ?? kindOptions.maxAttempts ?? this.#queue.options.maxAttempts,
+      enqueuedAtMs: job.enqueuedAtMs,
+      signal: controller.signal,
+      log,
+      extendLease: async (ms = leaseMs) => {
+        try {
+          await this.#queue.extendLease(job, ms);
+        } catch (error) {
+          if (isJobsError(error, 'JOBS_LOST_CLAIM')) onLost();
+          throw error;
+        }
+        leaseMs = ms;
+        this.#leases.setLeaseMs(job, ms);
+      },
+    };
+    let timer: NodeJS.Timeout | undefined;
+    if (kindOptions.timeoutMs !== undefined) {
+      const timeoutMs = kindOptions.timeoutMs;
+      timer = setTimeout(() => controller.abort(new TimeoutError(`job ${job.id} (${kind})`, timeoutMs)), timeoutMs);
+    }
+    const started = Date.now();
+    type AnyHandler = (payload: unknown, context: JobContext) => unknown;
+    const handler = (this.#handlers as unknown as Record<string, AnyHandler>)[kind] as AnyHandler;
+    const outcome = await runHandler(() => handler(decoded.payload, context), controller.signal);
+    clearTimeout(timer);
+    // A timed-out attempt stops renewing before it is reported.
+    this.#leases.remove(job);
+    await this.#report(execution, outcome, Date.now() - started);
+  }
+
+  async #report(execution: Execution, outcome: { ok: true; result: unknown } | { ok: false; error: unknown }, durationMs: number): Promise<void> {
+    const { job } = execution;
+    if (execution.released) return;
+    if (execution.lost) {
+      this.#lost(job, 'the lease expired and the job was reclaimed');
+      return;
+    }
+    try {
+      if (outcome.ok) {
+        try {
+          await this.#queue.complete(job, outcome.result);
+          this.emit('completed', { job, result: outcome.result, durationMs });
+          return;
+        } catch (error) {
+          // A result that cannot be stored would fail the same way on every attempt.
+          if (!isJobsError(error, 'JOBS_PAYLOAD_TOO_LARGE') && !isJobsError(error, 'JOBS_NOT_SERIALIZABLE')) throw error;
+          outcome = { ok: false, error: new PermanentError(`the handler's result cannot be stored: ${error.message}`, { cause: error }) };
+        }
+      }
+      const permanent = isJobsError(outcome.error, JOBS_ERROR_CODES.PERMANENT);
+      const result = await this.#queue.fail(job, outcome.error, { permanent });
+      if (result === 'failed') this.emit('failed', { job, error: outcome.error });
+      else this.emit('retrying', { job, error: outcome.error, outcome: result });
+    } catch (error) {
+      if (execution.released) return;
+      if (isJobsError(error, 'JOBS_LOST_CLAIM')) this.#lost(job, error.message);
+      else throw error;
+    }
+  }
+
+  #lost(job: ClaimedJob, reason: string): void {
+    this.#log.warn({ jobId: job.id, reason }, 'lost the claim on a job; its outcome was not reported');
+    this.emit('lost', { job, reason });
+  }
+
+  #scheduleSweep(): void {
+    if (this.#stop.signal.aborted) return;
+    // Jitter, so that many workers do not all sweep in the same millisecond.
+    const delay = Math.round(this.#reclaimIntervalMs * (0.75 + Math.random() * 0.5));
+    this.#sweepTimer = setTimeout(() => {
+      this.#sweeping = this.#sweep().finally(() => {
+        this.#sweeping = undefined;
+        this.#scheduleSweep();
+      });
+    }, delay);
+  }
+
+  /** One opportunistic reclaim sweep (a few bounded calls at most). */
+  async #sweep(): Promise<void> {
+    try {
+      for (let call = 0; call < 10 && !this.#stop.signal.aborted; call += 1) {
+        const result = await this.#queue.reclaimStuck();
+        if (result.reclaimed.length + result.deadLettered.length > 0) {
+          this.#log.info({ reclaimed: result.reclaimed.length, deadLettered: result.deadLettered.length }, 'reclaimed jobs with expired leases');
+        }
+        if (!result.more) return;
+      }
+    } catch (error) {
+      if (!this.#stop.signal.aborted) this.#reportError(error, 'reclaim sweep failed');
+    }
+  }
+
+  /**
+   * Stops claiming, lets running jobs finish for up to `graceMs`, then aborts the rest (their
+   * `signal` fires) and hands them back to pending at once, so another worker can start them
+   * without waiting for a lease to expire. Closes the connections it opened; resolves when done.
+   * Calling it again returns the same promise.
+   */
+  close(options: CloseOptions = {}): Promise<void> {
+    const graceMs = options.graceMs ?? 30_000;
+    if (!Number.isInteger(graceMs) || graceMs < 0 || graceMs > 86_400_000) {
+      return Promise.reject(new InvalidArgumentError('graceMs', `expected a whole number of ms from 0 to 86400000, got ${String(graceMs)}`));
+    }
+    this.#closing ??= this.#shutdown(graceMs);
+    return this.#closing;
+  }
+
+  async #shutdown(graceMs: number): Promise<void> {
+    this.#log.info({ running: this.#active.size, graceMs }, 'worker closing');
+    this.#stop.abort();
+    clearTimeout(this.#sweepTimer);
+    this.#wakeSlotWaiters();
+    await this.#fetching;
+    const finishing = Promise.allSettled([...this.#active.values()].map((execution) => execution.done));
+    const grace = new AbortController();
+    await Promise.race([finishing, pause(graceMs, grace.signal)]);
+    grace.abort();
+    const unfinished = [...this.#active.values()];
+    if (unfinished.length > 0) {
+      for (const execution of unfinished) execution.released = true;
+      try {
+        const released = await this.#queue.release(unfinished.map((execution) => execution.job));
+        this.#log.info({ released: released.filter(Boolean).length }, 'handed unfinished jobs back to pending');
+      } catch (error) {
+        // They come back anyway once their leases expire, which no one renews now.
+        this.#reportError(error, 'could not hand unfinished jobs back; they return when their leases expire');
+      }
+      for (const execution of unfinished) execution.controller.abort(new JobsError(JOBS_ERROR_CODES.CLOSED, 'the worker is shutting down'));
+      await Promise.allSettled(unfinished.map((execution) => execution.done));
+    }
+    await this.#leases.stop();
+    await this.#sweeping;
+    await this.#queue.close();
+    this.#log.info({}, 'worker closed');
+    this.emit('closed');
+  }
+}
+
+/**
+ * Creates a worker for one queue and starts it.
+ *
+ * @example
+ * ```ts
+ * const worker = createWorker({
+ *   redis: process.env.REDIS_URL,
+ *   queue: 'mail',
+ *   kinds,
+ *   concurrency: 16,
+ *   handlers: {
+ *     email: async ({ recipient }, { signal }) => ({ messageId: await send(recipient, { signal }) }),
+ *   },
+ * });
+ * closeOnSignals(worker, { graceMs: 10_000 });
+ * ```
+ */
+export function createWorker<P>(options: WorkerOptions<P>): Worker<P> {
+  return new Worker(options);
+}

@@ -1,0 +1,322 @@
+import { JobQueue } from '@jobs/core';
+import { createProducer } from '@jobs/producer';
+import { redisTest as test, waitFor } from '@jobs/testing';
+import type { Redis } from 'ioredis';
+import { describe, expect } from 'vitest';
+import { createWorker, isJobsError, PermanentError, type HandlerMap, type PayloadTypesOf, type Worker, type WorkerOptions } from '../src/index.ts';
+import { kinds } from './kinds.ts';
+
+type Payloads = PayloadTypesOf<typeof kinds>;
+
+const okHandlers: HandlerMap<Payloads> = {
+  email: ({ recipient }) => ({ sentTo: recipient }),
+  webhook: ({ url }) => ({ posted: url }),
+  thumbnail: ({ image, width }) => ({ thumb: `${image}@${width}` }),
+  invoice: ({ customerId, cents }) => ({ charged: cents, customerId }),
+};
+
+function startWorker(redis: Redis, queue: string, options: Partial<WorkerOptions<Payloads>> = {}): Worker<Payloads> {
+  return createWorker({ redis, queue, kinds, handlers: okHandlers, ...options });
+}
+
+describe('worker', () => {
+  test('a 4-kind handler map processes 10,000 jobs at concurrency 32, each completed exactly once', async ({ redis, queueName }) => {
+    const producer = createProducer({ redis, queue: queueName, kinds });
+    const runs = new Map<string, number>();
+    const count = (id: string): void => {
+      runs.set(id, (runs.get(id) ?? 0) + 1);
+    };
+    const worker = createWorker({
+      redis,
+      queue: queueName,
+      kinds,
+      concurrency: 32,
+      completedHistory: 20_000,
+      handlers: {
+        email: async (payload, { id }) => (count(id), { sentTo: payload.recipient }),
+        webhook: async (payload, { id }) => (count(id), { posted: payload.url }),
+        thumbnail: async (payload, { id }) => (count(id), { thumb: `${payload.image}@${payload.width}` }),
+        invoice: async (payload, { id }) => (count(id), { charged: payload.cents }),
+      },
+    });
+    const ids: string[] = [];
+    for (let batch = 0; batch < 10; batch += 1) {
+      const results = await producer.enqueueMany(
+        Array.from({ length: 1_000 }, (_, i) => {
+          const n = batch * 1_000 + i;
+          switch (n % 4) {
+            case 0:
+              return { kind: 'email' as const, payload: { recipient: `u${n}@example.com`, n } };
+            case 1:
+              return { kind: 'webhook' as const, payload: { url: `https://example.com/${n}`, n } };
+            case 2:
+              return { kind: 'thumbnail' as const, payload: { image: `${n}.png`, width: 64 } };
+            default:
+              return { kind: 'invoice' as const, payload: { customerId: `cus_${n}`, cents: n + 1, n } };
+          }
+        }),
+      );
+      ids.push(...results.map((r) => r.id));
+    }
+    await waitFor(async () => (await producer.stats()).completedTotal === 10_000, { timeoutMs: 120_000, intervalMs: 100, what: '10,000 completions' });
+    expect(runs.size).toBe(10_000);
+    expect([...runs.values()].every((times) => times === 1)).toBe(true);
+    expect(await producer.stats()).toMatchObject({ completedTotal: 10_000, failedTotal: 0, retriedTotal: 0, pendingDepth: 0, processingDepth: 0 });
+    expect(await producer.waitForResult(ids[1] as string)).toEqual({ posted: 'https://example.com/1' });
+    expect((await producer.getJob(ids[3] as string))?.result).toEqual({ charged: 4 });
+    await worker.close();
+    await producer.close();
+  });
+
+  test('outcomes: a returned value completes; a throw retries after backoff, then fails; PermanentError fails at once', async ({ redis, queueName }) => {
+    const producer = createProducer({ redis, queue: queueName, kinds });
+    const events: string[] = [];
+    const worker = createWorker({
+      redis,
+      queue: queueName,
+      kinds,
+      concurrency: 4,
+      handlers: {
+        ...okHandlers,
+        webhook: ({ url }) => {
+          throw new Error(`HTTP 503 from ${url}`);
+        },
+        invoice: ({ customerId }) => {
+          throw new PermanentError(`no customer ${customerId}`);
+        },
+      },
+    });
+    worker.on('completed', ({ job }) => events.push(`completed ${job.kind}`));
+    worker.on('retrying', ({ job }) => events.push(`retrying ${job.kind} ${job.attempts}`));
+    worker.on('failed', ({ job }) => events.push(`failed ${job.kind} ${job.attempts}`));
+    const mail = await producer.enqueue('email', { recipient: 'a@example.com' });
+    const hook = await producer.enqueue('webhook', { url: 'https://example.com/down' });
+    const bill = await producer.enqueue('invoice', { customerId: 'cus_x', cents: 100 });
+    expect(await producer.waitForResult(mail)).toEqual({ sentTo: 'a@example.com' });
+    const hookError = await producer.waitForResult(hook).catch((e: unknown) => e);
+    expect(hookError).toMatchObject({ code: 'JOBS_JOB_FAILED', lastError: 'HTTP 503 from https://example.com/down' });
+    const billError = await producer.waitForResult(bill).catch((e: unknown) => e);
+    expect(billError).toMatchObject({ code: 'JOBS_JOB_FAILED', lastError: 'PermanentError: no customer cus_x' });
+    expect((await producer.getJob(bill))?.attempts).toBe(1);
+    expect((await producer.getJob(hook))?.attempts).toBe(2);
+    await waitFor(() => events.length === 4);
+    expect(events.sort()).toEqual(['completed email', 'failed invoice 1', 'failed webhook 2', 'retrying webhook 1']);
+    await worker.close();
+    await producer.close();
+  });
+
+  test('a payload a non-validating client wrote is validated at claim and fails at once with the reason', async ({ redis, queueName }) => {
+    const worker = startWorker(redis, queueName);
+    const failed: string[] = [];
+    worker.on('failed', ({ job, error }) => failed.push(`${job.id}: ${(error as Error).message}`));
+    const write = async (id: string, payload: string): Promise<void> => {
+      await redis.hset(`queue:{${queueName}}:job:${id}`, { id, payload, status: 'pending', attempts: '0', enqueued_at_ms: String(Date.now()), claim_token: '' });
+      await redis.lpush(`queue:{${queueName}}:pending`, id);
+    };
+    await write('badschema', '{"kind":"email","recipient":"not an address"}');
+    await write('badkind', '{"kind":"fax","to":"123"}');
+    await write('notjson', '{oops');
+    await waitFor(async () => (await redis.llen(`queue:{${queueName}}:failed`)) === 3);
+    const reasons = Object.fromEntries(
+      await Promise.all(['badschema', 'badkind', 'notjson'].map(async (id) => [id, await redis.hget(`queue:{${queueName}}:job:${id}`, 'last_error')])),
+    );
+    expect(reasons.badschema).toMatch(/invalid payload for kind "email": \/recipient must match format "email"/);
+    expect(reasons.badkind).toMatch(/unknown kind "fax"/);
+    expect(reasons.notjson).toMatch(/the payload is not JSON/);
+    expect(failed).toHaveLength(3);
+    await worker.close();
+  });
+
+  test("a handler past its kind's timeoutMs is aborted and its attempt fails with a timeout error", async ({ redis, queueName }) => {
+    const producer = createProducer({ redis, queue: queueName, kinds });
+    let sawAbort: unknown;
+    const worker = createWorker({
+      redis,
+      queue: queueName,
+      kinds,
+      handlers: {
+        ...okHandlers,
+        thumbnail: (_payload, { signal }) =>
+          new Promise((resolve) => {
+            signal.addEventListener('abort', () => {
+              sawAbort = signal.reason;
+              resolve('too late');
+            });
+          }),
+      },
+    });
+    const id = await producer.enqueue('thumbnail', { image: 'huge.tiff', width: 10 });
+    const error = await producer.waitForResult(id, { timeoutMs: 10_000 }).catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: 'JOBS_JOB_FAILED', lastError: expect.stringMatching(/TimeoutError: job \w+ \(thumbnail\) did not finish within 200 ms/) });
+    expect(isJobsError(sawAbort, 'JOBS_TIMEOUT')).toBe(true);
+    await worker.close();
+    await producer.close();
+  });
+
+  test('a worker whose job was reclaimed learns it (lost, signal aborted) and does not report a result', async ({ redis, queueName }) => {
+    const producer = createProducer({ redis, queue: queueName, kinds });
+    const lost: string[] = [];
+    let firstSignal: AbortSignal | undefined;
+    let releaseFirst: () => void = () => undefined;
+    const worker = createWorker({
+      redis,
+      queue: queueName,
+      kinds,
+      concurrency: 2,
+      visibilityMs: 300,
+      reclaimIntervalMs: 0,
+      handlers: {
+        ...okHandlers,
+        email: async (_payload, { attempt, signal }) => {
+          if (attempt === 1) {
+            firstSignal = signal;
+            await new Promise<void>((resolve) => {
+              releaseFirst = resolve;
+            });
+            return 'from the first attempt';
+          }
+          return 'from the second attempt';
+        },
+      },
+    });
+    worker.on('lost', ({ job }) => lost.push(job.id));
+    const id = await producer.enqueue('email', { recipient: 'a@example.com' });
+    await waitFor(() => firstSignal);
+    // Someone else reclaims it: its lease is expired by hand, then swept.
+    await redis.zadd(`queue:{${queueName}}:leases`, 0, id);
+    const core = new JobQueue({ redis, queue: queueName, kinds });
+    expect((await core.reclaimStuck()).reclaimed).toEqual([id]);
+    await waitFor(() => firstSignal?.aborted);
+    expect(isJobsError(firstSignal?.reason, 'JOBS_LOST_CLAIM')).toBe(true);
+    expect(await producer.waitForResult(id)).toBe('from the second attempt');
+    releaseFirst();
+    await waitFor(() => lost.length === 1);
+    expect(lost).toEqual([id]);
+    expect((await producer.getJob(id))?.result).toBe('from the second attempt');
+    await Promise.all([worker.close(), producer.close(), core.close()]);
+  });
+
+  test('a 3 s job with a 500 ms visibility timeout is never reclaimed while its worker lives', async ({ redis, queueName }) => {
+    const producer = createProducer({ redis, queue: queueName, kinds });
+    const worker = createWorker({
+      redis,
+      queue: queueName,
+      kinds,
+      visibilityMs: 500,
+      handlers: {
+        ...okHandlers,
+        invoice: async ({ cents }, { signal }) => {
+          await new Promise((resolve) => setTimeout(resolve, 3_000));
+          return { charged: cents, aborted: signal.aborted };
+        },
+      },
+    });
+    // Someone sweeps for expired leases every 50 ms the whole time.
+    const sweeper = new JobQueue({ redis, queue: queueName, kinds, visibilityMs: 500 });
+    let sweeping = true;
+    let sweeps = 0;
+    const sweepLoop = (async () => {
+      while (sweeping) {
+        expect((await sweeper.reclaimStuck()).reclaimed).toEqual([]);
+        sweeps += 1;
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+    })();
+    const id = await producer.enqueue('invoice', { customerId: 'cus_slow', cents: 300 });
+    expect(await producer.waitForResult(id, { timeoutMs: 15_000 })).toEqual({ charged: 300, aborted: false });
+    sweeping = false;
+    await sweepLoop;
+    expect(sweeps).toBeGreaterThan(20);
+    const job = await producer.getJob(id);
+    expect(job?.attempts).toBe(1);
+    expect(job?.reclaimedAtMs).toBeUndefined();
+    expect((await producer.stats()).reclaimedTotal).toBe(0);
+    await Promise.all([worker.close(), sweeper.close(), producer.close()]);
+  });
+
+  test('close mid-flight: 100 running jobs, the finished ones complete, the rest go back to pending at once', async ({ redis, queueName }) => {
+    const producer = createProducer({ redis, queue: queueName, kinds });
+    let started = 0;
+    const worker = createWorker({
+      redis,
+      queue: queueName,
+      kinds,
+      concurrency: 100,
+      handlers: {
+        ...okHandlers,
+        email: async ({ n }, { signal }) => {
+          started += 1;
+          const ms = (n ?? 0) % 2 === 0 ? 50 : 60_000;
+          await new Promise((resolve, reject) => {
+            const timer = setTimeout(resolve, ms);
+            signal.addEventListener('abort', () => {
+              clearTimeout(timer);
+              reject(signal.reason);
+            });
+          });
+          return n;
+        },
+      },
+    });
+    await producer.enqueueMany(Array.from({ length: 100 }, (_, n) => ({ kind: 'email' as const, payload: { recipient: 'a@example.com', n } })));
+    await waitFor(() => started === 100);
+    expect(worker.running).toBe(100);
+    await worker.close({ graceMs: 500 });
+    const stats = await producer.stats();
+    expect(stats).toMatchObject({ completedTotal: 50, pendingDepth: 50, processingDepth: 0, failedTotal: 0, retriedTotal: 0, releasedTotal: 50 });
+    expect(await redis.zcard(`queue:{${queueName}}:leases`)).toBe(0);
+    const back = await redis.lrange(`queue:{${queueName}}:pending`, 0, -1);
+    const attempts = await Promise.all(back.map((id) => redis.hget(`queue:{${queueName}}:job:${id}`, 'attempts')));
+    expect(attempts.every((a) => a === '0')).toBe(true);
+    // Another worker picks them up at once and finishes them: none was lost.
+    const next = startWorker(redis, queueName, { concurrency: 50 });
+    await waitFor(async () => (await producer.stats()).completedTotal === 100, { timeoutMs: 20_000 });
+    await next.close();
+    await producer.close();
+  });
+
+  test('handler maps are checked against the kinds, at compile time and at start', ({ redis, queueName }) => {
+    const typeOnly = (): void => {
+      // @ts-expect-error: the invoice handler is missing
+      createWorker({ redis, queue: queueName, kinds, handlers: { email: () => 1, webhook: () => 1, thumbnail: () => 1 } });
+      createWorker({
+        redis,
+        queue: queueName,
+        kinds,
+        handlers: {
+          ...okHandlers,
+          // @ts-expect-error: the payload of email has no `url`
+          email: (payload: { url: string }) => payload.url,
+        },
+      });
+      createWorker({
+        redis,
+        queue: queueName,
+        kinds,
+        handlers: {
+          ...okHandlers,
+          // @ts-expect-error: not a kind of this queue
+          fax: () => 1,
+        },
+      });
+      createWorker({
+        redis,
+        queue: queueName,
+        kinds,
+        handlers: {
+          ...okHandlers,
+          // A handler sees its own payload type and its kind name.
+          email: (payload, context) => {
+            const recipient: string = payload.recipient;
+            const kind: 'email' = context.kind;
+            return { recipient, kind };
+          },
+        },
+      });
+    };
+    expect(typeof typeOnly).toBe('function');
+    const missing = { email: () => 1, webhook: () => 1, thumbnail: () => 1 } as unknown as HandlerMap<Payloads>;
+    expect(() => createWorker({ redis, queue: queueName, kinds, handlers: missing })).toThrow(/handlers\.invoice.*no handler for kind "invoice"/);
+    expect(() => startWorker(redis, queueName, { concurrency: 0 })).toThrow(/concurrency/);
+  });
+});
