@@ -275,6 +275,58 @@ describe('worker', () => {
     await producer.close();
   });
 
+  test('ctx.extendLease renews the lease for the time asked, and a result too large to store fails the job for good', async ({ redis, queueName }) => {
+    const producer = createProducer({ redis, queue: queueName, kinds });
+    let leaseAfterExtend = 0;
+    const worker = createWorker({
+      redis,
+      queue: queueName,
+      kinds,
+      maxResultBytes: 1_000,
+      handlers: {
+        ...okHandlers,
+        email: async (_payload, { id, extendLease }) => {
+          await extendLease(120_000);
+          const [seconds] = await redis.time();
+          leaseAfterExtend = Number(await redis.zscore(`queue:{${queueName}}:leases`, id)) - Number(seconds) * 1000;
+          return 'ok';
+        },
+        webhook: () => 'x'.repeat(5_000),
+      },
+    });
+    expect(await producer.waitForResult(await producer.enqueue('email', { recipient: 'a@example.com' }))).toBe('ok');
+    expect(leaseAfterExtend).toBeGreaterThan(115_000);
+    expect(leaseAfterExtend).toBeLessThanOrEqual(121_000);
+    const big = await producer.enqueue('webhook', { url: 'https://example.com/' });
+    const error = await producer.waitForResult(big).catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: 'JOBS_JOB_FAILED', lastError: expect.stringMatching(/result cannot be stored: result is \d+ bytes of JSON, over the limit of 1000 bytes/) });
+    expect((await producer.getJob(big))?.attempts).toBe(1);
+    await worker.close();
+    await producer.close();
+  });
+
+  test('structured logs go to the logger passed in, bound to the queue and the job', async ({ redis, queueName }) => {
+    const lines: { level: string; fields: Record<string, unknown>; message: string | undefined }[] = [];
+    const logger = Object.fromEntries(
+      (['debug', 'info', 'warn', 'error'] as const).map((level) => [level, (fields: Record<string, unknown>, message?: string) => lines.push({ level, fields, message })]),
+    ) as unknown as import('../src/index.ts').Logger;
+    const producer = createProducer({ redis, queue: queueName, kinds });
+    const worker = createWorker({
+      redis,
+      queue: queueName,
+      kinds,
+      logger,
+      handlers: { ...okHandlers, email: (_payload, { log }) => (log.info({ step: 'sending' }, 'sending mail'), 'sent') },
+    });
+    const id = await producer.enqueue('email', { recipient: 'a@example.com' });
+    await producer.waitForResult(id);
+    await worker.close();
+    expect(lines).toContainEqual({ level: 'info', fields: { queue: queueName, concurrency: 1 }, message: 'worker started' });
+    expect(lines).toContainEqual({ level: 'info', fields: { queue: queueName, jobId: id, kind: 'email', attempt: 1, step: 'sending' }, message: 'sending mail' });
+    expect(lines.at(-1)).toMatchObject({ level: 'info', message: 'worker closed' });
+    await producer.close();
+  });
+
   test('handler maps are checked against the kinds, at compile time and at start', ({ redis, queueName }) => {
     const typeOnly = (): void => {
       // @ts-expect-error: the invoice handler is missing
