@@ -20,6 +20,7 @@
 ]]
 --@include lib/now.lua
 --@include lib/processing.lua
+--@include lib/holds-claim.lua
 --@include lib/events.lua
 --@include lib/history.lua
 
@@ -30,10 +31,7 @@ local completed = 0
 for j = 0, (#ARGV - 4) / 3 - 1 do
   local id, token, result = ARGV[5 + j * 3], ARGV[6 + j * 3], ARGV[7 + j * 3]
   local key = KEYS[5 + j]
-  local owned = token ~= ''
-    and redis.call('HGET', key, 'claim_token') == token
-    and redis.call('HGET', key, 'status') == 'processing'
-    and remove_from_processing(KEYS[1], id) == 1
+  local owned = holds_claim(key, token) and remove_from_processing(KEYS[1], id) == 1
   if owned then
     redis.call('ZREM', KEYS[3], id)
     redis.call('HSET', key, 'status', 'completed', 'completed_at_ms', now, 'result', result,

@@ -12,6 +12,7 @@
   Returns:  per job the new deadline in ms, or 0 if the caller no longer owns the job
 ]]
 --@include lib/now.lua
+--@include lib/holds-claim.lua
 
 local now = now_ms()
 local deadline = now + tonumber(ARGV[1])
@@ -19,8 +20,7 @@ local out = {}
 for j = 0, (#ARGV - 1) / 2 - 1 do
   local id, token = ARGV[2 + j * 2], ARGV[3 + j * 2]
   local key = KEYS[2 + j]
-  if token ~= '' and redis.call('HGET', key, 'claim_token') == token
-    and redis.call('HGET', key, 'status') == 'processing' then
+  if holds_claim(key, token) then
     redis.call('ZADD', KEYS[1], deadline, id)
     redis.call('HSET', key, 'lease_expires_at_ms', deadline)
     out[#out + 1] = deadline

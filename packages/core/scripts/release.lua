@@ -15,6 +15,7 @@
 ]]
 --@include lib/now.lua
 --@include lib/processing.lua
+--@include lib/holds-claim.lua
 --@include lib/events.lua
 
 local now = now_ms()
@@ -22,10 +23,7 @@ local out, released = {}, {}
 for j = 0, (#ARGV - 1) / 2 - 1 do
   local id, token = ARGV[2 + j * 2], ARGV[3 + j * 2]
   local key = KEYS[5 + j]
-  local owned = token ~= ''
-    and redis.call('HGET', key, 'claim_token') == token
-    and redis.call('HGET', key, 'status') == 'processing'
-    and remove_from_processing(KEYS[1], id) == 1
+  local owned = holds_claim(key, token) and remove_from_processing(KEYS[1], id) == 1
   if owned then
     redis.call('ZREM', KEYS[3], id)
     if (tonumber(redis.call('HGET', key, 'attempts')) or 0) > 0 then
