@@ -105,7 +105,7 @@ function main() {
 
   if (command === 'test') {
     clearTestReports();
-    const result = spawnSync(pnpm, ['exec', 'turbo', 'run', 'lint', 'typecheck', 'build', 'test', '--output-logs=errors-only', ...rest], {
+    const result = spawnSync(pnpm, ['exec', 'turbo', 'run', 'lint', 'typecheck', 'build', 'test', '--continue', '--output-logs=errors-only', ...rest], {
       cwd: root,
       stdio: 'inherit',
     });

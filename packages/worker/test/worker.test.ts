@@ -3,7 +3,7 @@ import { createProducer } from '@jobs/producer';
 import { redisTest as test, waitFor } from '@jobs/testing';
 import type { Redis } from 'ioredis';
 import { describe, expect } from 'vitest';
-import { createWorker, isJobsError, PermanentError, type HandlerMap, type PayloadTypesOf, type Worker, type WorkerOptions } from '../src/index.ts';
+import { createWorker, isJobsError, PermanentError, type HandlerMap, type Logger, type PayloadTypesOf, type Worker, type WorkerOptions } from '../src/index.ts';
 import { kinds } from './kinds.ts';
 
 type Payloads = PayloadTypesOf<typeof kinds>;
@@ -309,7 +309,7 @@ describe('worker', () => {
     const lines: { level: string; fields: Record<string, unknown>; message: string | undefined }[] = [];
     const logger = Object.fromEntries(
       (['debug', 'info', 'warn', 'error'] as const).map((level) => [level, (fields: Record<string, unknown>, message?: string) => lines.push({ level, fields, message })]),
-    ) as unknown as import('../src/index.ts').Logger;
+    ) as unknown as Logger;
     const producer = createProducer({ redis, queue: queueName, kinds });
     const worker = createWorker({
       redis,
