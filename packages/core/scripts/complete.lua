@@ -19,7 +19,7 @@
   Returns:  per job 1 if completed, 0 if the caller does not own the job (nothing changed)
 ]]
 --@include lib/now.lua
---@include lib/processing.lua
+--@include lib/remove-from-list.lua
 --@include lib/holds-claim.lua
 --@include lib/events.lua
 --@include lib/history.lua
@@ -31,7 +31,7 @@ local completed = 0
 for j = 0, (#ARGV - 4) / 3 - 1 do
   local id, token, result = ARGV[5 + j * 3], ARGV[6 + j * 3], ARGV[7 + j * 3]
   local key = KEYS[5 + j]
-  local owned = holds_claim(key, token) and remove_from_processing(KEYS[1], id) == 1
+  local owned = holds_claim(key, token) and remove_from_list(KEYS[1], id) == 1
   if owned then
     redis.call('ZREM', KEYS[3], id)
     redis.call('HSET', key, 'status', 'completed', 'completed_at_ms', now, 'result', result,

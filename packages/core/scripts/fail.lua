@@ -25,14 +25,14 @@
   Returns: 0 not the owner (nothing changed) | 1 retried now | 2 dead-lettered | 3 retry delayed
 ]]
 --@include lib/now.lua
---@include lib/processing.lua
+--@include lib/remove-from-list.lua
 --@include lib/holds-claim.lua
 --@include lib/events.lua
 --@include lib/history.lua
 --@include lib/dead-letter.lua
 
 local key, id, token, reason = KEYS[1], ARGV[2], ARGV[3], ARGV[4]
-local owned = holds_claim(key, token) and remove_from_processing(KEYS[2], id) == 1
+local owned = holds_claim(key, token) and remove_from_list(KEYS[2], id) == 1
 if not owned then return 0 end
 
 local now = now_ms()

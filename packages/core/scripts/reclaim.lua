@@ -30,7 +30,7 @@
   Returns: { {reclaimed ids}, {dead-lettered ids}, {dropped ids}, 1 if more leases are due else 0 }
 ]]
 --@include lib/now.lua
---@include lib/processing.lua
+--@include lib/remove-from-list.lua
 --@include lib/events.lua
 --@include lib/history.lua
 --@include lib/dead-letter.lua
@@ -63,7 +63,7 @@ if scan_budget > 0 then
       end
     end
   end
-  for _, id in ipairs(dropped) do remove_from_processing(KEYS[2], id) end
+  for _, id in ipairs(dropped) do remove_from_list(KEYS[2], id) end
   -- Next call goes on from here; the ids dropped from this stretch moved the rest up by as many.
   if #slice < scan_budget then cursor = 0 else cursor = cursor + #slice - #dropped end
   redis.call('SET', KEYS[6], cursor)
@@ -77,10 +77,10 @@ for _, id in ipairs(expired) do
   local key = job_prefix .. id
   local status = redis.call('HGET', key, 'status')
   if not status then
-    remove_from_processing(KEYS[2], id)
+    remove_from_list(KEYS[2], id)
     dropped[#dropped + 1] = id
   elseif (status == 'processing' or status == 'pending')
-    and remove_from_processing(KEYS[2], id) == 1 then
+    and remove_from_list(KEYS[2], id) == 1 then
     -- 'pending' while in processing: a recipe claimer moved it and died before its stamp.
     local attempts = tonumber(redis.call('HGET', key, 'attempts')) or 0
     local max_attempts = tonumber(redis.call('HGET', key, 'max_attempts')) or default_max_attempts

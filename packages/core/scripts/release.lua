@@ -14,7 +14,7 @@
   Returns:  per job 1 if released, 0 if the caller does not own the job (nothing changed)
 ]]
 --@include lib/now.lua
---@include lib/processing.lua
+--@include lib/remove-from-list.lua
 --@include lib/holds-claim.lua
 --@include lib/events.lua
 
@@ -23,7 +23,7 @@ local out, released = {}, {}
 for j = 0, (#ARGV - 1) / 2 - 1 do
   local id, token = ARGV[2 + j * 2], ARGV[3 + j * 2]
   local key = KEYS[5 + j]
-  local owned = holds_claim(key, token) and remove_from_processing(KEYS[1], id) == 1
+  local owned = holds_claim(key, token) and remove_from_list(KEYS[1], id) == 1
   if owned then
     redis.call('ZREM', KEYS[3], id)
     if (tonumber(redis.call('HGET', key, 'attempts')) or 0) > 0 then

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { Cluster, type Redis } from 'ioredis';
 import { backoffDelayMs } from './backoff.ts';
 import { resolveEnqueueOptions, type EnqueueOptions } from './enqueue-options.ts';
 import { InvalidArgumentError, JOBS_ERROR_CODES, JobsError, LostClaimError } from './errors.ts';
@@ -87,6 +88,8 @@ export interface QueueStats {
   /** Expired leases returned to pending. */
   readonly reclaimedTotal: number;
   readonly cancelledTotal: number;
+  /** Dead-lettered jobs redriven to pending. */
+  readonly redrivenTotal: number;
   /** Claimed jobs handed back by workers shutting down. */
   readonly releasedTotal: number;
   /** Ids found without a hash (or already finished) and dropped. */
@@ -432,6 +435,64 @@ export class JobQueue<P> {
     return { promoted: Number(promoted), nextDueMs: Number(nextDue) >= 0 ? Number(nextDue) : null };
   }
 
+  /**
+   * Redrives dead-lettered jobs by id: back onto pending with a fresh set of attempts. Per id,
+   * true when redriven, else the status that kept it (`not_found` when there is no such job).
+   */
+  async retry(ids: readonly string[]): Promise<(true | string)[]> {
+    if (ids.length === 0) return [];
+    ids.forEach((id, index) => assertJobId(id, `ids[${index}]`));
+    const keys = [this.keys.failed, this.keys.pending, this.keys.stats, ...ids.map((id) => this.keys.job(id))];
+    const reply = (await this.#run(SCRIPTS.retry, keys, ids)) as (number | string)[];
+    return reply.map((code) => (Number(code) === 1 ? true : String(code) || 'not_found'));
+  }
+
+  /**
+   * Redrives up to `batch` of the oldest dead-lettered jobs (the far end of the failed list).
+   * `more` is true while the failed list still holds ids.
+   */
+  async retryFailed(options: { batch?: number } = {}): Promise<{ retried: string[]; more: boolean }> {
+    const batch = assertWholeNumber('batch', options.batch ?? 500, 1, 10_000);
+    await this.#ensureReady();
+    const ids = await withRedisErrors(() => this.client.lrange(this.keys.failed, -batch, -1));
+    const outcomes = await this.retry(ids);
+    const remaining = await withRedisErrors(() => this.client.llen(this.keys.failed));
+    return { retried: ids.filter((_, index) => outcomes[index] === true), more: remaining > 0 };
+  }
+
+  /**
+   * Drops ids whose hash has expired from the far end of the completed and failed histories, at
+   * most `batch` from each. Returns how many it dropped.
+   */
+  async tidyHistory(batch = 1_000): Promise<{ completed: number; failed: number }> {
+    assertWholeNumber('batch', batch, 1, 100_000);
+    const [completed, failed] = await this.#pipeline((pipe) => {
+      pipeScript(pipe, SCRIPTS.tidy, [this.keys.completed], [this.keys.jobPrefix, batch]);
+      pipeScript(pipe, SCRIPTS.tidy, [this.keys.failed], [this.keys.jobPrefix, batch]);
+    });
+    return { completed: Number(completed), failed: Number(failed) };
+  }
+
+  /**
+   * Deletes every key of the queue: its lists, sets, counters and job hashes. Not atomic: stop
+   * the producers and workers of the queue first. Returns how many keys it deleted.
+   */
+  async purge(): Promise<number> {
+    await this.#ensureReady();
+    const nodes: Redis[] = this.client instanceof Cluster ? this.client.nodes('master') : [this.client];
+    let deleted = 0;
+    for (const node of nodes) {
+      let cursor = '0';
+      do {
+        // The name holds no glob characters (assertQueueName), so the pattern is this queue's only.
+        const [next, keys] = await withRedisErrors(() => node.scan(cursor, 'MATCH', `${this.keys.prefix}*`, 'COUNT', 1_000));
+        cursor = next;
+        if (keys.length > 0) deleted += await withRedisErrors(() => node.unlink(...keys));
+      } while (cursor !== '0');
+    }
+    return deleted;
+  }
+
   /** Cancels a job that has not started (pending or delayed). */
   async cancel(id: string): Promise<CancelOutcome> {
     assertJobId(id);
@@ -489,6 +550,7 @@ export class JobQueue<P> {
       reclaimedTotal: count('reclaimed_total'),
       cancelledTotal: count('cancelled_total'),
       releasedTotal: count('released_total'),
+      redrivenTotal: count('redriven_total'),
       droppedTotal: count('dropped_total'),
       pendingDepth: Number(pending),
       processingDepth: Number(processing),

@@ -11,7 +11,7 @@ import type { ChainableCommander, Cluster, Redis } from 'ioredis';
  */
 
 /** The scripts, by file name. */
-export const SCRIPT_NAMES = ['enqueue', 'claim', 'complete', 'fail', 'release', 'reclaim', 'extend', 'promote', 'cancel', 'stats', 'peek'] as const;
+export const SCRIPT_NAMES = ['enqueue', 'claim', 'complete', 'fail', 'release', 'reclaim', 'extend', 'promote', 'cancel', 'retry', 'tidy', 'stats', 'peek'] as const;
 
 /** A script's name. */
 export type ScriptName = (typeof SCRIPT_NAMES)[number];

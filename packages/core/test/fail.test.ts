@@ -137,3 +137,40 @@ describe('release', () => {
     await queue.close();
   });
 });
+
+describe('retry (redrive from the dead-letter list)', () => {
+  test('puts failed jobs back on pending with fresh attempts, oldest first, and leaves others alone', async ({ redis, queueName }) => {
+    const queue = openQueue(redis, queueName, { failedTtlSeconds: 600 });
+    const ids = [];
+    for (let n = 0; n < 3; n += 1) ids.push(await queue.enqueue('email', { recipient: 'a@example.com', n }));
+    for (const job of await queue.claim({ max: 3 })) await queue.fail(job, `boom ${job.id}`, { permanent: true });
+    const pendingOne = await queue.enqueue('email', { recipient: 'b@example.com' });
+    expect(await queue.retry([ids[1] as string, pendingOne, 'ffffffffffffffff'])).toEqual([true, 'pending', 'not_found']);
+    const record = await queue.getJob(ids[1] as string);
+    expect(record).toMatchObject({ status: 'pending', attempts: 0, lastError: `boom ${ids[1]}` });
+    expect(await redis.ttl(`queue:{${queueName}}:job:${ids[1]}`)).toBe(-1);
+    const { retried, more } = await queue.retryFailed({ batch: 1 });
+    expect(retried).toEqual([ids[0]]);
+    expect(more).toBe(true);
+    expect(await queue.retryFailed()).toEqual({ retried: [ids[2]], more: false });
+    expect(await queue.stats()).toMatchObject({ failedDepth: 0, pendingDepth: 4, redrivenTotal: 3 });
+    const [again] = (await queue.claim()) as [ClaimedJob];
+    expect(again.attempts).toBe(1);
+    await queue.close();
+  });
+
+  test('tidyHistory drops expired ids from the far end; purge deletes every key of the queue and nothing else', async ({ redis, queueName }) => {
+    const queue = openQueue(redis, queueName);
+    await redis.rpush(`queue:{${queueName}}:completed`, 'kept', 'gone1', 'gone2');
+    await redis.hset(`queue:{${queueName}}:job:kept`, { id: 'kept', status: 'completed' });
+    expect(await queue.tidyHistory()).toEqual({ completed: 2, failed: 0 });
+    expect(await redis.lrange(`queue:{${queueName}}:completed`, 0, -1)).toEqual(['kept']);
+    await queue.enqueue('email', { recipient: 'a@example.com' }, { idempotencyKey: 'k' });
+    await redis.set('queue:{other}:pending-lookalike', 'x');
+    expect(await queue.purge()).toBeGreaterThanOrEqual(4);
+    expect(await redis.keys(`queue:{${queueName}}:*`)).toEqual([]);
+    expect(await redis.get('queue:{other}:pending-lookalike')).toBe('x');
+    await redis.del('queue:{other}:pending-lookalike');
+    await queue.close();
+  });
+});

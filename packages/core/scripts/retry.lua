@@ -1,0 +1,36 @@
+#!lua flags=allow-oom
+--[[
+  retry: redrives dead-lettered jobs: each id that is in status failed leaves the failed list
+  and goes back onto pending (LPUSH, the back of the queue) with a fresh set of attempts. Its
+  last_error is kept, for the record. An id whose hash has expired is dropped from the failed
+  list; ids in any other state are left alone.
+
+  KEYS[1]   failed list
+  KEYS[2]   pending list
+  KEYS[3]   stats hash
+  KEYS[4..] the job hash of each id, in the order of ARGV
+  ARGV[1..] job ids
+  Returns:  per id 1 if redriven, else the job's status ('' when there is no such job)
+]]
+--@include lib/remove-from-list.lua
+
+local out = {}
+local redriven = 0
+for j = 1, #ARGV do
+  local id, key = ARGV[j], KEYS[3 + j]
+  local status = redis.call('HGET', key, 'status')
+  if status == 'failed' then
+    remove_from_list(KEYS[1], id)
+    redis.call('HSET', key, 'status', 'pending', 'attempts', 0, 'claim_token', '', 'claimed_at_ms', 0)
+    redis.call('HDEL', key, 'failed_at_ms')
+    redis.call('PERSIST', key)
+    redis.call('LPUSH', KEYS[2], id)
+    redriven = redriven + 1
+    out[#out + 1] = 1
+  else
+    if not status then remove_from_list(KEYS[1], id) end
+    out[#out + 1] = status or ''
+  end
+end
+if redriven > 0 then redis.call('HINCRBY', KEYS[3], 'redriven_total', redriven) end
+return out
