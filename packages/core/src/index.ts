@@ -23,6 +23,9 @@ export type { EnqueueOptions } from './enqueue-options.ts';
 export { defineKinds, Kinds, KIND_NAME_PATTERN } from './kinds.ts';
 export type { DecodedPayload, DefineKindsOptions, KindDefinition, KindDefinitions, KindName, KindOptions, PayloadMap, PayloadOf, PayloadTypesOf } from './kinds.ts';
 
+export { childLogger, silentLogger } from './logger.ts';
+export type { Logger } from './logger.ts';
+
 export { backoffDelayMs, DEFAULT_BACKOFF } from './backoff.ts';
 export type { BackoffPolicy } from './backoff.ts';
 
@@ -32,7 +35,7 @@ export type { ClaimedJob, JobRecord, JobStatus } from './job-record.ts';
 export { assertJobId, assertQueueName, JOB_ID_PATTERN, QUEUE_NAME_PATTERN, queueKeys } from './keys.ts';
 export type { QueueKeys } from './keys.ts';
 
-export { connectRedis, describeRedis, duplicateClient, isRedisClient, MIN_REDIS_VERSION, toJobsError } from './redis-connection.ts';
+export { closeClient, connectRedis, describeRedis, duplicateClient, isRedisClient, MIN_REDIS_VERSION, toJobsError } from './redis-connection.ts';
 export type { RedisConnection, RedisConnectionInput } from './redis-connection.ts';
 export type { RedisClient } from './lua.ts';
 

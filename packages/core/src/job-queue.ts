@@ -9,7 +9,7 @@ import { assertJobId, queueKeys, type QueueKeys } from './keys.ts';
 import type { KindName, Kinds } from './kinds.ts';
 import { SCRIPTS, pipeScript, registerScripts, runScript, type LuaScript, type RedisClient } from './lua.ts';
 import { resolveQueueOptions, type QueueOptions, type ResolvedQueueOptions } from './queue-options.ts';
-import { assertRedisVersion, connectRedis, duplicateClient, toJobsError, withRedisErrors, type RedisConnectionInput } from './redis-connection.ts';
+import { assertRedisVersion, closeClient, connectRedis, duplicateClient, toJobsError, withRedisErrors, type RedisConnectionInput } from './redis-connection.ts';
 import { WorkWaiter } from './wait-for-work.ts';
 import { assertWholeNumber } from './whole-number.ts';
 
@@ -568,8 +568,6 @@ export class JobQueue<P> {
     if (this.#closed) return;
     this.#closed = true;
     this.#waiter.close();
-    if (this.#owned) {
-      await this.client.quit().catch(() => this.client.disconnect());
-    }
+    if (this.#owned) await closeClient(this.client);
   }
 }

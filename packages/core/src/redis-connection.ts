@@ -39,11 +39,12 @@ function quiet<C extends RedisClient>(client: C): C {
 
 /**
  * Opens a client for `input`, or adopts the one given. Clients we create fail a command after
- * `maxRetriesPerRequest` reconnect attempts instead of queueing it forever.
+ * `maxRetriesPerRequest` reconnect attempts instead of queueing it forever; `overrides` change
+ * our defaults (options inside `input` still win).
  */
-export function connectRedis(input: RedisConnectionInput, connectionName: string): RedisConnection {
+export function connectRedis(input: RedisConnectionInput, connectionName: string, overrides: RedisOptions = {}): RedisConnection {
   if (isRedisClient(input)) return { client: input, owned: false };
-  const defaults: RedisOptions = { connectionName, maxRetriesPerRequest: 20, enableAutoPipelining: false };
+  const defaults: RedisOptions = { connectionName, maxRetriesPerRequest: 20, enableAutoPipelining: false, ...overrides };
   if (typeof input === 'string') {
     let url: URL;
     try {
@@ -115,6 +116,15 @@ export async function withRedisErrors<T>(operation: () => Promise<T>): Promise<T
   } catch (error) {
     throw toJobsError(error);
   }
+}
+
+/**
+ * Closes a client we own: QUIT when connected (pending replies arrive first), else just drop
+ * the socket, so that closing never waits on a Redis that is away.
+ */
+export async function closeClient(client: RedisClient): Promise<void> {
+  if (client.status === 'ready') await client.quit().catch(() => client.disconnect());
+  else client.disconnect();
 }
 
 /** The lowest Redis version @jobs runs on: scripts use shebang flags (7.0). */

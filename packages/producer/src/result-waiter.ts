@@ -1,4 +1,4 @@
-import { duplicateClient, JobFailedError, JobNotFoundError, TimeoutError, type JobRecord, type RedisClient } from '@jobs/core';
+import { closeClient, duplicateClient, JobFailedError, JobNotFoundError, TimeoutError, type JobRecord, type RedisClient } from '@jobs/core';
 
 /** Waits `ms`, or less when `woken` resolves; rejects with the reason when `signal` aborts. */
 function pause(ms: number, woken: Promise<void>, signal?: AbortSignal): Promise<void> {
@@ -113,6 +113,6 @@ export class ResultWaiter {
     const subscriber = this.#subscriber;
     this.#subscriber = undefined;
     this.#subscribed = undefined;
-    if (subscriber) await subscriber.quit().catch(() => subscriber.disconnect());
+    if (subscriber) await closeClient(subscriber);
   }
 }

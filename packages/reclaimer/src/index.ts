@@ -1,7 +1,17 @@
 /**
- * @jobs/reclaimer: what the ops team deploys to return the jobs of crashed workers. For now it
- * re-exports what an operator's scripts need from @jobs/core (the queue's verbs, its stats and
- * errors); the daemon, its metrics and the admin CLI land with the reclaimer issue.
+ * @jobs/reclaimer: what the ops team deploys. `createReclaimer` sweeps queues on an interval
+ * (the `jobs-reclaimer` daemon wraps it, with Prometheus metrics and a health check), and the
+ * `jobs` admin CLI looks after queues without knowing their keys. What operators' scripts need
+ * from @jobs/core is re-exported here.
  */
-export { describeRedis, isJobsError, JOBS_ERROR_CODES, JobQueue, JobsError, RedisUnavailableError, defineKinds } from '@jobs/core';
-export type { JobRecord, JobStatus, JobsErrorCode, ListState, QueueStats, ReclaimResult, RedisConnectionInput } from '@jobs/core';
+export { createReclaimer, Reclaimer } from './reclaimer.ts';
+export type { ReclaimerEventMap, ReclaimerOptions } from './reclaimer.ts';
+export type { SweepReport } from './sweep.ts';
+export { ReclaimerMetrics } from './metrics.ts';
+export { startMetricsServer } from './metrics-server.ts';
+export type { MetricsServer } from './metrics-server.ts';
+export { discoverQueues } from './discover-queues.ts';
+export { jsonLogger } from './json-logger.ts';
+export type { LogLevel } from './json-logger.ts';
+export { defineKinds, describeRedis, isJobsError, JOBS_ERROR_CODES, JobQueue, JobsError, RedisUnavailableError } from '@jobs/core';
+export type { JobRecord, JobStatus, JobsErrorCode, ListState, Logger, QueueStats, ReclaimResult, RedisConnectionInput } from '@jobs/core';

@@ -1,5 +1,4 @@
-import type { KindName } from '@jobs/core';
-import type { Logger } from './logger.ts';
+import type { KindName, Logger } from '@jobs/core';
 
 /** What a handler gets beside its payload. */
 export interface JobContext<N extends string = string> {

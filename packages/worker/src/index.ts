@@ -9,10 +9,9 @@ export { closeOnSignals } from './signals.ts';
 export type { CloseOnSignalsOptions } from './signals.ts';
 export type { Handler, HandlerMap, JobContext } from './handler-map.ts';
 export type { WorkerEventMap } from './worker-events.ts';
-export { silentLogger } from './logger.ts';
-export type { Logger } from './logger.ts';
 export {
   defineKinds,
+  silentLogger,
   describeRedis,
   isJobsError,
   JOBS_ERROR_CODES,
@@ -26,6 +25,7 @@ export {
 } from '@jobs/core';
 export type {
   BackoffPolicy,
+  Logger,
   ClaimedJob,
   FailOutcome,
   JobRecord,

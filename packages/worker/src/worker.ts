@@ -8,15 +8,17 @@ import {
   LostClaimError,
   PermanentError,
   TimeoutError,
+  childLogger,
+  silentLogger,
   type ClaimedJob,
   type Kinds,
+  type Logger,
   type QueueOptions,
   type QueueStats,
   type RedisConnectionInput,
 } from '@jobs/core';
 import type { HandlerMap, JobContext } from './handler-map.ts';
 import { LeaseKeeper } from './lease-keeper.ts';
-import { childLogger, silentLogger, type Logger } from './logger.ts';
 import { runHandler } from './run-handler.ts';
 import type { WorkerEventMap } from './worker-events.ts';
 

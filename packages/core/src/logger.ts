@@ -1,6 +1,6 @@
 /**
- * Where the worker's structured logs go: pino, or anything with its shape (`info(obj, msg)`).
- * The default is silent.
+ * Where structured logs go (the worker's, the reclaimer's): pino, or anything with its shape
+ * (`info(fields, message)`). The default is silent.
  */
 export interface Logger {
   debug(fields: object, message?: string): void;

@@ -1,0 +1,52 @@
+#!/usr/bin/env node
+import { closeClient, connectRedis, describeRedis, isJobsError, toJobsError } from '@jobs/core';
+import { ADMIN_HELP, parseAdminArgs, type AdminInvocation } from '../admin/admin-args.ts';
+import { runAdminCommand } from '../admin/run-admin.ts';
+import { UsageError } from '../usage-error.ts';
+
+async function main(): Promise<number> {
+  let invocation: AdminInvocation;
+  try {
+    invocation = parseAdminArgs(process.argv.slice(2), process.env);
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error;
+    process.stderr.write(`jobs: ${error.message}\nRun jobs --help for the commands.\n`);
+    return 2;
+  }
+  if (invocation.command.name === 'help') {
+    process.stdout.write(`${ADMIN_HELP}\n`);
+    return 0;
+  }
+  // Fail fast: an admin command should say Redis is away, not wait for it.
+  const { client } = connectRedis(invocation.redisUrl, 'jobs:admin', {
+    connectTimeout: 3_000,
+    maxRetriesPerRequest: 0,
+    retryStrategy: (times) => (times > 2 ? null : 200),
+  });
+  try {
+    const result = await runAdminCommand(invocation.command, client);
+    const out = invocation.json ? JSON.stringify(result.json, null, 2) : result.text;
+    (result.code === 0 ? process.stdout : process.stderr).write(`${out}\n`);
+    return result.code;
+  } catch (error) {
+    const mapped = toJobsError(error);
+    const where = describeRedis(invocation.redisUrl);
+    const message = isJobsError(mapped, 'JOBS_REDIS_UNAVAILABLE')
+      ? `cannot reach Redis at ${where}: ${(mapped.cause as Error | undefined)?.message ?? mapped.message}`
+      : `${invocation.command.name} failed: ${mapped instanceof Error ? mapped.message : String(mapped)}`;
+    process.stderr.write(`jobs: ${message}\n`);
+    return 1;
+  } finally {
+    await closeClient(client);
+  }
+}
+
+main().then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (error: unknown) => {
+    process.stderr.write(`jobs: ${error instanceof Error ? error.message : String(error)}\n`);
+    process.exitCode = 1;
+  },
+);

@@ -1,0 +1,28 @@
+import { QUEUE_NAME_PATTERN, type RedisClient } from '@jobs/core';
+import { Cluster, type Redis } from 'ioredis';
+
+// Keys that only a live queue has: its lists and sets, or its counters.
+const MARKERS = ['pending', 'processing', 'delayed', 'leases', 'stats', 'failed'];
+const KEY = /^queue:\{([^}]+)\}:([a-z-]+)$/;
+
+/**
+ * The names of the queues in Redis, found with SCAN (on every master of a cluster) by the keys
+ * that a queue keeps: `queue:{NAME}:pending`, `:processing`, `:delayed`, `:leases`, `:stats`,
+ * `:failed`. Recipe queues started with a hash-tagged name are found too. Sorted.
+ */
+export async function discoverQueues(client: RedisClient): Promise<string[]> {
+  const nodes: Redis[] = client instanceof Cluster ? client.nodes('master') : [client];
+  const names = new Set<string>();
+  for (const node of nodes) {
+    let cursor = '0';
+    do {
+      const [next, keys] = await node.scan(cursor, 'MATCH', 'queue:{*}:*', 'COUNT', 1_000);
+      cursor = next;
+      for (const key of keys) {
+        const match = KEY.exec(key);
+        if (match && MARKERS.includes(match[2] as string) && QUEUE_NAME_PATTERN.test(match[1] as string)) names.add(match[1] as string);
+      }
+    } while (cursor !== '0');
+  }
+  return [...names].sort();
+}

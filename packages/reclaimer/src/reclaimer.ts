@@ -1,0 +1,216 @@
+import { EventEmitter } from 'node:events';
+import {
+  closeClient,
+  connectRedis,
+  defineKinds,
+  InvalidArgumentError,
+  isJobsError,
+  JobQueue,
+  silentLogger,
+  type Logger,
+  type RedisClient,
+  type RedisConnectionInput,
+} from '@jobs/core';
+import { discoverQueues } from './discover-queues.ts';
+import { ReclaimerMetrics } from './metrics.ts';
+import { sweepQueue, type SweepReport } from './sweep.ts';
+
+/** Options of {@link createReclaimer}. */
+export interface ReclaimerOptions {
+  /** Where Redis is: a URL, ioredis options, or an ioredis `Redis`/`Cluster` you own. */
+  redis: RedisConnectionInput;
+  /** The queues to sweep. Default: every queue found in Redis, looked up again now and then. */
+  queues?: readonly string[];
+  /** Time between sweeps. Default 1000 ms. */
+  intervalMs?: number;
+  /** Most jobs one script call handles. Default 500. */
+  batch?: number;
+  /** Most calls of each kind per queue per sweep. Default 100. */
+  maxCallsPerSweep?: number;
+  /** Lease given to claims made by recipe clients, which carry none. Default 30 s. */
+  visibilityMs?: number;
+  /** Attempts allowed to jobs whose hash does not say. Default 3. */
+  maxAttempts?: number;
+  /** How often to look for new queues when `queues` is not given. Default 60 s. */
+  discoverIntervalMs?: number;
+  /** Structured logs. Default: silent. */
+  logger?: Logger;
+  /** Where to record metrics. Default: a registry of its own (`reclaimer.metrics.registry`). */
+  metrics?: ReclaimerMetrics;
+}
+
+/** The events a reclaimer emits. */
+export interface ReclaimerEventMap {
+  /** A queue was swept. */
+  sweep: [report: SweepReport];
+  /** A sweep failed (Redis unreachable...). The reclaimer keeps going. */
+  error: [error: unknown];
+}
+
+const empty = defineKinds({});
+
+function wholeNumber(field: string, value: number, min: number, max: number): number {
+  if (!Number.isInteger(value) || value < min || value > max) {
+    throw new InvalidArgumentError(field, `expected a whole number from ${min} to ${max}, got ${String(value)}`);
+  }
+  return value;
+}
+
+/**
+ * Sweeps one or many queues on an interval: returns expired leases (crashed workers) to
+ * pending, dead-letters jobs on their last attempt, promotes due delayed jobs, and drops
+ * expired ids from the histories. Any number of replicas can run at once: every step is an
+ * atomic, bounded script call, so no job is handled twice.
+ */
+export class Reclaimer extends EventEmitter<ReclaimerEventMap> {
+  /** Its Prometheus metrics. */
+  readonly metrics: ReclaimerMetrics;
+  readonly intervalMs: number;
+  readonly #client: RedisClient;
+  readonly #owned: boolean;
+  readonly #fixedQueues: readonly string[] | undefined;
+  readonly #queues = new Map<string, JobQueue<unknown>>();
+  readonly #limits: { batch: number; maxCalls: number };
+  readonly #visibilityMs: number;
+  readonly #maxAttempts: number;
+  readonly #discoverIntervalMs: number;
+  readonly #log: Logger;
+  #discoveredAt = Number.NEGATIVE_INFINITY;
+  #timer: NodeJS.Timeout | undefined;
+  #running: Promise<SweepReport[]> | undefined;
+  #stopped = false;
+
+  constructor(options: ReclaimerOptions) {
+    super();
+    this.intervalMs = wholeNumber('intervalMs', options.intervalMs ?? 1_000, 10, 3_600_000);
+    this.#limits = { batch: wholeNumber('batch', options.batch ?? 500, 1, 100_000), maxCalls: wholeNumber('maxCallsPerSweep', options.maxCallsPerSweep ?? 100, 1, 100_000) };
+    this.#visibilityMs = wholeNumber('visibilityMs', options.visibilityMs ?? 30_000, 1, 12 * 3_600_000);
+    this.#maxAttempts = wholeNumber('maxAttempts', options.maxAttempts ?? 3, 1, 1_000);
+    this.#discoverIntervalMs = wholeNumber('discoverIntervalMs', options.discoverIntervalMs ?? 60_000, 0, 86_400_000);
+    this.#fixedQueues = options.queues && options.queues.length > 0 ? [...options.queues] : undefined;
+    this.#log = options.logger ?? silentLogger;
+    this.metrics = options.metrics ?? new ReclaimerMetrics();
+    // Commands fail fast while Redis is away (the next sweep tries again); the connection keeps
+    // reconnecting in the background.
+    const { client, owned } = connectRedis(options.redis, 'jobs:reclaimer', { maxRetriesPerRequest: 1 });
+    this.#client = client;
+    this.#owned = owned;
+    for (const name of this.#fixedQueues ?? []) this.#queue(name);
+  }
+
+  #queue(name: string): JobQueue<unknown> {
+    let queue = this.#queues.get(name);
+    if (!queue) {
+      queue = new JobQueue({ redis: this.#client, queue: name, kinds: empty, visibilityMs: this.#visibilityMs, maxAttempts: this.#maxAttempts }) as JobQueue<unknown>;
+      this.#queues.set(name, queue);
+    }
+    return queue;
+  }
+
+  /** The queues it sweeps now. */
+  get queues(): string[] {
+    return [...this.#queues.keys()].sort();
+  }
+
+  async #discover(): Promise<void> {
+    if (this.#fixedQueues || Date.now() - this.#discoveredAt < this.#discoverIntervalMs) return;
+    const names = await discoverQueues(this.#client);
+    this.#discoveredAt = Date.now();
+    const before = this.#queues.size;
+    for (const name of names) this.#queue(name);
+    if (this.#queues.size !== before) this.#log.info({ queues: this.queues }, 'queues to sweep');
+  }
+
+  /** One sweep of every queue; resolves with what each sweep did. Errors are reported, not thrown. */
+  runOnce(): Promise<SweepReport[]> {
+    this.#running ??= this.#sweepAll().finally(() => {
+      this.#running = undefined;
+    });
+    return this.#running;
+  }
+
+  async #sweepAll(): Promise<SweepReport[]> {
+    try {
+      await this.#discover();
+    } catch (error) {
+      this.#failed('*', error);
+    }
+    const reports: SweepReport[] = [];
+    for (const queue of this.#queues.values()) {
+      if (this.#stopped) break;
+      try {
+        const report = await sweepQueue(queue, this.#limits);
+        reports.push(report);
+        this.metrics.recordSweep(report);
+        const { queue: name, reclaimed, deadLettered, dropped, promoted, tidied, calls, largestCall, durationMs } = report;
+        const fields = { queue: name, reclaimed, deadLettered, dropped, promoted, tidied, calls, largestCall, durationMs: Math.round(durationMs * 100) / 100 };
+        if (reclaimed + deadLettered + dropped + promoted > 0) this.#log.info(fields, 'swept');
+        else this.#log.debug(fields, 'swept');
+        this.emit('sweep', report);
+      } catch (error) {
+        this.#failed(queue.name, error);
+      }
+    }
+    return reports;
+  }
+
+  #failed(queue: string, error: unknown): void {
+    const down = isJobsError(error, 'JOBS_REDIS_UNAVAILABLE');
+    this.metrics.recordError(queue, down);
+    this.#log.error({ queue, error: error instanceof Error ? error.message : String(error), code: isJobsError(error) ? error.code : undefined }, 'sweep failed');
+    if (this.listenerCount('error') > 0) this.emit('error', error);
+  }
+
+  /** Sweeps now, then every `intervalMs` (measured from the end of one sweep to the next). */
+  start(): void {
+    if (this.#stopped || this.#timer) return;
+    const loop = (): void => {
+      void this.runOnce().finally(() => {
+        if (!this.#stopped) this.#timer = setTimeout(loop, this.intervalMs);
+      });
+    };
+    loop();
+  }
+
+  /** Answers whether Redis answers a PING within `timeoutMs`. */
+  async healthy(timeoutMs = 1_000): Promise<{ ok: boolean; error?: string }> {
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      await Promise.race([
+        this.#client.ping(),
+        new Promise((_, reject) => {
+          timer = setTimeout(() => reject(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs);
+        }),
+      ]);
+      return { ok: true };
+    } catch (error) {
+      return { ok: false, error: error instanceof Error ? error.message : String(error) };
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /** Stops sweeping, waits for a sweep in flight, closes the connection it opened. */
+  async stop(): Promise<void> {
+    this.#stopped = true;
+    clearTimeout(this.#timer);
+    this.#timer = undefined;
+    await this.#running;
+    await Promise.all([...this.#queues.values()].map((queue) => queue.close()));
+    if (this.#owned) await closeClient(this.#client);
+  }
+}
+
+/**
+ * Creates a reclaimer (not started: call `start()`, or `runOnce()` from a cron job).
+ *
+ * @example
+ * ```ts
+ * const reclaimer = createReclaimer({ redis: process.env.REDIS_URL, queues: ['mail'], intervalMs: 1_000 });
+ * reclaimer.start();
+ * process.once('SIGTERM', () => void reclaimer.stop());
+ * ```
+ */
+export function createReclaimer(options: ReclaimerOptions): Reclaimer {
+  return new Reclaimer(options);
+}

@@ -1,0 +1,78 @@
+import type { JobQueue, QueueStats } from '@jobs/core';
+
+/** What one sweep of one queue did. */
+export interface SweepReport {
+  readonly queue: string;
+  /** Expired leases returned to pending. */
+  readonly reclaimed: number;
+  /** Expired leases on their last attempt, moved to failed. */
+  readonly deadLettered: number;
+  /** Ids found without a hash and dropped. */
+  readonly dropped: number;
+  /** Delayed jobs that came due and went to pending. */
+  readonly promoted: number;
+  /** Expired ids dropped from the histories. */
+  readonly tidied: number;
+  /** Script calls made; each handles at most `batch` jobs. */
+  readonly calls: number;
+  /** The largest number of jobs one call handled (never more than `batch`). */
+  readonly largestCall: number;
+  readonly durationMs: number;
+  /** The queue's state after the sweep. */
+  readonly stats: QueueStats;
+}
+
+/** Limits of one sweep. */
+export interface SweepLimits {
+  /** Most jobs one script call handles: what bounds how long Redis is busy with one call. */
+  batch: number;
+  /** Most calls of each kind in one sweep: what bounds one sweep. The rest waits for the next. */
+  maxCalls: number;
+}
+
+/**
+ * One sweep of a queue, in bounded steps: promote due delayed jobs, return expired leases (or
+ * dead-letter them on their last attempt), drop expired ids from the histories, read the stats.
+ * Every step is an atomic script call of at most `batch` jobs, so any number of reclaimers can
+ * sweep the same queue at once without handling a job twice, and none keeps Redis busy long.
+ */
+export async function sweepQueue(queue: JobQueue<unknown>, limits: SweepLimits): Promise<SweepReport> {
+  const started = performance.now();
+  let calls = 0;
+  let largestCall = 0;
+  let promoted = 0;
+  for (let call = 0; call < limits.maxCalls; call += 1) {
+    const result = await queue.promoteDue(limits.batch);
+    calls += 1;
+    promoted += result.promoted;
+    largestCall = Math.max(largestCall, result.promoted);
+    if (result.promoted < limits.batch) break;
+  }
+  let reclaimed = 0;
+  let deadLettered = 0;
+  let dropped = 0;
+  for (let call = 0; call < limits.maxCalls; call += 1) {
+    const result = await queue.reclaimStuck({ batch: limits.batch });
+    calls += 1;
+    reclaimed += result.reclaimed.length;
+    deadLettered += result.deadLettered.length;
+    dropped += result.dropped.length;
+    largestCall = Math.max(largestCall, result.reclaimed.length + result.deadLettered.length);
+    if (!result.more) break;
+  }
+  const tidy = await queue.tidyHistory(limits.batch);
+  calls += 1;
+  const stats = await queue.stats();
+  return {
+    queue: queue.name,
+    reclaimed,
+    deadLettered,
+    dropped,
+    promoted,
+    tidied: tidy.completed + tidy.failed,
+    calls,
+    largestCall,
+    durationMs: performance.now() - started,
+    stats,
+  };
+}
