@@ -1,0 +1,159 @@
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { defineKinds, JobQueue } from '@jobs/core';
+import { startRedisServer } from '@jobs/dev-redis';
+import { redisTest as test, waitFor } from '@jobs/testing';
+import { createWorker } from '@jobs/worker';
+import { Redis } from 'ioredis';
+import { describe, expect } from 'vitest';
+import { BIN, runCli, startDaemon } from './cli.ts';
+
+const kinds = defineKinds({ task: { schema: { type: 'object', properties: { n: { type: 'integer' } } } } });
+
+describe('jobs-reclaimer (the daemon, run as a child process)', () => {
+  test('--help is readable; wrong flags exit 2 with the reason', async () => {
+    const help = await runCli(BIN.reclaimer, ['--help']);
+    expect(help.code).toBe(0);
+    expect(help.stdout).toMatch(/Usage: jobs-reclaimer/);
+    expect(help.stdout).toMatch(/--interval-ms N/);
+    for (const [args, reason] of [
+      [['--interval-ms', 'soon'], /--interval-ms must be a whole number/],
+      [['--batch', '0'], /--batch must be a whole number from 1/],
+      [['--queue', 'a{b}'], /not a valid queue name/],
+      [['--nope'], /Unknown option '--nope'/],
+      [['--log-level', 'loud'], /--log-level must be one of/],
+      [['--redis-url', 'http://x'], /must start with redis:\/\//],
+    ] as const) {
+      const run = await runCli(BIN.reclaimer, args);
+      expect(run.code, args.join(' ')).toBe(2);
+      expect(run.stderr).toMatch(reason);
+      expect(run.stderr).not.toMatch(/\n\s+at /);
+    }
+  });
+
+  test("a crashed worker's job comes back to pending within one interval after its lease expires, and runs again", async ({ redisUrl, redis, queueName }) => {
+    const producer = new JobQueue({ redis, queue: queueName, kinds });
+    const id = await producer.enqueue('task', { n: 1 });
+    const crashing = spawn(process.execPath, [fileURLToPath(new URL('./fixtures/claim-and-hang.mjs', import.meta.url))], {
+      env: { ...process.env, REDIS_URL: redisUrl, QUEUE: queueName, VISIBILITY_MS: '300' },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    let out = '';
+    crashing.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+    const leaseEnd = Number((await waitFor(() => /claimed (\w+) lease (\d+)/.exec(out)))[2]);
+    crashing.kill('SIGKILL');
+    const intervalMs = 200;
+    const daemon = startDaemon(['--queue', queueName, '--interval-ms', String(intervalMs)], { REDIS_URL: redisUrl });
+    const swept = await daemon.waitForLog((line) => line.msg === 'swept' && line.reclaimed === 1);
+    expect(swept).toMatchObject({ queue: queueName, reclaimed: 1, level: 'info' });
+    const job = await producer.getJob(id);
+    expect(job?.status).toBe('pending');
+    // Back within one interval of the lease's end (plus a sweep's own time).
+    expect((job?.reclaimedAtMs ?? 0) - leaseEnd).toBeLessThan(intervalMs + 500);
+    const worker = createWorker({ redis, queue: queueName, kinds, handlers: { task: ({ n }) => ({ ranAgain: n }) } });
+    await waitFor(async () => (await producer.getJob(id))?.status === 'completed');
+    expect((await producer.getJob(id))?.result).toEqual({ ranAgain: 1 });
+    await worker.close();
+    expect(await daemon.stop()).toBe(0);
+    expect(daemon.logs().at(-1)).toMatchObject({ msg: 'stopped' });
+    await producer.close();
+  });
+
+  test('four reclaimers sweeping 50,000 expired leases reclaim each job exactly once, in bounded calls', async ({ redisUrl, redis, queueName }) => {
+    const queue = new JobQueue({ redis, queue: queueName, kinds, visibilityMs: 1 });
+    for (let start = 0; start < 50_000; start += 5_000) {
+      await queue.enqueueMany(Array.from({ length: 5_000 }, (_, i) => ({ kind: 'task' as const, payload: { n: start + i } })));
+    }
+    let claimed = 0;
+    while (claimed < 50_000) claimed += (await queue.claim({ max: 1_000 })).length;
+    await redis.config('SET', 'slowlog-log-slower-than', '10000');
+    await redis.slowlog('RESET');
+    const batch = 500;
+    const daemons = Array.from({ length: 4 }, () => startDaemon(['--queue', queueName, '--interval-ms', '20', '--batch', String(batch)], { REDIS_URL: redisUrl }));
+    await waitFor(async () => (await queue.stats()).reclaimedTotal >= 50_000, { timeoutMs: 90_000, intervalMs: 100, what: '50,000 reclaims' });
+    const codes = await Promise.all(daemons.map((daemon) => daemon.stop()));
+    expect(codes).toEqual([0, 0, 0, 0]);
+    const sweeps = daemons.flatMap((daemon) => daemon.logs().filter((line) => line.msg === 'swept'));
+    const perDaemon = daemons.map((daemon) => daemon.logs().reduce((sum, line) => sum + (line.msg === 'swept' ? Number(line.reclaimed) : 0), 0));
+    expect(perDaemon.reduce((a, b) => a + b, 0)).toBe(50_000);
+    expect(perDaemon.filter((n) => n > 0).length).toBeGreaterThan(1);
+    expect(Math.max(...sweeps.map((line) => Number(line.largestCall)))).toBeLessThanOrEqual(batch);
+    const stats = await queue.stats();
+    expect(stats).toMatchObject({ reclaimedTotal: 50_000, pendingDepth: 50_000, processingDepth: 0 });
+    expect(new Set(await redis.lrange(`queue:{${queueName}}:pending`, 0, -1)).size).toBe(50_000);
+    // No script call kept Redis busy for long: nothing above a second in the slow log.
+    const slow = (await redis.slowlog('GET', 1_000)) as [number, number, number, string[]][];
+    const slowest = Math.max(0, ...slow.map((entry) => entry[2]));
+    expect(slowest).toBeLessThan(1_000_000);
+    await redis.config('SET', 'slowlog-log-slower-than', '10000');
+    await queue.close();
+  }, 120_000);
+
+  test('/metrics is Prometheus text with depths, totals and sweep durations; /healthz follows Redis going away and coming back', async () => {
+    let server = await startRedisServer({ name: 'healthz' });
+    const port = server.port;
+    const client = new Redis(server.url);
+    const queue = new JobQueue({ redis: client, queue: 'watched', kinds, visibilityMs: 1 });
+    await queue.enqueueMany([{ kind: 'task', payload: { n: 1 } }, { kind: 'task', payload: { n: 2 } }, { kind: 'task', payload: { n: 3 } }]);
+    await queue.claim();
+    const daemon = startDaemon(['--interval-ms', '100', '--metrics-port', '0'], { REDIS_URL: server.url });
+    try {
+      const serving = await daemon.waitForLog((line) => line.msg === 'serving metrics');
+      const base = String(serving.url).replace(/\/metrics$/, '');
+      expect(base).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+      await daemon.waitForLog((line) => line.msg === 'swept' && line.queue === 'watched' && line.reclaimed === 1);
+      const metrics = await waitFor(async () => {
+        const text = await (await fetch(`${base}/metrics`)).text();
+        return text.includes('jobs_queue_depth{queue="watched",state="pending"} 3') ? text : undefined;
+      });
+      const samples = new Map(
+        metrics
+          .split('\n')
+          .filter((line) => line && !line.startsWith('#'))
+          .map((line) => [line.slice(0, line.lastIndexOf(' ')), Number(line.slice(line.lastIndexOf(' ') + 1))] as const),
+      );
+      expect(samples.get('jobs_queue_depth{queue="watched",state="processing"}')).toBe(0);
+      expect(samples.get('jobs_queue_jobs_total{queue="watched",event="enqueued"}')).toBe(3);
+      expect(samples.get('jobs_queue_jobs_total{queue="watched",event="reclaimed"}')).toBe(1);
+      expect(samples.get('jobs_reclaimer_jobs_total{queue="watched",action="reclaimed"}')).toBe(1);
+      expect(samples.get('jobs_reclaimer_sweep_duration_seconds_count{queue="watched"}')).toBeGreaterThan(0);
+      expect(samples.get('jobs_queue_oldest_pending_age_seconds{queue="watched"}')).toBeGreaterThanOrEqual(0);
+      expect(samples.get('jobs_redis_up')).toBe(1);
+      expect(metrics).toMatch(/# TYPE jobs_reclaimer_sweep_duration_seconds histogram/);
+
+      expect((await fetch(`${base}/healthz`)).status).toBe(200);
+      await queue.close();
+      client.disconnect();
+      await server.stop();
+      await waitFor(async () => (await fetch(`${base}/healthz`)).status === 503, { what: '/healthz to turn unhealthy' });
+      const body = (await (await fetch(`${base}/healthz`)).json()) as { status: string };
+      expect(body.status).toBe('unavailable');
+      server = await startRedisServer({ name: 'healthz', port });
+      await waitFor(async () => (await fetch(`${base}/healthz`)).status === 200, { timeoutMs: 20_000, what: '/healthz to turn healthy again' });
+      expect((await fetch(`${base}/nothing`)).status).toBe(404);
+      expect(await daemon.stop()).toBe(0);
+    } finally {
+      if (daemon.process.exitCode === null) daemon.process.kill('SIGKILL');
+      await server.stop();
+    }
+  });
+
+  test('with no --queue it finds every queue in Redis and sweeps them; the log never shows the password', async ({ redis, redisUrl, queueName }) => {
+    const user = `reclaimer-${queueName}`;
+    await redis.acl('SETUSER', user, 'on', '>hunter2-secret', '~*', '&*', '+@all');
+    const url = new URL(redisUrl);
+    url.username = user;
+    url.password = 'hunter2-secret';
+    const queue = new JobQueue({ redis, queue: queueName, kinds });
+    await queue.enqueue('task', { n: 1 }, { delayMs: 1 });
+    const daemon = startDaemon(['--interval-ms', '50'], { REDIS_URL: url.toString() });
+    const swept = await daemon.waitForLog((line) => line.msg === 'swept' && line.queue === queueName && line.promoted === 1);
+    expect(swept.promoted).toBe(1);
+    expect(await daemon.stop()).toBe(0);
+    const everything = JSON.stringify(daemon.logs()) + daemon.stderr();
+    expect(everything).not.toContain('hunter2-secret');
+    expect(everything).toContain(`${user}:***@`);
+    await queue.close();
+    await redis.acl('DELUSER', user);
+  });
+});
