@@ -19,6 +19,14 @@ export default tseslint.config(
     },
   },
   {
+    // The demo page's script runs in the browser.
+    files: ['apps/demo/public/**/*.js'],
+    languageOptions: {
+      sourceType: 'script',
+      globals: { document: 'readonly', window: 'readonly', fetch: 'readonly', URLSearchParams: 'readonly', FormData: 'readonly', setInterval: 'readonly' },
+    },
+  },
+  {
     // README examples and test fixture scripts print what they do.
     files: ['**/examples/**', '**/test/fixtures/**'],
     rules: { 'no-console': 'off' },

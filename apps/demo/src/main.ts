@@ -1,77 +1,62 @@
 #!/usr/bin/env node
-import { parseArgs } from 'node:util';
+import type { AddressInfo } from 'node:net';
 import { startRedisServer, type RedisServer } from '@jobs/dev-redis';
-import { runExample } from './run-example.ts';
+import { describeRedis } from '@jobs/producer';
+import { DEMO_HELP, DemoUsageError, parseDemoConfig, type DemoConfig } from './config.ts';
+import { DemoApp } from './demo-app.ts';
+import { createDemoServer } from './server.ts';
 
-const HELP = `Usage: jobs-demo [--jobs N] [--workers N] [--queue NAME] [--redis-url URL]
-
-Runs the @jobs example: a producer enqueues a batch of email, webhook, thumbnail and invoice
-jobs; a worker runs them (--workers at a time), retries, dead-letters, and reclaims a crashed
-recipe client's claim; then it prints the queue's stats.
-
-With no --redis-url and no REDIS_URL, starts a private redis-server on a free loopback port
-(data under .redis-data/, removed on exit) and stops it when done.`;
-
-async function main(): Promise<number> {
-  let values;
+async function main(): Promise<void> {
+  let config: DemoConfig;
   try {
-    ({ values } = parseArgs({
-      options: {
-        jobs: { type: 'string', default: '40' },
-        workers: { type: 'string', default: '4' },
-        queue: { type: 'string', default: 'demo' },
-        'redis-url': { type: 'string' },
-        help: { type: 'boolean', short: 'h', default: false },
-      },
-    }));
+    config = parseDemoConfig(process.argv.slice(2), process.env);
   } catch (error) {
-    process.stderr.write(`${(error as Error).message}\n\n${HELP}\n`);
-    return 2;
+    if (!(error instanceof DemoUsageError)) throw error;
+    process.stderr.write(`jobs-demo: ${error.message}\nRun with --help for the options.\n`);
+    process.exitCode = 2;
+    return;
   }
-  if (values.help) {
-    process.stdout.write(`${HELP}\n`);
-    return 0;
+  if (config.help) {
+    process.stdout.write(`${DEMO_HELP}\n`);
+    return;
   }
-  const jobs = Number(values.jobs);
-  const workers = Number(values.workers);
-  if (!Number.isInteger(jobs) || jobs < 1 || jobs > 10_000 || !Number.isInteger(workers) || workers < 1 || workers > 64) {
-    process.stderr.write('--jobs must be 1 to 10000 and --workers 1 to 64\n');
-    return 2;
+  let embedded: RedisServer | undefined;
+  let redisUrl = config.redisUrl;
+  if (redisUrl === undefined) {
+    embedded = await startRedisServer({ name: 'demo' });
+    redisUrl = embedded.url;
   }
+  const app = new DemoApp({ redisUrl, queue: config.queueName, visibilityMs: config.visibilityMs });
+  await app.stats(); // fail now, not on the first click, if Redis cannot be used
+  const server = createDemoServer(app, { hostNames: [config.host, '127.0.0.1', 'localhost', '::1'] });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(config.port, config.host, () => resolve());
+  });
+  const port = (server.address() as AddressInfo).port;
+  const shownHost = config.host.includes(':') ? `[${config.host}]` : config.host;
+  process.stdout.write(`Redis job-queue demo server listening on http://${shownHost}:${port}\n`);
+  process.stdout.write(`Using Redis at ${embedded ? `${describeRedis(redisUrl)} (a private redis-server, pid ${embedded.pid})` : describeRedis(redisUrl)}\n`);
+  process.stdout.write(`Visibility timeout: ${config.visibilityMs} ms\n`);
 
-  let server: RedisServer | undefined;
-  let redisUrl = values['redis-url'] ?? process.env.REDIS_URL;
-  if (!redisUrl) {
-    server = await startRedisServer({ name: 'demo' });
-    process.stdout.write(`started a private redis-server on 127.0.0.1:${server.port} (pid ${server.pid})\n`);
-    redisUrl = server.url;
-  }
-  const stop = async (): Promise<void> => {
-    if (!server) return;
-    const running = server;
-    server = undefined;
-    await running.stop();
-    process.stdout.write('stopped the private redis-server\n');
+  let stopping = false;
+  const stop = async (signal: string): Promise<void> => {
+    if (stopping) process.exit(130);
+    stopping = true;
+    process.stdout.write(`${signal}: stopping the workers and the server\n`);
+    server.close();
+    await app.close();
+    if (embedded) {
+      await embedded.stop();
+      process.stdout.write('stopped the private redis-server\n');
+    }
+    process.exit(0);
   };
-  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-    process.once(signal, () => {
-      void stop().finally(() => process.exit(130));
-    });
-  }
-  try {
-    await runExample({ redis: redisUrl, queue: values.queue, jobs, workers });
-    return 0;
-  } finally {
-    await stop();
-  }
+  process.on('SIGINT', () => void stop('SIGINT'));
+  process.on('SIGTERM', () => void stop('SIGTERM'));
 }
 
-main().then(
-  (code) => {
-    process.exitCode = code;
-  },
-  (error: unknown) => {
-    process.stderr.write(`demo failed: ${error instanceof Error ? error.message : String(error)}\n`);
-    process.exitCode = 1;
-  },
-);
+main().catch((error: unknown) => {
+  process.stderr.write(`jobs-demo: ${error instanceof Error ? error.message : String(error)}\n`);
+  process.exit(1);
+});

@@ -323,11 +323,14 @@ export class Worker<P> extends EventEmitter<WorkerEventMap> {
     this.#stop.abort();
     clearTimeout(this.#sweepTimer);
     this.#wakeSlotWaiters();
-    await this.#fetching;
+    // One grace period for both: a claim in flight (it ends at once unless Redis is away) and
+    // the jobs running.
+    const graceOver = new AbortController();
+    const grace = pause(graceMs, graceOver.signal);
+    await Promise.race([this.#fetching, grace]);
     const finishing = Promise.allSettled([...this.#active.values()].map((execution) => execution.done));
-    const grace = new AbortController();
-    await Promise.race([finishing, pause(graceMs, grace.signal)]);
-    grace.abort();
+    await Promise.race([finishing, grace]);
+    graceOver.abort();
     const unfinished = [...this.#active.values()];
     if (unfinished.length > 0) {
       for (const execution of unfinished) execution.released = true;
