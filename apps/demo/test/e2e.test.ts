@@ -19,7 +19,11 @@ function startServer(): { url: Promise<string>; output: () => string; stop: () =
   child.stderr.on('data', (chunk: Buffer) => (out += chunk.toString()));
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
   return {
-    url: waitFor(() => /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(out)?.[1], { timeoutMs: 20_000, what: `the demo to listen (output: ${out})` }),
+    // The banner's last line says it is all set up.
+    url: waitFor(() => (out.includes('Visibility timeout:') ? /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(out)?.[1] : undefined), {
+      timeoutMs: 20_000,
+      what: `the demo to listen (output: ${out})`,
+    }),
     output: () => out,
     stop: async () => {
       if (child.exitCode === null) child.kill('SIGTERM');
@@ -84,7 +88,7 @@ describe('the demo page in a real browser', () => {
     await page.click('#enqueue-btn');
     await expect.poll(() => stat(page, 'processing_depth'), { timeout: 30_000 }).toBe(3);
     await expect.poll(() => page.locator('#list-processing li').count()).toBe(3);
-    expect(await stat(page, 'worker_crashes_total')).toBeGreaterThanOrEqual(3);
+    await expect.poll(() => stat(page, 'worker_crashes_total'), { timeout: 20_000 }).toBeGreaterThanOrEqual(3);
     await page.locator('#list-processing li').first().click();
     await expect.poll(() => page.locator('#job-detail').textContent()).toContain('claim_token');
 

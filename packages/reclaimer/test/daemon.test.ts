@@ -32,6 +32,9 @@ describe('jobs-reclaimer (the daemon, run as a child process)', () => {
   });
 
   test("a crashed worker's job comes back to pending within one interval after its lease expires, and runs again", async ({ redisUrl, redis, queueName }) => {
+    const intervalMs = 200;
+    const daemon = startDaemon(['--queue', queueName, '--interval-ms', String(intervalMs)], { REDIS_URL: redisUrl });
+    await daemon.waitForLog((line) => line.msg === 'jobs-reclaimer starting');
     const producer = new JobQueue({ redis, queue: queueName, kinds });
     const id = await producer.enqueue('task', { n: 1 });
     const crashing = spawn(process.execPath, [fileURLToPath(new URL('./fixtures/claim-and-hang.mjs', import.meta.url))], {
@@ -42,14 +45,14 @@ describe('jobs-reclaimer (the daemon, run as a child process)', () => {
     crashing.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
     const leaseEnd = Number((await waitFor(() => /claimed (\w+) lease (\d+)/.exec(out)))[2]);
     crashing.kill('SIGKILL');
-    const intervalMs = 200;
-    const daemon = startDaemon(['--queue', queueName, '--interval-ms', String(intervalMs)], { REDIS_URL: redisUrl });
     const swept = await daemon.waitForLog((line) => line.msg === 'swept' && line.reclaimed === 1);
     expect(swept).toMatchObject({ queue: queueName, reclaimed: 1, level: 'info' });
     const job = await producer.getJob(id);
     expect(job?.status).toBe('pending');
-    // Back within one interval of the lease's end (plus a sweep's own time).
-    expect((job?.reclaimedAtMs ?? 0) - leaseEnd).toBeLessThan(intervalMs + 500);
+    // Back within about one interval of the lease's end (the slack covers a busy machine).
+    const late = (job?.reclaimedAtMs ?? 0) - leaseEnd;
+    expect(late).toBeGreaterThanOrEqual(0);
+    expect(late).toBeLessThan(intervalMs + 1_000);
     const worker = createWorker({ redis, queue: queueName, kinds, handlers: { task: ({ n }) => ({ ranAgain: n }) } });
     await waitFor(async () => (await producer.getJob(id))?.status === 'completed');
     expect((await producer.getJob(id))?.result).toEqual({ ranAgain: 1 });

@@ -35,7 +35,8 @@ describe('worker processes', () => {
     expect(job?.attempts).toBe(2);
     const delay = (job?.reclaimedAtMs ?? Number.POSITIVE_INFINITY) - killedAt;
     expect(delay).toBeGreaterThan(0);
-    expect(delay).toBeLessThan(2_000);
+    // About a second (lease 500 ms + one sweep interval); the slack covers a busy machine.
+    expect(delay).toBeLessThan(3_000);
     await Promise.all([survivor.close(), sweeps.close(), producer.close()]);
   });
 
