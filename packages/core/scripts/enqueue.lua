@@ -15,8 +15,10 @@
   ARGV[2..] per job, 8 values: id, payload JSON, kind, delay ms, run-at ms (0 = use the delay),
             max attempts (0 = queue default), visibility ms (0 = queue default),
             idempotency retention ms (0 = the job has no idempotency key)
-  Returns:  flat array, per job: id, 1 if written or 0 if an earlier job holds its idempotency key
-  Errors:   "JOBS_DUPLICATE_ID <id>" when a job hash with that id exists (nothing is written)
+  Returns:  flat array, per job: id, 1 if written (now, or by an earlier run of this same call)
+            or 0 if an earlier job holds its idempotency key
+  Errors:   "JOBS_DUPLICATE_ID <id>" when a job hash with that id exists with another payload
+            (nothing is written)
 ]]
 --@include lib/now.lua
 
@@ -24,12 +26,18 @@ local FIELDS = 8
 local n = tonumber(ARGV[1])
 local now = now_ms()
 
--- Pass 1: check before writing anything, so a refused call leaves nothing half-written.
+-- Pass 1: check before writing anything, so a refused call leaves nothing half-written. A job
+-- whose hash exists with the same payload is this very call run again (the client resent it
+-- after a lost reply): it was written the first time and is not written twice.
+local replayed = {}
 local key_index = 4
 for j = 0, n - 1 do
   local base = 2 + j * FIELDS
   if redis.call('EXISTS', KEYS[key_index]) == 1 then
-    return redis.error_reply('JOBS_DUPLICATE_ID ' .. ARGV[base])
+    if redis.call('HGET', KEYS[key_index], 'payload') ~= ARGV[base + 1] then
+      return redis.error_reply('JOBS_DUPLICATE_ID ' .. ARGV[base])
+    end
+    replayed[j] = true
   end
   key_index = key_index + 1
   if tonumber(ARGV[base + 7]) > 0 then key_index = key_index + 1 end
@@ -51,11 +59,16 @@ for j = 0, n - 1 do
   if idem_ms > 0 then
     local idem_key = KEYS[key_index]
     key_index = key_index + 1
-    holder = redis.call('GET', idem_key)
-    if not holder then redis.call('SET', idem_key, id, 'PX', idem_ms) end
+    if not replayed[j] then
+      holder = redis.call('GET', idem_key)
+      if not holder then redis.call('SET', idem_key, id, 'PX', idem_ms) end
+    end
   end
 
-  if holder then
+  if replayed[j] then
+    out[#out + 1] = id
+    out[#out + 1] = 1
+  elseif holder then
     out[#out + 1] = holder
     out[#out + 1] = 0
   else

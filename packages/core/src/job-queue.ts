@@ -23,6 +23,11 @@ export interface JobQueueOptions<P> extends QueueOptions {
   kinds: Kinds<P>;
   /** Client name shown by `CLIENT LIST`. Default `jobs:<queue>`. */
   connectionName?: string;
+  /**
+   * For connections @jobs opens (not a client you pass): a command without an answer for this
+   * long fails with `JOBS_REDIS_UNAVAILABLE` instead of waiting for Redis forever. Default 10 s.
+   */
+  commandTimeoutMs?: number;
 }
 
 /** One job of {@link JobQueue.enqueueMany}. */
@@ -158,11 +163,13 @@ export class JobQueue<P> {
     }
     this.kinds = options.kinds;
     this.options = resolveQueueOptions(options);
-    const { client, owned } = connectRedis(options.redis, options.connectionName ?? `jobs:${options.queue}`);
+    const commandTimeoutMs = assertWholeNumber('commandTimeoutMs', options.commandTimeoutMs ?? 10_000, 100, 3_600_000);
+    const { client, owned } = connectRedis(options.redis, options.connectionName ?? `jobs:${options.queue}`, { commandTimeout: commandTimeoutMs });
     this.client = client;
     this.#owned = owned;
     registerScripts(client);
-    this.#waiter = new WorkWaiter(() => duplicateClient(client), this.keys.pending);
+    // A blocking wait must end well within the command timeout, or the timeout would cut it off.
+    this.#waiter = new WorkWaiter(() => duplicateClient(client), this.keys.pending, Math.min(5_000, Math.floor(commandTimeoutMs / 2)));
   }
 
   /** Checks once that the server runs Redis 7 or newer. */

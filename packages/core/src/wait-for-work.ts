@@ -13,13 +13,16 @@ import type { RedisClient } from './lua.ts';
 export class WorkWaiter {
   readonly #connect: () => RedisClient;
   readonly #pendingKey: string;
+  readonly #maxBlockMs: number;
   #client: RedisClient | undefined;
   #inflight: Promise<void> | undefined;
   #closed = false;
 
-  constructor(connect: () => RedisClient, pendingKey: string) {
+  /** `maxBlockMs` bounds one blocking call; a longer wait is several calls in a row. */
+  constructor(connect: () => RedisClient, pendingKey: string, maxBlockMs = 5_000) {
     this.#connect = connect;
     this.#pendingKey = pendingKey;
+    this.#maxBlockMs = maxBlockMs;
   }
 
   /**
@@ -28,7 +31,7 @@ export class WorkWaiter {
    */
   wait(timeoutMs: number, signal?: AbortSignal): Promise<void> {
     if (this.#closed || signal?.aborted) return Promise.resolve();
-    this.#inflight ??= this.#block(timeoutMs).finally(() => {
+    this.#inflight ??= this.#block(Math.min(timeoutMs, this.#maxBlockMs)).finally(() => {
       this.#inflight = undefined;
     });
     return new Promise<void>((resolve) => {

@@ -25,6 +25,8 @@ export interface ProducerOptions<P> extends Pick<QueueOptions, 'idempotencyTtlMs
   kinds: Kinds<P>;
   /** Client name shown by `CLIENT LIST`. Default `jobs:producer:<queue>`. */
   connectionName?: string;
+  /** A command (an enqueue...) without an answer for this long fails with `JOBS_REDIS_UNAVAILABLE`. Default 10 s. */
+  commandTimeoutMs?: number;
 }
 
 /** Options of {@link Producer.waitForResult}. */
@@ -54,6 +56,7 @@ export class Producer<P> {
       connectionName: options.connectionName ?? `jobs:producer:${options.queue}`,
       ...(options.idempotencyTtlMs !== undefined && { idempotencyTtlMs: options.idempotencyTtlMs }),
       ...(options.events !== undefined && { events: options.events }),
+      ...(options.commandTimeoutMs !== undefined && { commandTimeoutMs: options.commandTimeoutMs }),
     });
     this.queue = this.#queue.name;
     this.#results = new ResultWaiter(this.#queue.client, this.#queue.keys.events, (id) => this.#queue.getJob(id));

@@ -162,6 +162,17 @@ describe('producer', () => {
     await redis.acl('DELUSER', user);
   });
 
+  test('while Redis stays down, enqueue fails with JOBS_REDIS_UNAVAILABLE after the command timeout instead of hanging', async () => {
+    const { findFreePort } = await import('@jobs/dev-redis');
+    const port = await findFreePort();
+    const producer = createProducer({ redis: `redis://127.0.0.1:${port}`, queue: 'down', kinds, commandTimeoutMs: 300 });
+    const started = Date.now();
+    const error = await producer.enqueue('email', { recipient: 'a@example.com' }).catch((e: unknown) => e);
+    expect(isJobsError(error, 'JOBS_REDIS_UNAVAILABLE')).toBe(true);
+    expect(Date.now() - started).toBeLessThan(10_000);
+    await producer.close();
+  });
+
   test('connects over TLS (rediss://) to a server with a test certificate', async () => {
     const server = await startRedisServer({ name: 'producer-tls', tls: true });
     try {

@@ -40,6 +40,8 @@ export interface WorkerOptions<P> extends QueueOptions {
   logger?: Logger;
   /** Client name shown by `CLIENT LIST`. Default `jobs:worker:<queue>`. */
   connectionName?: string;
+  /** A command without an answer for this long fails (and is retried by the worker). Default 10 s. */
+  commandTimeoutMs?: number;
 }
 
 /** Options of {@link Worker.close}. */
