@@ -79,6 +79,18 @@ function summarizeTests() {
       skipped += (data.numPendingTests ?? 0) + (data.numTodoTests ?? 0);
     }
   }
+  // Summary lines some suites write (the chaos run's), shown before the closing count.
+  for (const group of ['packages', 'apps', 'tools']) {
+    const groupDir = join(root, group);
+    if (!existsSync(groupDir)) continue;
+    for (const name of readdirSync(groupDir)) {
+      const resultsDir = join(groupDir, name, 'test-results');
+      if (!existsSync(resultsDir)) continue;
+      for (const file of readdirSync(resultsDir).filter((f) => f.endsWith('-summary.txt'))) {
+        process.stdout.write(readFileSync(join(resultsDir, file), 'utf8'));
+      }
+    }
+  }
   process.stdout.write(`\n${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ''}\n`);
   return { passed, failed };
 }
@@ -94,8 +106,8 @@ function clearTestReports() {
 }
 
 function main() {
-  if (command !== 'demo' && command !== 'test') {
-    fail('usage: node scripts/bootstrap.mjs demo|test [args...]');
+  if (command !== 'demo' && command !== 'test' && command !== 'chaos') {
+    fail('usage: node scripts/bootstrap.mjs demo|test|chaos [args...]');
   }
   const pnpm = ensurePnpm();
   // turbo (and package scripts) find pnpm on PATH: put the pinned one first.
@@ -112,6 +124,13 @@ function main() {
     const { passed, failed } = summarizeTests();
     if (result.status !== 0 || failed > 0) process.exit(result.status || 1);
     if (passed === 0) fail('no test ran');
+    return;
+  }
+
+  if (command === 'chaos') {
+    // A longer chaos run than the one in npm test: npm run test:chaos -- --seconds 600
+    run(pnpm, ['exec', 'turbo', 'run', 'build', '--filter=@jobs/chaos...', '--output-logs=errors-only']);
+    run(process.execPath, [join(root, 'tools', 'chaos', 'dist', 'cli.js'), ...rest]);
     return;
   }
 

@@ -39,6 +39,8 @@ export interface RedisServer {
   readonly pid: number;
   /** Stops the server (SIGTERM, then SIGKILL after 5 s) and removes its data folder unless kept. */
   stop(): Promise<void>;
+  /** Kills the server at once (SIGKILL), as a crash would, and keeps its data folder. */
+  crash(): Promise<void>;
 }
 
 const READY = /Ready to accept connections/;
@@ -158,6 +160,7 @@ async function startOnPort(port: number, options: StartRedisServerOptions): Prom
   child.stderr?.removeAllListeners('data').resume();
 
   let stopping: Promise<void> | undefined;
+  const running = (): boolean => child.exitCode === null && child.signalCode === null;
   return {
     url: `${tlsCa === undefined ? 'redis' : 'rediss'}://127.0.0.1:${port}`,
     tlsCa,
@@ -166,7 +169,7 @@ async function startOnPort(port: number, options: StartRedisServerOptions): Prom
     pid: child.pid ?? -1,
     stop() {
       stopping ??= (async () => {
-        if (child.exitCode === null && child.signalCode === null) {
+        if (running()) {
           child.kill('SIGTERM');
           const killTimer = setTimeout(() => child.kill('SIGKILL'), 5_000);
           await exited;
@@ -175,6 +178,10 @@ async function startOnPort(port: number, options: StartRedisServerOptions): Prom
         if (ownsDataDir && !options.keepData) rmSync(dataDir, { recursive: true, force: true });
       })();
       return stopping;
+    },
+    async crash() {
+      if (running()) child.kill('SIGKILL');
+      await exited;
     },
   };
 }

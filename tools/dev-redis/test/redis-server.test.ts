@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs';
+import { existsSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
@@ -27,6 +27,19 @@ describe('startRedisServer', () => {
     expect(await client.config('GET', 'appendfsync')).toEqual(['appendfsync', 'always']);
     client.disconnect();
     await server.stop();
+  });
+
+  test('crash kills the server at once and keeps its data: a restart on the same port and folder has it back (AOF)', async () => {
+    const first = await startRedisServer({ name: 'crash', keepData: true, args: ['--appendonly', 'yes', '--appendfsync', 'always'] });
+    const client = new Redis(first.url, { maxRetriesPerRequest: 50 });
+    await client.set('survives', 'yes');
+    await first.crash();
+    expect(() => process.kill(first.pid, 0)).toThrow();
+    const second = await startRedisServer({ name: 'crash', port: first.port, dataDir: first.dataDir, args: ['--appendonly', 'yes', '--appendfsync', 'always'] });
+    expect(await client.get('survives')).toBe('yes');
+    client.disconnect();
+    await second.stop();
+    rmSync(first.dataDir, { recursive: true, force: true });
   });
 
   test('a port already in use on an explicit port is an error, not a hang', async () => {

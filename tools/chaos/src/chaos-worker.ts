@@ -1,0 +1,43 @@
+/**
+ * A worker service of the chaos run, in its own process so that it can be SIGKILLed mid-job.
+ * Every execution is written to a ledger file before and after (see ledger.ts).
+ */
+import { closeOnSignals, createWorker } from '@jobs/worker';
+import { CHAOS_QUEUE, CHAOS_VISIBILITY_MS, chaosKinds } from './kinds.ts';
+import { appendLedger } from './ledger.ts';
+
+const dir = process.env.LEDGER_DIR as string;
+const pid = process.pid;
+
+const worker = createWorker({
+  redis: process.env.REDIS_URL as string,
+  queue: CHAOS_QUEUE,
+  kinds: chaosKinds,
+  concurrency: 4,
+  visibilityMs: CHAOS_VISIBILITY_MS,
+  reclaimIntervalMs: 250,
+  commandTimeoutMs: 5_000,
+  handlers: {
+    step: async ({ ms }, { id, attempt, signal }) => {
+      appendLedger(dir, { e: 'start', id, attempt, pid, t: Date.now() });
+      await new Promise<void>((resolve, reject) => {
+        const timer = setTimeout(resolve, ms);
+        signal.addEventListener('abort', () => {
+          clearTimeout(timer);
+          reject(signal.reason);
+        });
+      });
+      if (Math.random() < 0.03) throw new Error('a transient failure');
+      return { pid, attempt };
+    },
+  },
+});
+const report = (outcome: 'completed' | 'retrying' | 'failed' | 'lost') => ({ job }: { job: { id: string; attempts: number } }) =>
+  appendLedger(dir, { e: 'report', id: job.id, attempt: job.attempts, pid, t: Date.now(), outcome });
+worker.on('completed', report('completed'));
+worker.on('retrying', report('retrying'));
+worker.on('failed', report('failed'));
+worker.on('lost', report('lost'));
+worker.on('error', () => undefined);
+closeOnSignals(worker, { graceMs: 2_000 });
+process.stdout.write('ready\n');

@@ -1,0 +1,167 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { startRedisServer, type RedisServer } from '@jobs/dev-redis';
+import { createProducer } from '@jobs/producer';
+import { JobQueue } from '@jobs/reclaimer';
+import { Redis } from 'ioredis';
+import { analyze, type ChaosFindings } from './analyze.ts';
+import { CHAOS_QUEUE, chaosKinds } from './kinds.ts';
+import { readLedgers } from './ledger.ts';
+
+const WORKER_SCRIPT = fileURLToPath(new URL('../dist/chaos-worker.js', import.meta.url));
+const REDIS_ARGS = ['--appendonly', 'yes', '--appendfsync', 'always'];
+
+/** Options of {@link runChaos}. */
+export interface ChaosOptions {
+  /** How long the faults go on. */
+  seconds: number;
+  /** Worker processes running at once. Default 3. */
+  workers?: number;
+  /** Producer loops. Default 2. */
+  producers?: number;
+  /** Progress lines. Default: none. */
+  log?: (line: string) => void;
+}
+
+/** What the run did and what it found. */
+export interface ChaosReport extends ChaosFindings {
+  readonly seconds: number;
+  readonly workerKills: number;
+  readonly redisRestarts: number;
+  readonly connectionKills: number;
+  readonly pauses: number;
+  /** Enqueues a producer had to retry (Redis away or paused). */
+  readonly producerRetries: number;
+  /** The one line to print. */
+  readonly summary: string;
+}
+
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * Runs producers and worker processes against a redis-server with an append-only file synced on
+ * every write, and meanwhile: SIGKILLs random workers mid-job (and starts new ones), crashes and
+ * restarts redis-server twice, kills every client connection, and pauses Redis for longer than
+ * a lease. Then it lets the queue drain and checks what every acknowledged enqueue became.
+ */
+export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
+  const log = options.log ?? (() => undefined);
+  const seconds = options.seconds;
+  const ledgerDir = mkdtempSync(join(tmpdir(), 'jobs-chaos-'));
+  let redis: RedisServer = await startRedisServer({ name: 'chaos', keepData: true, args: REDIS_ARGS });
+  const { port, dataDir } = redis;
+  const url = redis.url;
+  const counts = { workerKills: 0, redisRestarts: 0, connectionKills: 0, pauses: 0, producerRetries: 0 };
+  const workers = new Set<ChildProcess>();
+
+  const startWorker = (): ChildProcess => {
+    const child = spawn(process.execPath, [WORKER_SCRIPT], { env: { ...process.env, REDIS_URL: url, LEDGER_DIR: ledgerDir }, stdio: ['ignore', 'ignore', 'inherit'] });
+    workers.add(child);
+    child.on('exit', () => workers.delete(child));
+    return child;
+  };
+  for (let i = 0; i < (options.workers ?? 3); i += 1) startWorker();
+
+  // Producers: each enqueue has its own idempotency key and is retried until acknowledged.
+  const acknowledged = new Map<string, string>();
+  let producing = true;
+  const producerLoops = Array.from({ length: options.producers ?? 2 }, async (_, loop) => {
+    const producer = createProducer({ redis: url, queue: CHAOS_QUEUE, kinds: chaosKinds, commandTimeoutMs: 3_000, idempotencyTtlMs: 3_600_000 });
+    let seq = 0;
+    while (producing) {
+      const key = `chaos-${loop}-${seq}`;
+      try {
+        const id = await producer.enqueue('step', { seq: key, ms: 5 + Math.floor(Math.random() * 35) }, { idempotencyKey: key });
+        acknowledged.set(key, id);
+        seq += 1;
+        await sleep(8);
+      } catch {
+        counts.producerRetries += 1;
+        await sleep(100);
+      }
+    }
+    await producer.close();
+  });
+
+  // The faults, spread over the run.
+  const started = Date.now();
+  const at = (share: number): Promise<void> => sleep(Math.max(0, started + share * seconds * 1_000 - Date.now()));
+  const faults = (async () => {
+    const schedule: [number, () => Promise<void>][] = [];
+    for (let k = 1; k <= 7; k += 1) {
+      schedule.push([k / 8 - 0.04, async () => {
+        const victims = [...workers];
+        const victim = victims[Math.floor(Math.random() * victims.length)];
+        if (!victim) return;
+        victim.kill('SIGKILL');
+        counts.workerKills += 1;
+        startWorker();
+        log(`killed worker ${victim.pid}`);
+      }]);
+    }
+    for (const share of [0.3, 0.6]) {
+      schedule.push([share, async () => {
+        await redis.crash();
+        await sleep(200);
+        redis = await startRedisServer({ name: 'chaos', port, dataDir, keepData: true, args: REDIS_ARGS });
+        counts.redisRestarts += 1;
+        log('crashed and restarted redis-server');
+      }]);
+    }
+    schedule.push([0.45, async () => {
+      const admin = new Redis(url);
+      await admin.call('CLIENT', 'KILL', 'TYPE', 'normal', 'SKIPME', 'yes');
+      admin.disconnect();
+      counts.connectionKills += 1;
+      log('killed every client connection');
+    }]);
+    schedule.push([0.75, async () => {
+      const admin = new Redis(url);
+      await admin.client('PAUSE', 2_500, 'ALL');
+      admin.disconnect();
+      counts.pauses += 1;
+      log('paused Redis for 2.5 s, longer than a lease');
+    }]);
+    schedule.sort((a, b) => a[0] - b[0]);
+    for (const [share, fault] of schedule) {
+      await at(share);
+      await fault();
+    }
+    await at(1);
+  })();
+  await faults;
+  producing = false;
+  await Promise.all(producerLoops);
+  log(`faults over after ${Math.round((Date.now() - started) / 1000)} s; ${acknowledged.size} jobs acknowledged; draining`);
+
+  // Let the workers finish everything (a job can wait out its backoff), replacing any that die.
+  const admin = new JobQueue({ redis: url, queue: CHAOS_QUEUE, kinds: chaosKinds }) as unknown as JobQueue<unknown>;
+  const drainUntil = Date.now() + 120_000;
+  for (;;) {
+    const stats = await admin.stats();
+    if (stats.pendingDepth + stats.processingDepth + stats.delayedDepth === 0) break;
+    if (Date.now() > drainUntil) break;
+    while (workers.size < (options.workers ?? 3)) startWorker();
+    await sleep(200);
+  }
+  await Promise.all([...workers].map((child) => new Promise<void>((resolve) => {
+    child.once('exit', () => resolve());
+    child.kill('SIGTERM');
+  })));
+
+  const findings = await analyze(admin, acknowledged, readLedgers(ledgerDir));
+  await admin.close();
+  await redis.stop();
+  rmSync(dataDir, { recursive: true, force: true });
+  rmSync(ledgerDir, { recursive: true, force: true });
+  const elapsed = Math.round((Date.now() - started) / 1000);
+  const summary =
+    `chaos: ${elapsed} s, jobs=${findings.jobs} completed=${findings.completed} failed=${findings.failed} lost=${findings.lost.length} ` +
+    `duplicate_executions=${findings.duplicateExecutions} worker_kills=${counts.workerKills} redis_restarts=${counts.redisRestarts} ` +
+    `connection_kills=${counts.connectionKills} pauses=${counts.pauses} producer_retries=${counts.producerRetries} ` +
+    `fencing_violations=${findings.fencingViolations.length} counter_mismatches=${findings.counterMismatches.length}`;
+  return { ...findings, seconds: elapsed, ...counts, summary };
+}

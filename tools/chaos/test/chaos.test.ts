@@ -1,0 +1,23 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { describe, expect, test } from 'vitest';
+import { runChaos } from '../src/run-chaos.ts';
+
+// About a minute in CI; longer runs: pnpm test:chaos -- --seconds 600
+const SECONDS = Number(process.env.CHAOS_SECONDS ?? 40);
+
+describe('chaos', () => {
+  test('under worker kills, Redis crashes, connection kills and a pause, no acknowledged job is lost', async () => {
+    const report = await runChaos({ seconds: SECONDS });
+    mkdirSync(new URL('../test-results/', import.meta.url), { recursive: true });
+    writeFileSync(new URL('../test-results/chaos-summary.txt', import.meta.url), `${report.summary}\n`);
+    process.stdout.write(`${report.summary}\n`);
+    expect(report.jobs).toBeGreaterThan(100);
+    expect(report.lost).toEqual([]);
+    expect(report.leftover).toBe(0);
+    expect(report.completed + report.failed).toBe(report.jobs);
+    expect(report.fencingViolations).toEqual([]);
+    expect(report.counterMismatches).toEqual([]);
+    expect(report).toMatchObject({ redisRestarts: 2, connectionKills: 1, pauses: 1 });
+    expect(report.workerKills).toBeGreaterThanOrEqual(5);
+  });
+});
