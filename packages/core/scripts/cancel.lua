@@ -15,10 +15,11 @@
            status '' when there is no such job
 ]]
 --@include lib/now.lua
+--@include lib/job-status.lua
 --@include lib/events.lua
 
 local key, id = KEYS[1], ARGV[1]
-local status = redis.call('HGET', key, 'status')
+local status = job_status(key)
 if not status then return { 0, '' } end
 local removed = 0
 if status == 'pending' then

@@ -20,6 +20,7 @@
             (the job's whole hash after the stamp)
 ]]
 --@include lib/now.lua
+--@include lib/job-status.lua
 
 local job_prefix = ARGV[1]
 local default_visibility = tonumber(ARGV[2])
@@ -37,7 +38,7 @@ while claimed < wanted and budget > 0 do
   local id = redis.call('LMOVE', KEYS[1], KEYS[2], 'RIGHT', 'LEFT')
   if not id then break end
   local key = job_prefix .. id
-  local status = redis.call('HGET', key, 'status')
+  local status = job_status(key)
   if not status or status == 'completed' or status == 'failed' or status == 'cancelled' then
     redis.call('LPOP', KEYS[2])
     dropped = dropped + 1
@@ -49,7 +50,8 @@ while claimed < wanted and budget > 0 do
     redis.call('HSET', key, 'status', 'processing', 'claim_token', token, 'claimed_at_ms', now,
       'lease_expires_at_ms', deadline)
     redis.call('HSETNX', key, 'max_attempts', default_max_attempts)
-    redis.call('HINCRBY', key, 'attempts', 1)
+    -- Not HINCRBY: a hand-written non-number would abort the script halfway through the batch.
+    redis.call('HSET', key, 'attempts', (tonumber(redis.call('HGET', key, 'attempts')) or 0) + 1)
     -- A hash that carried a TTL (left over from an earlier life) must not expire mid-job.
     redis.call('PERSIST', key)
     redis.call('ZADD', KEYS[3], deadline, id)

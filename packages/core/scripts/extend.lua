@@ -12,6 +12,7 @@
   Returns:  per job the new deadline in ms, or 0 if the caller no longer owns the job
 ]]
 --@include lib/now.lua
+--@include lib/job-status.lua
 --@include lib/holds-claim.lua
 
 local now = now_ms()

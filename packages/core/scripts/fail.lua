@@ -25,6 +25,7 @@
   Returns: 0 not the owner (nothing changed) | 1 retried now | 2 dead-lettered | 3 retry delayed
 ]]
 --@include lib/now.lua
+--@include lib/job-status.lua
 --@include lib/remove-from-list.lua
 --@include lib/holds-claim.lua
 --@include lib/events.lua

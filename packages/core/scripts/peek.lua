@@ -12,6 +12,7 @@
   ARGV[5]  '1' to return the page in reverse order (pending oldest first), else '0'
   Returns: { { id, field, value, ... }, ... }
 ]]
+--@include lib/job-status.lua
 
 local ids
 if ARGV[2] == 'zset' then
@@ -23,7 +24,8 @@ local first, last, step = 1, #ids, 1
 if ARGV[5] == '1' then first, last, step = #ids, 1, -1 end
 local out = {}
 for i = first, last, step do
-  local fields = redis.call('HGETALL', ARGV[1] .. ids[i])
+  local fields = {}
+  if job_status(ARGV[1] .. ids[i]) then fields = redis.call('HGETALL', ARGV[1] .. ids[i]) end
   if #fields > 0 then
     local job = { ids[i] }
     for f = 1, #fields do job[#job + 1] = fields[f] end

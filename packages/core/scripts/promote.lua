@@ -11,6 +11,7 @@
   Returns: { promoted count, due time of the next delayed job in ms or -1, now ms }
 ]]
 --@include lib/now.lua
+--@include lib/job-status.lua
 
 local now = now_ms()
 local due = redis.call('ZRANGE', KEYS[1], '-inf', now, 'BYSCORE', 'LIMIT', 0, tonumber(ARGV[2]))
@@ -18,7 +19,7 @@ local promoted = 0
 for _, id in ipairs(due) do
   redis.call('ZREM', KEYS[1], id)
   local key = ARGV[1] .. id
-  if redis.call('HGET', key, 'status') == 'delayed' then
+  if job_status(key) == 'delayed' then
     redis.call('HSET', key, 'status', 'pending')
     redis.call('LPUSH', KEYS[2], id)
     promoted = promoted + 1

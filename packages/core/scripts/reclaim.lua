@@ -30,6 +30,7 @@
   Returns: { {reclaimed ids}, {dead-lettered ids}, {dropped ids}, 1 if more leases are due else 0 }
 ]]
 --@include lib/now.lua
+--@include lib/job-status.lua
 --@include lib/remove-from-list.lua
 --@include lib/events.lua
 --@include lib/history.lua
@@ -52,7 +53,7 @@ if scan_budget > 0 then
   for _, id in ipairs(slice) do
     if not redis.call('ZSCORE', KEYS[3], id) then
       local key = job_prefix .. id
-      if redis.call('EXISTS', key) == 0 then
+      if not job_status(key) then
         dropped[#dropped + 1] = id
       else
         local visibility = tonumber(redis.call('HGET', key, 'visibility_ms')) or default_visibility
@@ -75,7 +76,7 @@ local reclaimed, dead = {}, {}
 for _, id in ipairs(expired) do
   redis.call('ZREM', KEYS[3], id)
   local key = job_prefix .. id
-  local status = redis.call('HGET', key, 'status')
+  local status = job_status(key)
   if not status then
     remove_from_list(KEYS[2], id)
     dropped[#dropped + 1] = id

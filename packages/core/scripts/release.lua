@@ -14,6 +14,7 @@
   Returns:  per job 1 if released, 0 if the caller does not own the job (nothing changed)
 ]]
 --@include lib/now.lua
+--@include lib/job-status.lua
 --@include lib/remove-from-list.lua
 --@include lib/holds-claim.lua
 --@include lib/events.lua

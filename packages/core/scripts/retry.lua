@@ -13,12 +13,13 @@
   Returns:  per id 1 if redriven, else the job's status ('' when there is no such job)
 ]]
 --@include lib/remove-from-list.lua
+--@include lib/job-status.lua
 
 local out = {}
 local redriven = 0
 for j = 1, #ARGV do
   local id, key = ARGV[j], KEYS[3 + j]
-  local status = redis.call('HGET', key, 'status')
+  local status = job_status(key)
   if status == 'failed' then
     remove_from_list(KEYS[1], id)
     redis.call('HSET', key, 'status', 'pending', 'attempts', 0, 'claim_token', '', 'claimed_at_ms', 0)

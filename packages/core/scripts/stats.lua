@@ -14,10 +14,13 @@
              oldest pending enqueued_at_ms or -1, { counter field, value, ... } }
 ]]
 --@include lib/now.lua
+--@include lib/job-status.lua
 
 local oldest = -1
 local tail = redis.call('LINDEX', KEYS[1], -1)
-if tail then oldest = tonumber(redis.call('HGET', ARGV[1] .. tail, 'enqueued_at_ms')) or -1 end
+if tail and job_status(ARGV[1] .. tail) then
+  oldest = tonumber(redis.call('HGET', ARGV[1] .. tail, 'enqueued_at_ms')) or -1
+end
 return {
   now_ms(),
   redis.call('LLEN', KEYS[1]),

@@ -9,11 +9,12 @@
   ARGV[2]  most ids to drop in this call
   Returns: how many ids were dropped
 ]]
+--@include lib/job-status.lua
 
 local dropped = 0
 while dropped < tonumber(ARGV[2]) do
   local id = redis.call('LINDEX', KEYS[1], -1)
-  if not id or redis.call('EXISTS', ARGV[1] .. id) == 1 then break end
+  if not id or job_status(ARGV[1] .. id) then break end
   redis.call('RPOP', KEYS[1])
   dropped = dropped + 1
 end

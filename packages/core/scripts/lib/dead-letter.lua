@@ -1,5 +1,7 @@
+--@include lib/history.lua
+--@include lib/events.lua
 -- Moves a job (already out of processing and out of the lease index) to the failed list with
--- its reason, expires its hash after the failed TTL and counts it. Needs history.lua, events.lua.
+-- its reason, expires its hash after the failed TTL and counts it.
 -- ctx: { job_prefix, failed, stats, cap, ttl, channel, now }
 local function dead_letter(ctx, id, reason)
   local key = ctx.job_prefix .. id
