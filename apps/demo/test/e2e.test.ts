@@ -95,14 +95,15 @@ describe('the demo page in a real browser', () => {
     // Healthy workers again; a reclaim sweep (once the leases expire) brings the jobs back.
     await page.fill('#hang-rate', '0');
     await page.click('#start-btn');
+    // Click the sweep button until the leases have expired and the three jobs come back.
     await expect
       .poll(async () => {
         await page.click('#reclaim-btn');
-        return page.locator('#status').textContent();
-      }, { timeout: 20_000, interval: 500 })
-      .toMatch(/reclaim sweep returned [1-9]\d* job\(s\) to pending/);
+        return stat(page, 'reclaimed_total');
+      }, { timeout: 30_000, interval: 500 })
+      .toBe(3);
+    await expect.poll(() => page.locator('#status').textContent()).toMatch(/^reclaim sweep returned \d+ job\(s\) to pending$/);
     await expect.poll(() => stat(page, 'completed_total'), { timeout: 30_000 }).toBe(23);
-    expect(await stat(page, 'reclaimed_total')).toBe(3);
     expect(await stat(page, 'processing_depth')).toBe(0);
 
     // A payload that breaks its schema: the errors are shown, nothing is enqueued.

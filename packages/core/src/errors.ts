@@ -24,6 +24,10 @@ export const JOBS_ERROR_CODES = {
   REDIS_UNAVAILABLE: 'JOBS_REDIS_UNAVAILABLE',
   /** Redis is at maxmemory and refuses writes; nothing was written. */
   REDIS_OOM: 'JOBS_REDIS_OOM',
+  /** Redis refused the credentials (WRONGPASS, NOAUTH). The password is never repeated. */
+  REDIS_AUTH: 'JOBS_REDIS_AUTH',
+  /** The Redis ACL user may not run a command or touch a key it needed (NOPERM). */
+  REDIS_NOPERM: 'JOBS_REDIS_NOPERM',
   /** The Redis server is older than 7.0. */
   UNSUPPORTED_REDIS: 'JOBS_UNSUPPORTED_REDIS',
   /** A handler asked for no retries: the job fails at once. */

@@ -94,12 +94,19 @@ const CONNECTION_FAILURE = /max retries per request|connection is closed|ECONNRE
 
 /**
  * Turns what ioredis or Redis threw into a {@link JobsError} where we know what it means:
- * OOM becomes `JOBS_REDIS_OOM`, connection failures `JOBS_REDIS_UNAVAILABLE`. Anything else is
- * returned as it is.
+ * WRONGPASS/NOAUTH becomes `JOBS_REDIS_AUTH`, NOPERM `JOBS_REDIS_NOPERM`, OOM `JOBS_REDIS_OOM`,
+ * connection failures `JOBS_REDIS_UNAVAILABLE`. Anything else is returned as it is.
  */
 export function toJobsError(error: unknown): unknown {
   if (isJobsError(error) || !(error instanceof Error)) return error;
   const message = error.message;
+  // No `cause` for these: ioredis attaches the failed command, whose arguments hold the password.
+  if (/^(WRONGPASS|NOAUTH)\b/.test(message)) {
+    return new JobsError(JOBS_ERROR_CODES.REDIS_AUTH, `Redis refused the credentials: ${message.split('\n')[0]}`);
+  }
+  if (/^NOPERM\b/.test(message)) {
+    return new JobsError(JOBS_ERROR_CODES.REDIS_NOPERM, `the Redis user lacks a permission: ${message.split('\n')[0]}`);
+  }
   if (message.startsWith('OOM ')) {
     return new JobsError(JOBS_ERROR_CODES.REDIS_OOM, 'Redis is out of memory (maxmemory) and refused the write; nothing was written', { cause: error });
   }

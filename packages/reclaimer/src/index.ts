@@ -11,6 +11,7 @@ export { ReclaimerMetrics } from './metrics.ts';
 export { startMetricsServer } from './metrics-server.ts';
 export type { MetricsServer } from './metrics-server.ts';
 export { discoverQueues } from './discover-queues.ts';
+export { jobsAclRules } from './acl.ts';
 export { jsonLogger } from './json-logger.ts';
 export type { LogLevel } from './json-logger.ts';
 export { defineKinds, describeRedis, isJobsError, JOBS_ERROR_CODES, JobQueue, JobsError, RedisUnavailableError } from '@jobs/core';

@@ -16,6 +16,7 @@ Commands:
   retry --all-failed       ... every job in the failed list (the dead letters)
   cancel <id>              cancel a pending or delayed job
   purge --yes              delete every job and key of --queue
+  acl <user>               the ACL SETUSER line of a user limited to --queue (repeat -q for more)
 
 Options:
   -q, --queue NAME         the queue [JOBS_QUEUE]
@@ -37,7 +38,8 @@ export type AdminCommand =
   | { name: 'retry'; queue: string; ids: string[] }
   | { name: 'retry-all'; queue: string }
   | { name: 'cancel'; queue: string; id: string }
-  | { name: 'purge'; queue: string };
+  | { name: 'purge'; queue: string }
+  | { name: 'acl'; user: string; queues: string[] };
 
 /** What every command shares. */
 export interface AdminInvocation {
@@ -65,7 +67,7 @@ export function parseAdminArgs(argv: readonly string[], env: NodeJS.ProcessEnv):
       strict: true,
       allowPositionals: true,
       options: {
-        queue: { type: 'string', short: 'q' },
+        queue: { type: 'string', short: 'q', multiple: true },
         'redis-url': { type: 'string' },
         limit: { type: 'string' },
         offset: { type: 'string' },
@@ -85,8 +87,9 @@ export function parseAdminArgs(argv: readonly string[], env: NodeJS.ProcessEnv):
   const [name, ...args] = positionals;
   if (values.help || name === undefined || name === 'help') return { command: { name: 'help' }, redisUrl, json };
 
-  const queueFlag = values.queue ?? env.JOBS_QUEUE;
-  if (queueFlag !== undefined) check(() => assertQueueName(queueFlag, '--queue'));
+  const queues = values.queue ?? (env.JOBS_QUEUE ? [env.JOBS_QUEUE] : []);
+  for (const queue of queues) check(() => assertQueueName(queue, '--queue'));
+  const queueFlag = queues[0];
   const needQueue = (): string => {
     if (queueFlag === undefined) throw new UsageError(`${name} needs --queue NAME (or JOBS_QUEUE)`);
     return queueFlag;
@@ -142,6 +145,12 @@ export function parseAdminArgs(argv: readonly string[], env: NodeJS.ProcessEnv):
       noArgs();
       if (!values.yes) throw new UsageError(`purge deletes every job and key of queue "${queue}": add --yes to go ahead`);
       return { command: { name: 'purge', queue }, redisUrl, json };
+    }
+    case 'acl': {
+      if (queues.length === 0) throw new UsageError('acl needs --queue NAME (repeat it for more queues)');
+      const user = args[0];
+      if (args.length !== 1 || user === undefined || !/^[A-Za-z0-9._-]{1,64}$/.test(user)) throw new UsageError('acl takes one user name (letters, digits, ".", "_", "-")');
+      return { command: { name: 'acl', user, queues }, redisUrl, json };
     }
     default:
       throw new UsageError(`unknown command ${JSON.stringify(name)}`);

@@ -1,4 +1,5 @@
 import { defineKinds, JobQueue, type JobRecord, type QueueStats, type RedisClient } from '@jobs/core';
+import { jobsAclRules } from '../acl.ts';
 import { discoverQueues } from '../discover-queues.ts';
 import { humanDuration, renderPairs, renderTable } from '../table.ts';
 import type { AdminCommand } from './admin-args.ts';
@@ -32,11 +33,19 @@ function jobJson(job: JobRecord): Record<string, unknown> {
   return { id: job.id, status: job.status, kind: job.kind, attempts: job.attempts, payload: job.payload, result: job.result, lastError: job.lastError, fields: job.fields };
 }
 
+/** `jobs acl <user>`: the line to run in Redis for a user limited to `queues` (needs no Redis). */
+export function aclResult(user: string, queues: readonly string[]): AdminResult {
+  const rules = jobsAclRules(queues);
+  return { code: 0, text: `ACL SETUSER ${user} on >PASSWORD ${rules.join(' ')}`, json: { user, rules } };
+}
+
 /** Runs one admin command against Redis. */
 export async function runAdminCommand(command: AdminCommand, client: RedisClient): Promise<AdminResult> {
   switch (command.name) {
     case 'help':
       return { code: 0, text: '', json: null };
+    case 'acl':
+      return aclResult(command.user, command.queues);
     case 'queues':
     case 'stats': {
       const names = command.name === 'stats' && command.queue !== undefined ? [command.queue] : await discoverQueues(client);

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 import { closeClient, connectRedis, describeRedis, isJobsError, toJobsError } from '@jobs/core';
 import { ADMIN_HELP, parseAdminArgs, type AdminInvocation } from '../admin/admin-args.ts';
-import { runAdminCommand } from '../admin/run-admin.ts';
+import { aclResult, runAdminCommand } from '../admin/run-admin.ts';
 import { UsageError } from '../usage-error.ts';
 
 async function main(): Promise<number> {
@@ -15,6 +15,12 @@ async function main(): Promise<number> {
   }
   if (invocation.command.name === 'help') {
     process.stdout.write(`${ADMIN_HELP}\n`);
+    return 0;
+  }
+  if (invocation.command.name === 'acl') {
+    // Needs no Redis: it only writes the line to run there.
+    const result = aclResult(invocation.command.user, invocation.command.queues);
+    process.stdout.write(`${invocation.json ? JSON.stringify(result.json, null, 2) : result.text}\n`);
     return 0;
   }
   // Fail fast: an admin command should say Redis is away, not wait for it.

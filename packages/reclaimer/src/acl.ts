@@ -1,0 +1,36 @@
+import { queueKeys } from '@jobs/core';
+
+/** Commands the Lua scripts run inside Redis (ACL checks those too). */
+const SCRIPT_COMMANDS = [
+  'time', 'type', 'exists', 'persist', 'expire', 'del', 'get', 'set',
+  'hget', 'hset', 'hsetnx', 'hdel', 'hgetall', 'hincrby',
+  'lmove', 'lpush', 'rpush', 'lpop', 'rpop', 'lrem', 'lpos', 'lrange', 'llen', 'lindex',
+  'zadd', 'zrem', 'zrange', 'zscore', 'zcard', 'publish',
+];
+
+/** Commands the clients send themselves. */
+const CLIENT_COMMANDS = ['evalsha', 'eval', 'script|load', 'script|exists', 'blmove', 'subscribe', 'unsubscribe', 'info', 'scan', 'unlink'];
+
+/**
+ * The ACL rules of a Redis user that can run producers, workers, the reclaimer and the admin
+ * CLI on `queues` and nothing else: the queues' keys, their events channels, and the commands
+ * @jobs uses. (`scan` and `unlink` are for `jobs purge` and queue discovery; an application's
+ * user can do without them.)
+ *
+ * @example
+ * ```ts
+ * await redis.acl('SETUSER', 'mail-app', 'on', '>secret', ...jobsAclRules(['mail']));
+ * ```
+ */
+export function jobsAclRules(queues: readonly string[]): string[] {
+  const keys = queues.map((queue) => queueKeys(queue));
+  return [
+    'resetkeys',
+    ...keys.map((k) => `~${k.prefix}*`),
+    'resetchannels',
+    ...keys.map((k) => `&${k.events}`),
+    '-@all',
+    '+@connection',
+    ...[...CLIENT_COMMANDS, ...SCRIPT_COMMANDS].map((command) => `+${command}`),
+  ];
+}

@@ -1,0 +1,82 @@
+import { readFileSync } from 'node:fs';
+import { startRedisServer } from '@jobs/dev-redis';
+import { createProducer, defineKinds } from '@jobs/producer';
+import { createReclaimer, JobQueue, jobsAclRules, jsonLogger } from '@jobs/reclaimer';
+import { redisTest as test } from '@jobs/testing';
+import { createWorker, type Logger } from '@jobs/worker';
+import { describe, expect } from 'vitest';
+
+const kinds = defineKinds({ note: { schema: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] } } });
+
+function capture(): { logger: Logger; lines: string[] } {
+  const lines: string[] = [];
+  return { logger: jsonLogger({ level: 'debug', write: (line) => lines.push(line) }), lines };
+}
+
+describe('security', () => {
+  test('an ACL user limited to one queue runs producer, worker, reclaimer and admin on it, and nothing else', async ({ redis, redisUrl, queueName }) => {
+    const user = `app-${queueName}`;
+    const password = `pw-${queueName}-secret`;
+    await redis.acl('SETUSER', user, 'on', `>${password}`, ...jobsAclRules([queueName]));
+    const url = new URL(redisUrl);
+    url.username = user;
+    url.password = password;
+    const { logger, lines } = capture();
+    const producer = createProducer({ redis: url.toString(), queue: queueName, kinds });
+    const worker = createWorker({ redis: url.toString(), queue: queueName, kinds, logger, visibilityMs: 1_000, reclaimIntervalMs: 100, handlers: { note: ({ text }) => text.toUpperCase() } });
+    const reclaimer = createReclaimer({ redis: url.toString(), queues: [queueName], logger });
+    try {
+      const id = await producer.enqueue('note', { text: 'hello' });
+      expect(await producer.waitForResult(id)).toBe('HELLO');
+      const [report] = await reclaimer.runOnce();
+      expect(report?.queue).toBe(queueName);
+      const admin = new JobQueue({ redis: url.toString(), queue: queueName, kinds });
+      expect((await admin.list('completed')).map((job) => job.id)).toEqual([id]);
+      expect(await admin.purge()).toBeGreaterThan(0);
+      await admin.close();
+      // Another queue's keys are out of reach.
+      const other = createProducer({ redis: url.toString(), queue: `${queueName}-other`, kinds });
+      await expect(other.enqueue('note', { text: 'x' })).rejects.toMatchObject({ code: 'JOBS_REDIS_NOPERM', message: expect.stringMatching(/NOPERM/) });
+      await other.close();
+      expect(lines.join('\n')).not.toContain(password);
+    } finally {
+      await Promise.all([worker.close(), producer.close(), reclaimer.stop()]);
+      await redis.acl('DELUSER', user);
+    }
+  });
+
+  test('the ACL line in docs/RELIABILITY.md is the one jobsAclRules makes', () => {
+    const doc = readFileSync(new URL('../../../docs/RELIABILITY.md', import.meta.url), 'utf8');
+    expect(doc).toContain(`ACL SETUSER mail-app on >PASSWORD ${jobsAclRules(['mail']).join(' ')}`);
+  });
+
+  test('producer, worker and reclaimer work over TLS with a test certificate', async () => {
+    const server = await startRedisServer({ name: 'tls-all', tls: true });
+    const redis = { host: '127.0.0.1', port: server.port, tls: { ca: server.tlsCa } };
+    const producer = createProducer({ redis, queue: 'secure', kinds });
+    const worker = createWorker({ redis, queue: 'secure', kinds, handlers: { note: ({ text }) => `${text}!` } });
+    const reclaimer = createReclaimer({ redis, queues: ['secure'] });
+    try {
+      const id = await producer.enqueue('note', { text: 'over tls' });
+      expect(await producer.waitForResult(id)).toBe('over tls!');
+      expect((await reclaimer.runOnce())[0]?.stats.completedTotal).toBe(1);
+      expect((await reclaimer.healthy()).ok).toBe(true);
+    } finally {
+      await Promise.all([worker.close(), producer.close(), reclaimer.stop()]);
+      await server.stop();
+    }
+  });
+
+  test('a wrong password is a clear error that does not repeat the password', async ({ redisUrl, queueName }) => {
+    const url = new URL(redisUrl);
+    url.username = 'nobody';
+    url.password = 'wrong-horse-battery';
+    const producer = createProducer({ redis: url.toString(), queue: queueName, kinds, commandTimeoutMs: 1_000 });
+    const error = await producer.enqueue('note', { text: 'x' }).catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: 'JOBS_REDIS_AUTH', message: expect.stringMatching(/WRONGPASS/) });
+    const { inspect } = await import('node:util');
+    expect(inspect(error, { depth: 10 })).not.toContain('wrong-horse-battery');
+    expect(JSON.stringify(error)).not.toContain('wrong-horse-battery');
+    await producer.close();
+  });
+});
