@@ -1,5 +1,6 @@
 import { EventEmitter } from 'node:events';
 import {
+  assertQueueName,
   closeClient,
   connectRedis,
   defineKinds,
@@ -88,6 +89,8 @@ export class Reclaimer extends EventEmitter<ReclaimerEventMap> {
     this.#maxAttempts = wholeNumber('maxAttempts', options.maxAttempts ?? 3, 1, 1_000);
     this.#discoverIntervalMs = wholeNumber('discoverIntervalMs', options.discoverIntervalMs ?? 60_000, 0, 86_400_000);
     this.#fixedQueues = options.queues && options.queues.length > 0 ? [...options.queues] : undefined;
+    // Every name is checked before a connection is opened, so a bad one leaves nothing open.
+    for (const name of this.#fixedQueues ?? []) assertQueueName(name);
     this.#log = options.logger ?? silentLogger;
     this.metrics = options.metrics ?? new ReclaimerMetrics();
     // Commands fail fast while Redis is away (the next sweep tries again); the connection keeps

@@ -113,15 +113,17 @@ export class Worker<P> extends EventEmitter<WorkerEventMap> {
     for (const key of Object.keys(handlers)) {
       if (!kinds.has(key)) throw new InvalidArgumentError(`handlers.${key}`, `"${key}" is not a kind of this queue (${kinds.names.join(', ')})`);
     }
+    // Checked before the queue opens its connection, so a bad value leaves nothing open.
+    const visibility = queueOptions.visibilityMs;
+    const interval = reclaimIntervalMs ?? Math.min(5_000, Number.isInteger(visibility) && (visibility as number) > 0 ? (visibility as number) : 30_000);
+    if (!Number.isInteger(interval) || interval < 0 || interval > 86_400_000) {
+      throw new InvalidArgumentError('reclaimIntervalMs', `expected a whole number of ms from 0 to 86400000, got ${String(interval)}`);
+    }
     this.#queue = new JobQueue({ redis, queue, kinds, connectionName: connectionName ?? `jobs:worker:${queue}`, ...queueOptions });
     this.queue = this.#queue.name;
     this.concurrency = concurrency;
     this.#handlers = handlers;
     this.#log = childLogger(logger, { queue });
-    const interval = reclaimIntervalMs ?? Math.min(5_000, this.#queue.options.visibilityMs);
-    if (!Number.isInteger(interval) || interval < 0 || interval > 86_400_000) {
-      throw new InvalidArgumentError('reclaimIntervalMs', `expected a whole number of ms from 0 to 86400000, got ${String(interval)}`);
-    }
     this.#reclaimIntervalMs = interval;
     this.#leases = new LeaseKeeper(this.#queue as JobQueue<unknown>, (error) => this.#reportError(error, 'lease renewal failed'));
     this.#fetching = this.#fetchLoop();

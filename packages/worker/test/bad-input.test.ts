@@ -1,0 +1,32 @@
+import { redisTest as test } from '@jobs/testing';
+import { describe, expect } from 'vitest';
+import { createWorker, type HandlerMap, type PayloadTypesOf } from '../src/index.ts';
+import { kinds } from './kinds.ts';
+
+const handlers: HandlerMap<PayloadTypesOf<typeof kinds>> = { email: () => 1, webhook: () => 1, thumbnail: () => 1, invoice: () => 1 };
+
+describe('worker bad input', () => {
+  test('options are checked before anything starts, with the field named', ({ redis, queueName }) => {
+    const cases: [Record<string, unknown>, string][] = [
+      [{ concurrency: 1.5 }, 'concurrency'],
+      [{ concurrency: 0 }, 'concurrency'],
+      [{ concurrency: Number.NaN }, 'concurrency'],
+      [{ reclaimIntervalMs: -1 }, 'reclaimIntervalMs'],
+      [{ handlers: null }, 'handlers'],
+      [{ handlers: { ...handlers, email: 'not a function' } }, 'handlers.email'],
+      [{ visibilityMs: 0 }, 'options.visibilityMs'],
+      [{ visibilityMs: Number.NaN }, 'options.visibilityMs'],
+      [{ queue: '{x}' }, 'queue'],
+    ];
+    for (const [override, field] of cases) {
+      expect(() => createWorker({ redis, queue: queueName, kinds, handlers, ...override } as never), field).toThrow(expect.objectContaining({ code: 'JOBS_INVALID_ARGUMENT', field }));
+    }
+  });
+
+  test('close refuses a grace period that is not a whole number of ms, then closes properly', async ({ redis, queueName }) => {
+    const worker = createWorker({ redis, queue: queueName, kinds, handlers });
+    await expect(worker.close({ graceMs: Number.NaN })).rejects.toMatchObject({ code: 'JOBS_INVALID_ARGUMENT', field: 'graceMs' });
+    await worker.close({ graceMs: 100 });
+    expect(worker.running).toBe(0);
+  });
+});
