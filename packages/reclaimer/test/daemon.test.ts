@@ -133,6 +133,16 @@ describe('jobs-reclaimer (the daemon, run as a child process)', () => {
       expect(body.status).toBe('unavailable');
       server = await startRedisServer({ name: 'healthz', port });
       await waitFor(async () => (await fetch(`${base}/healthz`)).status === 200, { timeoutMs: 20_000, what: '/healthz to turn healthy again' });
+      // The new server knows none of the scripts: sweeping goes on (NOSCRIPT is handled inside).
+      const again = new Redis(server.url);
+      const queueAgain = new JobQueue({ redis: again, queue: 'watched', kinds, visibilityMs: 1 });
+      await queueAgain.enqueue('task', { n: 4 });
+      await queueAgain.claim();
+      const sweepsBefore = daemon.logs().filter((line) => line.msg === 'swept' && line.reclaimed === 1).length;
+      await waitFor(() => daemon.logs().filter((line) => line.msg === 'swept' && line.reclaimed === 1).length > sweepsBefore, { what: 'a sweep after the restart' });
+      expect(daemon.logs().some((line) => String(line.error ?? '').includes('NOSCRIPT'))).toBe(false);
+      await queueAgain.close();
+      again.disconnect();
       expect((await fetch(`${base}/nothing`)).status).toBe(404);
       expect(await daemon.stop()).toBe(0);
     } finally {
