@@ -8,6 +8,7 @@ export { JobQueue } from './job-queue.ts';
 export type {
   CancelOutcome,
   ClaimOptions,
+  CompleteOutcome,
   EnqueueRequest,
   EnqueueResult,
   FailOptions,

@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import { Cluster, type Redis } from 'ioredis';
 import { backoffDelayMs } from './backoff.ts';
 import { resolveEnqueueOptions, type EnqueueOptions } from './enqueue-options.ts';
@@ -10,6 +9,7 @@ import type { KindName, Kinds } from './kinds.ts';
 import { SCRIPTS, pipeScript, registerScripts, runScript, type LuaScript, type RedisClient } from './lua.ts';
 import { resolveQueueOptions, type QueueOptions, type ResolvedQueueOptions } from './queue-options.ts';
 import { assertRedisVersion, closeClient, connectRedis, duplicateClient, toJobsError, withRedisErrors, type RedisConnectionInput } from './redis-connection.ts';
+import { randomHex } from './random-hex.ts';
 import { WorkWaiter } from './wait-for-work.ts';
 import { assertWholeNumber } from './whole-number.ts';
 
@@ -60,6 +60,9 @@ export interface FailOptions {
   /** Delay before the retry; default from the kind's (or queue's) backoff policy. */
   retryDelayMs?: number;
 }
+
+/** What {@link JobQueue.completeSettled} did with one job. */
+export type CompleteOutcome = { readonly status: 'completed' } | { readonly status: 'lost' } | { readonly status: 'refused'; readonly error: JobsError };
 
 /** What {@link JobQueue.fail} did: retried at once, retry scheduled later, or dead-lettered. */
 export type FailOutcome = 'retried' | 'delayed' | 'failed';
@@ -113,11 +116,6 @@ export interface QueueStats {
 
 const FAIL_OUTCOMES: Record<number, FailOutcome> = { 1: 'retried', 2: 'failed', 3: 'delayed' };
 const MAX_ERROR_CHARS = 4_096;
-
-/** A fresh 16-hex-digit id or token, the recipe's format. */
-function randomHex(): string {
-  return randomBytes(8).toString('hex');
-}
 
 function errorText(error: unknown): string {
   const text = error instanceof Error ? (error.name && error.name !== 'Error' ? `${error.name}: ${error.message}` : error.message) : String(error);
@@ -298,15 +296,25 @@ export class JobQueue<P> {
     }
   }
 
-  #completeArgs(items: readonly { job: ClaimedJob; result: unknown }[]): { keys: string[]; args: (string | number)[] } {
+  #encodeResult(result: unknown, field: string): string {
+    return encodeJson(result === undefined ? null : result, field, this.options.maxResultBytes);
+  }
+
+  #completeArgs(items: readonly { job: ClaimedJob; json: string }[]): { keys: string[]; args: (string | number)[] } {
     const keys = [this.keys.processing, this.keys.completed, this.keys.leases, this.keys.stats];
     const args: (string | number)[] = [this.keys.jobPrefix, this.options.completedTtlSeconds, this.options.completedHistory, this.#channel];
-    items.forEach(({ job, result }, index) => {
-      const field = items.length === 1 ? 'result' : `items[${index}].result`;
+    for (const { job, json } of items) {
       keys.push(this.keys.job(job.id));
-      args.push(job.id, job.token, encodeJson(result === undefined ? null : result, field, this.options.maxResultBytes));
-    });
+      args.push(job.id, job.token, json);
+    }
     return { keys, args };
+  }
+
+  async #completeEncoded(items: readonly { job: ClaimedJob; json: string }[]): Promise<boolean[]> {
+    if (items.length === 0) return [];
+    const { keys, args } = this.#completeArgs(items);
+    const reply = (await this.#run(SCRIPTS.complete, keys, args)) as number[];
+    return reply.map((code) => Number(code) === 1);
   }
 
   /**
@@ -319,12 +327,32 @@ export class JobQueue<P> {
     if (!ok) throw new LostClaimError(job.id, 'complete');
   }
 
-  /** Completes many claimed jobs in one round trip; per job, true when completed. */
+  /** Completes many claimed jobs in one round trip; per job, true when completed. Throws (and changes nothing) if any result cannot be stored. */
   async completeMany(items: readonly { job: ClaimedJob; result: unknown }[]): Promise<boolean[]> {
-    if (items.length === 0) return [];
-    const { keys, args } = this.#completeArgs(items);
-    const reply = (await this.#run(SCRIPTS.complete, keys, args)) as number[];
-    return reply.map((code) => Number(code) === 1);
+    const encoded = items.map(({ job, result }, index) => ({ job, json: this.#encodeResult(result, items.length === 1 ? 'result' : `items[${index}].result`) }));
+    return this.#completeEncoded(encoded);
+  }
+
+  /**
+   * Completes many claimed jobs in one round trip, each on its own: a result that cannot be
+   * stored (too large, not JSON) refuses that job only. Per job: `completed`, `lost` (the claim
+   * was no longer valid), or `refused` with the error.
+   */
+  async completeSettled(items: readonly { job: ClaimedJob; result: unknown }[]): Promise<CompleteOutcome[]> {
+    const outcomes: CompleteOutcome[] = new Array(items.length);
+    const accepted: { job: ClaimedJob; json: string; index: number }[] = [];
+    items.forEach(({ job, result }, index) => {
+      try {
+        accepted.push({ job, json: this.#encodeResult(result, 'result'), index });
+      } catch (error) {
+        outcomes[index] = { status: 'refused', error: error as JobsError };
+      }
+    });
+    const done = await this.#completeEncoded(accepted);
+    accepted.forEach(({ index }, i) => {
+      outcomes[index] = { status: done[i] ? 'completed' : 'lost' };
+    });
+    return outcomes;
   }
 
   /**
@@ -333,7 +361,7 @@ export class JobQueue<P> {
    */
   async completeAndClaim(job: ClaimedJob, result: unknown, options: { max?: number } = {}): Promise<{ completed: boolean; next: ClaimedJob[] }> {
     const max = assertWholeNumber('max', options.max ?? 1, 1, 1_000);
-    const { keys, args } = this.#completeArgs([{ job, result }]);
+    const { keys, args } = this.#completeArgs([{ job, json: this.#encodeResult(result, 'result') }]);
     const [completed, , claimed] = await this.#pipeline((pipe) => {
       pipeScript(pipe, SCRIPTS.complete, keys, args);
       pipeScript(pipe, SCRIPTS.promote, this.#promoteKeys(), [this.keys.jobPrefix, 1_000]);

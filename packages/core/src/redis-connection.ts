@@ -25,7 +25,8 @@ const RedisClientClass = Redis as unknown as new (...args: unknown[]) => Redis;
 
 /** A new connection to the same server(s) as `client`, e.g. for a blocking command. */
 export function duplicateClient(client: RedisClient): RedisClient {
-  return quiet(client instanceof Cluster ? client.duplicate() : client.duplicate());
+  // Never auto-pipelined (even if the client is): a blocking command would hold back the rest.
+  return quiet(client instanceof Cluster ? client.duplicate(undefined, { enableAutoPipelining: false }) : client.duplicate({ enableAutoPipelining: false }));
 }
 
 /**
@@ -44,6 +45,7 @@ function quiet<C extends RedisClient>(client: C): C {
  */
 export function connectRedis(input: RedisConnectionInput, connectionName: string, overrides: RedisOptions = {}): RedisConnection {
   if (isRedisClient(input)) return { client: input, owned: false };
+  // No auto-pipelining: measured, it made enqueue (64 in flight) and processing 25% slower.
   const defaults: RedisOptions = { connectionName, maxRetriesPerRequest: 20, enableAutoPipelining: false, ...overrides };
   if (typeof input === 'string') {
     let url: URL;

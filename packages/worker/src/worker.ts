@@ -18,6 +18,7 @@ import {
   type RedisConnectionInput,
 } from '@jobs/core';
 import type { HandlerMap, JobContext } from './handler-map.ts';
+import { CompletionBatcher } from './completion-batcher.ts';
 import { LeaseKeeper } from './lease-keeper.ts';
 import { runHandler } from './run-handler.ts';
 import type { WorkerEventMap } from './worker-events.ts';
@@ -89,6 +90,7 @@ export class Worker<P> extends EventEmitter<WorkerEventMap> {
   readonly #handlers: HandlerMap<P>;
   readonly #log: Logger;
   readonly #leases: LeaseKeeper;
+  readonly #completions: CompletionBatcher;
   readonly #reclaimIntervalMs: number;
   /** Running jobs by claim token (the same job claimed again is another execution). */
   readonly #active = new Map<string, Execution>();
@@ -126,6 +128,7 @@ export class Worker<P> extends EventEmitter<WorkerEventMap> {
     this.#log = childLogger(logger, { queue });
     this.#reclaimIntervalMs = interval;
     this.#leases = new LeaseKeeper(this.#queue as JobQueue<unknown>, (error) => this.#reportError(error, 'lease renewal failed'));
+    this.#completions = new CompletionBatcher(this.#queue as JobQueue<unknown>);
     this.#fetching = this.#fetchLoop();
     if (interval > 0) this.#scheduleSweep();
     this.#log.info({ concurrency }, 'worker started');
@@ -254,15 +257,14 @@ export class Worker<P> extends EventEmitter<WorkerEventMap> {
     }
     try {
       if (outcome.ok) {
-        try {
-          await this.#queue.complete(job, outcome.result);
+        const completion = await this.#completions.complete(job, outcome.result);
+        if (completion.status === 'completed') {
           this.emit('completed', { job, result: outcome.result, durationMs });
           return;
-        } catch (error) {
-          // A result that cannot be stored would fail the same way on every attempt.
-          if (!isJobsError(error, 'JOBS_PAYLOAD_TOO_LARGE') && !isJobsError(error, 'JOBS_NOT_SERIALIZABLE')) throw error;
-          outcome = { ok: false, error: new PermanentError(`the handler's result cannot be stored: ${error.message}`, { cause: error }) };
         }
+        if (completion.status === 'lost') throw new LostClaimError(job.id, 'complete');
+        // A result that cannot be stored would fail the same way on every attempt.
+        outcome = { ok: false, error: new PermanentError(`the handler's result cannot be stored: ${completion.error.message}`, { cause: completion.error }) };
       }
       const permanent = isJobsError(outcome.error, JOBS_ERROR_CODES.PERMANENT);
       const result = await this.#queue.fail(job, outcome.error, { permanent });

@@ -1,0 +1,45 @@
+import { createProducer, defineKinds } from '@jobs/producer';
+import { createWorker, type Worker } from '@jobs/worker';
+import type { AdapterFactory, BenchPayload } from '../adapter.ts';
+
+const kinds = defineKinds({
+  bench: { schema: { type: 'object', properties: { n: { type: 'integer' }, sentAt: { type: 'number' } }, required: ['n', 'sentAt'], additionalProperties: false } },
+});
+
+/** @jobs: schema-validated enqueue; claim with token + lease; fenced complete; capped history. */
+export const jobsAdapter: AdapterFactory = async (redisUrl, queue) => {
+  const producer = createProducer({ redis: redisUrl, queue, kinds });
+  const workers: Worker<unknown>[] = [];
+  return {
+    name: '@jobs',
+    guarantees: 'payload validated against a JSON schema; atomic claim with fencing token and lease (renewed); fenced complete; retries with backoff; counters; completed history capped at 1000 (hashes trimmed with it); events published',
+    enqueue: async (payload) => {
+      await producer.enqueue('bench', payload);
+    },
+    enqueueBulk: async (payloads) => {
+      await producer.enqueueMany(payloads.map((payload) => ({ kind: 'bench' as const, payload })));
+    },
+    startWorkers: async (concurrency, onStart, onDone) => {
+      const worker = createWorker({
+        redis: redisUrl,
+        queue,
+        kinds,
+        concurrency,
+        completedHistory: 1_000,
+        reclaimIntervalMs: 0,
+        handlers: {
+          bench: (payload) => {
+            onStart(payload);
+            return null;
+          },
+        },
+      });
+      worker.on('completed', ({ job }) => onDone(job.payload as BenchPayload));
+      workers.push(worker as Worker<unknown>);
+    },
+    close: async () => {
+      await Promise.all(workers.map((worker) => worker.close({ graceMs: 1_000 })));
+      await producer.close();
+    },
+  };
+};

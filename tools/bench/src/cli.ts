@@ -1,0 +1,42 @@
+#!/usr/bin/env node
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join, relative } from 'node:path';
+import { parseArgs } from 'node:util';
+import { markdownReport, svgChart } from './report.ts';
+import { runBenchmarks } from './run-bench.ts';
+
+const { values } = parseArgs({
+  options: {
+    n: { type: 'string', default: '10000' },
+    reps: { type: 'string', default: '3' },
+    'latency-jobs': { type: 'string', default: '5000' },
+    out: { type: 'string' },
+    smoke: { type: 'boolean', default: false },
+  },
+});
+const smoke = values.smoke;
+const n = smoke ? 300 : Number(values.n);
+const reps = smoke ? 1 : Number(values.reps);
+const latencyJobs = smoke ? 200 : Number(values['latency-jobs']);
+if (![n, reps, latencyJobs].every((v) => Number.isInteger(v) && v > 0)) {
+  process.stderr.write('usage: pnpm bench -- [--n 10000] [--reps 3] [--latency-jobs 5000] [--out docs/BENCHMARKS.md] [--smoke]\n');
+  process.exit(2);
+}
+const run = await runBenchmarks({ n, reps, latencyJobs, log: (line) => process.stderr.write(`[bench] ${line}\n`) });
+const out = values.out ?? join(process.cwd(), 'bench-results', 'BENCHMARKS.md');
+mkdirSync(dirname(out), { recursive: true });
+const chart = join(dirname(out), 'benchmarks.svg');
+writeFileSync(chart, svgChart(run));
+writeFileSync(join(dirname(out), 'benchmarks.json'), JSON.stringify(run, null, 2));
+const report = markdownReport(run, relative(dirname(out), chart));
+// A hand-written introduction above the marker is kept; the results below it are replaced.
+const MARKER = '<!-- results: written by pnpm bench -->';
+let existing: string;
+try {
+  existing = readFileSync(out, 'utf8');
+} catch {
+  existing = '';
+}
+const intro = existing.includes(MARKER) ? existing.slice(0, existing.indexOf(MARKER)) : '# Benchmarks\n\n';
+writeFileSync(out, `${intro}${MARKER}\n\n${report}`);
+process.stdout.write(`${report}\nwrote ${out}\n`);

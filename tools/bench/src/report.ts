@@ -1,0 +1,109 @@
+import { cpus, totalmem } from 'node:os';
+import type { Measurement } from './scenarios.ts';
+import { SCENARIOS, type BenchRun } from './run-bench.ts';
+
+/** The median of the numbers that are there. */
+export function median(values: readonly (number | undefined)[]): number {
+  const sorted = values.filter((v): v is number => typeof v === 'number' && Number.isFinite(v)).sort((a, b) => a - b);
+  if (sorted.length === 0) return Number.NaN;
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? (sorted[mid] as number) : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
+}
+
+/** Median of one field over the repetitions of one system in one scenario. */
+export function medianOf(run: BenchRun, scenario: string, system: string, field: keyof Measurement): number {
+  return median((run.results[scenario]?.[system] ?? []).map((m) => m[field]));
+}
+
+const fmtRate = (value: number): string => (Number.isFinite(value) ? `${Math.round(value).toLocaleString('en-US')}/s` : '-');
+const fmtMs = (value: number): string => (Number.isFinite(value) ? `${value.toFixed(2)} ms` : '-');
+const fmtRatio = (value: number): string => (Number.isFinite(value) ? `${value.toFixed(2)}x` : '-');
+
+/** The targets of the benchmark issue, checked against one run. */
+export function targets(run: BenchRun): { target: string; value: string; met: boolean }[] {
+  const rate = (scenario: string, system: string): number => medianOf(run, scenario, system, 'rate');
+  const ratio = (scenario: string, other: string): number => rate(scenario, '@jobs') / rate(scenario, other);
+  const p50 = (system: string): number => medianOf(run, 'latency', system, 'doneP50');
+  const p99 = (system: string): number => medianOf(run, 'latency', system, 'doneP99');
+  return [
+    { target: 'process, concurrency 64: at least 2.5x BullMQ', value: fmtRatio(ratio('process-64', 'BullMQ')), met: ratio('process-64', 'BullMQ') >= 2.5 },
+    { target: 'process, concurrency 64: at least 2x bee-queue', value: fmtRatio(ratio('process-64', 'bee-queue')), met: ratio('process-64', 'bee-queue') >= 2 },
+    { target: "enqueue, 64 in flight: at least bee-queue's", value: fmtRatio(ratio('enqueue-64', 'bee-queue')), met: ratio('enqueue-64', 'bee-queue') >= 1 },
+    { target: 'bulk enqueue: at least 3x BullMQ', value: fmtRatio(ratio('enqueue-bulk', 'BullMQ')), met: ratio('enqueue-bulk', 'BullMQ') >= 3 },
+    { target: 'done latency p50: no worse than bee-queue', value: `${fmtMs(p50('@jobs'))} vs ${fmtMs(p50('bee-queue'))}`, met: p50('@jobs') <= p50('bee-queue') },
+    { target: "done latency p99: under half of BullMQ's", value: `${fmtMs(p99('@jobs'))} vs ${fmtMs(p99('BullMQ'))}`, met: p99('@jobs') < p99('BullMQ') / 2 },
+  ];
+}
+
+/** The results as Markdown: throughput table, latency table, ratios, targets, method. */
+export function markdownReport(run: BenchRun, chartFile: string): string {
+  const systems = Object.keys(run.guarantees);
+  const lines: string[] = [];
+  lines.push(`| scenario | ${systems.join(' | ')} | @jobs / BullMQ | @jobs / bee-queue |`, `|---|${systems.map(() => '---:').join('|')}|---:|---:|`);
+  for (const scenario of SCENARIOS.filter((s) => s.id !== 'latency')) {
+    const rates = systems.map((system) => medianOf(run, scenario.id, system, 'rate'));
+    const ours = medianOf(run, scenario.id, '@jobs', 'rate');
+    lines.push(`| ${scenario.title} | ${rates.map(fmtRate).join(' | ')} | ${fmtRatio(ours / medianOf(run, scenario.id, 'BullMQ', 'rate'))} | ${fmtRatio(ours / medianOf(run, scenario.id, 'bee-queue', 'rate'))} |`);
+  }
+  const latency: string[] = [`| latency at 1000 jobs/s, concurrency 64 | ${systems.join(' | ')} |`, `|---|${systems.map(() => '---:').join('|')}|`];
+  for (const [field, label] of [['startP50', 'enqueue to start, p50'], ['startP99', 'enqueue to start, p99'], ['doneP50', 'enqueue to done, p50'], ['doneP99', 'enqueue to done, p99']] as const) {
+    latency.push(`| ${label} | ${systems.map((system) => fmtMs(medianOf(run, 'latency', system, field))).join(' | ')} |`);
+  }
+  const targetRows = targets(run).map((t) => `| ${t.target} | ${t.value} | ${t.met ? 'met' : 'not met'} |`);
+  return [
+    '## Results',
+    '',
+    `Medians of ${run.options.reps} interleaved repetitions; ${run.options.n.toLocaleString('en-US')} jobs per run (${Math.ceil(run.options.n / 5).toLocaleString('en-US')} for concurrency 1 and for one-at-a-time enqueue, ${(run.options.n * 2).toLocaleString('en-US')} for bulk enqueue), ${run.options.latencyJobs.toLocaleString('en-US')} jobs sent at 1000/s in the latency run. Redis ${run.redisVersion}, no persistence; ${cpus().length} cores (${cpus()[0]?.model ?? '?'}), ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}.`,
+    '',
+    ...lines,
+    '',
+    ...latency,
+    '',
+    `![throughput by scenario](${chartFile})`,
+    '',
+    '### Targets',
+    '',
+    '| target | this run | |',
+    '|---|---|---|',
+    ...targetRows,
+    '',
+    '### What each system does per job',
+    '',
+    ...systems.map((system) => `- **${system}**: ${run.guarantees[system]}.`),
+    '',
+  ].join('\n');
+}
+
+/** A grouped bar chart (SVG) of the median throughput of each system in each scenario, relative to the fastest. */
+export function svgChart(run: BenchRun): string {
+  const systems = Object.keys(run.guarantees);
+  const colors = ['#27ae60', '#c0392b', '#e67e22', '#7f8c8d'];
+  const scenarios = SCENARIOS.filter((s) => s.id !== 'latency');
+  const width = 900;
+  const rowHeight = 22 * systems.length + 18;
+  const height = 40 + rowHeight * scenarios.length + 30;
+  const left = 260;
+  const barWidth = width - left - 120;
+  const escape = (text: string): string => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+  const parts: string[] = [
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" font-family="sans-serif" font-size="12">`,
+    `<rect width="100%" height="100%" fill="#ffffff"/>`,
+    `<text x="10" y="22" font-size="15" font-weight="bold">Throughput (jobs/s, median), bar length relative to the fastest in each scenario</text>`,
+  ];
+  scenarios.forEach((scenario, row) => {
+    const top = 40 + row * rowHeight;
+    const rates = systems.map((system) => medianOf(run, scenario.id, system, 'rate'));
+    const best = Math.max(...rates.filter(Number.isFinite), 1);
+    parts.push(`<text x="10" y="${top + 14}" font-weight="bold">${escape(scenario.title)}</text>`);
+    systems.forEach((system, i) => {
+      const y = top + 4 + i * 22;
+      const rate = rates[i] as number;
+      const length = Number.isFinite(rate) ? Math.max(1, (rate / best) * barWidth) : 0;
+      parts.push(`<text x="${left - 8}" y="${y + 14}" text-anchor="end">${escape(system)}</text>`);
+      parts.push(`<rect x="${left}" y="${y + 2}" width="${length.toFixed(1)}" height="16" fill="${colors[i % colors.length]}"/>`);
+      parts.push(`<text x="${left + length + 6}" y="${y + 14}">${escape(fmtRate(rate))}</text>`);
+    });
+  });
+  parts.push('</svg>');
+  return parts.join('\n');
+}

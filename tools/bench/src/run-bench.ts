@@ -1,0 +1,98 @@
+import { randomBytes } from 'node:crypto';
+import { startRedisServer } from '@jobs/dev-redis';
+import { Redis } from 'ioredis';
+import type { AdapterFactory, QueueAdapter } from './adapter.ts';
+import { beeQueueAdapter } from './adapters/bee-queue.ts';
+import { bullmqAdapter } from './adapters/bullmq.ts';
+import { jobsAdapter } from './adapters/jobs.ts';
+import { rawListsAdapter } from './adapters/raw-lists.ts';
+import { enqueueBulk, enqueueConcurrent, enqueueSequential, latencyAtRate, processPreEnqueued, type Measurement } from './scenarios.ts';
+
+/** The systems compared, @jobs first. */
+export const SYSTEMS: readonly AdapterFactory[] = [jobsAdapter, bullmqAdapter, beeQueueAdapter, rawListsAdapter];
+
+/** Options of {@link runBenchmarks}. */
+export interface BenchOptions {
+  /** Jobs per throughput scenario. Default 10,000. */
+  n?: number;
+  /** Repetitions; systems are interleaved within each. Default 3. */
+  reps?: number;
+  /** Jobs in the latency scenario (sent at 1000/s). Default 5,000. */
+  latencyJobs?: number;
+  /** A Redis to use instead of a private one (it is flushed between runs!). */
+  redisUrl?: string;
+  log?: (line: string) => void;
+}
+
+/** A scenario: a name, what it does, and how to run it on one adapter. */
+interface Scenario {
+  id: string;
+  title: string;
+  run: (adapter: QueueAdapter, n: number, latencyJobs: number) => Promise<Measurement>;
+  /** Jobs run first on the same adapter and not timed. */
+  warmup: (adapter: QueueAdapter) => Promise<unknown>;
+}
+
+export const SCENARIOS: readonly Scenario[] = [
+  { id: 'enqueue-1', title: 'enqueue, 1 in flight', run: (a, n) => enqueueSequential(a, Math.ceil(n / 5)), warmup: (a) => enqueueSequential(a, 200) },
+  { id: 'enqueue-64', title: 'enqueue, 64 in flight', run: (a, n) => enqueueConcurrent(a, n, 64), warmup: (a) => enqueueConcurrent(a, 500, 64) },
+  { id: 'enqueue-bulk', title: 'bulk enqueue, batches of 1000', run: (a, n) => enqueueBulk(a, n * 2, 1_000), warmup: (a) => enqueueBulk(a, 1_000, 1_000) },
+  { id: 'process-1', title: 'process pre-enqueued, concurrency 1', run: (a, n) => processPreEnqueued(a, Math.ceil(n / 5), 1), warmup: async () => undefined },
+  { id: 'process-16', title: 'process pre-enqueued, concurrency 16', run: (a, n) => processPreEnqueued(a, n, 16), warmup: async () => undefined },
+  { id: 'process-64', title: 'process pre-enqueued, concurrency 64', run: (a, n) => processPreEnqueued(a, n, 64), warmup: async () => undefined },
+  { id: 'latency', title: 'latency at 1000 jobs/s, concurrency 64', run: (a, _n, l) => latencyAtRate(a, l, 1_000, 64), warmup: async () => undefined },
+];
+
+/** Every measurement: scenario id -> system name -> one per repetition. */
+export type BenchResults = Record<string, Record<string, Measurement[]>>;
+
+/** What a run produced, with what it ran on. */
+export interface BenchRun {
+  results: BenchResults;
+  guarantees: Record<string, string>;
+  redisVersion: string;
+  options: Required<Pick<BenchOptions, 'n' | 'reps' | 'latencyJobs'>>;
+}
+
+/** Runs every scenario for every system, interleaved, `reps` times, on one redis-server. */
+export async function runBenchmarks(options: BenchOptions = {}): Promise<BenchRun> {
+  const n = options.n ?? 10_000;
+  const reps = options.reps ?? 3;
+  const latencyJobs = options.latencyJobs ?? 5_000;
+  const log = options.log ?? (() => undefined);
+  const server = options.redisUrl ? undefined : await startRedisServer({ name: 'bench' });
+  const url = options.redisUrl ?? (server?.url as string);
+  const admin = new Redis(url);
+  const redisVersion = /redis_version:(\S+)/.exec(await admin.info('server'))?.[1] ?? '?';
+  const results: BenchResults = {};
+  const guarantees: Record<string, string> = {};
+  try {
+    for (let rep = 0; rep < reps; rep += 1) {
+      for (const scenario of SCENARIOS) {
+        // Rotate who goes first, so no system always runs on a cold or a warm machine.
+        const order = SYSTEMS.map((_, i) => SYSTEMS[(i + rep) % SYSTEMS.length] as AdapterFactory);
+        for (const factory of order) {
+          await admin.flushall();
+          const adapter = await factory(url, `bench-${randomBytes(4).toString('hex')}`);
+          guarantees[adapter.name] = adapter.guarantees;
+          try {
+            await scenario.warmup(adapter);
+            const measurement = await scenario.run(adapter, n, latencyJobs);
+            ((results[scenario.id] ??= {})[adapter.name] ??= []).push(measurement);
+            log(`rep ${rep + 1}/${reps} ${scenario.id} ${adapter.name}: ${JSON.stringify(roundAll(measurement))}`);
+          } finally {
+            await adapter.close();
+          }
+        }
+      }
+    }
+  } finally {
+    admin.disconnect();
+    await server?.stop();
+  }
+  return { results, guarantees, redisVersion, options: { n, reps, latencyJobs } };
+}
+
+function roundAll(measurement: Measurement): Record<string, number> {
+  return Object.fromEntries(Object.entries(measurement).map(([key, value]) => [key, Math.round((value as number) * 100) / 100]));
+}

@@ -1,0 +1,99 @@
+import { performance } from 'node:perf_hooks';
+import type { BenchPayload, QueueAdapter } from './adapter.ts';
+
+/** What one scenario measured. Rates in jobs per second; latencies in milliseconds. */
+export interface Measurement {
+  rate?: number;
+  startP50?: number;
+  startP99?: number;
+  doneP50?: number;
+  doneP99?: number;
+}
+
+const payload = (n: number): BenchPayload => ({ n, sentAt: performance.now() });
+
+function percentile(sorted: readonly number[], p: number): number {
+  if (sorted.length === 0) return Number.NaN;
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] as number;
+}
+
+/** Enqueue `n` jobs one after another, each awaited. */
+export async function enqueueSequential(adapter: QueueAdapter, n: number): Promise<Measurement> {
+  const started = performance.now();
+  for (let i = 0; i < n; i += 1) await adapter.enqueue(payload(i));
+  return { rate: n / ((performance.now() - started) / 1000) };
+}
+
+/** Enqueue `n` jobs keeping `inFlight` calls outstanding. */
+export async function enqueueConcurrent(adapter: QueueAdapter, n: number, inFlight: number): Promise<Measurement> {
+  const started = performance.now();
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: inFlight }, async () => {
+      while (next < n) {
+        const i = next;
+        next += 1;
+        await adapter.enqueue(payload(i));
+      }
+    }),
+  );
+  return { rate: n / ((performance.now() - started) / 1000) };
+}
+
+/** Enqueue `n` jobs in batches of `batch`. */
+export async function enqueueBulk(adapter: QueueAdapter, n: number, batch: number): Promise<Measurement> {
+  const started = performance.now();
+  for (let i = 0; i < n; i += batch) await adapter.enqueueBulk(Array.from({ length: Math.min(batch, n - i) }, (_, j) => payload(i + j)));
+  return { rate: n / ((performance.now() - started) / 1000) };
+}
+
+/** Pre-enqueue `n` jobs, then time a worker of `concurrency` from its start to the last completion. */
+export async function processPreEnqueued(adapter: QueueAdapter, n: number, concurrency: number): Promise<Measurement> {
+  for (let i = 0; i < n; i += 1_000) await adapter.enqueueBulk(Array.from({ length: Math.min(1_000, n - i) }, (_, j) => payload(i + j)));
+  let done = 0;
+  let resolveAll: () => void = () => undefined;
+  const all = new Promise<void>((resolve) => {
+    resolveAll = resolve;
+  });
+  const started = performance.now();
+  await adapter.startWorkers(concurrency, () => undefined, () => {
+    done += 1;
+    if (done === n) resolveAll();
+  });
+  await all;
+  return { rate: n / ((performance.now() - started) / 1000) };
+}
+
+/**
+ * With a worker of `concurrency` running, enqueue `n` jobs at `ratePerSecond` and record how
+ * long each took from its enqueue call to its handler's start, and to its recorded completion.
+ */
+export async function latencyAtRate(adapter: QueueAdapter, n: number, ratePerSecond: number, concurrency: number): Promise<Measurement> {
+  const starts: number[] = [];
+  const dones: number[] = [];
+  let resolveAll: () => void = () => undefined;
+  const all = new Promise<void>((resolve) => {
+    resolveAll = resolve;
+  });
+  await adapter.startWorkers(
+    concurrency,
+    (job) => starts.push(performance.now() - job.sentAt),
+    (job) => {
+      dones.push(performance.now() - job.sentAt);
+      if (dones.length === n) resolveAll();
+    },
+  );
+  const begin = performance.now();
+  const pending: Promise<void>[] = [];
+  for (let i = 0; i < n; i += 1) {
+    const due = begin + (i * 1_000) / ratePerSecond;
+    const wait = due - performance.now();
+    if (wait > 1) await new Promise((resolve) => setTimeout(resolve, wait));
+    pending.push(adapter.enqueue(payload(i)));
+  }
+  await Promise.all(pending);
+  await all;
+  starts.sort((a, b) => a - b);
+  dones.sort((a, b) => a - b);
+  return { startP50: percentile(starts, 50), startP99: percentile(starts, 99), doneP50: percentile(dones, 50), doneP99: percentile(dones, 99) };
+}

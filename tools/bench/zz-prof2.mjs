@@ -1,0 +1,10 @@
+import { startRedisServer } from '@jobs/dev-redis';
+import { jobsAdapter } from './dist/adapters/jobs.js';
+import { enqueueConcurrent, processPreEnqueued } from './dist/scenarios.js';
+const server = await startRedisServer({ name: 'prof2' });
+const which = process.argv[2];
+const a = await jobsAdapter(server.url, 'p');
+await enqueueConcurrent(a, 2000, 64);
+if (which === 'enqueue') console.log(await enqueueConcurrent(a, 40000, 64));
+else console.log(await processPreEnqueued(a, 30000, 64));
+await a.close(); await server.stop();
