@@ -106,8 +106,8 @@ function clearTestReports() {
 }
 
 function main() {
-  if (command !== 'demo' && command !== 'test' && command !== 'chaos') {
-    fail('usage: node scripts/bootstrap.mjs demo|test|chaos [args...]');
+  if (!['demo', 'test', 'chaos', 'bench'].includes(command)) {
+    fail('usage: node scripts/bootstrap.mjs demo|test|chaos|bench [args...]');
   }
   const pnpm = ensurePnpm();
   // turbo (and package scripts) find pnpm on PATH: put the pinned one first.
@@ -127,6 +127,13 @@ function main() {
     return;
   }
 
+  if (command === 'bench') {
+    // npm run bench (or pnpm bench) -- [--n 10000] [--reps 3]: writes docs/BENCHMARKS.md and its chart.
+    run(pnpm, ['exec', 'turbo', 'run', 'build', '--filter=@jobs/bench...', '--output-logs=errors-only']);
+    const args = rest.includes('--out') ? rest : [...rest, '--out', join(root, 'docs', 'BENCHMARKS.md')];
+    run(process.execPath, [join(root, 'tools', 'bench', 'dist', 'cli.js'), ...args]);
+    return;
+  }
   if (command === 'chaos') {
     // A longer chaos run than the one in npm test: npm run test:chaos -- --seconds 600
     run(pnpm, ['exec', 'turbo', 'run', 'build', '--filter=@jobs/chaos...', '--output-logs=errors-only']);
