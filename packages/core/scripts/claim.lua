@@ -20,7 +20,6 @@
             (the job's whole hash after the stamp)
 ]]
 --@include lib/now.lua
---@include lib/job-status.lua
 
 local job_prefix = ARGV[1]
 local default_visibility = tonumber(ARGV[2])
@@ -38,20 +37,26 @@ while claimed < wanted and budget > 0 do
   local id = redis.call('LMOVE', KEYS[1], KEYS[2], 'RIGHT', 'LEFT')
   if not id then break end
   local key = job_prefix .. id
-  local status = job_status(key)
+  -- One read for all we need; pcall, so that a key of another type reads as "no job" (WRONGTYPE
+  -- would abort the script) rather than needing a TYPE call for every job.
+  local f = redis.pcall('HMGET', key, 'status', 'visibility_ms', 'attempts', 'max_attempts', 'id', 'payload')
+  local exists = not f.err and (f[1] or f[5] or f[6])
+  local status = exists and (f[1] or 'pending')
   if not status or status == 'completed' or status == 'failed' or status == 'cancelled' then
     redis.call('LPOP', KEYS[2])
     dropped = dropped + 1
   else
     claimed = claimed + 1
     local token = ARGV[3 + claimed]
-    local visibility = tonumber(redis.call('HGET', key, 'visibility_ms')) or default_visibility
-    local deadline = now + visibility
-    redis.call('HSET', key, 'status', 'processing', 'claim_token', token, 'claimed_at_ms', now,
-      'lease_expires_at_ms', deadline)
-    redis.call('HSETNX', key, 'max_attempts', default_max_attempts)
-    -- Not HINCRBY: a hand-written non-number would abort the script halfway through the batch.
-    redis.call('HSET', key, 'attempts', (tonumber(redis.call('HGET', key, 'attempts')) or 0) + 1)
+    local deadline = now + (tonumber(f[2]) or default_visibility)
+    -- attempts: not HINCRBY, since a hand-written non-number would abort the script halfway.
+    local stamp = { 'status', 'processing', 'claim_token', token, 'claimed_at_ms', now,
+      'lease_expires_at_ms', deadline, 'attempts', (tonumber(f[3]) or 0) + 1 }
+    if not f[4] then
+      stamp[#stamp + 1] = 'max_attempts'
+      stamp[#stamp + 1] = default_max_attempts
+    end
+    redis.call('HSET', key, unpack(stamp))
     -- A hash that carried a TTL (left over from an earlier life) must not expire mid-job.
     redis.call('PERSIST', key)
     redis.call('ZADD', KEYS[3], deadline, id)
