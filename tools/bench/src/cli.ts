@@ -37,6 +37,6 @@ try {
 } catch {
   existing = '';
 }
-const intro = existing.includes(MARKER) ? existing.slice(0, existing.indexOf(MARKER)) : '# Benchmarks\n\n';
+const intro = existing.includes(MARKER) ? existing.slice(0, existing.indexOf(MARKER)) : existing ? `${existing.trimEnd()}\n\n` : '# Benchmarks\n\n';
 writeFileSync(out, `${intro}${MARKER}\n\n${report}`);
 process.stdout.write(`${report}\nwrote ${out}\n`);
