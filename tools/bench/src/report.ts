@@ -80,7 +80,7 @@ export function svgChart(run: BenchRun): string {
   const colors = ['#27ae60', '#c0392b', '#e67e22', '#7f8c8d'];
   const scenarios = SCENARIOS.filter((s) => s.id !== 'latency');
   const width = 900;
-  const rowHeight = 22 * systems.length + 18;
+  const rowHeight = 22 * systems.length + 30;
   const height = 40 + rowHeight * scenarios.length + 30;
   const left = 260;
   const barWidth = width - left - 120;
@@ -96,7 +96,7 @@ export function svgChart(run: BenchRun): string {
     const best = Math.max(...rates.filter(Number.isFinite), 1);
     parts.push(`<text x="10" y="${top + 14}" font-weight="bold">${escape(scenario.title)}</text>`);
     systems.forEach((system, i) => {
-      const y = top + 4 + i * 22;
+      const y = top + 18 + i * 22;
       const rate = rates[i] as number;
       const length = Number.isFinite(rate) ? Math.max(1, (rate / best) * barWidth) : 0;
       parts.push(`<text x="${left - 8}" y="${y + 14}" text-anchor="end">${escape(system)}</text>`);
