@@ -20,6 +20,7 @@
             (the job's whole hash after the stamp)
 ]]
 --@include lib/now.lua
+--@include lib/read-hash.lua
 
 local job_prefix = ARGV[1]
 local default_visibility = tonumber(ARGV[2])
@@ -37,10 +38,9 @@ while claimed < wanted and budget > 0 do
   local id = redis.call('LMOVE', KEYS[1], KEYS[2], 'RIGHT', 'LEFT')
   if not id then break end
   local key = job_prefix .. id
-  -- One read for all we need; pcall, so that a key of another type reads as "no job" (WRONGTYPE
-  -- would abort the script) rather than needing a TYPE call for every job.
-  local f = redis.pcall('HMGET', key, 'status', 'visibility_ms', 'attempts', 'max_attempts', 'id', 'payload')
-  local exists = not f.err and (f[1] or f[5] or f[6])
+  -- One read for all we need; a key of another type reads as "no job".
+  local f = read_hash(key, 'status', 'visibility_ms', 'attempts', 'max_attempts', 'id', 'payload')
+  local exists = f and (f[1] or f[5] or f[6])
   local status = exists and (f[1] or 'pending')
   if not status or status == 'completed' or status == 'failed' or status == 'cancelled' then
     redis.call('LPOP', KEYS[2])

@@ -106,7 +106,8 @@ export function toJobsError(error: unknown): unknown {
   if (/^(WRONGPASS|NOAUTH)\b/.test(message)) {
     return new JobsError(JOBS_ERROR_CODES.REDIS_AUTH, `Redis refused the credentials: ${message.split('\n')[0]}`);
   }
-  if (/^NOPERM\b/.test(message)) {
+  // NOPERM from a command; inside a script Redis words it differently.
+  if (/^NOPERM\b|user executing the script can't|No permissions to access/.test(message)) {
     return new JobsError(JOBS_ERROR_CODES.REDIS_NOPERM, `the Redis user lacks a permission: ${message.split('\n')[0]}`);
   }
   if (message.startsWith('OOM ')) {

@@ -5,6 +5,24 @@ import { isJobsError, JobQueue } from '../src/index.ts';
 import { kinds, queueKeysInRedis } from './fixtures.ts';
 
 describe('Redis errors become typed errors', () => {
+  test('a Redis user missing a permission gets JOBS_REDIS_NOPERM from claim, and the job is not dropped', async () => {
+    const server = await startRedisServer({ name: 'noperm' });
+    const admin = new Redis(server.url);
+    try {
+      await admin.acl('SETUSER', 'partial', 'on', '>pw', '~*', '&*', '+@all', '-hmget');
+      const url = server.url.replace('redis://', 'redis://partial:pw@');
+      const queue = new JobQueue({ redis: url, queue: 'perm', kinds });
+      await queue.enqueue('email', { recipient: 'a@example.com' });
+      const error = await queue.claim().catch((e: unknown) => e);
+      expect(error).toMatchObject({ code: 'JOBS_REDIS_NOPERM' });
+      expect((await new JobQueue({ redis: admin, queue: 'perm', kinds }).stats()).droppedTotal).toBe(0);
+      await queue.close();
+    } finally {
+      admin.disconnect();
+      await server.stop();
+    }
+  });
+
   test('an unreachable Redis gives JOBS_REDIS_UNAVAILABLE, not a hang', async () => {
     const port = await findFreePort();
     const queue = new JobQueue({ redis: { host: '127.0.0.1', port, maxRetriesPerRequest: 0, retryStrategy: () => null }, queue: 'nowhere', kinds });

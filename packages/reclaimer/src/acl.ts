@@ -3,7 +3,7 @@ import { queueKeys } from '@jobs/core';
 /** Commands the Lua scripts run inside Redis (ACL checks those too). */
 const SCRIPT_COMMANDS = [
   'time', 'type', 'exists', 'persist', 'expire', 'del', 'get', 'set',
-  'hget', 'hset', 'hsetnx', 'hdel', 'hgetall', 'hincrby',
+  'hget', 'hmget', 'hset', 'hsetnx', 'hdel', 'hgetall', 'hincrby',
   'lmove', 'lpush', 'rpush', 'lpop', 'rpop', 'lrem', 'lpos', 'lrange', 'llen', 'lindex',
   'zadd', 'zrem', 'zrange', 'zscore', 'zcard', 'publish',
 ];

@@ -1,3 +1,4 @@
+--@include lib/read-hash.lua
 -- Pushes an id onto a capped history list (newest at the head) and deletes the hash of every id
 -- trimmed off the far end, when that hash is still in the list's state: no hash outlives its
 -- place in history, and no listed id outlives its hash by more than the TTL.
@@ -6,8 +7,8 @@ local function push_history(list, id, cap, job_prefix, status)
   while length > cap do
     local old = redis.call('RPOP', list)
     length = length - 1
-    -- pcall: a key of another type is not ours to delete (and must not abort the script).
-    if redis.pcall('HGET', job_prefix .. old, 'status') == status then
+    local f = read_hash(job_prefix .. old, 'status')
+    if f and f[1] == status then
       redis.call('DEL', job_prefix .. old)
     end
   end
