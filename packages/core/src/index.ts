@@ -25,6 +25,7 @@ export { defineKinds, Kinds, KIND_NAME_PATTERN } from './kinds.ts';
 export type { DecodedPayload, DefineKindsOptions, KindDefinition, KindDefinitions, KindName, KindOptions, PayloadMap, PayloadOf, PayloadTypesOf } from './kinds.ts';
 
 export { childLogger, silentLogger } from './logger.ts';
+export { assertWholeNumber } from './whole-number.ts';
 export type { Logger } from './logger.ts';
 
 export { backoffDelayMs, DEFAULT_BACKOFF } from './backoff.ts';

@@ -1,5 +1,6 @@
 import {
   assertJobId,
+  assertWholeNumber,
   InvalidArgumentError,
   JobQueue,
   type CancelOutcome,
@@ -96,10 +97,7 @@ export class Producer<P> {
    */
   async waitForResult<R = unknown>(id: string, options: WaitForResultOptions = {}): Promise<R> {
     assertJobId(id);
-    const timeoutMs = options.timeoutMs ?? 30_000;
-    if (!Number.isInteger(timeoutMs) || timeoutMs < 0 || timeoutMs > 86_400_000) {
-      throw new InvalidArgumentError('timeoutMs', `expected a whole number of ms from 0 to 86400000, got ${String(timeoutMs)}`);
-    }
+    const timeoutMs = assertWholeNumber('timeoutMs', options.timeoutMs ?? 30_000, 0, 86_400_000);
     const job = await this.#results.wait(id, timeoutMs, options.signal);
     return job.result as R;
   }

@@ -1,10 +1,10 @@
 import { EventEmitter } from 'node:events';
 import {
   assertQueueName,
+  assertWholeNumber,
   closeClient,
   connectRedis,
   defineKinds,
-  InvalidArgumentError,
   isJobsError,
   JobQueue,
   silentLogger,
@@ -50,13 +50,6 @@ export interface ReclaimerEventMap {
 
 const empty = defineKinds({});
 
-function wholeNumber(field: string, value: number, min: number, max: number): number {
-  if (!Number.isInteger(value) || value < min || value > max) {
-    throw new InvalidArgumentError(field, `expected a whole number from ${min} to ${max}, got ${String(value)}`);
-  }
-  return value;
-}
-
 /**
  * Sweeps one or many queues on an interval: returns expired leases (crashed workers) to
  * pending, dead-letters jobs on their last attempt, promotes due delayed jobs, and drops
@@ -83,11 +76,11 @@ export class Reclaimer extends EventEmitter<ReclaimerEventMap> {
 
   constructor(options: ReclaimerOptions) {
     super();
-    this.intervalMs = wholeNumber('intervalMs', options.intervalMs ?? 1_000, 10, 3_600_000);
-    this.#limits = { batch: wholeNumber('batch', options.batch ?? 500, 1, 100_000), maxCalls: wholeNumber('maxCallsPerSweep', options.maxCallsPerSweep ?? 100, 1, 100_000) };
-    this.#visibilityMs = wholeNumber('visibilityMs', options.visibilityMs ?? 30_000, 1, 12 * 3_600_000);
-    this.#maxAttempts = wholeNumber('maxAttempts', options.maxAttempts ?? 3, 1, 1_000);
-    this.#discoverIntervalMs = wholeNumber('discoverIntervalMs', options.discoverIntervalMs ?? 60_000, 0, 86_400_000);
+    this.intervalMs = assertWholeNumber('intervalMs', options.intervalMs ?? 1_000, 10, 3_600_000);
+    this.#limits = { batch: assertWholeNumber('batch', options.batch ?? 500, 1, 100_000), maxCalls: assertWholeNumber('maxCallsPerSweep', options.maxCallsPerSweep ?? 100, 1, 100_000) };
+    this.#visibilityMs = assertWholeNumber('visibilityMs', options.visibilityMs ?? 30_000, 1, 12 * 3_600_000);
+    this.#maxAttempts = assertWholeNumber('maxAttempts', options.maxAttempts ?? 3, 1, 1_000);
+    this.#discoverIntervalMs = assertWholeNumber('discoverIntervalMs', options.discoverIntervalMs ?? 60_000, 0, 86_400_000);
     this.#fixedQueues = options.queues && options.queues.length > 0 ? [...options.queues] : undefined;
     // Every name is checked before a connection is opened, so a bad one leaves nothing open.
     for (const name of this.#fixedQueues ?? []) assertQueueName(name);

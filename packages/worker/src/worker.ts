@@ -1,5 +1,6 @@
 import { EventEmitter } from 'node:events';
 import {
+  assertWholeNumber,
   InvalidArgumentError,
   isJobsError,
   JOBS_ERROR_CODES,
@@ -105,9 +106,7 @@ export class Worker<P> extends EventEmitter<WorkerEventMap> {
     super();
     if (typeof options !== 'object' || options === null) throw new InvalidArgumentError('options', 'expected { redis, queue, kinds, handlers }');
     const { redis, queue, kinds, handlers, concurrency = 1, reclaimIntervalMs, logger = silentLogger, connectionName, ...queueOptions } = options;
-    if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 10_000) {
-      throw new InvalidArgumentError('concurrency', `expected a whole number from 1 to 10000, got ${String(concurrency)}`);
-    }
+    assertWholeNumber('concurrency', concurrency, 1, 10_000);
     if (typeof handlers !== 'object' || handlers === null) throw new InvalidArgumentError('handlers', 'expected an object with one handler per kind');
     for (const kind of kinds.names) {
       if (typeof (handlers as Record<string, unknown>)[kind] !== 'function') throw new InvalidArgumentError(`handlers.${kind}`, `no handler for kind "${kind}"`);
@@ -118,9 +117,7 @@ export class Worker<P> extends EventEmitter<WorkerEventMap> {
     // Checked before the queue opens its connection, so a bad value leaves nothing open.
     const visibility = queueOptions.visibilityMs;
     const interval = reclaimIntervalMs ?? Math.min(5_000, Number.isInteger(visibility) && (visibility as number) > 0 ? (visibility as number) : 30_000);
-    if (!Number.isInteger(interval) || interval < 0 || interval > 86_400_000) {
-      throw new InvalidArgumentError('reclaimIntervalMs', `expected a whole number of ms from 0 to 86400000, got ${String(interval)}`);
-    }
+    assertWholeNumber('reclaimIntervalMs', interval, 0, 86_400_000);
     this.#queue = new JobQueue({ redis, queue, kinds, connectionName: connectionName ?? `jobs:worker:${queue}`, ...queueOptions });
     this.queue = this.#queue.name;
     this.concurrency = concurrency;
@@ -316,9 +313,11 @@ export class Worker<P> extends EventEmitter<WorkerEventMap> {
    * Calling it again returns the same promise.
    */
   close(options: CloseOptions = {}): Promise<void> {
-    const graceMs = options.graceMs ?? 30_000;
-    if (!Number.isInteger(graceMs) || graceMs < 0 || graceMs > 86_400_000) {
-      return Promise.reject(new InvalidArgumentError('graceMs', `expected a whole number of ms from 0 to 86400000, got ${String(graceMs)}`));
+    let graceMs: number;
+    try {
+      graceMs = assertWholeNumber('graceMs', options.graceMs ?? 30_000, 0, 86_400_000);
+    } catch (error) {
+      return Promise.reject(error);
     }
     this.#closing ??= this.#shutdown(graceMs);
     return this.#closing;
