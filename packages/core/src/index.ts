@@ -38,7 +38,7 @@ export { assertJobId, assertQueueName, JOB_ID_PATTERN, QUEUE_NAME_PATTERN, queue
 export type { QueueKeys } from './keys.ts';
 
 export { closeClient, connectRedis, describeRedis, duplicateClient, isRedisClient, MIN_REDIS_VERSION, toJobsError } from './redis-connection.ts';
-export type { RedisConnection, RedisConnectionInput } from './redis-connection.ts';
+export type { ClusterConnectionOptions, RedisConnection, RedisConnectionInput } from './redis-connection.ts';
 export type { RedisClient } from './lua.ts';
 
 export {

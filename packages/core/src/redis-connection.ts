@@ -1,13 +1,23 @@
-import { Cluster, Redis, type RedisOptions } from 'ioredis';
+import { Cluster, Redis, type ClusterNode, type ClusterOptions, type RedisOptions } from 'ioredis';
 import { InvalidArgumentError, JOBS_ERROR_CODES, JobsError, RedisUnavailableError, isJobsError } from './errors.ts';
 import type { RedisClient } from './lua.ts';
 
 /**
- * Where to find Redis: a URL (`redis://` or `rediss://` for TLS, with an optional ACL user and
- * password), ioredis options, or an ioredis `Redis`/`Cluster` you created (it is then yours:
- * @jobs never closes it).
+ * A Redis Cluster to connect to: seed nodes (any few of its nodes; the rest are discovered) and
+ * ioredis cluster options. Credentials and TLS for every node go in `redisOptions`.
  */
-export type RedisConnectionInput = string | RedisOptions | Redis | Cluster;
+export interface ClusterConnectionOptions extends ClusterOptions {
+  /** Seed nodes: `{ host, port }` or `"host:port"`. */
+  cluster: ClusterNode[];
+}
+
+/**
+ * Where to find Redis: a URL (`redis://` or `rediss://` for TLS, with an optional ACL user and
+ * password; `redis+cluster://` or `rediss+cluster://` with comma-separated `host:port` seeds for a
+ * cluster), ioredis options, {@link ClusterConnectionOptions}, or an ioredis `Redis`/`Cluster`
+ * you created (it is then yours: @jobs never closes it).
+ */
+export type RedisConnectionInput = string | RedisOptions | ClusterConnectionOptions | Redis | Cluster;
 
 /** A client and whether @jobs created it (and so must close it). */
 export interface RedisConnection {
@@ -22,6 +32,7 @@ export function isRedisClient(value: unknown): value is RedisClient {
 
 // ioredis's constructor types reject its own RedisOptions under exactOptionalPropertyTypes.
 const RedisClientClass = Redis as unknown as new (...args: unknown[]) => Redis;
+const ClusterClass = Cluster as unknown as new (nodes: ClusterNode[], options: ClusterOptions) => Cluster;
 
 /** A new connection to the same server(s) as `client`, e.g. for a blocking command. */
 export function duplicateClient(client: RedisClient): RedisClient {
@@ -48,19 +59,74 @@ export function connectRedis(input: RedisConnectionInput, connectionName: string
   // No auto-pipelining: measured, it made enqueue (64 in flight) and processing 25% slower.
   const defaults: RedisOptions = { connectionName, maxRetriesPerRequest: 20, enableAutoPipelining: false, ...overrides };
   if (typeof input === 'string') {
+    const cluster = parseClusterUrl(input);
+    if (cluster) return connectCluster({ ...cluster, redisOptions: { ...cluster.redisOptions, ...defaults } }, defaults);
     let url: URL;
     try {
       url = new URL(input);
     } catch {
-      throw new InvalidArgumentError('redis', 'expected a redis:// or rediss:// URL');
+      throw new InvalidArgumentError('redis', 'expected a redis://, rediss:// or redis+cluster:// URL');
     }
     if (url.protocol !== 'redis:' && url.protocol !== 'rediss:') {
-      throw new InvalidArgumentError('redis', `expected a redis:// or rediss:// URL, got ${url.protocol}//`);
+      throw new InvalidArgumentError('redis', `expected a redis://, rediss:// or redis+cluster:// URL, got ${url.protocol}//`);
     }
     return { client: quiet(new RedisClientClass(input, defaults)), owned: true };
   }
+  if (typeof input === 'object' && input !== null && 'cluster' in input) {
+    const { cluster, redisOptions, ...clusterOptions } = input;
+    if (!Array.isArray(cluster) || cluster.length === 0) throw new InvalidArgumentError('redis.cluster', 'expected a non-empty list of seed nodes');
+    return connectCluster({ ...clusterOptions, cluster, redisOptions: { ...defaults, ...redisOptions } }, defaults);
+  }
   if (typeof input === 'object' && input !== null) return { client: quiet(new RedisClientClass({ ...defaults, ...input })), owned: true };
-  throw new InvalidArgumentError('redis', 'expected a URL, ioredis options, or an ioredis Redis or Cluster instance');
+  throw new InvalidArgumentError('redis', 'expected a URL, ioredis options, cluster seeds, or an ioredis Redis or Cluster instance');
+}
+
+function connectCluster(input: ClusterConnectionOptions, defaults: RedisOptions): RedisConnection {
+  const { cluster, ...options } = input;
+  const client = new ClusterClass(cluster, {
+    enableAutoPipelining: false,
+    // A moved slot or a failover is followed for a while (a replica takes over within seconds).
+    maxRedirections: 32,
+    retryDelayOnClusterDown: 200,
+    retryDelayOnFailover: 200,
+    retryDelayOnTryAgain: 100,
+    ...(defaults.commandTimeout !== undefined && { slotsRefreshTimeout: Math.min(defaults.commandTimeout, 2_000) }),
+    ...options,
+  });
+  return { client: quiet(client), owned: true };
+}
+
+const CLUSTER_URL = /^(rediss?)\+cluster:\/\/(?:([^@/]*)@)?([^/?#]+)\/?$/;
+
+/**
+ * Reads `redis+cluster://[user[:password]@]host:port,host:port` (or `rediss+cluster://` for TLS)
+ * into cluster options, or returns `undefined` for any other URL.
+ */
+export function parseClusterUrl(input: string): ClusterConnectionOptions | undefined {
+  if (!/^rediss?\+cluster:/i.test(input)) return undefined;
+  const match = CLUSTER_URL.exec(input);
+  if (!match) throw new InvalidArgumentError('redis', 'expected redis+cluster://[user[:password]@]host:port[,host:port...]');
+  const [, scheme, credentials, hosts] = match as unknown as [string, string, string | undefined, string];
+  const cluster: ClusterNode[] = [];
+  for (const seed of hosts.split(',')) {
+    const seedMatch = /^(\[[^\]]+\]|[^:]+):(\d{1,5})$/.exec(seed.trim());
+    const port = Number(seedMatch?.[2]);
+    if (!seedMatch || !(port >= 1 && port <= 65_535)) throw new InvalidArgumentError('redis', `cluster seed "${seed}" is not host:port`);
+    cluster.push({ host: (seedMatch[1] as string).replace(/^\[|\]$/g, ''), port });
+  }
+  const redisOptions: RedisOptions = {};
+  if (credentials !== undefined) {
+    const colon = credentials.indexOf(':');
+    const user = decodeURIComponent(colon === -1 ? credentials : credentials.slice(0, colon));
+    if (colon === -1) {
+      if (user) redisOptions.username = user;
+    } else {
+      if (user) redisOptions.username = user;
+      redisOptions.password = decodeURIComponent(credentials.slice(colon + 1));
+    }
+  }
+  if (scheme.toLowerCase() === 'rediss') redisOptions.tls = {};
+  return { cluster, redisOptions };
 }
 
 /**
@@ -73,8 +139,11 @@ export function describeRedis(input: RedisConnectionInput): string {
     return `redis cluster (${nodes.join(', ') || 'connecting'})`;
   }
   if (input instanceof Redis) return describeOptions(input.options);
+  if (typeof input === 'object' && 'cluster' in input) return describeCluster(input);
   if (typeof input === 'string') {
     try {
+      const cluster = parseClusterUrl(input);
+      if (cluster) return describeCluster(cluster);
       const url = new URL(input);
       if (url.password) url.password = '***';
       return url.toString();
@@ -83,6 +152,14 @@ export function describeRedis(input: RedisConnectionInput): string {
     }
   }
   return describeOptions(input);
+}
+
+function describeCluster(input: ClusterConnectionOptions): string {
+  const options = input.redisOptions ?? {};
+  const scheme = options.tls ? 'rediss+cluster' : 'redis+cluster';
+  const user = options.username ? `${options.username}${options.password ? ':***' : ''}@` : options.password ? ':***@' : '';
+  const seeds = (Array.isArray(input.cluster) ? input.cluster : []).map((node) => (typeof node === 'object' ? `${node.host ?? '127.0.0.1'}:${node.port ?? 6379}` : String(node)));
+  return `${scheme}://${user}${seeds.join(',')}`;
 }
 
 function describeOptions(options: RedisOptions): string {
@@ -142,11 +219,10 @@ export const MIN_REDIS_VERSION = '7.0.0';
 
 /** Throws `JOBS_UNSUPPORTED_REDIS` unless the server is Redis 7.0 or newer. */
 export async function assertRedisVersion(client: RedisClient): Promise<string> {
-  const node = client instanceof Cluster ? client.nodes('master')[0] : client;
-  if (!node) throw new RedisUnavailableError('no cluster node is connected');
   let info: string;
   try {
-    info = await withRedisErrors(() => node.info('server'));
+    // On a cluster, ioredis waits for the slot map and asks any node (all run one version).
+    info = await withRedisErrors(() => client.info('server'));
   } catch (error) {
     // An ACL user limited to the queue's keys and commands may not run INFO: then the scripts'
     // own errors will say so if the server is too old.

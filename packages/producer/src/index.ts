@@ -37,6 +37,7 @@ export type {
   PayloadOf,
   PayloadTypesOf,
   QueueStats,
+  ClusterConnectionOptions,
   RedisConnectionInput,
   ValidationIssue,
 } from '@jobs/core';

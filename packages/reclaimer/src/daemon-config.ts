@@ -11,7 +11,8 @@ pending, dead-letters jobs on their last attempt, promotes delayed jobs that cam
 expired ids from the histories. Run as many replicas as you like: no job is handled twice.
 
 Options (each also read from the environment variable in brackets; a flag wins):
-  --redis-url URL            Redis to use [REDIS_URL] (default redis://127.0.0.1:6379)
+  --redis-url URL            Redis to use [REDIS_URL] (default redis://127.0.0.1:6379;
+                             a cluster: redis+cluster://host:port,host:port)
                              rediss:// for TLS; user and password in the URL for an ACL user
   --queue NAME               a queue to sweep; repeat for more [JOBS_QUEUES, comma-separated]
                              (default: every queue found in Redis, looked up every minute)
@@ -73,7 +74,7 @@ export function parseDaemonConfig(argv: readonly string[], env: NodeJS.ProcessEn
     }
   }
   const redisUrl = values['redis-url'] ?? env.REDIS_URL ?? 'redis://127.0.0.1:6379';
-  if (!/^rediss?:\/\//.test(redisUrl)) throw new UsageError('--redis-url must start with redis:// or rediss://');
+  if (!/^rediss?(\+cluster)?:\/\//.test(redisUrl)) throw new UsageError('--redis-url must start with redis://, rediss://, redis+cluster:// or rediss+cluster://');
   const logLevel = (values['log-level'] ?? env.JOBS_LOG_LEVEL ?? 'info') as LogLevel;
   if (!LOG_LEVELS.includes(logLevel)) throw new UsageError(`--log-level must be one of ${LOG_LEVELS.join(', ')}, got ${JSON.stringify(logLevel)}`);
   const metricsPortRaw = values['metrics-port'] ?? env.JOBS_METRICS_PORT;

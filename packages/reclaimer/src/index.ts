@@ -15,4 +15,4 @@ export { jobsAclRules } from './acl.ts';
 export { jsonLogger } from './json-logger.ts';
 export type { LogLevel } from './json-logger.ts';
 export { defineKinds, describeRedis, isJobsError, JOBS_ERROR_CODES, JobQueue, JobsError, RedisUnavailableError } from '@jobs/core';
-export type { JobRecord, JobStatus, JobsErrorCode, ListState, Logger, QueueStats, ReclaimResult, RedisConnectionInput } from '@jobs/core';
+export type { JobRecord, JobStatus, JobsErrorCode, ListState, Logger, QueueStats, ReclaimResult, RedisConnectionInput, ClusterConnectionOptions } from '@jobs/core';

@@ -39,6 +39,7 @@ export type {
   PayloadTypesOf,
   QueueOptions,
   QueueStats,
+  ClusterConnectionOptions,
   RedisConnectionInput,
   ValidationIssue,
 } from '@jobs/core';

@@ -20,7 +20,8 @@ Commands:
 
 Options:
   -q, --queue NAME         the queue [JOBS_QUEUE]
-  --redis-url URL          Redis to use [REDIS_URL] (default redis://127.0.0.1:6379)
+  --redis-url URL          Redis to use [REDIS_URL] (default redis://127.0.0.1:6379;
+                           a cluster: redis+cluster://host:port,host:port)
   --limit N, --offset N    page of ls (default 20, 0)
   --json                   print JSON, for scripts
   --yes                    confirm a destructive command
@@ -82,7 +83,7 @@ export function parseAdminArgs(argv: readonly string[], env: NodeJS.ProcessEnv):
   }
   const { values, positionals } = parsed;
   const redisUrl = values['redis-url'] ?? env.REDIS_URL ?? 'redis://127.0.0.1:6379';
-  if (!/^rediss?:\/\//.test(redisUrl)) throw new UsageError('--redis-url must start with redis:// or rediss://');
+  if (!/^rediss?(\+cluster)?:\/\//.test(redisUrl)) throw new UsageError('--redis-url must start with redis://, rediss://, redis+cluster:// or rediss+cluster://');
   const json = values.json;
   const [name, ...args] = positionals;
   if (values.help || name === undefined || name === 'help') return { command: { name: 'help' }, redisUrl, json };
