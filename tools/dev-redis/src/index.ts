@@ -1,4 +1,7 @@
 export { startRedisServer } from './redis-server.ts';
 export type { RedisServer, StartRedisServerOptions } from './redis-server.ts';
+export { startRedisCluster } from './redis-cluster.ts';
+export type { ClusterMaster, ClusterSeed, RedisCluster, RedisClusterNode, StartRedisClusterOptions } from './redis-cluster.ts';
+export type { SlotRange } from './cluster-nodes.ts';
 export { findFreePort } from './free-port.ts';
 export { repoRoot } from './repo-root.ts';

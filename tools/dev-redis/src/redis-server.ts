@@ -91,7 +91,11 @@ export async function startRedisServer(options: StartRedisServerOptions = {}): P
   throw lastError;
 }
 
-class PortTakenError extends Error {}
+/**
+ * A start on an explicit port failed because another process holds it (for a cluster node: its
+ * client or its bus port). Callers that chose the port themselves can pick another and retry.
+ */
+export class PortTakenError extends Error {}
 
 async function startOnPort(port: number, options: StartRedisServerOptions): Promise<RedisServer> {
   const name = options.name ?? 'redis';
