@@ -11,21 +11,8 @@
   Returns: { promoted count, due time of the next delayed job in ms or -1, now ms }
 ]]
 --@include lib/now.lua
---@include lib/job-status.lua
+--@include lib/promote-due.lua
 
 local now = now_ms()
-local due = redis.call('ZRANGE', KEYS[1], '-inf', now, 'BYSCORE', 'LIMIT', 0, tonumber(ARGV[2]))
-local promoted = 0
-for _, id in ipairs(due) do
-  redis.call('ZREM', KEYS[1], id)
-  local key = ARGV[1] .. id
-  if job_status(key) == 'delayed' then
-    redis.call('HSET', key, 'status', 'pending')
-    redis.call('LPUSH', KEYS[2], id)
-    promoted = promoted + 1
-  end
-end
-local next_due = -1
-local head = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
-if head[2] then next_due = tonumber(head[2]) end
+local promoted, next_due = promote_due(KEYS[1], KEYS[2], ARGV[1], tonumber(ARGV[2]), now)
 return { promoted, next_due, now }

@@ -2,6 +2,7 @@ import { Cluster, type Redis } from 'ioredis';
 import { backoffDelayMs } from './backoff.ts';
 import { resolveEnqueueOptions, type EnqueueOptions } from './enqueue-options.ts';
 import { InvalidArgumentError, JOBS_ERROR_CODES, JobsError, LostClaimError } from './errors.ts';
+import { readClaimedJobs } from './claimed-job.ts';
 import { parseJobRecord, pairsToObject, type ClaimedJob, type JobRecord } from './job-record.ts';
 import { encodeJson } from './json.ts';
 import { assertJobId, queueKeys, type QueueKeys } from './keys.ts';
@@ -9,7 +10,7 @@ import type { KindName, Kinds } from './kinds.ts';
 import { SCRIPTS, pipeScript, registerScripts, runScript, type LuaScript, type RedisClient } from './lua.ts';
 import { resolveQueueOptions, type QueueOptions, type ResolvedQueueOptions } from './queue-options.ts';
 import { assertRedisVersion, closeClient, connectRedis, duplicateClient, toJobsError, withRedisErrors, type RedisConnectionInput } from './redis-connection.ts';
-import { randomHex } from './random-hex.ts';
+import { claimTokenBase, randomHex } from './random-hex.ts';
 import { WorkWaiter } from './wait-for-work.ts';
 import { assertWholeNumber } from './whole-number.ts';
 
@@ -197,6 +198,14 @@ export class JobQueue<P> {
     });
   }
 
+  /**
+   * '1' lets completions skip their events when nobody subscribes: exact on one server. In a
+   * cluster a subscriber may sit on another node, where the script cannot see it: '0'.
+   */
+  get #onlyHeard(): string {
+    return this.client instanceof Cluster ? '0' : '1';
+  }
+
   get #channel(): string {
     return this.options.events ? this.keys.events : '';
   }
@@ -249,26 +258,15 @@ export class JobQueue<P> {
   }
 
   #claimArgs(max: number): (string | number)[] {
-    const args: (string | number)[] = [this.keys.jobPrefix, this.options.visibilityMs, this.options.maxAttempts];
-    for (let i = 0; i < max; i += 1) args.push(randomHex());
-    return args;
+    return [this.keys.jobPrefix, this.options.visibilityMs, this.options.maxAttempts, max, claimTokenBase()];
   }
 
   #claimKeys(): string[] {
-    return [this.keys.pending, this.keys.processing, this.keys.leases, this.keys.stats];
+    return [this.keys.pending, this.keys.processing, this.keys.leases, this.keys.stats, this.keys.delayed];
   }
 
   #promoteKeys(): string[] {
     return [this.keys.delayed, this.keys.pending];
-  }
-
-  #parseClaimed(reply: unknown): ClaimedJob[] {
-    const [, ...jobs] = reply as [number, ...string[][]];
-    return jobs.map((entry) => {
-      const [id, token] = entry as [string, string];
-      const record = parseJobRecord(id, pairsToObject(entry, 2));
-      return { ...record, token, claimedAtMs: record.claimedAtMs ?? 0, leaseExpiresAtMs: record.leaseExpiresAtMs ?? 0 };
-    });
   }
 
   /**
@@ -281,18 +279,24 @@ export class JobQueue<P> {
     const max = assertWholeNumber('max', options.max ?? 1, 1, 1_000);
     const blockMs = assertWholeNumber('blockMs', options.blockMs ?? 0, 0, 3_600_000);
     const deadline = Date.now() + blockMs;
+    let nextDueMs = -1;
+    let nowMs = 0;
     for (;;) {
-      const [promoted, claimed] = await this.#pipeline((pipe) => {
-        pipeScript(pipe, SCRIPTS.promote, this.#promoteKeys(), [this.keys.jobPrefix, 1_000]);
-        pipeScript(pipe, SCRIPTS.claim, this.#claimKeys(), this.#claimArgs(max));
-      });
-      const jobs = this.#parseClaimed(claimed);
       const remaining = deadline - Date.now();
-      if (jobs.length > 0 || remaining <= 0 || this.#closed || options.signal?.aborted) return jobs;
-      const [, nextDueMs, nowMs] = promoted as [number, number, number];
-      // Wake for the next delayed job too; a delayed job is not in pending, so no push wakes us.
-      const untilDue = nextDueMs >= 0 ? Math.max(1, nextDueMs - nowMs) : remaining;
-      await this.#waiter.wait(Math.min(remaining, untilDue), options.signal);
+      let reply: unknown[];
+      if (nowMs === 0 || remaining <= 0) {
+        reply = (await this.#run(SCRIPTS.claim, this.#claimKeys(), this.#claimArgs(max))) as unknown[];
+      } else {
+        // Wake for the next delayed job too; a delayed job is not in pending, so no push wakes us.
+        const untilDue = nextDueMs >= 0 ? Math.max(1, nextDueMs - nowMs) : remaining;
+        await this.#ensureReady();
+        const claimed = await this.#waiter.waitThenRun(Math.min(remaining, untilDue), SCRIPTS.claim, this.#claimKeys(), this.#claimArgs(max), options.signal);
+        reply = claimed ?? ((await this.#run(SCRIPTS.claim, this.#claimKeys(), this.#claimArgs(max))) as unknown[]);
+      }
+      nowMs = Number(reply[0]);
+      nextDueMs = Number(reply[1]);
+      const jobs = readClaimedJobs(reply, 2, nowMs);
+      if (jobs.length > 0 || deadline - Date.now() <= 0 || this.#closed || options.signal?.aborted) return jobs;
     }
   }
 
@@ -300,19 +304,15 @@ export class JobQueue<P> {
     return encodeJson(result === undefined ? null : result, field, this.options.maxResultBytes);
   }
 
-  #completeArgs(items: readonly { job: ClaimedJob; json: string }[]): { keys: string[]; args: (string | number)[] } {
-    const keys = [this.keys.processing, this.keys.completed, this.keys.leases, this.keys.stats];
-    const args: (string | number)[] = [this.keys.jobPrefix, this.options.completedTtlSeconds, this.options.completedHistory, this.#channel];
-    for (const { job, json } of items) {
-      keys.push(this.keys.job(job.id));
-      args.push(job.id, job.token, json);
-    }
-    return { keys, args };
+  #completeArgs(items: readonly { job: ClaimedJob; json: string }[], args: (string | number)[]): (string | number)[] {
+    for (const { job, json } of items) args.push(job.id, job.token, json);
+    return args;
   }
 
   async #completeEncoded(items: readonly { job: ClaimedJob; json: string }[]): Promise<boolean[]> {
     if (items.length === 0) return [];
-    const { keys, args } = this.#completeArgs(items);
+    const keys = [this.keys.processing, this.keys.completed, this.keys.leases, this.keys.stats];
+    const args = this.#completeArgs(items, [this.keys.jobPrefix, this.options.completedTtlSeconds, this.options.completedHistory, this.#channel, this.#onlyHeard]);
     const reply = (await this.#run(SCRIPTS.complete, keys, args)) as number[];
     return reply.map((code) => Number(code) === 1);
   }
@@ -333,13 +333,8 @@ export class JobQueue<P> {
     return this.#completeEncoded(encoded);
   }
 
-  /**
-   * Completes many claimed jobs in one round trip, each on its own: a result that cannot be
-   * stored (too large, not JSON) refuses that job only. Per job: `completed`, `lost` (the claim
-   * was no longer valid), or `refused` with the error.
-   */
-  async completeSettled(items: readonly { job: ClaimedJob; result: unknown }[]): Promise<CompleteOutcome[]> {
-    const outcomes: CompleteOutcome[] = new Array(items.length);
+  /** Encodes each result on its own: one that cannot be stored refuses that job only. */
+  #encodeSettled(items: readonly { job: ClaimedJob; result: unknown }[], outcomes: CompleteOutcome[]): { job: ClaimedJob; json: string; index: number }[] {
     const accepted: { job: ClaimedJob; json: string; index: number }[] = [];
     items.forEach(({ job, result }, index) => {
       try {
@@ -348,6 +343,17 @@ export class JobQueue<P> {
         outcomes[index] = { status: 'refused', error: error as JobsError };
       }
     });
+    return accepted;
+  }
+
+  /**
+   * Completes many claimed jobs in one round trip, each on its own: a result that cannot be
+   * stored (too large, not JSON) refuses that job only. Per job: `completed`, `lost` (the claim
+   * was no longer valid), or `refused` with the error.
+   */
+  async completeSettled(items: readonly { job: ClaimedJob; result: unknown }[]): Promise<CompleteOutcome[]> {
+    const outcomes: CompleteOutcome[] = new Array(items.length);
+    const accepted = this.#encodeSettled(items, outcomes);
     const done = await this.#completeEncoded(accepted);
     accepted.forEach(({ index }, i) => {
       outcomes[index] = { status: done[i] ? 'completed' : 'lost' };
@@ -356,18 +362,36 @@ export class JobQueue<P> {
   }
 
   /**
+   * What a busy worker sends: completes `items` (each on its own, as {@link completeSettled}
+   * does) and claims up to `max` next jobs, in one script call: one round trip and one atomic
+   * step. Never waits for work; `max` 0 only completes.
+   */
+  async completeManyAndClaim(items: readonly { job: ClaimedJob; result: unknown }[], options: { max?: number } = {}): Promise<{ outcomes: CompleteOutcome[]; next: ClaimedJob[] }> {
+    const max = assertWholeNumber('max', options.max ?? 1, 0, 1_000);
+    const outcomes: CompleteOutcome[] = new Array(items.length);
+    const accepted = this.#encodeSettled(items, outcomes);
+    if (accepted.length === 0 && max === 0) return { outcomes, next: [] };
+    const o = this.options;
+    const keys = [this.keys.pending, this.keys.processing, this.keys.leases, this.keys.stats, this.keys.delayed, this.keys.completed];
+    const args = this.#completeArgs(accepted, [this.keys.jobPrefix, o.visibilityMs, o.maxAttempts, max, claimTokenBase(), o.completedTtlSeconds, o.completedHistory, this.#channel, this.#onlyHeard]);
+    const reply = (await this.#run(SCRIPTS['complete-and-claim'], keys, args)) as unknown[];
+    const given = Number(reply[2]);
+    accepted.forEach(({ index }, i) => {
+      outcomes[index] = { status: Number(reply[3 + i]) === 1 ? 'completed' : 'lost' };
+    });
+    return { outcomes, next: readClaimedJobs(reply, 3 + given, Number(reply[0])) };
+  }
+
+  /**
    * Completes a job and claims up to `max` next ones in the same round trip (never waits).
    * `completed` is false when the claim on `job` was no longer valid.
    */
   async completeAndClaim(job: ClaimedJob, result: unknown, options: { max?: number } = {}): Promise<{ completed: boolean; next: ClaimedJob[] }> {
     const max = assertWholeNumber('max', options.max ?? 1, 1, 1_000);
-    const { keys, args } = this.#completeArgs([{ job, json: this.#encodeResult(result, 'result') }]);
-    const [completed, , claimed] = await this.#pipeline((pipe) => {
-      pipeScript(pipe, SCRIPTS.complete, keys, args);
-      pipeScript(pipe, SCRIPTS.promote, this.#promoteKeys(), [this.keys.jobPrefix, 1_000]);
-      pipeScript(pipe, SCRIPTS.claim, this.#claimKeys(), this.#claimArgs(max));
-    });
-    return { completed: Number((completed as number[])[0]) === 1, next: this.#parseClaimed(claimed) };
+    // A result that cannot be stored throws here, as complete() does, and nothing is claimed.
+    this.#encodeResult(result, 'result');
+    const { outcomes, next } = await this.completeManyAndClaim([{ job, result }], { max });
+    return { completed: outcomes[0]?.status === 'completed', next };
   }
 
   /**

@@ -179,6 +179,11 @@ export class Kinds<P> {
     } catch (error) {
       return { ok: false, kind: fallbackKind, reason: `the payload is not JSON: ${(error as Error).message}` };
     }
+    return this.decodeParsed(parsed, fallbackKind);
+  }
+
+  /** {@link decode} for a payload already parsed from its JSON (as a claimed job's `payload` is). */
+  decodeParsed(parsed: unknown, fallbackKind?: string): DecodedPayload {
     if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
       return { ok: false, kind: fallbackKind, reason: 'the payload is not a JSON object' };
     }

@@ -11,7 +11,7 @@ import type { ChainableCommander, Cluster, Redis } from 'ioredis';
  */
 
 /** The scripts, by file name. */
-export const SCRIPT_NAMES = ['enqueue', 'claim', 'complete', 'fail', 'release', 'reclaim', 'extend', 'promote', 'cancel', 'retry', 'tidy', 'stats', 'peek'] as const;
+export const SCRIPT_NAMES = ['enqueue', 'claim', 'complete', 'complete-and-claim', 'fail', 'release', 'reclaim', 'extend', 'promote', 'cancel', 'retry', 'tidy', 'stats', 'peek'] as const;
 
 /** A script's name. */
 export type ScriptName = (typeof SCRIPT_NAMES)[number];
@@ -47,7 +47,7 @@ export function readLua(file: string, included = new Set<string>()): string {
 function load(name: ScriptName): LuaScript {
   const source = readLua(`${name}.lua`);
   const sha1 = createHash('sha1').update(source).digest('hex');
-  return Object.freeze({ name, source, sha1, command: `jobs_${name}_${sha1.slice(0, 12)}` });
+  return Object.freeze({ name, source, sha1, command: `jobs_${name.replaceAll('-', '_')}_${sha1.slice(0, 12)}` });
 }
 
 /** Every script, loaded. */

@@ -17,3 +17,12 @@ export function randomHex(): string {
   offset += 8;
   return hex;
 }
+
+/**
+ * The random part of one claim call's tokens: 12 hex digits. The claim script appends 4 more
+ * numbering the claims of the call, so every token has the recipe's 16 hex digits and two
+ * claims of a job share one with odds of 1 in 2^48.
+ */
+export function claimTokenBase(): string {
+  return randomHex().slice(0, 12);
+}

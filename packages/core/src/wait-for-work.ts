@@ -1,4 +1,4 @@
-import type { RedisClient } from './lua.ts';
+import { pipeScript, registerScripts, type LuaScript, type RedisClient } from './lua.ts';
 
 /**
  * Waits, without polling, until the pending list may hold work. It blocks on Redis with
@@ -48,12 +48,66 @@ export class WorkWaiter {
     });
   }
 
+  /**
+   * Waits like {@link wait} and then runs `script` right behind the blocking call, pipelined on
+   * the same connection: Redis runs it the moment the wait ends, so a worker woken by a push
+   * claims its job without another round trip. Returns the script's reply; `undefined` when
+   * another wait was already in flight (the caller then waited on that one, and runs its script
+   * itself). An abort ends the wait at once by dropping the blocking connection: the script then
+   * never runs, or has run and its reply is returned, so nothing it claimed goes unseen.
+   */
+  async waitThenRun(timeoutMs: number, script: LuaScript, keys: readonly string[], args: readonly (string | number)[], signal?: AbortSignal): Promise<unknown[] | undefined> {
+    if (this.#closed || signal?.aborted) return undefined;
+    if (this.#inflight) {
+      await this.wait(timeoutMs, signal);
+      return undefined;
+    }
+    const client = this.#blockingClient();
+    const pipe = client.pipeline();
+    // BLMOVE takes seconds; 0 would mean forever, so never go below 10 ms.
+    pipe.blmove(this.#pendingKey, this.#pendingKey, 'RIGHT', 'RIGHT', Math.max(0.01, Math.min(timeoutMs, this.#maxBlockMs) / 1000).toFixed(3));
+    pipeScript(pipe, script, keys, args);
+    const onAbort = (): void => {
+      if (this.#client === client) this.#client = undefined;
+      client.disconnect();
+    };
+    signal?.addEventListener('abort', onAbort, { once: true });
+    const run = pipe.exec().then(
+      (replies) => {
+        const [error, reply] = replies?.[1] ?? [new Error('no reply'), undefined];
+        return error ? undefined : (reply as unknown[]);
+      },
+      () => undefined,
+    );
+    this.#inflight = run.then(() => undefined);
+    try {
+      const reply = await run;
+      if (reply === undefined && !this.#closed && !signal?.aborted) {
+        // A dropped connection: the caller's own claim finds out what is true, after a pause.
+        await new Promise((resolve) => setTimeout(resolve, Math.min(timeoutMs, 100)));
+        return undefined;
+      }
+      return reply ?? [];
+    } finally {
+      this.#inflight = undefined;
+      signal?.removeEventListener('abort', onAbort);
+    }
+  }
+
+  #blockingClient(): RedisClient {
+    if (!this.#client) {
+      this.#client = this.#connect();
+      registerScripts(this.#client);
+    }
+    return this.#client;
+  }
+
   async #block(timeoutMs: number): Promise<void> {
-    this.#client ??= this.#connect();
+    this.#blockingClient();
     // BLMOVE takes seconds; 0 would mean forever, so never go below 10 ms.
     const seconds = Math.max(0.01, timeoutMs / 1000).toFixed(3);
     try {
-      await this.#client.blmove(this.#pendingKey, this.#pendingKey, 'RIGHT', 'RIGHT', seconds);
+      await this.#blockingClient().blmove(this.#pendingKey, this.#pendingKey, 'RIGHT', 'RIGHT', seconds);
     } catch {
       // A dropped connection or a close: the caller's claim attempt finds out what is true.
       if (!this.#closed) await new Promise((resolve) => setTimeout(resolve, Math.min(timeoutMs, 100)));

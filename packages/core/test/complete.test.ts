@@ -103,6 +103,49 @@ describe('complete', () => {
     await queue.close();
   });
 
+  test('completeManyAndClaim completes a batch and claims the next jobs in one atomic call, fenced per job', async ({ redis, queueName }) => {
+    const queue = openQueue(redis, queueName);
+    const ids = await Promise.all([1, 2, 3, 4, 5].map((n) => queue.enqueue('email', { recipient: `${n}@example.com` })));
+    const first = await queue.claim({ max: 2 });
+    const stale = { ...first[1], token: 'not-the-token' } as ClaimedJob;
+    const { outcomes, next } = await queue.completeManyAndClaim(
+      [
+        { job: first[0] as ClaimedJob, result: 'ok' },
+        { job: stale, result: 'stolen' },
+        { job: first[1] as ClaimedJob, result: 10n },
+      ],
+      { max: 3 },
+    );
+    expect(outcomes.map((outcome) => outcome.status)).toEqual(['completed', 'lost', 'refused']);
+    expect(next.map((job) => job.id)).toEqual(ids.slice(2));
+    expect(new Set(next.map((job) => job.token)).size).toBe(3);
+    for (const job of next) expect(job.token).toMatch(/^[0-9a-f]{16}$/);
+    // The refused and the stale entries changed nothing: job 2 is still claimed, by its token.
+    expect(await redis.hget(`queue:{${queueName}}:job:${ids[1]}`, 'status')).toBe('processing');
+    expect(await redis.lrange(`queue:{${queueName}}:processing`, 0, -1)).toEqual([...ids.slice(2)].reverse().concat(ids[1] as string));
+    expect(await redis.zcard(`queue:{${queueName}}:leases`)).toBe(4);
+    expect((await queue.stats()).completedTotal).toBe(1);
+    // max 0 only completes.
+    const done = await queue.completeManyAndClaim(next.map((job) => ({ job, result: null })), { max: 0 });
+    expect(done).toEqual({ outcomes: [{ status: 'completed' }, { status: 'completed' }, { status: 'completed' }], next: [] });
+    await queue.close();
+  });
+
+  test('a pattern subscriber gets completion events too', async ({ redis, redisUrl, queueName }) => {
+    const { Redis } = await import('ioredis');
+    const subscriber = new Redis(redisUrl);
+    const messages: string[] = [];
+    subscriber.on('pmessage', (_pattern: string, _channel: string, message: string) => messages.push(message));
+    await subscriber.psubscribe(`queue:{${queueName}}:*`);
+    const queue = openQueue(redis, queueName);
+    const id = await queue.enqueue('email', { recipient: 'a@example.com' });
+    const [job] = (await queue.claim()) as [ClaimedJob];
+    await queue.complete(job, null);
+    await expect.poll(() => messages.map((message) => JSON.parse(message) as unknown)).toContainEqual({ id, status: 'completed' });
+    subscriber.disconnect();
+    await queue.close();
+  });
+
   test('a result over the size limit is refused and the job stays claimed', async ({ redis, queueName }) => {
     const queue = openQueue(redis, queueName, { maxResultBytes: 1_000 });
     await queue.enqueue('email', { recipient: 'a@example.com' });

@@ -4,8 +4,8 @@ import { queueKeys } from '@jobs/core';
 const SCRIPT_COMMANDS = [
   'time', 'type', 'exists', 'persist', 'expire', 'del', 'get', 'set',
   'hget', 'hmget', 'hset', 'hsetnx', 'hdel', 'hgetall', 'hincrby',
-  'lmove', 'lpush', 'rpush', 'lpop', 'rpop', 'lrem', 'lpos', 'lrange', 'llen', 'lindex',
-  'zadd', 'zrem', 'zrange', 'zscore', 'zcard', 'publish',
+  'lmove', 'lpush', 'rpush', 'lpop', 'rpop', 'lrem', 'lpos', 'lrange', 'ltrim', 'llen', 'lindex',
+  'zadd', 'zrem', 'zrange', 'zscore', 'zcard', 'publish', 'pubsub|numsub', 'pubsub|numpat',
 ];
 
 /** Commands the clients send themselves. */

@@ -7,44 +7,90 @@ interface Waiting {
   reject: (error: unknown) => void;
 }
 
-const MAX_BATCH = 256;
+/** How the batcher asks its worker for work to claim with each batch. */
+export interface ClaimSlots {
+  /**
+   * A batch of `completing` jobs is about to be sent: how many jobs to claim with it. The
+   * completing jobs' own slots pass to the jobs claimed; more may be reserved if free.
+   */
+  reserve(completing: number): number;
+  /** The batch's reply: the jobs claimed (start them) out of `reserved` asked for. */
+  claimed(jobs: ClaimedJob[], reserved: number, completing: number): void;
+}
+
+/** Calls in flight at once: while Redis runs one batch, the worker prepares the next. */
+const MAX_IN_FLIGHT = 2;
 
 /**
- * Completes jobs in batches: one script call (one round trip) for every completion that came
- * in while the previous call was in flight. At low load a batch is one job and nothing waits;
- * at high load round trips stop growing with the number of jobs.
+ * Completes jobs in batches and claims the next ones with them: one script call (one round trip,
+ * one atomic step) per batch, for every completion that came in while earlier calls were in
+ * flight. At low load a batch is one job and nothing waits; at high load round trips stop
+ * growing with the number of jobs, and a worker never waits for a claim after a completion.
  */
 export class CompletionBatcher {
   readonly #queue: JobQueue<unknown>;
+  readonly #slots: ClaimSlots;
+  readonly #maxBatch: number;
   #waiting: Waiting[] = [];
-  #busy = false;
+  #inFlight = 0;
+  #scheduled = false;
+  #idle: (() => void)[] = [];
 
-  constructor(queue: JobQueue<unknown>) {
+  /** `maxBatch`: most completions per call (half the concurrency keeps two calls busy). */
+  constructor(queue: JobQueue<unknown>, slots: ClaimSlots, maxBatch: number) {
     this.#queue = queue;
+    this.#slots = slots;
+    this.#maxBatch = Math.max(1, Math.min(256, maxBatch));
   }
 
-  /** Completes `job` with `result` in the next batch. */
+  /** Completes `job` with `result` in a coming batch. */
   complete(job: ClaimedJob, result: unknown): Promise<CompleteOutcome> {
     return new Promise((resolve, reject) => {
       this.#waiting.push({ job, result, resolve, reject });
-      if (!this.#busy) {
-        this.#busy = true;
+      if (!this.#scheduled && this.#inFlight < MAX_IN_FLIGHT) {
+        this.#scheduled = true;
         // Let every handler that finishes in this turn of the event loop join the batch.
-        setImmediate(() => void this.#drain());
+        setImmediate(() => {
+          this.#scheduled = false;
+          this.#send();
+        });
       }
     });
   }
 
-  async #drain(): Promise<void> {
-    while (this.#waiting.length > 0) {
-      const batch = this.#waiting.splice(0, MAX_BATCH);
-      try {
-        const outcomes = await this.#queue.completeSettled(batch);
-        batch.forEach((entry, index) => entry.resolve(outcomes[index] as CompleteOutcome));
-      } catch (error) {
-        for (const entry of batch) entry.reject(error);
-      }
+  /** Resolves once no batch is waiting or in flight. */
+  idle(): Promise<void> {
+    if (this.#inFlight === 0 && this.#waiting.length === 0) return Promise.resolve();
+    return new Promise((resolve) => this.#idle.push(resolve));
+  }
+
+  #send(): void {
+    while (this.#waiting.length > 0 && this.#inFlight < MAX_IN_FLIGHT) {
+      const batch = this.#waiting.splice(0, this.#maxBatch);
+      this.#inFlight += 1;
+      void this.#call(batch).finally(() => {
+        this.#inFlight -= 1;
+        this.#send();
+        if (this.#inFlight === 0 && this.#waiting.length === 0) {
+          const idle = this.#idle;
+          this.#idle = [];
+          for (const resolve of idle) resolve();
+        }
+      });
     }
-    this.#busy = false;
+  }
+
+  async #call(batch: Waiting[]): Promise<void> {
+    const reserved = this.#slots.reserve(batch.length);
+    let reply: Awaited<ReturnType<JobQueue<unknown>['completeManyAndClaim']>>;
+    try {
+      reply = await this.#queue.completeManyAndClaim(batch, { max: reserved });
+    } catch (error) {
+      this.#slots.claimed([], reserved, batch.length);
+      for (const entry of batch) entry.reject(error);
+      return;
+    }
+    this.#slots.claimed(reply.next, reserved, batch.length);
+    batch.forEach((entry, index) => entry.resolve(reply.outcomes[index] as CompleteOutcome));
   }
 }

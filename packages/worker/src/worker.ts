@@ -20,8 +20,8 @@ import {
 } from '@jobs/core';
 import type { HandlerMap, JobContext } from './handler-map.ts';
 import { CompletionBatcher } from './completion-batcher.ts';
+import { Execution, type HandlerOutcome } from './execution.ts';
 import { LeaseKeeper } from './lease-keeper.ts';
-import { runHandler } from './run-handler.ts';
 import type { WorkerEventMap } from './worker-events.ts';
 
 /** Options of {@link createWorker}. */
@@ -50,17 +50,6 @@ export interface WorkerOptions<P> extends QueueOptions {
 export interface CloseOptions {
   /** How long running jobs may go on finishing. Default 30 s. Past it they are aborted and handed back to pending. */
   graceMs?: number;
-}
-
-/** A job this worker is running. */
-interface Execution {
-  readonly job: ClaimedJob;
-  readonly controller: AbortController;
-  /** Set when shutdown handed the job back: its outcome is no longer ours to report. */
-  released: boolean;
-  /** Set when a renewal found the claim lost. */
-  lost: boolean;
-  done: Promise<void>;
 }
 
 const MAX_CLAIM_BATCH = 100;
@@ -95,6 +84,10 @@ export class Worker<P> extends EventEmitter<WorkerEventMap> {
   readonly #reclaimIntervalMs: number;
   /** Running jobs by claim token (the same job claimed again is another execution). */
   readonly #active = new Map<string, Execution>();
+  /** Jobs claimed along with a batch of completions, waiting for those to let go of their slots. */
+  readonly #ready: ClaimedJob[] = [];
+  /** Slots promised to claims in flight. */
+  #reserved = 0;
   readonly #stop = new AbortController();
   #slotWaiters: (() => void)[] = [];
   #fetching: Promise<void>;
@@ -125,7 +118,23 @@ export class Worker<P> extends EventEmitter<WorkerEventMap> {
     this.#log = childLogger(logger, { queue });
     this.#reclaimIntervalMs = interval;
     this.#leases = new LeaseKeeper(this.#queue as JobQueue<unknown>, (error) => this.#reportError(error, 'lease renewal failed'));
-    this.#completions = new CompletionBatcher(this.#queue as JobQueue<unknown>);
+    this.#completions = new CompletionBatcher(
+      this.#queue as JobQueue<unknown>,
+      {
+        reserve: (completing) => {
+          if (this.#stop.signal.aborted) return 0;
+          const extra = Math.max(0, this.#free());
+          this.#reserved += extra;
+          return completing + extra;
+        },
+        claimed: (jobs, reserved, completing) => {
+          this.#reserved -= Math.max(0, reserved - completing);
+          this.#ready.push(...jobs);
+          this.#startReady();
+        },
+      },
+      Math.ceil(concurrency / 2),
+    );
     this.#fetching = this.#fetchLoop();
     if (interval > 0) this.#scheduleSweep();
     this.#log.info({ concurrency }, 'worker started');
@@ -147,6 +156,16 @@ export class Worker<P> extends EventEmitter<WorkerEventMap> {
     if (this.listenerCount('error') > 0) this.emit('error', error);
   }
 
+  /** Slots neither running a job, nor holding a claimed one, nor promised to a claim in flight. */
+  #free(): number {
+    return this.concurrency - this.#active.size - this.#ready.length - this.#reserved;
+  }
+
+  /** Starts claimed jobs while there are slots for them. */
+  #startReady(): void {
+    while (this.#ready.length > 0 && this.#active.size < this.concurrency) this.#start(this.#ready.shift() as ClaimedJob);
+  }
+
   #slotFreed(): Promise<void> {
     return new Promise((resolve) => this.#slotWaiters.push(resolve));
   }
@@ -160,14 +179,16 @@ export class Worker<P> extends EventEmitter<WorkerEventMap> {
   async #fetchLoop(): Promise<void> {
     let failures = 0;
     while (!this.#stop.signal.aborted) {
-      const free = this.concurrency - this.#active.size;
+      const free = this.#free();
       if (free <= 0) {
         await this.#slotFreed();
         continue;
       }
+      const wanted = Math.min(free, MAX_CLAIM_BATCH);
+      this.#reserved += wanted;
       let jobs: ClaimedJob[];
       try {
-        jobs = await this.#queue.claim({ max: Math.min(free, MAX_CLAIM_BATCH), blockMs: 1_000, signal: this.#stop.signal });
+        jobs = await this.#queue.claim({ max: wanted, blockMs: 1_000, signal: this.#stop.signal });
         failures = 0;
       } catch (error) {
         if (this.#stop.signal.aborted) break;
@@ -175,27 +196,33 @@ export class Worker<P> extends EventEmitter<WorkerEventMap> {
         this.#reportError(error, 'claim failed');
         await pause(Math.min(5_000, 50 * 2 ** failures), this.#stop.signal);
         continue;
+      } finally {
+        this.#reserved -= wanted;
       }
       // Jobs claimed while stopping still run (or are handed back): a claimed job is never dropped.
-      for (const job of jobs) this.#start(job);
+      this.#ready.push(...jobs);
+      this.#startReady();
     }
   }
 
   #start(job: ClaimedJob): void {
-    const execution: Execution = { job, controller: new AbortController(), released: false, lost: false, done: Promise.resolve() };
+    const execution = new Execution(job);
     this.#active.set(job.token, execution);
     execution.done = this.#execute(execution)
       .catch((error: unknown) => this.#reportError(error, 'job bookkeeping failed'))
       .finally(() => {
         this.#leases.remove(job);
         this.#active.delete(job.token);
+        this.#startReady();
         this.#wakeSlotWaiters();
       });
   }
 
   async #execute(execution: Execution): Promise<void> {
-    const { job, controller } = execution;
-    const decoded = this.#queue.kinds.decode(job.rawPayload, job.fields.kind);
+    const { job } = execution;
+    // The claim parsed the payload once; only a payload that is not JSON is parsed again, for the reason.
+    const kinds = this.#queue.kinds;
+    const decoded = job.payload === undefined ? kinds.decode(job.rawPayload, job.fields.kind) : kinds.decodeParsed(job.payload, job.fields.kind);
     if (!decoded.ok) {
       // Unknown kind, payload not JSON, or not valid for its schema (a non-validating client
       // wrote it): retrying cannot help.
@@ -207,18 +234,25 @@ export class Worker<P> extends EventEmitter<WorkerEventMap> {
     let leaseMs = job.leaseExpiresAtMs - job.claimedAtMs > 0 ? job.leaseExpiresAtMs - job.claimedAtMs : this.#queue.options.visibilityMs;
     const onLost = (): void => {
       execution.lost = true;
-      controller.abort(new LostClaimError(job.id, 'renew the lease of'));
+      execution.abort(new LostClaimError(job.id, 'renew the lease of'));
     };
     this.#leases.add(job, leaseMs, onLost);
-    const log = childLogger(this.#log, { jobId: job.id, kind, attempt: job.attempts });
+    const workerLog = this.#log;
+    let log: Logger | undefined;
     const context: JobContext = {
       id: job.id,
       kind,
       attempt: job.attempts,
       maxAttempts: job.maxAttempts ?? kindOptions.maxAttempts ?? this.#queue.options.maxAttempts,
       enqueuedAtMs: job.enqueuedAtMs,
-      signal: controller.signal,
-      log,
+      // Made on first use: most handlers read neither.
+      get signal() {
+        return execution.signal;
+      },
+      get log() {
+        log ??= childLogger(workerLog, { jobId: job.id, kind, attempt: job.attempts });
+        return log;
+      },
       extendLease: async (ms = leaseMs) => {
         try {
           await this.#queue.extendLease(job, ms);
@@ -233,19 +267,19 @@ export class Worker<P> extends EventEmitter<WorkerEventMap> {
     let timer: NodeJS.Timeout | undefined;
     if (kindOptions.timeoutMs !== undefined) {
       const timeoutMs = kindOptions.timeoutMs;
-      timer = setTimeout(() => controller.abort(new TimeoutError(`job ${job.id} (${kind})`, timeoutMs)), timeoutMs);
+      timer = setTimeout(() => execution.abort(new TimeoutError(`job ${job.id} (${kind})`, timeoutMs)), timeoutMs);
     }
     const started = Date.now();
     type AnyHandler = (payload: unknown, context: JobContext) => unknown;
     const handler = (this.#handlers as unknown as Record<string, AnyHandler>)[kind] as AnyHandler;
-    const outcome = await runHandler(() => handler(decoded.payload, context), controller.signal);
+    const outcome = await execution.run(() => handler(decoded.payload, context));
     clearTimeout(timer);
     // A timed-out attempt stops renewing before it is reported.
     this.#leases.remove(job);
     await this.#report(execution, outcome, Date.now() - started);
   }
 
-  async #report(execution: Execution, outcome: { ok: true; result: unknown } | { ok: false; error: unknown }, durationMs: number): Promise<void> {
+  async #report(execution: Execution, outcome: HandlerOutcome, durationMs: number): Promise<void> {
     const { job } = execution;
     if (execution.released) return;
     if (execution.lost) {
@@ -332,21 +366,29 @@ export class Worker<P> extends EventEmitter<WorkerEventMap> {
     // the jobs running.
     const graceOver = new AbortController();
     const grace = pause(graceMs, graceOver.signal);
+    let graceEnded = false;
+    void grace.then(() => {
+      graceEnded = true;
+    });
     await Promise.race([this.#fetching, grace]);
-    const finishing = Promise.allSettled([...this.#active.values()].map((execution) => execution.done));
-    await Promise.race([finishing, grace]);
+    // Until nothing runs or the grace period is over: a batch of completions in flight may still
+    // bring jobs it claimed, and those run too.
+    while (!graceEnded && this.#active.size > 0) {
+      await Promise.race([Promise.allSettled([...this.#active.values()].map((execution) => execution.done)), grace]);
+    }
     graceOver.abort();
     const unfinished = [...this.#active.values()];
-    if (unfinished.length > 0) {
+    const notStarted = this.#ready.splice(0);
+    if (unfinished.length + notStarted.length > 0) {
       for (const execution of unfinished) execution.released = true;
       try {
-        const released = await this.#queue.release(unfinished.map((execution) => execution.job));
+        const released = await this.#queue.release([...unfinished.map((execution) => execution.job), ...notStarted]);
         this.#log.info({ released: released.filter(Boolean).length }, 'handed unfinished jobs back to pending');
       } catch (error) {
         // They come back anyway once their leases expire, which no one renews now.
         this.#reportError(error, 'could not hand unfinished jobs back; they return when their leases expire');
       }
-      for (const execution of unfinished) execution.controller.abort(new JobsError(JOBS_ERROR_CODES.CLOSED, 'the worker is shutting down'));
+      for (const execution of unfinished) execution.abort(new JobsError(JOBS_ERROR_CODES.CLOSED, 'the worker is shutting down'));
       await Promise.allSettled(unfinished.map((execution) => execution.done));
     }
     await this.#leases.stop();

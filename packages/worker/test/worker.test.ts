@@ -68,6 +68,39 @@ describe('worker', () => {
     await producer.close();
   });
 
+  test('never runs more than `concurrency` jobs at once, though claims ride on completion batches', async ({ redis, queueName }) => {
+    const producer = createProducer({ redis, queue: queueName, kinds });
+    let running = 0;
+    let most = 0;
+    let done = 0;
+    const worker = createWorker({
+      redis,
+      queue: queueName,
+      kinds,
+      concurrency: 8,
+      handlers: {
+        ...okHandlers,
+        // Mixed: instant, next-tick and timer handlers finish in every order.
+        email: async ({ n }) => {
+          running += 1;
+          most = Math.max(most, running);
+          if ((n ?? 0) % 3 === 1) await Promise.resolve();
+          if ((n ?? 0) % 3 === 2) await new Promise((resolve) => setTimeout(resolve, 1));
+          running -= 1;
+          done += 1;
+          return null;
+        },
+      },
+    });
+    await producer.enqueueMany(Array.from({ length: 2_000 }, (_, n) => ({ kind: 'email' as const, payload: { recipient: 'a@example.com', n } })));
+    await waitFor(() => done === 2_000, { timeoutMs: 60_000, what: '2,000 jobs run' });
+    expect(most).toBe(8);
+    await waitFor(async () => (await producer.stats()).completedTotal === 2_000, { what: '2,000 completions' });
+    expect(await producer.stats()).toMatchObject({ pendingDepth: 0, processingDepth: 0 });
+    await worker.close();
+    await producer.close();
+  });
+
   test('outcomes: a returned value completes; a throw retries after backoff, then fails; PermanentError fails at once', async ({ redis, queueName }) => {
     const producer = createProducer({ redis, queue: queueName, kinds });
     const events: string[] = [];

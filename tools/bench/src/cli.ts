@@ -12,6 +12,8 @@ const { values } = parseArgs({
     'latency-jobs': { type: 'string', default: '5000' },
     out: { type: 'string' },
     smoke: { type: 'boolean', default: false },
+    only: { type: 'string' },
+    systems: { type: 'string' },
   },
 });
 const smoke = values.smoke;
@@ -19,10 +21,13 @@ const n = smoke ? 300 : Number(values.n);
 const reps = smoke ? 1 : Number(values.reps);
 const latencyJobs = smoke ? 200 : Number(values['latency-jobs']);
 if (![n, reps, latencyJobs].every((v) => Number.isInteger(v) && v > 0)) {
-  process.stderr.write('usage: pnpm bench -- [--n 10000] [--reps 3] [--latency-jobs 5000] [--out docs/BENCHMARKS.md] [--smoke]\n');
+  process.stderr.write('usage: pnpm bench -- [--n 10000] [--reps 3] [--latency-jobs 5000] [--out docs/BENCHMARKS.md] [--smoke] [--only process-64,latency] [--systems @jobs,BullMQ]\n');
   process.exit(2);
 }
-const run = await runBenchmarks({ n, reps, latencyJobs, log: (line) => process.stderr.write(`[bench] ${line}\n`) });
+const list = (value: string | undefined): string[] | undefined => value?.split(',').map((item) => item.trim()).filter(Boolean);
+const only = list(values.only);
+const systems = list(values.systems);
+const run = await runBenchmarks({ n, reps, latencyJobs, ...(only && { scenarios: only }), ...(systems && { systems }), log: (line) => process.stderr.write(`[bench] ${line}\n`) });
 const out = values.out ?? join(process.cwd(), 'bench-results', 'BENCHMARKS.md');
 mkdirSync(dirname(out), { recursive: true });
 const chart = join(dirname(out), 'benchmarks.svg');

@@ -21,6 +21,10 @@ export interface BenchOptions {
   latencyJobs?: number;
   /** A Redis to use instead of a private one (it is flushed between runs!). */
   redisUrl?: string;
+  /** Run only these scenario ids (default: all). */
+  scenarios?: readonly string[];
+  /** Run only these systems, by adapter name (default: all). */
+  systems?: readonly string[];
   log?: (line: string) => void;
 }
 
@@ -66,14 +70,19 @@ export async function runBenchmarks(options: BenchOptions = {}): Promise<BenchRu
   const redisVersion = /redis_version:(\S+)/.exec(await admin.info('server'))?.[1] ?? '?';
   const results: BenchResults = {};
   const guarantees: Record<string, string> = {};
+  const scenarios = SCENARIOS.filter((scenario) => !options.scenarios || options.scenarios.includes(scenario.id));
   try {
     for (let rep = 0; rep < reps; rep += 1) {
-      for (const scenario of SCENARIOS) {
+      for (const scenario of scenarios) {
         // Rotate who goes first, so no system always runs on a cold or a warm machine.
         const order = SYSTEMS.map((_, i) => SYSTEMS[(i + rep) % SYSTEMS.length] as AdapterFactory);
         for (const factory of order) {
           await admin.flushall();
           const adapter = await factory(url, `bench-${randomBytes(4).toString('hex')}`);
+          if (options.systems && !options.systems.includes(adapter.name)) {
+            await adapter.close();
+            continue;
+          }
           guarantees[adapter.name] = adapter.guarantees;
           try {
             await scenario.warmup(adapter);

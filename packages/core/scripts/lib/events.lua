@@ -5,3 +5,15 @@ local function publish_event(channel, id, status)
     redis.call('PUBLISH', channel, '{"id":' .. cjson.encode(id) .. ',"status":"' .. status .. '"}')
   end
 end
+
+-- The channel to publish a batch's events on: '' when events are off, or when `only_heard` is
+-- '1' and no client subscribes to the channel, nor to any pattern (a pattern may match it). A
+-- skipped event is one nobody could receive, so this is exact on a single server; in a cluster
+-- a subscriber on another node is not counted here, so there the caller passes '0'.
+local function heard_channel(channel, only_heard)
+  if channel == '' or only_heard ~= '1' then return channel end
+  if redis.call('PUBSUB', 'NUMSUB', channel)[2] == 0 and redis.call('PUBSUB', 'NUMPAT') == 0 then
+    return ''
+  end
+  return channel
+end

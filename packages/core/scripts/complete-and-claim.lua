@@ -1,0 +1,43 @@
+#!lua flags=allow-oom
+--[[
+  complete-and-claim: what a busy worker sends: completes the jobs it finished (exactly as
+  complete.lua does, fenced by their tokens) and, in the same atomic step and round trip,
+  promotes due delayed jobs and claims up to N next ones (exactly as claim.lua does).
+
+  KEYS[1]   pending list
+  KEYS[2]   processing list
+  KEYS[3]   lease index sorted set
+  KEYS[4]   stats hash
+  KEYS[5]   delayed sorted set
+  KEYS[6]   completed list
+  ARGV[1]   job key prefix ("queue:{NAME}:job:")
+  ARGV[2]   default visibility ms
+  ARGV[3]   default max attempts
+  ARGV[4]   N, the most jobs to claim (0 = claim none)
+  ARGV[5]   token base: 12 fresh random hex digits per call; the n-th claim's token is base .. %04x of n
+  ARGV[6]   completed TTL in seconds (0 = keep until trimmed off the history)
+  ARGV[7]   completed history cap
+  ARGV[8]   events channel ('' = publish nothing)
+  ARGV[9]   '1': publish only when the channel has a subscriber on this server; '0': always
+  ARGV[10..] per job to complete, 3 values: id, claim token, result JSON
+  Returns:  { now ms, due time of the next delayed job in ms or -1, M (jobs given to complete),
+              M values 1 (completed) or 0 (not the caller's; nothing changed),
+              then 9 values per claimed job as claim.lua returns them }
+]]
+--@include lib/now.lua
+--@include lib/complete-jobs.lua
+--@include lib/promote-due.lua
+--@include lib/claim-jobs.lua
+
+local now = now_ms()
+local out = { now, -1, (#ARGV - 9) / 3 }
+complete_jobs({ processing = KEYS[2], completed = KEYS[6], leases = KEYS[3], stats = KEYS[4],
+  job_prefix = ARGV[1], ttl = tonumber(ARGV[6]), cap = tonumber(ARGV[7]), channel = ARGV[8],
+  only_heard = ARGV[9], now = now }, ARGV, 10, out)
+local wanted = tonumber(ARGV[4])
+if wanted > 0 then
+  local _, next_due = promote_due(KEYS[5], KEYS[1], ARGV[1], 1000, now)
+  out[2] = next_due
+  claim_jobs(KEYS[1], KEYS[2], KEYS[3], KEYS[4], ARGV[1], tonumber(ARGV[2]), ARGV[3], wanted, ARGV[5], now, out)
+end
+return out
