@@ -38,6 +38,11 @@ export const JOBS_ERROR_CODES = {
   TIMEOUT: 'JOBS_TIMEOUT',
   /** A job whose result was awaited failed for good, or was cancelled. */
   JOB_FAILED: 'JOBS_JOB_FAILED',
+  /**
+   * Durable mode: the write is done on the primary, but fewer replicas than asked confirmed it in
+   * time, so a failover now could lose it. Repeating the call (with an idempotency key) is safe.
+   */
+  NOT_REPLICATED: 'JOBS_NOT_REPLICATED',
 } as const;
 
 /** One of {@link JOBS_ERROR_CODES}. */
@@ -93,7 +98,9 @@ export type JobsErrorFor<C extends JobsErrorCode> = (C extends 'JOBS_VALIDATION'
             ? TimeoutError
             : C extends 'JOBS_JOB_FAILED'
               ? JobFailedError
-              : JobsError) & { readonly code: C };
+              : C extends 'JOBS_NOT_REPLICATED'
+                ? NotReplicatedError
+                : JobsError) & { readonly code: C };
 
 /**
  * True when `error` is a {@link JobsError} (even one from another copy of this package), and,
@@ -249,5 +256,30 @@ export class JobFailedError extends JobsError {
     this.jobId = jobId;
     this.status = status;
     this.lastError = lastError;
+  }
+}
+
+/**
+ * Durable mode: Redis did the write, but `acknowledged` replicas (fewer than `required`) had
+ * confirmed it when the wait ran out. The write stands on the primary; a failover before the
+ * replicas catch up could lose it. `ids` names the jobs an enqueue wrote.
+ */
+export class NotReplicatedError extends JobsError {
+  /** Replicas that confirmed the write. */
+  readonly acknowledged: number;
+  /** Replicas asked for (`durability.replicas`). */
+  readonly required: number;
+  /** The ids an enqueue wrote (empty for other calls). */
+  readonly ids: readonly string[];
+
+  constructor(what: string, acknowledged: number, required: number, timeoutMs: number, ids: readonly string[] = []) {
+    super(
+      JOBS_ERROR_CODES.NOT_REPLICATED,
+      `${what} is written on the primary, but only ${acknowledged} of ${required} replica(s) confirmed it within ${timeoutMs} ms: a failover now could lose it`,
+      { field: 'durability.replicas' },
+    );
+    this.acknowledged = acknowledged;
+    this.required = required;
+    this.ids = ids;
   }
 }

@@ -8,6 +8,7 @@ export { JobQueue } from './job-queue.ts';
 export type {
   CancelOutcome,
   ClaimOptions,
+  CompleteAndClaimResult,
   CompleteOutcome,
   EnqueueRequest,
   EnqueueResult,
@@ -18,7 +19,7 @@ export type {
   QueueStats,
   ReclaimResult,
 } from './job-queue.ts';
-export type { QueueOptions } from './queue-options.ts';
+export type { DurabilityOptions, QueueOptions } from './queue-options.ts';
 export type { EnqueueOptions } from './enqueue-options.ts';
 
 export { defineKinds, Kinds, KIND_NAME_PATTERN } from './kinds.ts';
@@ -49,6 +50,7 @@ export {
   JobNotFoundError,
   JobsError,
   LostClaimError,
+  NotReplicatedError,
   NotSerializableError,
   PayloadTooLargeError,
   PermanentError,

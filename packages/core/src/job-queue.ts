@@ -1,7 +1,7 @@
 import { Cluster, type Redis } from 'ioredis';
 import { backoffDelayMs } from './backoff.ts';
 import { resolveEnqueueOptions, type EnqueueOptions } from './enqueue-options.ts';
-import { InvalidArgumentError, JOBS_ERROR_CODES, JobsError, LostClaimError } from './errors.ts';
+import { InvalidArgumentError, JOBS_ERROR_CODES, JobsError, LostClaimError, NotReplicatedError } from './errors.ts';
 import { readClaimedJobs } from './claimed-job.ts';
 import { parseJobRecord, pairsToObject, type ClaimedJob, type JobRecord } from './job-record.ts';
 import { encodeJson } from './json.ts';
@@ -60,6 +60,16 @@ export interface FailOptions {
   permanent?: boolean;
   /** Delay before the retry; default from the kind's (or queue's) backoff policy. */
   retryDelayMs?: number;
+}
+
+/** What {@link JobQueue.completeManyAndClaim} did. */
+export interface CompleteAndClaimResult {
+  /** Per item, as {@link JobQueue.completeSettled} reports it. */
+  outcomes: CompleteOutcome[];
+  /** The jobs claimed: the caller must run them (or release them). */
+  next: ClaimedJob[];
+  /** Durable mode only: set when fewer replicas than asked confirmed the call in time. */
+  notReplicated?: NotReplicatedError;
 }
 
 /** What {@link JobQueue.completeSettled} did with one job. */
@@ -186,6 +196,28 @@ export class JobQueue<P> {
     return withRedisErrors(() => runScript(this.client, script, keys, args));
   }
 
+  /**
+   * Runs a write that acknowledges something (an enqueue, a completion, a failure). In durable
+   * mode `WAIT` follows it in the same pipeline, on the same connection (in a cluster, the
+   * queue's node): returns the reply and how many replicas hold the write. Otherwise the
+   * replica count is `undefined`.
+   */
+  async #runAcknowledged(script: LuaScript, keys: readonly string[], args: readonly (string | number)[]): Promise<{ reply: unknown; replicas: number | undefined }> {
+    const { replicas, timeoutMs } = this.options.durability;
+    if (replicas === 0) return { reply: await this.#run(script, keys, args), replicas: undefined };
+    const [reply, acknowledged] = await this.#pipeline((pipe) => {
+      pipeScript(pipe, script, keys, args);
+      pipe.wait(replicas, timeoutMs);
+    });
+    return { reply, replicas: Number(acknowledged) };
+  }
+
+  /** Throws {@link NotReplicatedError} when durable mode asked for more replicas than confirmed. */
+  #assertReplicated(what: string, replicas: number | undefined, ids: readonly string[] = []): void {
+    const { replicas: required, timeoutMs } = this.options.durability;
+    if (replicas !== undefined && replicas < required) throw new NotReplicatedError(what, replicas, required, timeoutMs, ids);
+  }
+
   /** Runs the queued scripts of `build` in one round trip and returns their replies in order. */
   async #pipeline(build: (pipe: ReturnType<RedisClient['pipeline']>) => void): Promise<unknown[]> {
     await this.#ensureReady();
@@ -251,9 +283,11 @@ export class JobQueue<P> {
         options.idempotencyTtlMs,
       );
     });
-    const reply = (await this.#run(SCRIPTS.enqueue, keys, args)) as (string | number)[];
+    const { reply, replicas } = await this.#runAcknowledged(SCRIPTS.enqueue, keys, args);
+    const values = reply as (string | number)[];
     const results: EnqueueResult[] = [];
-    for (let i = 0; i < reply.length; i += 2) results.push({ id: String(reply[i]), created: Number(reply[i + 1]) === 1 });
+    for (let i = 0; i < values.length; i += 2) results.push({ id: String(values[i]), created: Number(values[i + 1]) === 1 });
+    this.#assertReplicated(results.length === 1 ? `job ${results[0]?.id}` : `${results.length} jobs`, replicas, results.map((result) => result.id));
     return results;
   }
 
@@ -313,8 +347,9 @@ export class JobQueue<P> {
     if (items.length === 0) return [];
     const keys = [this.keys.processing, this.keys.completed, this.keys.leases, this.keys.stats];
     const args = this.#completeArgs(items, [this.keys.jobPrefix, this.options.completedTtlSeconds, this.options.completedHistory, this.#channel, this.#onlyHeard]);
-    const reply = (await this.#run(SCRIPTS.complete, keys, args)) as number[];
-    return reply.map((code) => Number(code) === 1);
+    const { reply, replicas } = await this.#runAcknowledged(SCRIPTS.complete, keys, args);
+    this.#assertReplicated(items.length === 1 ? `the completion of job ${items[0]?.job.id}` : `${items.length} completions`, replicas);
+    return (reply as number[]).map((code) => Number(code) === 1);
   }
 
   /**
@@ -364,9 +399,10 @@ export class JobQueue<P> {
   /**
    * What a busy worker sends: completes `items` (each on its own, as {@link completeSettled}
    * does) and claims up to `max` next jobs, in one script call: one round trip and one atomic
-   * step. Never waits for work; `max` 0 only completes.
+   * step. Never waits for work; `max` 0 only completes. In durable mode a shortfall of replicas
+   * is reported in `notReplicated`, not thrown, since the claimed jobs must reach the caller.
    */
-  async completeManyAndClaim(items: readonly { job: ClaimedJob; result: unknown }[], options: { max?: number } = {}): Promise<{ outcomes: CompleteOutcome[]; next: ClaimedJob[] }> {
+  async completeManyAndClaim(items: readonly { job: ClaimedJob; result: unknown }[], options: { max?: number } = {}): Promise<CompleteAndClaimResult> {
     const max = assertWholeNumber('max', options.max ?? 1, 0, 1_000);
     const outcomes: CompleteOutcome[] = new Array(items.length);
     const accepted = this.#encodeSettled(items, outcomes);
@@ -374,12 +410,20 @@ export class JobQueue<P> {
     const o = this.options;
     const keys = [this.keys.pending, this.keys.processing, this.keys.leases, this.keys.stats, this.keys.delayed, this.keys.completed];
     const args = this.#completeArgs(accepted, [this.keys.jobPrefix, o.visibilityMs, o.maxAttempts, max, claimTokenBase(), o.completedTtlSeconds, o.completedHistory, this.#channel, this.#onlyHeard]);
-    const reply = (await this.#run(SCRIPTS['complete-and-claim'], keys, args)) as unknown[];
+    const { reply: raw, replicas } = await this.#runAcknowledged(SCRIPTS['complete-and-claim'], keys, args);
+    const reply = raw as unknown[];
     const given = Number(reply[2]);
     accepted.forEach(({ index }, i) => {
       outcomes[index] = { status: Number(reply[3 + i]) === 1 ? 'completed' : 'lost' };
     });
-    return { outcomes, next: readClaimedJobs(reply, 3 + given, Number(reply[0])) };
+    const result: CompleteAndClaimResult = { outcomes, next: readClaimedJobs(reply, 3 + given, Number(reply[0])) };
+    // Never thrown here: the jobs just claimed must reach the caller.
+    try {
+      this.#assertReplicated(`${accepted.length} completion(s)`, replicas);
+    } catch (error) {
+      result.notReplicated = error as NotReplicatedError;
+    }
+    return result;
   }
 
   /**
@@ -422,9 +466,10 @@ export class JobQueue<P> {
       this.options.failedHistory,
       this.#channel,
     ];
-    const code = Number(await this.#run(SCRIPTS.fail, keys, args));
-    const outcome = FAIL_OUTCOMES[code];
+    const { reply, replicas } = await this.#runAcknowledged(SCRIPTS.fail, keys, args);
+    const outcome = FAIL_OUTCOMES[Number(reply)];
     if (outcome === undefined) throw new LostClaimError(job.id, 'fail');
+    this.#assertReplicated(`the failed attempt of job ${job.id}`, replicas);
     return outcome;
   }
 

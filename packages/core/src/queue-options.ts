@@ -30,10 +30,25 @@ export interface QueueOptions {
   idempotencyTtlMs?: number;
   /** Publish the recipe's events on `queue:{NAME}:events`. Default true. */
   events?: boolean;
+  /**
+   * Durable mode. Redis replicates asynchronously, so a write acknowledged by the primary can
+   * vanish in a failover. With `replicas` > 0 an enqueue, a completion and a failure are
+   * acknowledged only once that many replicas hold them (Redis `WAIT`, in the same round trip);
+   * past `timeoutMs` (default 1 s) the call reports `JOBS_NOT_REPLICATED`. Default off.
+   */
+  durability?: DurabilityOptions;
+}
+
+/** See {@link QueueOptions.durability}. */
+export interface DurabilityOptions {
+  /** Replicas that must hold a write before it is acknowledged. 0 = off. */
+  replicas: number;
+  /** How long to wait for them, in ms. Default 1,000. */
+  timeoutMs?: number;
 }
 
 /** {@link QueueOptions} with every default filled in. */
-export type ResolvedQueueOptions = Required<QueueOptions>;
+export type ResolvedQueueOptions = Required<Omit<QueueOptions, 'durability'>> & { durability: Required<DurabilityOptions> };
 
 const DAY_SECONDS = 86_400;
 
@@ -52,6 +67,7 @@ export function resolveQueueOptions(options: QueueOptions): ResolvedQueueOptions
     maxResultBytes: options.maxResultBytes ?? 256 * 1024,
     idempotencyTtlMs: options.idempotencyTtlMs ?? DAY_SECONDS * 1_000,
     events: options.events ?? true,
+    durability: resolveDurability(options.durability),
   };
   const wholeNumber = (name: keyof QueueOptions, min: number, max: number): number => assertWholeNumber(`options.${name}`, resolved[name], min, max);
   wholeNumber('completedHistory', 0, 10_000_000);
@@ -63,4 +79,13 @@ export function resolveQueueOptions(options: QueueOptions): ResolvedQueueOptions
   wholeNumber('idempotencyTtlMs', 1, 365 * DAY_SECONDS * 1_000);
   if (typeof resolved.events !== 'boolean') throw new InvalidArgumentError('options.events', 'expected true or false');
   return resolved;
+}
+
+function resolveDurability(durability: DurabilityOptions | undefined): Required<DurabilityOptions> {
+  if (durability === undefined) return { replicas: 0, timeoutMs: 1_000 };
+  if (typeof durability !== 'object' || durability === null) throw new InvalidArgumentError('options.durability', 'expected { replicas, timeoutMs? }');
+  return {
+    replicas: assertWholeNumber('options.durability.replicas', durability.replicas, 0, 16),
+    timeoutMs: assertWholeNumber('options.durability.timeoutMs', durability.timeoutMs ?? 1_000, 1, 60_000),
+  };
 }

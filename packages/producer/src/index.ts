@@ -14,6 +14,7 @@ export {
   JobNotFoundError,
   JOBS_ERROR_CODES,
   JobsError,
+  NotReplicatedError,
   NotSerializableError,
   PayloadTooLargeError,
   RedisUnavailableError,
@@ -38,6 +39,7 @@ export type {
   PayloadTypesOf,
   QueueStats,
   ClusterConnectionOptions,
+  DurabilityOptions,
   RedisConnectionInput,
   ValidationIssue,
 } from '@jobs/core';

@@ -17,7 +17,7 @@ import {
 import { ResultWaiter } from './result-waiter.ts';
 
 /** Options of {@link createProducer}. */
-export interface ProducerOptions<P> extends Pick<QueueOptions, 'idempotencyTtlMs' | 'events'> {
+export interface ProducerOptions<P> extends Pick<QueueOptions, 'idempotencyTtlMs' | 'events' | 'durability'> {
   /** Where Redis is: a `redis://` or `rediss://` URL (ACL user and password in it work), ioredis options, or an ioredis `Redis`/`Cluster` you own (it is not closed by `close()`). */
   redis: RedisConnectionInput;
   /** The queue's name. */
@@ -57,6 +57,7 @@ export class Producer<P> {
       connectionName: options.connectionName ?? `jobs:producer:${options.queue}`,
       ...(options.idempotencyTtlMs !== undefined && { idempotencyTtlMs: options.idempotencyTtlMs }),
       ...(options.events !== undefined && { events: options.events }),
+      ...(options.durability !== undefined && { durability: options.durability }),
       ...(options.commandTimeoutMs !== undefined && { commandTimeoutMs: options.commandTimeoutMs }),
     });
     this.queue = this.#queue.name;

@@ -1,4 +1,4 @@
-import type { ClaimedJob, CompleteOutcome, JobQueue } from '@jobs/core';
+import type { ClaimedJob, CompleteOutcome, JobQueue, NotReplicatedError } from '@jobs/core';
 
 interface Waiting {
   job: ClaimedJob;
@@ -16,6 +16,8 @@ export interface ClaimSlots {
   reserve(completing: number): number;
   /** The batch's reply: the jobs claimed (start them) out of `reserved` asked for. */
   claimed(jobs: ClaimedJob[], reserved: number, completing: number): void;
+  /** Durable mode: the batch's completions are done, but fewer replicas than asked hold them yet. */
+  notReplicated(error: NotReplicatedError): void;
 }
 
 /** Calls in flight at once: while Redis runs one batch, the worker prepares the next. */
@@ -91,6 +93,7 @@ export class CompletionBatcher {
       return;
     }
     this.#slots.claimed(reply.next, reserved, batch.length);
+    if (reply.notReplicated) this.#slots.notReplicated(reply.notReplicated);
     batch.forEach((entry, index) => entry.resolve(reply.outcomes[index] as CompleteOutcome));
   }
 }

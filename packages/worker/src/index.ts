@@ -17,6 +17,7 @@ export {
   JOBS_ERROR_CODES,
   JobsError,
   LostClaimError,
+  NotReplicatedError,
   PermanentError,
   RedisUnavailableError,
   TimeoutError,
@@ -40,6 +41,7 @@ export type {
   QueueOptions,
   QueueStats,
   ClusterConnectionOptions,
+  DurabilityOptions,
   RedisConnectionInput,
   ValidationIssue,
 } from '@jobs/core';

@@ -132,6 +132,9 @@ export class Worker<P> extends EventEmitter<WorkerEventMap> {
           this.#ready.push(...jobs);
           this.#startReady();
         },
+        // The jobs are completed on the primary; a failover before the replicas catch up would
+        // run them again (at-least-once holds). Said, not thrown.
+        notReplicated: (error) => this.#reportError(error, 'completions not yet on the replicas'),
       },
       Math.ceil(concurrency / 2),
     );
