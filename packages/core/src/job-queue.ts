@@ -29,6 +29,11 @@ export interface JobQueueOptions<P> extends QueueOptions {
    * long fails with `JOBS_REDIS_UNAVAILABLE` instead of waiting for Redis forever. Default 10 s.
    */
   commandTimeoutMs?: number;
+  /**
+   * Appended to every id this queue makes (a partition of a {@link PartitionedQueue} marks its
+   * ids with `.p<N>`, so a job's partition can be told from its id). Default none.
+   */
+  idSuffix?: string;
 }
 
 /** One job of {@link JobQueue.enqueueMany}. */
@@ -162,6 +167,7 @@ export class JobQueue<P> {
   readonly #waiter: WorkWaiter;
   #ready: Promise<unknown> | undefined;
   #closed = false;
+  readonly #idSuffix: string;
 
   constructor(options: JobQueueOptions<P>) {
     if (typeof options !== 'object' || options === null) throw new InvalidArgumentError('options', 'expected an object');
@@ -172,6 +178,8 @@ export class JobQueue<P> {
     }
     this.kinds = options.kinds;
     this.options = resolveQueueOptions(options);
+    this.#idSuffix = options.idSuffix ?? '';
+    if (this.#idSuffix !== '' && !/^[A-Za-z0-9._:-]{1,16}$/.test(this.#idSuffix)) throw new InvalidArgumentError('idSuffix', 'expected 1 to 16 letters, digits, ".", "_", "-" or ":"');
     const commandTimeoutMs = assertWholeNumber('commandTimeoutMs', options.commandTimeoutMs ?? 10_000, 100, 3_600_000);
     const { client, owned } = connectRedis(options.redis, options.connectionName ?? `jobs:${options.queue}`, { commandTimeout: commandTimeoutMs });
     this.client = client;
@@ -181,10 +189,19 @@ export class JobQueue<P> {
     this.#waiter = new WorkWaiter(() => duplicateClient(client), this.keys.pending, Math.min(5_000, Math.floor(commandTimeoutMs / 2)));
   }
 
-  /** Checks once that the server runs Redis 7 or newer. */
+  /**
+   * Checks once that the server runs Redis 7 or newer, and that this name is not a partitioned
+   * queue (whose jobs live in its partitions: writing to the name itself would strand them).
+   */
   #ensureReady(): Promise<unknown> {
     if (this.#closed) return Promise.reject(new JobsError(JOBS_ERROR_CODES.CLOSED, `queue ${this.name} is closed`));
-    this.#ready ??= assertRedisVersion(this.client).catch((error: unknown) => {
+    this.#ready ??= (async () => {
+      await assertRedisVersion(this.client);
+      const partitions = await withRedisErrors(() => this.client.get(this.keys.partitions));
+      if (partitions !== null && Number(partitions) > 1) {
+        throw new InvalidArgumentError('partitions', `queue "${this.name}" is partitioned into ${partitions} (${this.keys.partitions}): open it with partitions: ${partitions}`);
+      }
+    })().catch((error: unknown) => {
       this.#ready = undefined;
       throw error;
     });
@@ -269,7 +286,7 @@ export class JobQueue<P> {
       const json = this.kinds.encode(job.kind, job.payload, field);
       const kindOptions = this.kinds.options(job.kind);
       const options = resolveEnqueueOptions(job.options, this.options.idempotencyTtlMs, jobs.length === 1 ? 'options' : `jobs[${index}].options`);
-      const id = randomHex();
+      const id = this.#idSuffix === '' ? randomHex() : randomHex() + this.#idSuffix;
       keys.push(this.keys.job(id));
       if (options.idempotencyKey !== undefined) keys.push(this.keys.idempotency(options.idempotencyKey));
       args.push(

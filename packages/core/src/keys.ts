@@ -20,6 +20,7 @@ import { InvalidArgumentError } from './errors.ts';
  * | `queue:{NAME}:delayed` | sorted set: id waiting for its time, scored by due time (ms) | ours |
  * | `queue:{NAME}:idem:<key>` | string: id of the job holding an idempotency key | ours |
  * | `queue:{NAME}:reclaim-cursor` | string: where the sweep for foreign claims is | ours |
+ * | `queue:{NAME}:partitions` | string: the partition count of a partitioned queue `NAME`, whose partitions are the queues `NAME:p0`... | ours |
  */
 export interface QueueKeys {
   /** The queue's name, as given. */
@@ -34,6 +35,8 @@ export interface QueueKeys {
   readonly leases: string;
   readonly stats: string;
   readonly reclaimCursor: string;
+  /** The partition count of a partitioned queue of this name (its partitions are other queues). */
+  readonly partitions: string;
   /** The pub/sub channel (not a key) of the queue's events. */
   readonly events: string;
   /** `queue:{NAME}:job:`, to which a job id is appended. */
@@ -88,6 +91,7 @@ export function queueKeys(name: string): QueueKeys {
     leases: `${prefix}leases`,
     stats: `${prefix}stats`,
     reclaimCursor: `${prefix}reclaim-cursor`,
+    partitions: `${prefix}partitions`,
     events: `${prefix}events`,
     jobPrefix,
     job: (id: string) => `${jobPrefix}${id}`,

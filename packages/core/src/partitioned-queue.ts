@@ -1,0 +1,207 @@
+import { InvalidArgumentError } from './errors.ts';
+import { JobQueue, type CancelOutcome, type EnqueueRequest, type EnqueueResult, type JobQueueOptions, type QueueStats } from './job-queue.ts';
+import type { JobRecord } from './job-record.ts';
+import type { EnqueueOptions } from './enqueue-options.ts';
+import { assertJobId, queueKeys, type QueueKeys } from './keys.ts';
+import type { KindName, Kinds } from './kinds.ts';
+import type { RedisClient } from './lua.ts';
+import { partitionIdSuffix, partitionNames, partitionOfId, partitionOfKey } from './partitions.ts';
+import { resolveQueueOptions } from './queue-options.ts';
+import { closeClient, connectRedis, withRedisErrors } from './redis-connection.ts';
+import { assertWholeNumber } from './whole-number.ts';
+
+/** Options of {@link PartitionedQueue}. */
+export interface PartitionedQueueOptions<P> extends Omit<JobQueueOptions<P>, 'idSuffix'> {
+  /** Partitions: each its own queue and hash slot. 1 is the plain queue. */
+  partitions: number;
+}
+
+/** Where an enqueue goes: by `partitionKey`, else by `idempotencyKey`, else round robin. */
+export interface PartitionedEnqueueOptions extends EnqueueOptions {
+  /**
+   * Jobs with the same key go to the same partition (a stable hash of the key), so they are
+   * claimed in the order they were enqueued. Without it, jobs go round robin (an
+   * `idempotencyKey` picks the partition instead, so a resent enqueue meets its first copy).
+   */
+  partitionKey?: string;
+}
+
+/** One job of {@link PartitionedQueue.enqueueMany}. */
+export type PartitionedEnqueueRequest<P> = {
+  [N in KindName<P>]: { kind: N; payload: P[N]; options?: PartitionedEnqueueOptions };
+}[KindName<P>];
+
+function withoutPartitionKey(options: PartitionedEnqueueOptions): EnqueueOptions {
+  const copy: PartitionedEnqueueOptions = { ...options };
+  delete copy.partitionKey;
+  return copy;
+}
+
+/** Counters and depths summed over the partitions; the oldest pending age is the largest. */
+function sumStats(all: readonly QueueStats[]): QueueStats {
+  const first = all[0] as QueueStats;
+  const total = { ...first } as Record<string, number | null>;
+  for (const stats of all.slice(1)) {
+    for (const [field, value] of Object.entries(stats) as [keyof QueueStats, number | null][]) {
+      if (field === 'visibilityMs') continue;
+      if (field === 'nowMs' || field === 'oldestPendingAgeMs') {
+        const current = total[field] ?? null;
+        total[field] = value === null ? current : current === null ? value : Math.max(current, value);
+      } else {
+        total[field] = (total[field] as number) + (value as number);
+      }
+    }
+  }
+  return total as unknown as QueueStats;
+}
+
+/**
+ * One logical queue spread over N partitions, for a queue too hot for one Redis shard. Partition
+ * `i` is the ordinary queue `NAME:p<i>` (see partitions.ts), so every script stays atomic in its
+ * own hash slot and a cluster spreads the partitions over its masters. All partitions share one
+ * connection. The count is recorded in Redis on first use, and a client given another count is
+ * refused, so producers and workers can never disagree on where jobs are.
+ */
+export class PartitionedQueue<P> {
+  /** The logical queue's name. */
+  readonly name: string;
+  /** The logical queue's keys (only `partitions` is used: the partitions have their own). */
+  readonly keys: QueueKeys;
+  readonly kinds: Kinds<P>;
+  readonly client: RedisClient;
+  /** The partitions, by index. */
+  readonly partitions: readonly JobQueue<P>[];
+  readonly #owned: boolean;
+  #next = 0;
+  #layout: Promise<void> | undefined;
+
+  constructor(options: PartitionedQueueOptions<P>) {
+    if (typeof options !== 'object' || options === null) throw new InvalidArgumentError('options', 'expected an object');
+    const count = assertWholeNumber('partitions', options.partitions, 1, 1_024);
+    this.keys = queueKeys(options.queue);
+    this.name = options.queue;
+    const names = count === 1 ? [options.queue] : partitionNames(options.queue, count);
+    if (options.kinds === undefined || typeof options.kinds.validate !== 'function') throw new InvalidArgumentError('kinds', 'expected a registry made with defineKinds()');
+    this.kinds = options.kinds;
+    // Checked before any connection opens, so bad options leave nothing open.
+    resolveQueueOptions(options);
+    const commandTimeoutMs = assertWholeNumber('commandTimeoutMs', options.commandTimeoutMs ?? 10_000, 100, 3_600_000);
+    const { client, owned } = connectRedis(options.redis, options.connectionName ?? `jobs:${options.queue}`, { commandTimeout: commandTimeoutMs });
+    this.client = client;
+    this.#owned = owned;
+    const { partitions: _count, ...queueOptions } = options;
+    this.partitions = names.map((queue, index) => new JobQueue<P>({ ...queueOptions, redis: client, queue, ...(count > 1 && { idSuffix: partitionIdSuffix(index) }) }));
+  }
+
+  /**
+   * Records the partition count in Redis (first user) or checks it against the recorded one.
+   * Throws `JOBS_INVALID_ARGUMENT` (field `partitions`) on a mismatch: a producer writing to
+   * partitions no worker reads would strand jobs.
+   */
+  ensureLayout(): Promise<void> {
+    this.#layout ??= (async () => {
+      const count = String(this.partitions.length);
+      const recorded = await withRedisErrors(() => this.client.set(this.keys.partitions, count, 'NX', 'GET'));
+      if (recorded !== null && recorded !== count) {
+        throw new InvalidArgumentError('partitions', `queue "${this.name}" has ${recorded} partition(s) in Redis (${this.keys.partitions}); this client was given ${count}`);
+      }
+    })().catch((error: unknown) => {
+      this.#layout = undefined;
+      throw error;
+    });
+    return this.#layout;
+  }
+
+  /** The partition an enqueue with these options goes to. */
+  partitionFor(options?: PartitionedEnqueueOptions): JobQueue<P> {
+    const count = this.partitions.length;
+    let index: number;
+    if (options?.partitionKey !== undefined) index = partitionOfKey(options.partitionKey, count);
+    else if (typeof options?.idempotencyKey === 'string' && options.idempotencyKey.length > 0) index = partitionOfKey(options.idempotencyKey, count);
+    else {
+      index = this.#next;
+      this.#next = (this.#next + 1) % count;
+    }
+    return this.partitions[index] as JobQueue<P>;
+  }
+
+  /** The partition whose id this is, when the id says (ids this package makes do). */
+  partitionOf(id: string): JobQueue<P> | undefined {
+    if (this.partitions.length === 1) return this.partitions[0];
+    const index = partitionOfId(id, this.partitions.length);
+    return index === undefined ? undefined : this.partitions[index];
+  }
+
+  /** Enqueues one job on the partition its options pick. Returns its id. */
+  async enqueue<N extends KindName<P>>(kind: N, payload: P[N], options?: PartitionedEnqueueOptions): Promise<string> {
+    const [result] = await this.enqueueMany([{ kind, payload, ...(options !== undefined && { options }) } as unknown as PartitionedEnqueueRequest<P>]);
+    return (result as EnqueueResult).id;
+  }
+
+  /**
+   * Enqueues many jobs: one atomic script per partition involved, the partitions in parallel.
+   * Every payload is validated before anything is written; a Redis failure part way can leave
+   * some partitions written (each partition's share is all or nothing). Results in input order.
+   */
+  async enqueueMany(jobs: readonly PartitionedEnqueueRequest<P>[]): Promise<EnqueueResult[]> {
+    if (!Array.isArray(jobs)) throw new InvalidArgumentError('jobs', 'expected an array');
+    if (jobs.length > 10_000) throw new InvalidArgumentError('jobs', `at most 10000 jobs per call, got ${jobs.length}`);
+    const groups = new Map<JobQueue<P>, { jobs: EnqueueRequest<P>[]; at: number[] }>();
+    jobs.forEach((job, index) => {
+      if (typeof job !== 'object' || job === null) throw new InvalidArgumentError(`jobs[${index}]`, 'expected { kind, payload, options? }');
+      const partition = this.partitionFor(job.options);
+      const group = groups.get(partition) ?? { jobs: [], at: [] };
+      groups.set(partition, group);
+      group.jobs.push({ kind: job.kind, payload: job.payload, ...(job.options !== undefined && { options: withoutPartitionKey(job.options) }) } as EnqueueRequest<P>);
+      group.at.push(index);
+    });
+    // Every payload is validated before the first write anywhere (one partition checks its own).
+    if (groups.size > 1) {
+      for (const [, group] of groups) group.jobs.forEach((job, i) => this.kinds.encode(job.kind, job.payload, `jobs[${group.at[i] as number}].payload`));
+    }
+    await this.ensureLayout();
+    const results: EnqueueResult[] = new Array(jobs.length);
+    await Promise.all(
+      [...groups].map(async ([partition, group]) => {
+        const written = await partition.enqueueMany(group.jobs);
+        written.forEach((result, i) => {
+          results[group.at[i] as number] = result;
+        });
+      }),
+    );
+    return results;
+  }
+
+  /** The job with this id, from the partition its id names (or, for a foreign id, any). */
+  async getJob(id: string): Promise<JobRecord | null> {
+    assertJobId(id);
+    const partition = this.partitionOf(id);
+    if (partition) return partition.getJob(id);
+    const found = await Promise.all(this.partitions.map((queue) => queue.getJob(id)));
+    return found.find((job) => job !== null) ?? null;
+  }
+
+  /** Cancels a job that has not started, on the partition that holds it. */
+  async cancel(id: string): Promise<CancelOutcome> {
+    assertJobId(id);
+    const partition = this.partitionOf(id);
+    if (partition) return partition.cancel(id);
+    let outcome: CancelOutcome = { cancelled: false, status: 'not_found' };
+    for (const queue of this.partitions) {
+      outcome = await queue.cancel(id);
+      if (outcome.cancelled || outcome.status !== 'not_found') return outcome;
+    }
+    return outcome;
+  }
+
+  /** Depths and counters summed over every partition. */
+  async stats(): Promise<QueueStats> {
+    return sumStats(await Promise.all(this.partitions.map((queue) => queue.stats())));
+  }
+
+  /** Closes every partition and the connection, if this queue opened it. */
+  async close(): Promise<void> {
+    await Promise.all(this.partitions.map((queue) => queue.close()));
+    if (this.#owned) await closeClient(this.client);
+  }
+}

@@ -1,0 +1,117 @@
+import { redisTest as test } from '@jobs/testing';
+import { describe, expect } from 'vitest';
+import type { Redis } from 'ioredis';
+import { isJobsError, JobQueue, PartitionedQueue, partitionOfKey, type ClaimedJob, type PayloadTypesOf } from '../src/index.ts';
+import { kinds } from './fixtures.ts';
+
+function open(redisUrl: string, queue: string, partitions: number): PartitionedQueue<PayloadTypesOf<typeof kinds>> {
+  return new PartitionedQueue({ redis: redisUrl, queue, kinds, partitions });
+}
+
+describe('partitioned queues', () => {
+  test('partition keys hash with FNV-1a, the same in every process', () => {
+    // FNV-1a 32-bit test vectors: "a" = 0xe40c292c, "foobar" = 0xbf9cf968.
+    expect(partitionOfKey('a', 2 ** 31)).toBe(0xe40c292c % 2 ** 31);
+    expect(partitionOfKey('foobar', 1_000)).toBe(0xbf9cf968 % 1_000);
+    expect(() => partitionOfKey('', 4)).toThrow(expect.objectContaining({ code: 'JOBS_INVALID_ARGUMENT', field: 'partitionKey' }));
+  });
+
+  test('jobs go round robin over the partitions, each an ordinary queue under its own hash tag', async ({ redis, redisUrl, queueName }) => {
+    const queue = open(redisUrl, queueName, 4);
+    const ids = await Promise.all(Array.from({ length: 8 }, (_, n) => queue.enqueue('email', { recipient: 'a@example.com', n })));
+    for (let p = 0; p < 4; p += 1) {
+      expect(await redis.llen(`queue:{${queueName}:p${p}}:pending`)).toBe(2);
+    }
+    expect(ids.map((id) => id.slice(-3)).sort()).toEqual(['.p0', '.p0', '.p1', '.p1', '.p2', '.p2', '.p3', '.p3']);
+    expect(await redis.get(`queue:{${queueName}}:partitions`)).toBe('4');
+    expect((await queue.stats()).pendingDepth).toBe(8);
+    for (let p = 0; p < 4; p += 1) await redis.del(`queue:{${queueName}:p${p}}:pending`);
+    await queue.close();
+  });
+
+  test('one partition key, one partition: its jobs are claimed in the order they were enqueued', async ({ redis, redisUrl, queueName }) => {
+    const queue = open(redisUrl, queueName, 8);
+    const ids: string[] = [];
+    for (let n = 0; n < 20; n += 1) ids.push(await queue.enqueue('email', { recipient: 'a@example.com', n }, { partitionKey: 'customer-42' }));
+    const partition = queue.partitionFor({ partitionKey: 'customer-42' });
+    expect(new Set(ids.map((id) => queue.partitionOf(id)))).toEqual(new Set([partition]));
+    const claimed = await partition.claim({ max: 20 });
+    expect(claimed.map((job) => job.id)).toEqual(ids);
+    await partition.completeMany(claimed.map((job) => ({ job, result: null })));
+    await cleanup(redis, queueName, 8);
+    await queue.close();
+  });
+
+  test('an idempotency key picks the partition, so a resent enqueue finds its first copy', async ({ redis, redisUrl, queueName }) => {
+    const queue = open(redisUrl, queueName, 4);
+    const first = await queue.enqueue('email', { recipient: 'a@example.com' }, { idempotencyKey: 'order-7' });
+    const again = await Promise.all([1, 2, 3].map(() => queue.enqueue('email', { recipient: 'a@example.com' }, { idempotencyKey: 'order-7' })));
+    expect(again).toEqual([first, first, first]);
+    expect((await queue.stats()).enqueuedTotal).toBe(1);
+    await cleanup(redis, queueName, 4);
+    await queue.close();
+  });
+
+  test('ids name their partition: getJob and cancel go straight to it', async ({ redis, redisUrl, queueName }) => {
+    const queue = open(redisUrl, queueName, 3);
+    const ids = await Promise.all([0, 1, 2].map((n) => queue.enqueue('email', { recipient: 'a@example.com', n }, { delayMs: 60_000 })));
+    for (const id of ids) expect(await queue.getJob(id)).toMatchObject({ id, status: 'delayed' });
+    expect(await queue.cancel(ids[1] as string)).toEqual({ cancelled: true });
+    expect(await queue.getJob(ids[1] as string)).toMatchObject({ status: 'cancelled' });
+    expect(await queue.getJob('0123456789abcdef.p2')).toBeNull();
+    expect((await queue.stats()).delayedDepth).toBe(2);
+    await cleanup(redis, queueName, 3);
+    await queue.close();
+  });
+
+  test('a batch spread over partitions validates every payload before writing any', async ({ redis, redisUrl, queueName }) => {
+    const queue = open(redisUrl, queueName, 4);
+    const error = await queue
+      .enqueueMany([
+        { kind: 'email', payload: { recipient: 'a@example.com' } },
+        { kind: 'email', payload: { recipient: 'b@example.com' } },
+        { kind: 'email', payload: { recipient: 'not an email' } },
+      ])
+      .catch((e: unknown) => e);
+    expect(isJobsError(error, 'JOBS_VALIDATION')).toBe(true);
+    expect((await queue.stats()).pendingDepth).toBe(0);
+    expect(await redis.exists(`queue:{${queueName}}:partitions`)).toBe(0);
+    await queue.close();
+  });
+
+  test('the count is recorded: another count, or the plain queue of that name, is refused', async ({ redis, redisUrl, queueName }) => {
+    const queue = open(redisUrl, queueName, 4);
+    await queue.enqueue('email', { recipient: 'a@example.com' });
+    const other = open(redisUrl, queueName, 2);
+    const mismatch = await other.enqueue('email', { recipient: 'a@example.com' }).catch((e: unknown) => e);
+    expect(mismatch).toMatchObject({ code: 'JOBS_INVALID_ARGUMENT', field: 'partitions' });
+    const plain = new JobQueue({ redis: redisUrl, queue: queueName, kinds });
+    const refused = await plain.enqueue('email', { recipient: 'a@example.com' }).catch((e: unknown) => e);
+    expect(refused).toMatchObject({ code: 'JOBS_INVALID_ARGUMENT', field: 'partitions' });
+    expect((await queue.stats()).enqueuedTotal).toBe(1);
+    await Promise.all([queue.close(), other.close(), plain.close()]);
+    await cleanup(redis, queueName, 4);
+  });
+
+  test('one partition is the plain queue itself, ids and keys unchanged', async ({ redis, redisUrl, queueName }) => {
+    const queue = open(redisUrl, queueName, 1);
+    const id = await queue.enqueue('email', { recipient: 'a@example.com' });
+    expect(id).toMatch(/^[0-9a-f]{16}$/);
+    expect(await redis.lrange(`queue:{${queueName}}:pending`, 0, -1)).toEqual([id]);
+    const [job] = (await (queue.partitions[0] as JobQueue<unknown>).claim()) as [ClaimedJob];
+    expect(job.id).toBe(id);
+    await queue.close();
+  });
+});
+
+/** Partition keys are not under the test's queue prefix: delete them here. */
+async function cleanup(redis: Redis, queueName: string, partitions: number): Promise<void> {
+  for (let p = 0; p < partitions; p += 1) {
+    let cursor = '0';
+    do {
+      const [next, keys] = await redis.scan(cursor, 'MATCH', `queue:{${queueName}:p${p}}:*`, 'COUNT', 1000);
+      cursor = next;
+      if (keys.length > 0) await redis.unlink(...keys);
+    } while (cursor !== '0');
+  }
+}
