@@ -351,6 +351,17 @@ export class JobQueue<P> {
     }
   }
 
+  /**
+   * Resolves when pending may hold work (a push, or work already there), after at most about
+   * `timeoutMs`, or when `signal` aborts: the same blocking wait a blocked claim uses, for a
+   * caller that watches several queues at once. Never rejects.
+   */
+  async waitForWork(timeoutMs: number, signal?: AbortSignal): Promise<void> {
+    assertWholeNumber('timeoutMs', timeoutMs, 0, 3_600_000);
+    await this.#ensureReady();
+    await this.#waiter.wait(timeoutMs, signal);
+  }
+
   #encodeResult(result: unknown, field: string): string {
     return encodeJson(result === undefined ? null : result, field, this.options.maxResultBytes);
   }

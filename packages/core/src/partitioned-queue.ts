@@ -99,6 +99,8 @@ export class PartitionedQueue<P> {
    * partitions no worker reads would strand jobs.
    */
   ensureLayout(): Promise<void> {
+    // One partition is the plain queue: nothing to record (its own check refuses a partitioned name).
+    if (this.partitions.length === 1) return Promise.resolve();
     this.#layout ??= (async () => {
       const count = String(this.partitions.length);
       const recorded = await withRedisErrors(() => this.client.set(this.keys.partitions, count, 'NX', 'GET'));
@@ -134,6 +136,10 @@ export class PartitionedQueue<P> {
 
   /** Enqueues one job on the partition its options pick. Returns its id. */
   async enqueue<N extends KindName<P>>(kind: N, payload: P[N], options?: PartitionedEnqueueOptions): Promise<string> {
+    if (this.partitions.length === 1) {
+      if (options?.partitionKey !== undefined) partitionOfKey(options.partitionKey, 1);
+      return (this.partitions[0] as JobQueue<P>).enqueue(kind, payload, options === undefined ? undefined : withoutPartitionKey(options));
+    }
     const [result] = await this.enqueueMany([{ kind, payload, ...(options !== undefined && { options }) } as unknown as PartitionedEnqueueRequest<P>]);
     return (result as EnqueueResult).id;
   }
@@ -146,6 +152,16 @@ export class PartitionedQueue<P> {
   async enqueueMany(jobs: readonly PartitionedEnqueueRequest<P>[]): Promise<EnqueueResult[]> {
     if (!Array.isArray(jobs)) throw new InvalidArgumentError('jobs', 'expected an array');
     if (jobs.length > 10_000) throw new InvalidArgumentError('jobs', `at most 10000 jobs per call, got ${jobs.length}`);
+    if (this.partitions.length === 1) {
+      // The plain queue: its own enqueueMany reads only the options it knows.
+      jobs.forEach((job, index) => {
+        const key = (job as { options?: PartitionedEnqueueOptions } | null)?.options?.partitionKey;
+        if (key !== undefined && (typeof key !== 'string' || key.length === 0 || key.length > 512)) {
+          throw new InvalidArgumentError(`jobs[${index}].options.partitionKey`, 'expected a string of 1 to 512 characters');
+        }
+      });
+      return (this.partitions[0] as JobQueue<P>).enqueueMany(jobs as readonly EnqueueRequest<P>[]);
+    }
     const groups = new Map<JobQueue<P>, { jobs: EnqueueRequest<P>[]; at: number[] }>();
     jobs.forEach((job, index) => {
       if (typeof job !== 'object' || job === null) throw new InvalidArgumentError(`jobs[${index}]`, 'expected { kind, payload, options? }');

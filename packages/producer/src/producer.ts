@@ -2,14 +2,14 @@ import {
   assertJobId,
   assertWholeNumber,
   InvalidArgumentError,
-  JobQueue,
+  PartitionedQueue,
   type CancelOutcome,
-  type EnqueueOptions,
-  type EnqueueRequest,
   type EnqueueResult,
   type JobRecord,
   type KindName,
   type Kinds,
+  type PartitionedEnqueueOptions,
+  type PartitionedEnqueueRequest,
   type QueueOptions,
   type QueueStats,
   type RedisConnectionInput,
@@ -24,6 +24,12 @@ export interface ProducerOptions<P> extends Pick<QueueOptions, 'idempotencyTtlMs
   queue: string;
   /** The job kinds, from `defineKinds`. */
   kinds: Kinds<P>;
+  /**
+   * For a queue too hot for one Redis shard: spread it over this many partitions (each its own
+   * hash slot). Workers and the reclaimer must be given the same count; Redis records it and
+   * refuses a client with another. Default 1 (a plain queue).
+   */
+  partitions?: number;
   /** Client name shown by `CLIENT LIST`. Default `jobs:producer:<queue>`. */
   connectionName?: string;
   /** A command (an enqueue...) without an answer for this long fails with `JOBS_REDIS_UNAVAILABLE`. Default 10 s. */
@@ -45,15 +51,16 @@ export interface WaitForResultOptions {
 export class Producer<P> {
   /** The queue's name. */
   readonly queue: string;
-  readonly #queue: JobQueue<P>;
+  readonly #queue: PartitionedQueue<P>;
   readonly #results: ResultWaiter;
 
   constructor(options: ProducerOptions<P>) {
     if (typeof options !== 'object' || options === null) throw new InvalidArgumentError('options', 'expected { redis, queue, kinds }');
-    this.#queue = new JobQueue({
+    this.#queue = new PartitionedQueue({
       redis: options.redis,
       queue: options.queue,
       kinds: options.kinds,
+      partitions: options.partitions ?? 1,
       connectionName: options.connectionName ?? `jobs:producer:${options.queue}`,
       ...(options.idempotencyTtlMs !== undefined && { idempotencyTtlMs: options.idempotencyTtlMs }),
       ...(options.events !== undefined && { events: options.events }),
@@ -61,7 +68,10 @@ export class Producer<P> {
       ...(options.commandTimeoutMs !== undefined && { commandTimeoutMs: options.commandTimeoutMs }),
     });
     this.queue = this.#queue.name;
-    this.#results = new ResultWaiter(this.#queue.client, this.#queue.keys.events, (id) => this.#queue.getJob(id));
+    const queue = this.#queue;
+    // A foreign id (no partition suffix) of a partitioned queue: partition 0's channel, and the re-reads.
+    const channelOf = (id: string): string => (queue.partitionOf(id) ?? (queue.partitions[0] as (typeof queue.partitions)[number])).keys.events;
+    this.#results = new ResultWaiter(queue.client, channelOf, (id) => queue.getJob(id));
   }
 
   /**
@@ -74,7 +84,7 @@ export class Producer<P> {
    * const id = await producer.enqueue('email', { recipient: 'alice@example.com' }, { delayMs: 60_000 });
    * ```
    */
-  enqueue<N extends KindName<P>>(kind: N, payload: P[N], options?: EnqueueOptions): Promise<string> {
+  enqueue<N extends KindName<P>>(kind: N, payload: P[N], options?: PartitionedEnqueueOptions): Promise<string> {
     return this.#queue.enqueue(kind, payload, options);
   }
 
@@ -82,7 +92,7 @@ export class Producer<P> {
    * Enqueues many jobs in one round trip. Every payload is validated first: one bad job and
    * none is written.
    */
-  enqueueMany(jobs: readonly EnqueueRequest<P>[]): Promise<EnqueueResult[]> {
+  enqueueMany(jobs: readonly PartitionedEnqueueRequest<P>[]): Promise<EnqueueResult[]> {
     return this.#queue.enqueueMany(jobs);
   }
 

@@ -30,33 +30,38 @@ function pause(ms: number, woken: Promise<void>, signal?: AbortSignal): Promise<
 /** How the producer reads a job: `getJob`. */
 type ReadJob = (id: string) => Promise<JobRecord | null>;
 
+/** The events channel of the queue (or partition) that holds a job. */
+type ChannelOf = (id: string) => string;
+
 /**
- * Waits for jobs to finish. It subscribes to the queue's events channel on a connection of its
- * own (opened on first use, shared by every wait) and only then reads the job, so a job that
- * finishes between the read and the subscription cannot be missed. Pub/sub can drop messages
- * (a reconnect), so each wait also re-reads the job now and then.
+ * Waits for jobs to finish. It subscribes to the events channel of the job's queue (of its
+ * partition, for a partitioned queue) on a connection of its own (opened on first use, shared by
+ * every wait) and only then reads the job, so a job that finishes between the read and the
+ * subscription cannot be missed. Pub/sub can drop messages (a reconnect), so each wait also
+ * re-reads the job now and then.
  */
 export class ResultWaiter {
   readonly #client: RedisClient;
-  readonly #channel: string;
+  readonly #channelOf: ChannelOf;
   readonly #readJob: ReadJob;
   readonly #recheckMs: number;
   readonly #wakers = new Map<string, Set<() => void>>();
   #subscriber: RedisClient | undefined;
-  #subscribed: Promise<unknown> | undefined;
+  /** Channels subscribed (or being subscribed). */
+  readonly #subscribed = new Map<string, Promise<unknown>>();
 
-  constructor(client: RedisClient, channel: string, readJob: ReadJob, recheckMs = 1_000) {
+  constructor(client: RedisClient, channelOf: ChannelOf, readJob: ReadJob, recheckMs = 1_000) {
     this.#client = client;
-    this.#channel = channel;
+    this.#channelOf = channelOf;
     this.#readJob = readJob;
     this.#recheckMs = recheckMs;
   }
 
-  #subscribe(): Promise<unknown> {
-    if (!this.#subscribed) {
+  #subscribe(channel: string): Promise<unknown> {
+    if (!this.#subscriber) {
       const subscriber = duplicateClient(this.#client);
-      subscriber.on('message', (channel: string, message: string) => {
-        if (channel !== this.#channel) return;
+      subscriber.on('message', (from: string, message: string) => {
+        if (!this.#subscribed.has(from)) return;
         let id: unknown;
         try {
           id = (JSON.parse(message) as { id?: unknown }).id;
@@ -66,12 +71,16 @@ export class ResultWaiter {
         if (typeof id === 'string') for (const wake of this.#wakers.get(id) ?? []) wake();
       });
       this.#subscriber = subscriber;
-      this.#subscribed = subscriber.subscribe(this.#channel).catch((error: unknown) => {
-        this.#subscribed = undefined;
+    }
+    let subscribed = this.#subscribed.get(channel);
+    if (!subscribed) {
+      subscribed = this.#subscriber.subscribe(channel).catch((error: unknown) => {
+        this.#subscribed.delete(channel);
         throw error;
       });
+      this.#subscribed.set(channel, subscribed);
     }
-    return this.#subscribed;
+    return subscribed;
   }
 
   /**
@@ -81,7 +90,7 @@ export class ResultWaiter {
    */
   async wait(id: string, timeoutMs: number, signal?: AbortSignal): Promise<JobRecord> {
     signal?.throwIfAborted();
-    await this.#subscribe();
+    await this.#subscribe(this.#channelOf(id));
     let wake: () => void = () => undefined;
     const wakers = this.#wakers.get(id) ?? new Set();
     this.#wakers.set(id, wakers);
@@ -112,7 +121,7 @@ export class ResultWaiter {
   async close(): Promise<void> {
     const subscriber = this.#subscriber;
     this.#subscriber = undefined;
-    this.#subscribed = undefined;
+    this.#subscribed.clear();
     if (subscriber) await closeClient(subscriber);
   }
 }

@@ -1,4 +1,5 @@
 import type { ClaimedJob } from '@jobs/core';
+import type { Lane } from './lane.ts';
 
 /** How one handler call ended. */
 export type HandlerOutcome = { readonly ok: true; readonly result: unknown } | { readonly ok: false; readonly error: unknown };
@@ -12,6 +13,8 @@ export type HandlerOutcome = { readonly ok: true; readonly result: unknown } | {
  */
 export class Execution {
   readonly job: ClaimedJob;
+  /** The queue (or partition) the job came from, where its outcome goes. */
+  readonly lane: Lane;
   /** Set when shutdown handed the job back: its outcome is no longer ours to report. */
   released = false;
   /** Set when a renewal found the claim lost. */
@@ -23,8 +26,9 @@ export class Execution {
   #reason: unknown;
   #settle: ((outcome: HandlerOutcome) => void) | undefined;
 
-  constructor(job: ClaimedJob) {
+  constructor(job: ClaimedJob, lane: Lane) {
     this.job = job;
+    this.lane = lane;
   }
 
   /** Aborted when the attempt must stop; its reason says why. */

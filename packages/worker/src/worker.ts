@@ -4,8 +4,9 @@ import {
   InvalidArgumentError,
   isJobsError,
   JOBS_ERROR_CODES,
-  JobQueue,
   JobsError,
+  PartitionedQueue,
+  type JobQueue,
   LostClaimError,
   PermanentError,
   TimeoutError,
@@ -21,6 +22,7 @@ import {
 import type { HandlerMap, JobContext } from './handler-map.ts';
 import { CompletionBatcher } from './completion-batcher.ts';
 import { Execution, type HandlerOutcome } from './execution.ts';
+import { Lane } from './lane.ts';
 import { LeaseKeeper } from './lease-keeper.ts';
 import type { WorkerEventMap } from './worker-events.ts';
 
@@ -36,6 +38,12 @@ export interface WorkerOptions<P> extends QueueOptions {
   handlers: HandlerMap<P>;
   /** Jobs run at once by this worker. Default 1. */
   concurrency?: number;
+  /**
+   * The queue's partition count, when it is partitioned (see the producer's `partitions`): the
+   * worker serves every partition, round robin, each lane claiming only while the others look
+   * empty. Default 1 (a plain queue).
+   */
+  partitions?: number;
   /** Sweep for expired leases (crashed workers) this often; 0 turns it off. Default: the visibility timeout, at most 5 s. */
   reclaimIntervalMs?: number;
   /** Structured logs (pino or the like). Default: silent. */
@@ -76,16 +84,17 @@ export class Worker<P> extends EventEmitter<WorkerEventMap> {
   readonly queue: string;
   /** Jobs run at once. */
   readonly concurrency: number;
-  readonly #queue: JobQueue<P>;
+  readonly #group: PartitionedQueue<P>;
+  /** One per partition (one for a plain queue). */
+  readonly #lanes: readonly Lane[];
+  #nextLane = 0;
   readonly #handlers: HandlerMap<P>;
   readonly #log: Logger;
-  readonly #leases: LeaseKeeper;
-  readonly #completions: CompletionBatcher;
   readonly #reclaimIntervalMs: number;
   /** Running jobs by claim token (the same job claimed again is another execution). */
   readonly #active = new Map<string, Execution>();
   /** Jobs claimed along with a batch of completions, waiting for those to let go of their slots. */
-  readonly #ready: ClaimedJob[] = [];
+  readonly #ready: { job: ClaimedJob; lane: Lane }[] = [];
   /** Slots promised to claims in flight. */
   #reserved = 0;
   readonly #stop = new AbortController();
@@ -98,7 +107,7 @@ export class Worker<P> extends EventEmitter<WorkerEventMap> {
   constructor(options: WorkerOptions<P>) {
     super();
     if (typeof options !== 'object' || options === null) throw new InvalidArgumentError('options', 'expected { redis, queue, kinds, handlers }');
-    const { redis, queue, kinds, handlers, concurrency = 1, reclaimIntervalMs, logger = silentLogger, connectionName, ...queueOptions } = options;
+    const { redis, queue, kinds, handlers, concurrency = 1, partitions = 1, reclaimIntervalMs, logger = silentLogger, connectionName, ...queueOptions } = options;
     assertWholeNumber('concurrency', concurrency, 1, 10_000);
     if (typeof handlers !== 'object' || handlers === null) throw new InvalidArgumentError('handlers', 'expected an object with one handler per kind');
     for (const kind of kinds.names) {
@@ -111,36 +120,46 @@ export class Worker<P> extends EventEmitter<WorkerEventMap> {
     const visibility = queueOptions.visibilityMs;
     const interval = reclaimIntervalMs ?? Math.min(5_000, Number.isInteger(visibility) && (visibility as number) > 0 ? (visibility as number) : 30_000);
     assertWholeNumber('reclaimIntervalMs', interval, 0, 86_400_000);
-    this.#queue = new JobQueue({ redis, queue, kinds, connectionName: connectionName ?? `jobs:worker:${queue}`, ...queueOptions });
-    this.queue = this.#queue.name;
+    this.#group = new PartitionedQueue({ redis, queue, kinds, partitions, connectionName: connectionName ?? `jobs:worker:${queue}`, ...queueOptions });
+    this.queue = this.#group.name;
     this.concurrency = concurrency;
     this.#handlers = handlers;
     this.#log = childLogger(logger, { queue });
     this.#reclaimIntervalMs = interval;
-    this.#leases = new LeaseKeeper(this.#queue as JobQueue<unknown>, (error) => this.#reportError(error, 'lease renewal failed'));
-    this.#completions = new CompletionBatcher(
-      this.#queue as JobQueue<unknown>,
+    this.#lanes = this.#group.partitions.map((partition) => this.#openLane(partition as JobQueue<unknown>));
+    this.#fetching = this.#fetchLoop();
+    if (interval > 0) this.#scheduleSweep();
+    this.#log.info({ concurrency }, 'worker started');
+  }
+
+  #openLane(queue: JobQueue<unknown>): Lane {
+    const leases = new LeaseKeeper(queue, (error) => this.#reportError(error, 'lease renewal failed'));
+    const completions = new CompletionBatcher(
+      queue,
       {
         reserve: (completing) => {
           if (this.#stop.signal.aborted) return 0;
+          // With partitions, claims ride on a lane's completions only while every other lane
+          // looks empty; otherwise the slots go back to the round robin, so no lane starves.
+          if (this.#lanes.length > 1 && this.#lanes.some((other) => other !== lane && other.mayHaveWork())) return 0;
           const extra = Math.max(0, this.#free());
           this.#reserved += extra;
           return completing + extra;
         },
         claimed: (jobs, reserved, completing) => {
           this.#reserved -= Math.max(0, reserved - completing);
-          this.#ready.push(...jobs);
+          if (reserved > 0) lane.claimed(jobs.length);
+          for (const job of jobs) this.#ready.push({ job, lane });
           this.#startReady();
         },
         // The jobs are completed on the primary; a failover before the replicas catch up would
         // run them again (at-least-once holds). Said, not thrown.
         notReplicated: (error) => this.#reportError(error, 'completions not yet on the replicas'),
       },
-      Math.ceil(concurrency / 2),
+      Math.ceil(this.concurrency / 2),
     );
-    this.#fetching = this.#fetchLoop();
-    if (interval > 0) this.#scheduleSweep();
-    this.#log.info({ concurrency }, 'worker started');
+    const lane = new Lane(queue, leases, completions);
+    return lane;
   }
 
   /** How many jobs are running now. */
@@ -150,7 +169,7 @@ export class Worker<P> extends EventEmitter<WorkerEventMap> {
 
   /** The queue's depths and counters. */
   stats(): Promise<QueueStats> {
-    return this.#queue.stats();
+    return this.#group.stats();
   }
 
   #reportError(error: unknown, message: string): void {
@@ -166,7 +185,10 @@ export class Worker<P> extends EventEmitter<WorkerEventMap> {
 
   /** Starts claimed jobs while there are slots for them. */
   #startReady(): void {
-    while (this.#ready.length > 0 && this.#active.size < this.concurrency) this.#start(this.#ready.shift() as ClaimedJob);
+    while (this.#ready.length > 0 && this.#active.size < this.concurrency) {
+      const { job, lane } = this.#ready.shift() as { job: ClaimedJob; lane: Lane };
+      this.#start(job, lane);
+    }
   }
 
   #slotFreed(): Promise<void> {
@@ -181,17 +203,40 @@ export class Worker<P> extends EventEmitter<WorkerEventMap> {
 
   async #fetchLoop(): Promise<void> {
     let failures = 0;
+    const single = this.#lanes.length === 1;
+    // With partitions, one claim takes at most a fair share of the slots, then the next lane's turn.
+    const share = single ? MAX_CLAIM_BATCH : Math.max(1, Math.ceil(this.concurrency / this.#lanes.length));
+    // A partition count that differs from the one Redis recorded would leave partitions unserved.
+    while (!this.#stop.signal.aborted) {
+      try {
+        await this.#group.ensureLayout();
+        break;
+      } catch (error) {
+        failures += 1;
+        this.#reportError(error, 'the partition layout does not match');
+        await pause(Math.min(5_000, 50 * 2 ** failures), this.#stop.signal);
+      }
+    }
+    failures = 0;
     while (!this.#stop.signal.aborted) {
       const free = this.#free();
       if (free <= 0) {
         await this.#slotFreed();
         continue;
       }
-      const wanted = Math.min(free, MAX_CLAIM_BATCH);
+      const lane = single ? (this.#lanes[0] as Lane) : this.#nextLaneWithWork();
+      if (!lane) {
+        await this.#waitForAnyLane();
+        continue;
+      }
+      const wanted = Math.min(free, MAX_CLAIM_BATCH, share);
       this.#reserved += wanted;
       let jobs: ClaimedJob[];
       try {
-        jobs = await this.#queue.claim({ max: wanted, blockMs: 1_000, signal: this.#stop.signal });
+        // A plain queue blocks in Redis until work comes; lanes of a partitioned queue do not
+        // (the worker waits on all of them at once when all look empty).
+        jobs = await lane.queue.claim({ max: wanted, blockMs: single ? 1_000 : 0, signal: this.#stop.signal });
+        lane.claimed(jobs.length);
         failures = 0;
       } catch (error) {
         if (this.#stop.signal.aborted) break;
@@ -203,18 +248,50 @@ export class Worker<P> extends EventEmitter<WorkerEventMap> {
         this.#reserved -= wanted;
       }
       // Jobs claimed while stopping still run (or are handed back): a claimed job is never dropped.
-      this.#ready.push(...jobs);
+      for (const job of jobs) this.#ready.push({ job, lane });
       this.#startReady();
     }
   }
 
-  #start(job: ClaimedJob): void {
-    const execution = new Execution(job);
+  /** The next lane, round robin, that may have work. */
+  #nextLaneWithWork(): Lane | undefined {
+    const now = Date.now();
+    const count = this.#lanes.length;
+    for (let i = 0; i < count; i += 1) {
+      const index = (this.#nextLane + i) % count;
+      const lane = this.#lanes[index] as Lane;
+      if (lane.mayHaveWork(now)) {
+        this.#nextLane = (index + 1) % count;
+        return lane;
+      }
+    }
+    return undefined;
+  }
+
+  /**
+   * Every lane looked empty: block on all of them at once (one blocking connection each) until
+   * a push wakes one, or the first lane's quiet spell ends (delayed jobs come due that way).
+   */
+  async #waitForAnyLane(): Promise<void> {
+    const timeoutMs = Math.max(1, Math.min(...this.#lanes.map((lane) => lane.quietUntil)) - Date.now());
+    await Promise.race(
+      this.#lanes.map((lane) =>
+        lane.queue.waitForWork(timeoutMs, this.#stop.signal).then(
+          () => lane.wake(),
+          // Redis away: the lane's next claim reports it; meanwhile do not spin.
+          () => pause(Math.min(timeoutMs, 1_000), this.#stop.signal).then(() => lane.wake()),
+        ),
+      ),
+    );
+  }
+
+  #start(job: ClaimedJob, lane: Lane): void {
+    const execution = new Execution(job, lane);
     this.#active.set(job.token, execution);
     execution.done = this.#execute(execution)
       .catch((error: unknown) => this.#reportError(error, 'job bookkeeping failed'))
       .finally(() => {
-        this.#leases.remove(job);
+        lane.leases.remove(job);
         this.#active.delete(job.token);
         this.#startReady();
         this.#wakeSlotWaiters();
@@ -222,9 +299,10 @@ export class Worker<P> extends EventEmitter<WorkerEventMap> {
   }
 
   async #execute(execution: Execution): Promise<void> {
-    const { job } = execution;
+    const { job, lane } = execution;
+    const queue = lane.queue;
     // The claim parsed the payload once; only a payload that is not JSON is parsed again, for the reason.
-    const kinds = this.#queue.kinds;
+    const kinds = this.#group.kinds;
     const decoded = job.payload === undefined ? kinds.decode(job.rawPayload, job.fields.kind) : kinds.decodeParsed(job.payload, job.fields.kind);
     if (!decoded.ok) {
       // Unknown kind, payload not JSON, or not valid for its schema (a non-validating client
@@ -233,20 +311,20 @@ export class Worker<P> extends EventEmitter<WorkerEventMap> {
       return;
     }
     const kind = decoded.kind;
-    const kindOptions = this.#queue.kinds.options(kind);
-    let leaseMs = job.leaseExpiresAtMs - job.claimedAtMs > 0 ? job.leaseExpiresAtMs - job.claimedAtMs : this.#queue.options.visibilityMs;
+    const kindOptions = kinds.options(kind);
+    let leaseMs = job.leaseExpiresAtMs - job.claimedAtMs > 0 ? job.leaseExpiresAtMs - job.claimedAtMs : queue.options.visibilityMs;
     const onLost = (): void => {
       execution.lost = true;
       execution.abort(new LostClaimError(job.id, 'renew the lease of'));
     };
-    this.#leases.add(job, leaseMs, onLost);
+    lane.leases.add(job, leaseMs, onLost);
     const workerLog = this.#log;
     let log: Logger | undefined;
     const context: JobContext = {
       id: job.id,
       kind,
       attempt: job.attempts,
-      maxAttempts: job.maxAttempts ?? kindOptions.maxAttempts ?? this.#queue.options.maxAttempts,
+      maxAttempts: job.maxAttempts ?? kindOptions.maxAttempts ?? queue.options.maxAttempts,
       enqueuedAtMs: job.enqueuedAtMs,
       // Made on first use: most handlers read neither.
       get signal() {
@@ -258,13 +336,13 @@ export class Worker<P> extends EventEmitter<WorkerEventMap> {
       },
       extendLease: async (ms = leaseMs) => {
         try {
-          await this.#queue.extendLease(job, ms);
+          await queue.extendLease(job, ms);
         } catch (error) {
           if (isJobsError(error, 'JOBS_LOST_CLAIM')) onLost();
           throw error;
         }
         leaseMs = ms;
-        this.#leases.setLeaseMs(job, ms);
+        lane.leases.setLeaseMs(job, ms);
       },
     };
     let timer: NodeJS.Timeout | undefined;
@@ -278,12 +356,12 @@ export class Worker<P> extends EventEmitter<WorkerEventMap> {
     const outcome = await execution.run(() => handler(decoded.payload, context));
     clearTimeout(timer);
     // A timed-out attempt stops renewing before it is reported.
-    this.#leases.remove(job);
+    lane.leases.remove(job);
     await this.#report(execution, outcome, Date.now() - started);
   }
 
   async #report(execution: Execution, outcome: HandlerOutcome, durationMs: number): Promise<void> {
-    const { job } = execution;
+    const { job, lane } = execution;
     if (execution.released) return;
     if (execution.lost) {
       this.#lost(job, 'the lease expired and the job was reclaimed');
@@ -291,7 +369,7 @@ export class Worker<P> extends EventEmitter<WorkerEventMap> {
     }
     try {
       if (outcome.ok) {
-        const completion = await this.#completions.complete(job, outcome.result);
+        const completion = await lane.completions.complete(job, outcome.result);
         if (completion.status === 'completed') {
           this.emit('completed', { job, result: outcome.result, durationMs });
           return;
@@ -301,7 +379,7 @@ export class Worker<P> extends EventEmitter<WorkerEventMap> {
         outcome = { ok: false, error: new PermanentError(`the handler's result cannot be stored: ${completion.error.message}`, { cause: completion.error }) };
       }
       const permanent = isJobsError(outcome.error, JOBS_ERROR_CODES.PERMANENT);
-      const result = await this.#queue.fail(job, outcome.error, { permanent });
+      const result = await lane.queue.fail(job, outcome.error, { permanent });
       if (result === 'failed') this.emit('failed', { job, error: outcome.error });
       else this.emit('retrying', { job, error: outcome.error, outcome: result });
     } catch (error) {
@@ -328,18 +406,20 @@ export class Worker<P> extends EventEmitter<WorkerEventMap> {
     }, delay);
   }
 
-  /** One opportunistic reclaim sweep (a few bounded calls at most). */
+  /** One opportunistic reclaim sweep of every lane (a few bounded calls each at most). */
   async #sweep(): Promise<void> {
-    try {
-      for (let call = 0; call < 10 && !this.#stop.signal.aborted; call += 1) {
-        const result = await this.#queue.reclaimStuck();
-        if (result.reclaimed.length + result.deadLettered.length > 0) {
-          this.#log.info({ reclaimed: result.reclaimed.length, deadLettered: result.deadLettered.length }, 'reclaimed jobs with expired leases');
+    for (const lane of this.#lanes) {
+      try {
+        for (let call = 0; call < 10 && !this.#stop.signal.aborted; call += 1) {
+          const result = await lane.queue.reclaimStuck();
+          if (result.reclaimed.length + result.deadLettered.length > 0) {
+            this.#log.info({ partition: lane.queue.name, reclaimed: result.reclaimed.length, deadLettered: result.deadLettered.length }, 'reclaimed jobs with expired leases');
+          }
+          if (!result.more) break;
         }
-        if (!result.more) return;
+      } catch (error) {
+        if (!this.#stop.signal.aborted) this.#reportError(error, 'reclaim sweep failed');
       }
-    } catch (error) {
-      if (!this.#stop.signal.aborted) this.#reportError(error, 'reclaim sweep failed');
     }
   }
 
@@ -384,19 +464,23 @@ export class Worker<P> extends EventEmitter<WorkerEventMap> {
     const notStarted = this.#ready.splice(0);
     if (unfinished.length + notStarted.length > 0) {
       for (const execution of unfinished) execution.released = true;
-      try {
-        const released = await this.#queue.release([...unfinished.map((execution) => execution.job), ...notStarted]);
-        this.#log.info({ released: released.filter(Boolean).length }, 'handed unfinished jobs back to pending');
-      } catch (error) {
-        // They come back anyway once their leases expire, which no one renews now.
-        this.#reportError(error, 'could not hand unfinished jobs back; they return when their leases expire');
+      const byLane = new Map<Lane, ClaimedJob[]>();
+      for (const { job, lane } of [...unfinished, ...notStarted]) byLane.set(lane, [...(byLane.get(lane) ?? []), job]);
+      for (const [lane, jobs] of byLane) {
+        try {
+          const released = await lane.queue.release(jobs);
+          this.#log.info({ partition: lane.queue.name, released: released.filter(Boolean).length }, 'handed unfinished jobs back to pending');
+        } catch (error) {
+          // They come back anyway once their leases expire, which no one renews now.
+          this.#reportError(error, 'could not hand unfinished jobs back; they return when their leases expire');
+        }
       }
       for (const execution of unfinished) execution.abort(new JobsError(JOBS_ERROR_CODES.CLOSED, 'the worker is shutting down'));
       await Promise.allSettled(unfinished.map((execution) => execution.done));
     }
-    await this.#leases.stop();
+    await Promise.all(this.#lanes.map((lane) => lane.leases.stop()));
     await this.#sweeping;
-    await this.#queue.close();
+    await this.#group.close();
     this.#log.info({}, 'worker closed');
     this.emit('closed');
   }

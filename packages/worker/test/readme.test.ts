@@ -22,7 +22,8 @@ describe('README example', () => {
       expect(await producer.waitForResult(mail)).toEqual({ sentTo: 'dora@example.com', subject: '(none)', attempt: 1 });
       const bill = await producer.enqueue('invoice', { customerId: 'acct_1', amountCents: 5 });
       expect(await producer.waitForResult(bill).catch((e: unknown) => e)).toMatchObject({ code: 'JOBS_JOB_FAILED', lastError: 'PermanentError: no such customer: acct_1' });
-      expect(errors).toHaveBeenCalledWith(`job ${bill} failed for good:`, expect.anything());
+      // The worker logs after its fail call returns; the producer may hear of the failure first.
+      await vi.waitFor(() => expect(errors).toHaveBeenCalledWith(`job ${bill} failed for good:`, expect.anything()));
     } finally {
       await worker.close({ graceMs: 1_000 });
       await producer.close();

@@ -1,0 +1,54 @@
+import type { JobQueue } from '@jobs/core';
+import type { CompletionBatcher } from './completion-batcher.ts';
+import type { LeaseKeeper } from './lease-keeper.ts';
+
+/** After an empty claim a lane is not asked again for this long, doubling up to the cap. */
+const FIRST_QUIET_MS = 100;
+const MAX_QUIET_MS = 1_000;
+
+/**
+ * One queue a worker serves, with its own lease keeper and completion batcher: the queue itself,
+ * or one partition of a partitioned queue. A lane remembers whether it looked empty, so the
+ * worker asks the lanes likely to have work first and does not spin on empty ones.
+ */
+export class Lane {
+  readonly queue: JobQueue<unknown>;
+  readonly leases: LeaseKeeper;
+  readonly completions: CompletionBatcher;
+  #quietUntil = 0;
+  #quietMs = 0;
+  #woken = false;
+
+  constructor(queue: JobQueue<unknown>, leases: LeaseKeeper, completions: CompletionBatcher) {
+    this.queue = queue;
+    this.leases = leases;
+    this.completions = completions;
+  }
+
+  /** True unless its last claim came back empty a short while ago and no push woke it since. */
+  mayHaveWork(now = Date.now()): boolean {
+    return this.#woken || now >= this.#quietUntil;
+  }
+
+  /** When it may have work again, if nothing wakes it. */
+  get quietUntil(): number {
+    return this.#woken ? 0 : this.#quietUntil;
+  }
+
+  /** A claim came back with `count` jobs. */
+  claimed(count: number, now = Date.now()): void {
+    this.#woken = false;
+    if (count > 0) {
+      this.#quietMs = 0;
+      this.#quietUntil = 0;
+      return;
+    }
+    this.#quietMs = Math.min(MAX_QUIET_MS, this.#quietMs === 0 ? FIRST_QUIET_MS : this.#quietMs * 2);
+    this.#quietUntil = now + this.#quietMs;
+  }
+
+  /** Its blocking wait ended: something may have been pushed. */
+  wake(): void {
+    this.#woken = true;
+  }
+}

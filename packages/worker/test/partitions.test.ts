@@ -1,0 +1,118 @@
+import { createProducer, partitionOfKey } from '@jobs/producer';
+import { redisTest as test, waitFor } from '@jobs/testing';
+import type { Redis } from 'ioredis';
+import { afterEach, describe, expect } from 'vitest';
+import { createWorker, type HandlerMap, type PayloadTypesOf, type Worker } from '../src/index.ts';
+import { kinds } from './kinds.ts';
+
+type Payloads = PayloadTypesOf<typeof kinds>;
+
+const okHandlers: HandlerMap<Payloads> = {
+  email: ({ recipient }) => ({ sentTo: recipient }),
+  webhook: ({ url }) => ({ posted: url }),
+  thumbnail: ({ image, width }) => ({ thumb: `${image}@${width}` }),
+  invoice: ({ customerId, cents }) => ({ charged: cents, customerId }),
+};
+
+/** Partition keys sit outside the test's queue prefix: delete them after each test. */
+const cleanups: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0)) await cleanup();
+});
+function cleanupPartitions(redis: Redis, queueName: string, partitions: number): void {
+  cleanups.push(async () => {
+    for (let p = 0; p < partitions; p += 1) {
+      let cursor = '0';
+      do {
+        const [next, keys] = await redis.scan(cursor, 'MATCH', `queue:{${queueName}:p${p}}:*`, 'COUNT', 1000);
+        cursor = next;
+        if (keys.length > 0) await redis.unlink(...keys);
+      } while (cursor !== '0');
+    }
+  });
+}
+
+describe('a worker on a partitioned queue', () => {
+  test('serves every partition: 2,000 jobs over 4 partitions, each completed exactly once', async ({ redis, queueName }) => {
+    cleanupPartitions(redis, queueName, 4);
+    const producer = createProducer({ redis, queue: queueName, kinds, partitions: 4 });
+    const runs = new Map<string, number>();
+    const worker = createWorker({
+      redis,
+      queue: queueName,
+      kinds,
+      partitions: 4,
+      concurrency: 16,
+      handlers: {
+        ...okHandlers,
+        email: (payload, { id }) => {
+          runs.set(id, (runs.get(id) ?? 0) + 1);
+          return { sentTo: payload.recipient };
+        },
+      },
+    });
+    const ids = (await producer.enqueueMany(Array.from({ length: 2_000 }, (_, n) => ({ kind: 'email' as const, payload: { recipient: 'a@example.com', n } })))).map((r) => r.id);
+    for (let p = 0; p < 4; p += 1) expect(ids.filter((id) => id.endsWith(`.p${p}`))).toHaveLength(500);
+    await waitFor(async () => (await producer.stats()).completedTotal === 2_000, { timeoutMs: 30_000, what: '2,000 completions' });
+    expect(runs.size).toBe(2_000);
+    expect([...runs.values()].every((times) => times === 1)).toBe(true);
+    expect(await producer.waitForResult(ids[7] as string)).toEqual({ sentTo: 'a@example.com' });
+    expect(await worker.stats()).toMatchObject({ pendingDepth: 0, processingDepth: 0, completedTotal: 2_000 });
+    await worker.close();
+    await producer.close();
+  });
+
+  test('a deep backlog in one partition does not starve the others', async ({ redis, queueName }) => {
+    cleanupPartitions(redis, queueName, 4);
+    const producer = createProducer({ redis, queue: queueName, kinds, partitions: 4 });
+    await producer.enqueueMany(Array.from({ length: 3_000 }, (_, n) => ({ kind: 'email' as const, payload: { recipient: 'hot@example.com', n }, options: { partitionKey: 'hot' } })));
+    let started = 0;
+    const worker: Worker<Payloads> = createWorker({
+      redis,
+      queue: queueName,
+      kinds,
+      partitions: 4,
+      concurrency: 4,
+      handlers: {
+        ...okHandlers,
+        email: async ({ recipient }) => {
+          started += 1;
+          await new Promise((resolve) => setTimeout(resolve, 2));
+          return { sentTo: recipient };
+        },
+      },
+    });
+    await waitFor(() => started >= 50, { what: 'the hot partition being worked' });
+    expect(partitionOfKey('cold-7', 4)).not.toBe(partitionOfKey('hot', 4));
+    const cold = await Promise.all([1, 2, 3].map((n) => producer.enqueue('webhook', { url: `https://example.com/${n}` }, { partitionKey: 'cold-7' })));
+    for (const id of cold) expect(await producer.waitForResult(id, { timeoutMs: 5_000 })).toMatchObject({ posted: expect.any(String) });
+    // The cold jobs finished while most of the hot backlog was still waiting.
+    expect((await producer.stats()).pendingDepth).toBeGreaterThan(1_000);
+    await worker.close({ graceMs: 0 });
+    await producer.close();
+  });
+
+  test('delayed jobs of every partition come due', async ({ redis, queueName }) => {
+    cleanupPartitions(redis, queueName, 3);
+    const producer = createProducer({ redis, queue: queueName, kinds, partitions: 3 });
+    const worker = createWorker({ redis, queue: queueName, kinds, partitions: 3, handlers: okHandlers });
+    const ids = await Promise.all([0, 1, 2].map((n) => producer.enqueue('email', { recipient: 'later@example.com', n }, { delayMs: 300 })));
+    for (const id of ids) expect(await producer.waitForResult(id, { timeoutMs: 10_000 })).toEqual({ sentTo: 'later@example.com' });
+    await worker.close();
+    await producer.close();
+  });
+
+  test('a worker given another partition count than Redis recorded says so and claims nothing', async ({ redis, queueName }) => {
+    cleanupPartitions(redis, queueName, 4);
+    const producer = createProducer({ redis, queue: queueName, kinds, partitions: 4 });
+    await producer.enqueue('email', { recipient: 'a@example.com' });
+    const errors: unknown[] = [];
+    const worker = createWorker({ redis, queue: queueName, kinds, partitions: 2, handlers: okHandlers });
+    worker.on('error', (error) => errors.push(error));
+    await waitFor(() => errors.length > 0, { what: 'the mismatch reported' });
+    expect(errors[0]).toMatchObject({ code: 'JOBS_INVALID_ARGUMENT', field: 'partitions' });
+    expect(await producer.stats()).toMatchObject({ pendingDepth: 1, processingDepth: 0 });
+    await worker.close();
+    await producer.close();
+  });
+});
