@@ -5,9 +5,9 @@
  * their users need from here.
  */
 export { JobQueue } from './job-queue.ts';
-export { PartitionedQueue } from './partitioned-queue.ts';
+export { PartitionedQueue, recordedPartitions } from './partitioned-queue.ts';
 export type { PartitionedEnqueueOptions, PartitionedEnqueueRequest, PartitionedQueueOptions } from './partitioned-queue.ts';
-export { MAX_PARTITIONS, partitionName, partitionOfKey } from './partitions.ts';
+export { MAX_PARTITIONS, partitionName, partitionNames, partitionOfId, partitionOfKey } from './partitions.ts';
 export type {
   CancelOutcome,
   ClaimOptions,

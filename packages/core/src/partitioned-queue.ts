@@ -221,3 +221,13 @@ export class PartitionedQueue<P> {
     if (this.#owned) await closeClient(this.client);
   }
 }
+
+/**
+ * The partition count recorded for queue `name` (see {@link PartitionedQueue.ensureLayout}):
+ * 1 for a plain queue. For tools that are given a queue name and must find its partitions.
+ */
+export async function recordedPartitions(client: RedisClient, name: string): Promise<number> {
+  const recorded = await withRedisErrors(() => client.get(queueKeys(name).partitions));
+  const count = Number(recorded);
+  return recorded !== null && Number.isInteger(count) && count > 1 && count <= 1_024 ? count : 1;
+}

@@ -1,4 +1,4 @@
-import { queueKeys } from '@jobs/core';
+import { partitionNames, queueKeys } from '@jobs/core';
 
 /** Commands the Lua scripts run inside Redis (ACL checks those too). */
 const SCRIPT_COMMANDS = [
@@ -14,7 +14,7 @@ const CLIENT_COMMANDS = ['evalsha', 'eval', 'script|load', 'script|exists', 'blm
 /**
  * The ACL rules of a Redis user that can run producers, workers, the reclaimer and the admin
  * CLI on `queues` and nothing else: the queues' keys, their events channels, and the commands
- * @jobs uses. (`scan` and `unlink` are for `jobs purge` and queue discovery; an application's
+ * @jobs uses. With `partitions`, each queue is a partitioned queue of that many partitions. (`scan` and `unlink` are for `jobs purge` and queue discovery; an application's
  * user can do without them.)
  *
  * @example
@@ -22,8 +22,11 @@ const CLIENT_COMMANDS = ['evalsha', 'eval', 'script|load', 'script|exists', 'blm
  * await redis.acl('SETUSER', 'mail-app', 'on', '>secret', ...jobsAclRules(['mail']));
  * ```
  */
-export function jobsAclRules(queues: readonly string[]): string[] {
-  const keys = queues.map((queue) => queueKeys(queue));
+export function jobsAclRules(queues: readonly string[], options: { partitions?: number } = {}): string[] {
+  // A partitioned queue: its own name (where the count is recorded) and each partition's keys.
+  const partitions = options.partitions ?? 1;
+  const names = queues.flatMap((queue) => (partitions > 1 ? [queue, ...partitionNames(queue, partitions)] : [queue]));
+  const keys = names.map((queue) => queueKeys(queue));
   return [
     'resetkeys',
     ...keys.map((k) => `~${k.prefix}*`),

@@ -7,6 +7,8 @@ import {
   defineKinds,
   isJobsError,
   JobQueue,
+  partitionNames,
+  recordedPartitions,
   silentLogger,
   type Logger,
   type RedisClient,
@@ -91,7 +93,6 @@ export class Reclaimer extends EventEmitter<ReclaimerEventMap> {
     const { client, owned } = connectRedis(options.redis, 'jobs:reclaimer', { maxRetriesPerRequest: 1 });
     this.#client = client;
     this.#owned = owned;
-    for (const name of this.#fixedQueues ?? []) this.#queue(name);
   }
 
   #queue(name: string): JobQueue<unknown> {
@@ -108,13 +109,33 @@ export class Reclaimer extends EventEmitter<ReclaimerEventMap> {
     return [...this.#queues.keys()].sort();
   }
 
+  /**
+   * Finds the queues to sweep: every queue in Redis, or the names given, where a partitioned
+   * queue's name stands for its partitions (each an ordinary queue, found by SCAN as well).
+   */
   async #discover(): Promise<void> {
-    if (this.#fixedQueues || Date.now() - this.#discoveredAt < this.#discoverIntervalMs) return;
-    const names = await discoverQueues(this.#client);
+    if (this.#discoveredAt > 0 && Date.now() - this.#discoveredAt < this.#discoverIntervalMs) return;
+    let names: string[];
+    if (this.#fixedQueues) {
+      names = [];
+      for (const name of this.#fixedQueues) {
+        const count = await recordedPartitions(this.#client, name);
+        names.push(...(count > 1 ? partitionNames(name, count) : [name]));
+      }
+    } else {
+      names = await discoverQueues(this.#client);
+    }
     this.#discoveredAt = Date.now();
-    const before = this.#queues.size;
+    const before = this.queues.join(',');
     for (const name of names) this.#queue(name);
-    if (this.#queues.size !== before) this.#log.info({ queues: this.queues }, 'queues to sweep');
+    // A given name that turned out to be partitioned is swept through its partitions only.
+    for (const [name, queue] of this.#queues) {
+      if (this.#fixedQueues && !names.includes(name)) {
+        this.#queues.delete(name);
+        void queue.close();
+      }
+    }
+    if (this.queues.join(',') !== before) this.#log.info({ queues: this.queues }, 'queues to sweep');
   }
 
   /** One sweep of every queue; resolves with what each sweep did. Errors are reported, not thrown. */

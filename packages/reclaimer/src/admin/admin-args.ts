@@ -16,7 +16,8 @@ Commands:
   retry --all-failed       ... every job in the failed list (the dead letters)
   cancel <id>              cancel a pending or delayed job
   purge --yes              delete every job and key of --queue
-  acl <user>               the ACL SETUSER line of a user limited to --queue (repeat -q for more)
+  acl <user>               the ACL SETUSER line of a user limited to --queue (repeat -q for more;
+                           --partitions N for partitioned queues)
 
 Options:
   -q, --queue NAME         the queue [JOBS_QUEUE]
@@ -40,7 +41,7 @@ export type AdminCommand =
   | { name: 'retry-all'; queue: string }
   | { name: 'cancel'; queue: string; id: string }
   | { name: 'purge'; queue: string }
-  | { name: 'acl'; user: string; queues: string[] };
+  | { name: 'acl'; user: string; queues: string[]; partitions: number };
 
 /** What every command shares. */
 export interface AdminInvocation {
@@ -71,6 +72,7 @@ export function parseAdminArgs(argv: readonly string[], env: NodeJS.ProcessEnv):
         queue: { type: 'string', short: 'q', multiple: true },
         'redis-url': { type: 'string' },
         limit: { type: 'string' },
+        partitions: { type: 'string' },
         offset: { type: 'string' },
         json: { type: 'boolean', default: false },
         yes: { type: 'boolean', default: false },
@@ -151,7 +153,7 @@ export function parseAdminArgs(argv: readonly string[], env: NodeJS.ProcessEnv):
       if (queues.length === 0) throw new UsageError('acl needs --queue NAME (repeat it for more queues)');
       const user = args[0];
       if (args.length !== 1 || user === undefined || !/^[A-Za-z0-9._-]{1,64}$/.test(user)) throw new UsageError('acl takes one user name (letters, digits, ".", "_", "-")');
-      return { command: { name: 'acl', user, queues }, redisUrl, json };
+      return { command: { name: 'acl', user, queues, partitions: parseWholeNumber('--partitions', values.partitions, 1, 1, 1_024) }, redisUrl, json };
     }
     default:
       throw new UsageError(`unknown command ${JSON.stringify(name)}`);

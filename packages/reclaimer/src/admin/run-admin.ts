@@ -1,4 +1,4 @@
-import { defineKinds, JobQueue, type JobRecord, type QueueStats, type RedisClient } from '@jobs/core';
+import { defineKinds, JobQueue, PartitionedQueue, recordedPartitions, type JobRecord, type QueueStats, type RedisClient } from '@jobs/core';
 import { jobsAclRules } from '../acl.ts';
 import { discoverQueues } from '../discover-queues.ts';
 import { humanDuration, renderPairs, renderTable } from '../table.ts';
@@ -15,6 +15,20 @@ const empty = defineKinds({});
 
 function open(client: RedisClient, queue: string): JobQueue<unknown> {
   return new JobQueue({ redis: client, queue, kinds: empty }) as JobQueue<unknown>;
+}
+
+/**
+ * A queue by the name an operator gives: a partitioned queue's name stands for all its
+ * partitions (each an ordinary queue `NAME:p<i>`), routed by id where an id is given.
+ */
+async function openNamed(client: RedisClient, queue: string): Promise<PartitionedQueue<unknown>> {
+  return new PartitionedQueue({ redis: client, queue, kinds: empty, partitions: await recordedPartitions(client, queue) }) as PartitionedQueue<unknown>;
+}
+
+/** The partition that holds `id` (by its suffix), or every partition for an id made elsewhere. */
+function holders(queue: PartitionedQueue<unknown>, id: string): readonly JobQueue<unknown>[] {
+  const partition = queue.partitionOf(id);
+  return partition ? [partition] : queue.partitions;
 }
 
 function statsRow(queue: string, stats: QueueStats): (string | number)[] {
@@ -34,8 +48,8 @@ function jobJson(job: JobRecord): Record<string, unknown> {
 }
 
 /** `jobs acl <user>`: the line to run in Redis for a user limited to `queues` (needs no Redis). */
-export function aclResult(user: string, queues: readonly string[]): AdminResult {
-  const rules = jobsAclRules(queues);
+export function aclResult(user: string, queues: readonly string[], partitions = 1): AdminResult {
+  const rules = jobsAclRules(queues, { partitions });
   return { code: 0, text: `ACL SETUSER ${user} on >PASSWORD ${rules.join(' ')}`, json: { user, rules } };
 }
 
@@ -45,57 +59,84 @@ export async function runAdminCommand(command: AdminCommand, client: RedisClient
     case 'help':
       return { code: 0, text: '', json: null };
     case 'acl':
-      return aclResult(command.user, command.queues);
+      return aclResult(command.user, command.queues, command.partitions);
     case 'queues':
     case 'stats': {
-      const names = command.name === 'stats' && command.queue !== undefined ? [command.queue] : await discoverQueues(client);
-      const all = await Promise.all(names.map(async (name) => ({ queue: name, stats: await open(client, name).stats() })));
       if (command.name === 'stats' && command.queue !== undefined) {
-        const stats = all[0]?.stats as QueueStats;
-        const pairs = Object.entries(stats).filter(([key]) => key !== 'nowMs').map(([key, value]) => [key, key === 'oldestPendingAgeMs' ? humanDuration(value as number | null) : (value as number)] as const);
-        return { code: 0, text: renderPairs(pairs), json: { queue: command.queue, ...stats } };
+        const queue = await openNamed(client, command.queue);
+        const stats = await queue.stats();
+        const pairs: [string, string | number][] = Object.entries(stats)
+          .filter(([key]) => key !== 'nowMs')
+          .map(([key, value]) => [key, key === 'oldestPendingAgeMs' ? humanDuration(value as number | null) : (value as number)]);
+        if (queue.partitions.length > 1) pairs.unshift(['partitions', queue.partitions.length]);
+        return { code: 0, text: renderPairs(pairs), json: { queue: command.queue, ...(queue.partitions.length > 1 && { partitions: queue.partitions.length }), ...stats } };
       }
+      const names = await discoverQueues(client);
+      const all = await Promise.all(names.map(async (name) => ({ queue: name, stats: await open(client, name).stats() })));
       if (all.length === 0) return { code: 0, text: 'no queues found', json: [] };
       return { code: 0, text: renderTable(STATS_HEADERS, all.map(({ queue, stats }) => statsRow(queue, stats))), json: all.map(({ queue, stats }) => ({ queue, ...stats })) };
     }
     case 'ls': {
-      const jobs = await open(client, command.queue).list(command.state, { limit: command.limit, offset: command.offset });
+      const { partitions } = await openNamed(client, command.queue);
+      const { offset, limit } = command;
+      // A partitioned queue: the partitions' lists one after another, paged as one.
+      const jobs =
+        partitions.length === 1
+          ? await (partitions[0] as JobQueue<unknown>).list(command.state, { limit, offset })
+          : (await Promise.all(partitions.map((partition) => partition.list(command.state, { limit: Math.min(1_000, offset + limit) })))).flat().slice(offset, offset + limit);
       if (jobs.length === 0) return { code: 0, text: `no ${command.state} jobs in ${command.queue}`, json: [] };
       const rows = jobs.map((job) => [job.id, job.status, job.kind ?? '?', job.attempts, oneLine(job.lastError ?? (job.rawPayload ?? ''))]);
       return { code: 0, text: renderTable(['ID', 'STATUS', 'KIND', 'ATTEMPTS', 'LAST ERROR / PAYLOAD'], rows), json: jobs.map(jobJson) };
     }
     case 'show': {
-      const job = await open(client, command.queue).getJob(command.id);
+      const job = await (await openNamed(client, command.queue)).getJob(command.id);
       if (!job) return { code: 1, text: `no job ${command.id} in ${command.queue}`, json: { error: 'not_found', id: command.id } };
       return { code: 0, text: renderPairs(Object.entries(job.fields).sort(([a], [b]) => a.localeCompare(b))), json: jobJson(job) };
     }
     case 'retry': {
-      const outcomes = await open(client, command.queue).retry(command.ids);
+      const queue = await openNamed(client, command.queue);
+      const outcomes: (true | string)[] = [];
+      for (const id of command.ids) {
+        let outcome: true | string = 'not_found';
+        for (const partition of holders(queue, id)) {
+          const [result] = await partition.retry([id]);
+          if (result !== 'not_found') {
+            outcome = result as true | string;
+            break;
+          }
+        }
+        outcomes.push(outcome);
+      }
       const lines = command.ids.map((id, index) => (outcomes[index] === true ? `retried ${id}` : `not retried ${id}: it is ${String(outcomes[index])}, not failed`));
       const ok = outcomes.every((outcome) => outcome === true);
       return { code: ok ? 0 : 1, text: lines.join('\n'), json: command.ids.map((id, index) => ({ id, retried: outcomes[index] === true, ...(outcomes[index] !== true && { status: outcomes[index] }) })) };
     }
     case 'retry-all': {
-      const queue = open(client, command.queue);
-      // Bounded by what is in the list now, so jobs failing meanwhile cannot keep it going forever.
-      let budget = (await queue.stats()).failedDepth;
       const retried: string[] = [];
-      while (budget > 0) {
-        const round = await queue.retryFailed({ batch: Math.min(500, budget) });
-        retried.push(...round.retried);
-        budget -= Math.min(500, budget);
-        if (!round.more) break;
+      for (const queue of (await openNamed(client, command.queue)).partitions) {
+        // Bounded by what is in the list now, so jobs failing meanwhile cannot keep it going forever.
+        let budget = (await queue.stats()).failedDepth;
+        while (budget > 0) {
+          const round = await queue.retryFailed({ batch: Math.min(500, budget) });
+          retried.push(...round.retried);
+          budget -= Math.min(500, budget);
+          if (!round.more) break;
+        }
       }
       return { code: 0, text: `retried ${retried.length} failed job(s) of ${command.queue}`, json: { retried } };
     }
     case 'cancel': {
-      const outcome = await open(client, command.queue).cancel(command.id);
+      const outcome = await (await openNamed(client, command.queue)).cancel(command.id);
       if (outcome.cancelled) return { code: 0, text: `cancelled ${command.id}`, json: { id: command.id, cancelled: true } };
       const why = outcome.status === 'not_found' ? 'there is no such job' : `it is ${outcome.status}`;
       return { code: 1, text: `cannot cancel ${command.id}: ${why}`, json: { id: command.id, cancelled: false, status: outcome.status } };
     }
     case 'purge': {
-      const deleted = await open(client, command.queue).purge();
+      const queue = await openNamed(client, command.queue);
+      let deleted = 0;
+      for (const partition of queue.partitions) deleted += await partition.purge();
+      // The recorded count goes last, so a purge cut short still knows the partitions.
+      if (queue.partitions.length > 1) deleted += await client.del(queue.keys.partitions);
       return { code: 0, text: `purged ${command.queue}: deleted ${deleted} key(s)`, json: { queue: command.queue, deletedKeys: deleted } };
     }
   }

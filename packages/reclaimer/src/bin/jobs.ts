@@ -19,7 +19,7 @@ async function main(): Promise<number> {
   }
   if (invocation.command.name === 'acl') {
     // Needs no Redis: it only writes the line to run there.
-    const result = aclResult(invocation.command.user, invocation.command.queues);
+    const result = aclResult(invocation.command.user, invocation.command.queues, invocation.command.partitions);
     process.stdout.write(`${invocation.json ? JSON.stringify(result.json, null, 2) : result.text}\n`);
     return 0;
   }
