@@ -136,12 +136,9 @@ export class PartitionedQueue<P> {
 
   /** Enqueues one job on the partition its options pick. Returns its id. */
   async enqueue<N extends KindName<P>>(kind: N, payload: P[N], options?: PartitionedEnqueueOptions): Promise<string> {
-    if (this.partitions.length === 1) {
-      if (options?.partitionKey !== undefined) partitionOfKey(options.partitionKey, 1);
-      return (this.partitions[0] as JobQueue<P>).enqueue(kind, payload, options === undefined ? undefined : withoutPartitionKey(options));
-    }
-    const [result] = await this.enqueueMany([{ kind, payload, ...(options !== undefined && { options }) } as unknown as PartitionedEnqueueRequest<P>]);
-    return (result as EnqueueResult).id;
+    const partition = this.partitionFor(options);
+    await this.ensureLayout();
+    return partition.enqueue(kind, payload, options === undefined ? undefined : withoutPartitionKey(options));
   }
 
   /**

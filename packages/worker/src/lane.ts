@@ -15,6 +15,10 @@ export class Lane {
   readonly queue: JobQueue<unknown>;
   readonly leases: LeaseKeeper;
   readonly completions: CompletionBatcher;
+  /** Jobs of this lane running now. */
+  running = 0;
+  /** A claim of the worker's fetch loop is in flight on this lane. */
+  claiming = false;
   #quietUntil = 0;
   #quietMs = 0;
   #woken = false;

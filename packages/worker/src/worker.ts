@@ -88,6 +88,8 @@ export class Worker<P> extends EventEmitter<WorkerEventMap> {
   /** One per partition (one for a plain queue). */
   readonly #lanes: readonly Lane[];
   #nextLane = 0;
+  /** With partitions: the slots one lane may hold while others may have work. */
+  readonly #share: number;
   readonly #handlers: HandlerMap<P>;
   readonly #log: Logger;
   readonly #reclaimIntervalMs: number;
@@ -126,6 +128,7 @@ export class Worker<P> extends EventEmitter<WorkerEventMap> {
     this.#handlers = handlers;
     this.#log = childLogger(logger, { queue });
     this.#reclaimIntervalMs = interval;
+    this.#share = Math.max(1, Math.ceil(concurrency / this.#group.partitions.length));
     this.#lanes = this.#group.partitions.map((partition) => this.#openLane(partition as JobQueue<unknown>));
     this.#fetching = this.#fetchLoop();
     if (interval > 0) this.#scheduleSweep();
@@ -134,14 +137,17 @@ export class Worker<P> extends EventEmitter<WorkerEventMap> {
 
   #openLane(queue: JobQueue<unknown>): Lane {
     const leases = new LeaseKeeper(queue, (error) => this.#reportError(error, 'lease renewal failed'));
-    const completions = new CompletionBatcher(
+    const completions: CompletionBatcher = new CompletionBatcher(
       queue,
       {
-        reserve: (completing) => {
+        reserve: (completing: number): number => {
           if (this.#stop.signal.aborted) return 0;
-          // With partitions, claims ride on a lane's completions only while every other lane
-          // looks empty; otherwise the slots go back to the round robin, so no lane starves.
-          if (this.#lanes.length > 1 && this.#lanes.some((other) => other !== lane && other.mayHaveWork())) return 0;
+          // With partitions, while another lane may have work a lane's completions bring it back
+          // up to its fair share only; the rest of the slots go to the round robin, so no lane
+          // starves. When every other lane looks empty it takes what is free.
+          if (this.#lanes.length > 1 && this.#lanes.some((other) => other !== lane && other.mayHaveWork())) {
+            return Math.max(0, Math.min(completing, this.#share - (lane.running - completing)));
+          }
           const extra = Math.max(0, this.#free());
           this.#reserved += extra;
           return completing + extra;
@@ -158,7 +164,7 @@ export class Worker<P> extends EventEmitter<WorkerEventMap> {
       },
       Math.ceil(this.concurrency / 2),
     );
-    const lane = new Lane(queue, leases, completions);
+    const lane: Lane = new Lane(queue, leases, completions);
     return lane;
   }
 
@@ -202,11 +208,8 @@ export class Worker<P> extends EventEmitter<WorkerEventMap> {
   }
 
   async #fetchLoop(): Promise<void> {
-    let failures = 0;
-    const single = this.#lanes.length === 1;
-    // With partitions, one claim takes at most a fair share of the slots, then the next lane's turn.
-    const share = single ? MAX_CLAIM_BATCH : Math.max(1, Math.ceil(this.concurrency / this.#lanes.length));
     // A partition count that differs from the one Redis recorded would leave partitions unserved.
+    let failures = 0;
     while (!this.#stop.signal.aborted) {
       try {
         await this.#group.ensureLayout();
@@ -217,26 +220,24 @@ export class Worker<P> extends EventEmitter<WorkerEventMap> {
         await pause(Math.min(5_000, 50 * 2 ** failures), this.#stop.signal);
       }
     }
-    failures = 0;
+    if (this.#lanes.length === 1) await this.#fetchOneLane(this.#lanes[0] as Lane);
+    else await this.#fetchLanes();
+  }
+
+  /** A plain queue: claim what is free, blocking in Redis until work comes. */
+  async #fetchOneLane(lane: Lane): Promise<void> {
+    let failures = 0;
     while (!this.#stop.signal.aborted) {
       const free = this.#free();
       if (free <= 0) {
         await this.#slotFreed();
         continue;
       }
-      const lane = single ? (this.#lanes[0] as Lane) : this.#nextLaneWithWork();
-      if (!lane) {
-        await this.#waitForAnyLane();
-        continue;
-      }
-      const wanted = Math.min(free, MAX_CLAIM_BATCH, share);
+      const wanted = Math.min(free, MAX_CLAIM_BATCH);
       this.#reserved += wanted;
       let jobs: ClaimedJob[];
       try {
-        // A plain queue blocks in Redis until work comes; lanes of a partitioned queue do not
-        // (the worker waits on all of them at once when all look empty).
-        jobs = await lane.queue.claim({ max: wanted, blockMs: single ? 1_000 : 0, signal: this.#stop.signal });
-        lane.claimed(jobs.length);
+        jobs = await lane.queue.claim({ max: wanted, blockMs: 1_000, signal: this.#stop.signal });
         failures = 0;
       } catch (error) {
         if (this.#stop.signal.aborted) break;
@@ -253,6 +254,59 @@ export class Worker<P> extends EventEmitter<WorkerEventMap> {
     }
   }
 
+  /**
+   * A partitioned queue: free slots go round robin, a fair share per claim, to the lanes that
+   * may have work, with the claims of different lanes in flight at once (in a cluster, on
+   * different nodes). When every lane looks empty, block on all of them at once.
+   */
+  async #fetchLanes(): Promise<void> {
+    let failures = 0;
+    while (!this.#stop.signal.aborted) {
+      let free = this.#free();
+      if (free <= 0) {
+        await this.#slotFreed();
+        continue;
+      }
+      const settled = this.#slotFreed();
+      let sent = 0;
+      for (let lane = this.#nextLaneWithWork(); lane && free > 0; lane = this.#nextLaneWithWork()) {
+        const wanted = Math.min(free, this.#share);
+        free -= wanted;
+        this.#reserved += wanted;
+        lane.claiming = true;
+        sent += 1;
+        const claiming = lane;
+        void lane.queue
+          .claim({ max: wanted })
+          .then(
+            (jobs) => {
+              failures = 0;
+              claiming.claimed(jobs.length);
+              // Jobs claimed while stopping still run (or are handed back): never dropped.
+              for (const job of jobs) this.#ready.push({ job, lane: claiming });
+            },
+            (error: unknown) => {
+              failures += 1;
+              if (!this.#stop.signal.aborted) this.#reportError(error, 'claim failed');
+            },
+          )
+          .finally(() => {
+            this.#reserved -= wanted;
+            claiming.claiming = false;
+            this.#startReady();
+            this.#wakeSlotWaiters();
+          });
+      }
+      if (sent > 0) {
+        await settled;
+        if (failures > 0) await pause(Math.min(5_000, 50 * 2 ** failures), this.#stop.signal);
+        continue;
+      }
+      if (this.#lanes.some((lane) => lane.claiming)) await settled;
+      else await this.#waitForAnyLane();
+    }
+  }
+
   /** The next lane, round robin, that may have work. */
   #nextLaneWithWork(): Lane | undefined {
     const now = Date.now();
@@ -260,7 +314,7 @@ export class Worker<P> extends EventEmitter<WorkerEventMap> {
     for (let i = 0; i < count; i += 1) {
       const index = (this.#nextLane + i) % count;
       const lane = this.#lanes[index] as Lane;
-      if (lane.mayHaveWork(now)) {
+      if (!lane.claiming && lane.mayHaveWork(now)) {
         this.#nextLane = (index + 1) % count;
         return lane;
       }
@@ -288,10 +342,12 @@ export class Worker<P> extends EventEmitter<WorkerEventMap> {
   #start(job: ClaimedJob, lane: Lane): void {
     const execution = new Execution(job, lane);
     this.#active.set(job.token, execution);
+    lane.running += 1;
     execution.done = this.#execute(execution)
       .catch((error: unknown) => this.#reportError(error, 'job bookkeeping failed'))
       .finally(() => {
         lane.leases.remove(job);
+        lane.running -= 1;
         this.#active.delete(job.token);
         this.#startReady();
         this.#wakeSlotWaiters();

@@ -1,0 +1,159 @@
+import { startRedisCluster } from '@jobs/dev-redis';
+import { createProducer, defineKinds } from '@jobs/producer';
+import { createWorker } from '@jobs/worker';
+import { Cluster, Redis } from 'ioredis';
+
+const kinds = defineKinds({
+  bench: { schema: { type: 'object', properties: { n: { type: 'integer' } }, required: ['n'], additionalProperties: false } },
+});
+
+/** Options of {@link runClusterBench}. */
+export interface ClusterBenchOptions {
+  /** Jobs per phase. Default 20,000. */
+  n?: number;
+  /** Partitions of the partitioned queue. Default 6 (two per master of the 3-master cluster). */
+  partitions?: number;
+  /** Repetitions; the two queues alternate who goes first. Default 3. */
+  reps?: number;
+  log?: (line: string) => void;
+}
+
+/** One queue's figures in one repetition. */
+export interface PhaseResult {
+  /** Jobs enqueued per second, 64 in flight. */
+  enqueueRate: number;
+  /** Pre-enqueued jobs processed per second by one worker at concurrency 64. */
+  processRate: number;
+  /** Script calls (EVALSHA + EVAL) each master ran in this phase, by port. */
+  scriptCallsByMaster: Record<number, number>;
+}
+
+/** What {@link runClusterBench} measured. */
+export interface ClusterBenchRun {
+  single: PhaseResult[];
+  partitioned: PhaseResult[];
+  /** Master ports and the partitions each one holds. */
+  placement: { port: number; partitions: string[] }[];
+  options: Required<Omit<ClusterBenchOptions, 'log'>>;
+  redisVersion: string;
+}
+
+function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? (sorted[middle] as number) : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2;
+}
+
+/** Script calls per master since the last reset. */
+async function scriptCalls(masters: readonly Redis[]): Promise<Record<number, number>> {
+  const calls: Record<number, number> = {};
+  for (const master of masters) {
+    const info = await master.info('commandstats');
+    let total = 0;
+    for (const match of info.matchAll(/cmdstat_(?:evalsha|eval):calls=(\d+)/g)) total += Number(match[1]);
+    calls[master.options.port as number] = total;
+  }
+  return calls;
+}
+
+async function phase(url: string, masters: readonly Redis[], queue: string, partitions: number, n: number): Promise<PhaseResult> {
+  await Promise.all(masters.map((master) => master.config('RESETSTAT')));
+  const producer = createProducer({ redis: url, queue, kinds, partitions });
+  let next = 0;
+  const enqueueStarted = performance.now();
+  await Promise.all(
+    Array.from({ length: 64 }, async () => {
+      while (next < n) {
+        next += 1;
+        await producer.enqueue('bench', { n: next });
+      }
+    }),
+  );
+  const enqueueRate = n / ((performance.now() - enqueueStarted) / 1000);
+  let done = 0;
+  let finish: () => void = () => undefined;
+  const finished = new Promise<void>((resolve) => {
+    finish = resolve;
+  });
+  const processStarted = performance.now();
+  const worker = createWorker({ redis: url, queue, kinds, partitions, concurrency: 64, reclaimIntervalMs: 0, completedHistory: 1_000, handlers: { bench: () => null } });
+  worker.on('completed', () => {
+    done += 1;
+    if (done === n) finish();
+  });
+  await finished;
+  const processRate = n / ((performance.now() - processStarted) / 1000);
+  const scriptCallsByMaster = await scriptCalls(masters);
+  await worker.close();
+  await producer.close();
+  return { enqueueRate, processRate, scriptCallsByMaster };
+}
+
+/**
+ * A plain queue against a partitioned one on a real 3-master cluster (6 nodes, on this
+ * machine): enqueue and process rates, and how the script calls spread over the masters.
+ */
+export async function runClusterBench(options: ClusterBenchOptions = {}): Promise<ClusterBenchRun> {
+  const n = options.n ?? 20_000;
+  const partitions = options.partitions ?? 6;
+  const reps = options.reps ?? 3;
+  const log = options.log ?? (() => undefined);
+  const cluster = await startRedisCluster();
+  const admin = new Cluster(cluster.seeds.map((seed) => ({ ...seed })));
+  try {
+    const topology = await cluster.masters();
+    const masters = topology.map((master) => new Redis({ host: '127.0.0.1', port: master.port }));
+    const redisVersion = /redis_version:(\S+)/.exec(await (masters[0] as Redis).info('server'))?.[1] ?? '?';
+    const single: PhaseResult[] = [];
+    const partitioned: PhaseResult[] = [];
+    for (let rep = 0; rep < reps; rep += 1) {
+      const order = rep % 2 === 0 ? (['single', 'partitioned'] as const) : (['partitioned', 'single'] as const);
+      for (const which of order) {
+        await Promise.all(masters.map((master) => master.flushall()));
+        const result = which === 'single' ? await phase(cluster.url, masters, 'bench-plain', 1, n) : await phase(cluster.url, masters, 'bench-parted', partitions, n);
+        (which === 'single' ? single : partitioned).push(result);
+        log(`rep ${rep + 1}/${reps} ${which}: enqueue ${Math.round(result.enqueueRate)}/s, process ${Math.round(result.processRate)}/s, script calls by master ${JSON.stringify(result.scriptCallsByMaster)}`);
+      }
+    }
+    const placement = await Promise.all(
+      topology.map(async (master) => {
+        const names: string[] = [];
+        for (let i = 0; i < partitions; i += 1) {
+          const slot = Number(await admin.cluster('KEYSLOT', `queue:{bench-parted:p${i}}:pending`));
+          if (master.slots.some(([from, to]) => slot >= from && slot <= to)) names.push(`bench-parted:p${i}`);
+        }
+        return { port: master.port, partitions: names };
+      }),
+    );
+    for (const master of masters) master.disconnect();
+    return { single, partitioned, placement, options: { n, partitions, reps }, redisVersion };
+  } finally {
+    admin.disconnect();
+    await cluster.stop();
+  }
+}
+
+/** The results as Markdown: medians, the ratio, and the spread of script calls over masters. */
+export function clusterReport(run: ClusterBenchRun): string {
+  const rate = (results: PhaseResult[], field: 'enqueueRate' | 'processRate'): number => median(results.map((result) => result[field]));
+  const lines = [
+    `Cluster: 3 masters + 3 replicas (redis-server ${run.redisVersion}) on this machine; ${run.options.n.toLocaleString('en-US')} jobs per phase, ${run.options.reps} repetitions (medians), one Node process producing (64 in flight) and one worker (concurrency 64).`,
+    '',
+    `| queue | enqueue (jobs/s) | process (jobs/s) |`,
+    `|---|---:|---:|`,
+    `| plain (one slot) | ${Math.round(rate(run.single, 'enqueueRate')).toLocaleString('en-US')} | ${Math.round(rate(run.single, 'processRate')).toLocaleString('en-US')} |`,
+    `| ${run.options.partitions} partitions | ${Math.round(rate(run.partitioned, 'enqueueRate')).toLocaleString('en-US')} | ${Math.round(rate(run.partitioned, 'processRate')).toLocaleString('en-US')} |`,
+    `| partitioned / plain | ${(rate(run.partitioned, 'enqueueRate') / rate(run.single, 'enqueueRate')).toFixed(2)}x | ${(rate(run.partitioned, 'processRate') / rate(run.single, 'processRate')).toFixed(2)}x |`,
+    '',
+    'Script calls (EVALSHA and EVAL, from `INFO commandstats`) per master in the last repetition:',
+    '',
+    '| master | partitions it holds | plain queue | partitioned queue |',
+    '|---|---|---:|---:|',
+  ];
+  const lastSingle = run.single.at(-1)?.scriptCallsByMaster ?? {};
+  const lastParted = run.partitioned.at(-1)?.scriptCallsByMaster ?? {};
+  for (const { port, partitions } of run.placement) {
+    lines.push(`| :${port} | ${partitions.join(', ') || '-'} | ${(lastSingle[port] ?? 0).toLocaleString('en-US')} | ${(lastParted[port] ?? 0).toLocaleString('en-US')} |`);
+  }
+  return `${lines.join('\n')}\n`;
+}
