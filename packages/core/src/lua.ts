@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import type { ChainableCommander, Cluster, Redis } from 'ioredis';
+import { coalesceWrites } from './write-coalescing.ts';
 
 /**
  * The Lua scripts, one `.lua` file each under `packages/core/scripts/`, read once at start-up.
@@ -81,6 +82,7 @@ export function registerScripts(client: RedisClient): void {
 /** Runs `script` with `keys` and `args` in one round trip. */
 export function runScript(client: RedisClient, script: LuaScript, keys: readonly string[], args: readonly (string | number)[]): Promise<unknown> {
   ensureRegistered(client, script);
+  coalesceWrites(client);
   const command = (client as unknown as Record<string, ScriptCommand>)[script.command] as ScriptCommand;
   return command.call(client, keys.length, ...keys, ...args);
 }

@@ -1,0 +1,26 @@
+import type { RedisClient } from './lua.ts';
+
+/** The part of a socket this needs (ioredis keeps its connection's socket in `stream`). */
+interface CorkableStream {
+  cork(): void;
+  uncork(): void;
+  readonly writableCorked: number;
+}
+
+function uncork(stream: CorkableStream): void {
+  stream.uncork();
+}
+
+/**
+ * Holds the writes of `client`'s socket until the current tick's callbacks have run, so that the
+ * commands sent in one tick (64 producers awaiting replies that came in one read, a worker's
+ * claim and completion) leave in one write system call instead of one each. Measured: a producer
+ * with 64 enqueues in flight spent a fifth of its CPU in per-command socket writes. A cluster
+ * client (no single socket) is left as it is.
+ */
+export function coalesceWrites(client: RedisClient): void {
+  const stream = (client as { stream?: Partial<CorkableStream> }).stream;
+  if (!stream || typeof stream.cork !== 'function' || stream.writableCorked !== 0) return;
+  stream.cork();
+  process.nextTick(uncork, stream);
+}
