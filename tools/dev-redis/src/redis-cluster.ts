@@ -315,6 +315,9 @@ async function clusterFormed(ports: readonly number[], expectedReplicas: number)
     const map = slotOwners(nodes);
     firstMap ??= map;
     if (map !== firstMap) return notYet(`${port} sees other slot owners than ${ports[0]}`);
+    // The pairing is read from the first node's view: every view must know every replica as one.
+    const replicasSeen = nodes.filter((entry) => entry.role === 'replica' && entry.masterId !== undefined).length;
+    if (replicasSeen !== expectedReplicas) return notYet(`${port} sees ${replicasSeen} of ${expectedReplicas} replicas`);
     if (infoField(replication, 'role') === 'slave') {
       replicas += 1;
       if (infoField(replication, 'master_link_status') !== 'up') return notYet(`${port}: master_link_status:${infoField(replication, 'master_link_status')}`);
