@@ -106,8 +106,8 @@ function clearTestReports() {
 }
 
 function main() {
-  if (!['demo', 'test', 'chaos', 'bench'].includes(command)) {
-    fail('usage: node scripts/bootstrap.mjs demo|test|chaos|bench [args...]');
+  if (!['demo', 'test', 'chaos', 'failover', 'bench'].includes(command)) {
+    fail('usage: node scripts/bootstrap.mjs demo|test|chaos|failover|bench [args...]');
   }
   const pnpm = ensurePnpm();
   // turbo (and package scripts) find pnpm on PATH: put the pinned one first.
@@ -138,6 +138,12 @@ function main() {
     // A longer chaos run than the one in npm test: npm run test:chaos -- --seconds 600
     run(pnpm, ['exec', 'turbo', 'run', 'build', '--filter=@jobs/chaos...', '--output-logs=errors-only']);
     run(process.execPath, [join(root, 'tools', 'chaos', 'dist', 'cli.js'), ...rest]);
+    return;
+  }
+  if (command === 'failover') {
+    // The failover run in both modes, longer than in npm test: npm run test:failover -- --seconds 120
+    run(pnpm, ['exec', 'turbo', 'run', 'build', '--filter=@jobs/chaos...', '--output-logs=errors-only']);
+    run(process.execPath, [join(root, 'tools', 'chaos', 'dist', 'failover-cli.js'), ...rest]);
     return;
   }
 

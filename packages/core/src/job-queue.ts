@@ -131,6 +131,8 @@ export interface QueueStats {
 }
 
 const FAIL_OUTCOMES: Record<number, FailOutcome> = { 1: 'retried', 2: 'failed', 3: 'delayed' };
+/** Durable mode on a cluster: MOVED replies followed (slot map refreshed) before one is thrown. */
+const MAX_REDIRECTS = 5;
 const MAX_ERROR_CHARS = 4_096;
 
 function errorText(error: unknown): string {
@@ -222,11 +224,22 @@ export class JobQueue<P> {
   async #runAcknowledged(script: LuaScript, keys: readonly string[], args: readonly (string | number)[]): Promise<{ reply: unknown; replicas: number | undefined }> {
     const { replicas, timeoutMs } = this.options.durability;
     if (replicas === 0) return { reply: await this.#run(script, keys, args), replicas: undefined };
-    const [reply, acknowledged] = await this.#pipeline((pipe) => {
-      pipeScript(pipe, script, keys, args);
-      pipe.wait(replicas, timeoutMs);
-    });
-    return { reply, replicas: Number(acknowledged) };
+    for (let redirects = 0; ; redirects += 1) {
+      try {
+        const [reply, acknowledged] = await this.#pipeline((pipe) => {
+          pipeScript(pipe, script, keys, args);
+          pipe.wait(replicas, timeoutMs);
+        });
+        return { reply, replicas: Number(acknowledged) };
+      } catch (error) {
+        // ioredis follows MOVED for a pipeline only when its other commands are read-only, and
+        // WAIT is not: after a failover or a slot move every call would get MOVED, the slot map
+        // never updated. A redirected script did not run, so sending the pipeline again is safe.
+        const client = this.client;
+        if (!(client instanceof Cluster) || redirects >= MAX_REDIRECTS || !(error instanceof Error) || !error.message.startsWith('MOVED ')) throw error;
+        await new Promise<void>((resolve) => client.refreshSlotsCache(() => resolve()));
+      }
+    }
   }
 
   /** Throws {@link NotReplicatedError} when durable mode asked for more replicas than confirmed. */

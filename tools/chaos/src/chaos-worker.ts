@@ -1,6 +1,8 @@
 /**
- * A worker service of the chaos run, in its own process so that it can be SIGKILLed mid-job.
- * Every execution is written to a ledger file before and after (see ledger.ts).
+ * A worker service of the chaos and failover runs, in its own process so that it can be
+ * SIGKILLed mid-job. Every execution is written to a ledger file before and after (see
+ * ledger.ts). `REDIS_URL` may name a cluster (`redis+cluster://`); `DURABLE_REPLICAS` > 0 turns
+ * on durable mode (completions and failures wait for that many replicas).
  */
 import { closeOnSignals, createWorker } from '@jobs/worker';
 import { CHAOS_QUEUE, CHAOS_VISIBILITY_MS, chaosKinds } from './kinds.ts';
@@ -8,6 +10,7 @@ import { appendLedger } from './ledger.ts';
 
 const dir = process.env.LEDGER_DIR as string;
 const pid = process.pid;
+const replicas = Number(process.env.DURABLE_REPLICAS ?? 0);
 
 const worker = createWorker({
   redis: process.env.REDIS_URL as string,
@@ -17,6 +20,7 @@ const worker = createWorker({
   visibilityMs: CHAOS_VISIBILITY_MS,
   reclaimIntervalMs: 250,
   commandTimeoutMs: 5_000,
+  ...(replicas > 0 && { durability: { replicas } }),
   handlers: {
     step: async ({ ms }, { id, attempt, signal }) => {
       appendLedger(dir, { e: 'start', id, attempt, pid, t: Date.now() });

@@ -42,6 +42,7 @@ export interface RedisClusterNode {
   readonly role: 'master' | 'replica';
   /** For a replica: its master's port when the cluster was created. */
   readonly replicaOf: number | undefined;
+  /** The node's redis-server process now: after {@link RedisCluster.restartNode}, the new one. */
   readonly server: RedisServer;
 }
 
@@ -75,6 +76,14 @@ export interface RedisCluster {
    * `cluster_state:ok`. Default timeout 20 s.
    */
   waitForFailover(deadPort: number, timeoutMs?: number): Promise<number>;
+  /**
+   * Starts a node that {@link killMaster} killed again, on its ports and with its data folder (so
+   * with its `nodes.conf`: it is the same cluster member), as a machine that comes back would. A
+   * master whose slots were taken over meanwhile returns as a replica of its heir. Resolves once
+   * the node says the cluster is ok and, as a replica, that its link to its master is up (the
+   * initial sync is done), or, as a master, that it serves slots. Default timeout 20 s.
+   */
+  restartNode(port: number, timeoutMs?: number): Promise<void>;
 }
 
 const SLOTS = 16_384;
@@ -97,7 +106,12 @@ export async function startRedisCluster(options: StartRedisClusterOptions = {}):
 
   const started = await Promise.allSettled(Array.from({ length: total }, () => startClusterNode(options)));
   const servers = started.flatMap((result) => (result.status === 'fulfilled' ? [result.value] : []));
+  // Nodes killed by killMaster, and the processes restartNode started in their place.
+  const killed = new Set<number>();
+  const restarted = new Map<number, RedisServer>();
   const stopAll = async (): Promise<void> => {
+    // A restarted node first: the first process's stop removes the data folder they share.
+    await Promise.all([...restarted.values()].map((server) => server.stop()));
     await Promise.all(servers.map(({ server }) => server.stop()));
   };
   const failedStart = started.find((result) => result.status === 'rejected');
@@ -121,7 +135,15 @@ export async function startRedisCluster(options: StartRedisClusterOptions = {}):
   const nodes: RedisClusterNode[] = servers.map(({ server, busPort }) => {
     const entry = created.find((candidate) => candidate.port === server.port);
     const replicaOf = entry?.masterId === undefined ? undefined : portOfId.get(entry.masterId);
-    return { port: server.port, busPort, role: entry?.role ?? 'master', replicaOf, server };
+    return {
+      port: server.port,
+      busPort,
+      role: entry?.role ?? 'master',
+      replicaOf,
+      get server() {
+        return restarted.get(server.port) ?? server;
+      },
+    };
   });
   // Who replicates whom, as last seen before a kill: waitForFailover looks for the heir here.
   const replicasOf = new Map<number, number[]>();
@@ -155,6 +177,7 @@ export async function startRedisCluster(options: StartRedisClusterOptions = {}):
       const node = nodes.find((candidate) => candidate.port === target?.port);
       if (target === undefined || node === undefined) throw new Error(`${port ?? 'slot 0'}: no live master of this cluster there`);
       replicasOf.set(target.port, view.filter((entry) => entry.masterId === target.id).map((entry) => entry.port));
+      killed.add(target.port);
       await node.server.crash();
       return target.port;
     },
@@ -163,6 +186,23 @@ export async function startRedisCluster(options: StartRedisClusterOptions = {}):
       if (heirs.length === 0) return Promise.reject(new Error(`${deadPort}: not a master with replicas, so no failover to wait for`));
       const others = ports.filter((port) => port !== deadPort);
       return waitUntil(`failover of ${deadPort}`, timeoutMs, () => failedOver(others, deadPort, heirs));
+    },
+    async restartNode(port, timeoutMs = 20_000) {
+      const node = nodes.find((candidate) => candidate.port === port);
+      if (node === undefined || !killed.has(port)) throw new Error(`${port}: not a node of this cluster that killMaster killed`);
+      // Its slots moved to a replica meanwhile: it must come back as a replica, whatever its
+      // nodes.conf says at first.
+      const asReplica = !(await liveView()).some((entry) => entry.port === port && entry.slots.length > 0);
+      const server = await startRedisServer({
+        name: 'cluster',
+        port,
+        dataDir: node.server.dataDir,
+        ...(options.binary === undefined ? {} : { binary: options.binary }),
+        args: clusterNodeArgs(options, node.busPort),
+      });
+      killed.delete(port);
+      restarted.set(port, server);
+      await waitUntil(`rejoin of ${port}`, timeoutMs, () => rejoined(port, asReplica));
     },
   };
 }
@@ -189,19 +229,7 @@ async function startClusterNode(options: StartRedisClusterOptions): Promise<Star
         port,
         ...(options.keepData === undefined ? {} : { keepData: options.keepData }),
         ...(options.binary === undefined ? {} : { binary: options.binary }),
-        // startRedisServer already passes --bind 127.0.0.1 --save '' --appendonly no.
-        args: [
-          '--cluster-enabled', 'yes',
-          '--cluster-config-file', 'nodes.conf',
-          '--cluster-node-timeout', String(options.nodeTimeoutMs ?? 1_000),
-          '--cluster-port', String(busPort),
-          // Say so rather than leave each node to work out its own address from the first MEET.
-          '--cluster-announce-ip', '127.0.0.1',
-          // A master waits 5 s by default for more replicas before a diskless full sync; the
-          // replicas here all attach at once, so that wait would only slow the start down.
-          '--repl-diskless-sync-delay', '0',
-          ...(options.args ?? []),
-        ],
+        args: clusterNodeArgs(options, busPort),
       });
       return { server, busPort };
     } catch (error) {
@@ -211,6 +239,23 @@ async function startClusterNode(options: StartRedisClusterOptions): Promise<Star
     }
   }
   throw lastError ?? new Error('could not find two free ports for a cluster node');
+}
+
+/** The `redis-server` arguments of a cluster node whose bus listens on `busPort`. */
+function clusterNodeArgs(options: StartRedisClusterOptions, busPort: number): string[] {
+  // startRedisServer already passes --bind 127.0.0.1 --save '' --appendonly no.
+  return [
+    '--cluster-enabled', 'yes',
+    '--cluster-config-file', 'nodes.conf',
+    '--cluster-node-timeout', String(options.nodeTimeoutMs ?? 1_000),
+    '--cluster-port', String(busPort),
+    // Say so rather than leave each node to work out its own address from the first MEET.
+    '--cluster-announce-ip', '127.0.0.1',
+    // A master waits 5 s by default for more replicas before a diskless full sync; the
+    // replicas here all attach at once, so that wait would only slow the start down.
+    '--repl-diskless-sync-delay', '0',
+    ...(options.args ?? []),
+  ];
 }
 
 /** Joins the nodes into one cluster: redis-cli assigns the slots, pairs replicas with masters and introduces everyone. */
@@ -270,6 +315,9 @@ async function clusterFormed(ports: readonly number[], expectedReplicas: number)
     const map = slotOwners(nodes);
     firstMap ??= map;
     if (map !== firstMap) return notYet(`${port} sees other slot owners than ${ports[0]}`);
+    // The pairing is read from the first node's view: every view must know every replica as one.
+    const replicasSeen = nodes.filter((entry) => entry.role === 'replica' && entry.masterId !== undefined).length;
+    if (replicasSeen !== expectedReplicas) return notYet(`${port} sees ${replicasSeen} of ${expectedReplicas} replicas`);
     if (infoField(replication, 'role') === 'slave') {
       replicas += 1;
       if (infoField(replication, 'master_link_status') !== 'up') return notYet(`${port}: master_link_status:${infoField(replication, 'master_link_status')}`);
@@ -290,6 +338,24 @@ async function failedOver(ports: readonly number[], deadPort: number, heirs: rea
     if (nodes.some((entry) => entry.port === deadPort && entry.slots.length > 0)) return notYet(`${port} still gives slots to ${deadPort}`);
   }
   return { done: true, value: heir };
+}
+
+/**
+ * Is the restarted node on `port` back: cluster ok, and either a replica in sync (`asReplica`) or
+ * a master serving slots?
+ */
+async function rejoined(port: number, asReplica: boolean): Promise<Check<void>> {
+  const report = await reportOf(port);
+  if (report === undefined) return notYet(`${port} does not answer`);
+  const { info, nodes, replication } = report;
+  if (infoField(info, 'cluster_state') !== 'ok') return notYet(`${port}: cluster_state:${infoField(info, 'cluster_state')}`);
+  const role = infoField(replication, 'role');
+  if (asReplica) {
+    if (role !== 'slave') return notYet(`${port}: still role:${role}`);
+    const link = infoField(replication, 'master_link_status');
+    return link === 'up' ? { done: true, value: undefined } : notYet(`${port}: master_link_status:${link}`);
+  }
+  return role === 'master' && isServingMaster(nodes, port) ? { done: true, value: undefined } : notYet(`${port}: not a master serving slots yet`);
 }
 
 function isServingMaster(view: readonly ClusterNodeEntry[], port: number): boolean {

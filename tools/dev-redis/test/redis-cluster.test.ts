@@ -31,7 +31,7 @@ function slotsOf(port: number, keys: readonly string[]): Promise<number[]> {
   return onNode(port, (client) => Promise.all(keys.map((key) => client.cluster('KEYSLOT', key))));
 }
 
-// Each test starts its own six-node cluster (about 2 s) and one waits for a failover (about 3 s).
+// Each test starts its own six-node cluster (about 2 s); two wait for a failover (about 3 s).
 describe('startRedisCluster', { timeout: 60_000 }, () => {
   test('a started cluster serves keys of every slot through any seed', async () => {
     await withCluster(async (cluster) => {
@@ -98,6 +98,42 @@ describe('startRedisCluster', { timeout: 60_000 }, () => {
       client.disconnect();
       expect(await onNode(promoted, (direct) => direct.get(key))).toBe('after failover');
     });
+  });
+
+  test('a killed master restarted after its failover comes back as a replica of its heir, with the data', async () => {
+    const cluster = await startRedisCluster();
+    try {
+      const [victim] = await cluster.masters();
+      const key = keyForEverySlot()[victim!.slots[0]![0]]!;
+      const client = new Cluster(cluster.seeds.filter((seed) => seed.port !== victim!.port));
+      await client.set(key, 'before');
+      await cluster.killMaster(victim!.port);
+      const heir = await cluster.waitForFailover(victim!.port);
+      await client.set(key, 'after failover');
+      client.disconnect();
+
+      const firstPid = cluster.nodes.find((node) => node.port === victim!.port)!.server.pid;
+      await cluster.restartNode(victim!.port);
+      const node = cluster.nodes.find((candidate) => candidate.port === victim!.port)!;
+      expect(node.server.pid).not.toBe(firstPid);
+      const replication = await onNode(victim!.port, (direct) => direct.info('replication'));
+      expect(replication).toMatch(/role:slave/);
+      expect(replication).toContain(`master_port:${heir}`);
+      expect(replication).toMatch(/master_link_status:up/);
+      // Its slots stay with the heir, and it holds the heir's data, written while it was down.
+      expect((await cluster.masters()).find((master) => master.port === heir)?.slots).toEqual(victim!.slots);
+      expect(await onNode(victim!.port, async (direct) => {
+        await direct.call('READONLY');
+        return direct.get(key);
+      })).toBe('after failover');
+      await expect(cluster.restartNode(victim!.port)).rejects.toThrow(/not a node of this cluster that killMaster killed/);
+    } finally {
+      await cluster.stop();
+    }
+    for (const { server } of cluster.nodes) {
+      expect(() => process.kill(server.pid, 0)).toThrow();
+      expect(existsSync(server.dataDir)).toBe(false);
+    }
   });
 
   test('stop leaves no redis-server running', async () => {

@@ -1,0 +1,55 @@
+import { startRedisCluster, type RedisCluster } from '@jobs/dev-redis';
+import { waitFor } from '@jobs/testing';
+import { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { JobQueue, type ClaimedJob } from '../src/index.ts';
+import { kinds } from './fixtures.ts';
+
+let cluster: RedisCluster;
+
+beforeAll(async () => {
+  cluster = await startRedisCluster();
+}, 30_000);
+
+afterAll(async () => {
+  await cluster?.stop();
+});
+
+/** Asks the node on `port` directly. */
+async function onNode<T>(port: number, question: (client: Redis) => Promise<T>): Promise<T> {
+  const client = new Redis({ host: '127.0.0.1', port });
+  try {
+    return await question(client);
+  } finally {
+    client.disconnect();
+  }
+}
+
+/** The port of the master serving `slot` now. */
+async function masterOf(slot: number): Promise<number | undefined> {
+  return (await cluster.masters()).find(({ slots }) => slots.some(([start, end]) => slot >= start && slot <= end))?.port;
+}
+
+describe('durable mode on a cluster', () => {
+  test('after a failover that keeps the old master up (as a replica), enqueues and completions follow the slot to the new master', { timeout: 60_000 }, async () => {
+    const queue = new JobQueue({ redis: cluster.url, queue: 'durable-moved', kinds, durability: { replicas: 1, timeoutMs: 2_000 }, commandTimeoutMs: 3_000 });
+    const slot = await onNode(cluster.seeds[0]!.port, async (client) => Number(await client.cluster('KEYSLOT', 'queue:{durable-moved}:pending')));
+    const before = (await masterOf(slot))!;
+    await queue.enqueue('email', { recipient: 'a@example.com' });
+
+    // A planned failover: the replica takes the slot over, the old master becomes its replica
+    // and answers MOVED to a client that still has the old slot map.
+    const heir = cluster.nodes.find((node) => node.replicaOf === before)!.port;
+    await onNode(heir, (client) => client.cluster('FAILOVER'));
+    await waitFor(async () => (await masterOf(slot)) === heir, { what: `slot ${slot} served by ${heir}`, timeoutMs: 20_000 });
+    await waitFor(async () => /master_link_status:up/.test(await onNode(before, (client) => client.info('replication'))), { what: `${before} in sync`, timeoutMs: 20_000 });
+
+    const id = await queue.enqueue('email', { recipient: 'b@example.com' });
+    expect(await onNode(heir, (client) => client.hget(`queue:{durable-moved}:job:${id}`, 'status'))).toBe('pending');
+    const [job] = (await queue.claim({ max: 1 })) as [ClaimedJob];
+    const { outcomes, notReplicated } = await queue.completeManyAndClaim([{ job, result: 'done' }], { max: 0 });
+    expect(outcomes).toEqual([{ status: 'completed' }]);
+    expect(notReplicated).toBeUndefined();
+    await queue.close();
+  });
+});
