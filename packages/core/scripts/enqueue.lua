@@ -56,8 +56,9 @@ for j = 0, n - 1 do
   local job_key = KEYS[key_index]
   key_index = key_index + 1
   local holder = false
+  local idem_key = false
   if idem_ms > 0 then
-    local idem_key = KEYS[key_index]
+    idem_key = KEYS[key_index]
     key_index = key_index + 1
     if not replayed[j] then
       holder = redis.call('GET', idem_key)
@@ -65,10 +66,15 @@ for j = 0, n - 1 do
     end
   end
 
+  -- A replayed or deduplicated job writes nothing new, yet its reply acknowledges a write that
+  -- another call made, maybe not replicated yet. Rewriting one value as it is makes this call a
+  -- write too, so a WAIT behind it (durable mode) waits for the replicas to hold the job.
   if replayed[j] then
+    redis.call('HSET', job_key, 'id', id)
     out[#out + 1] = id
     out[#out + 1] = 1
   elseif holder then
+    redis.call('SET', idem_key, holder, 'XX', 'KEEPTTL')
     out[#out + 1] = holder
     out[#out + 1] = 0
   else

@@ -224,19 +224,31 @@ export class JobQueue<P> {
   async #runAcknowledged(script: LuaScript, keys: readonly string[], args: readonly (string | number)[]): Promise<{ reply: unknown; replicas: number | undefined }> {
     const { replicas, timeoutMs } = this.options.durability;
     if (replicas === 0) return { reply: await this.#run(script, keys, args), replicas: undefined };
-    for (let redirects = 0; ; redirects += 1) {
+    let withSource = false;
+    for (let attempt = 0; ; attempt += 1) {
       try {
         const [reply, acknowledged] = await this.#pipeline((pipe) => {
-          pipeScript(pipe, script, keys, args);
+          // Plain EVALSHA (or EVAL), not the registered command: on NOSCRIPT ioredis would resend
+          // a registered script by itself, outside this pipeline, after WAIT had answered, and
+          // the write would be acknowledged before any replica held it.
+          if (withSource) pipe.eval(script.source, keys.length, ...keys, ...args);
+          else pipe.evalsha(script.sha1, keys.length, ...keys, ...args);
           pipe.wait(replicas, timeoutMs);
         });
         return { reply, replicas: Number(acknowledged) };
       } catch (error) {
+        if (attempt >= MAX_REDIRECTS || !(error instanceof Error)) throw error;
+        // The server lost its script cache (a restart, a failover, SCRIPT FLUSH): the script did
+        // not run; send it with its source, WAIT again behind it.
+        if (!withSource && error.message.startsWith('NOSCRIPT')) {
+          withSource = true;
+          continue;
+        }
         // ioredis follows MOVED for a pipeline only when its other commands are read-only, and
         // WAIT is not: after a failover or a slot move every call would get MOVED, the slot map
         // never updated. A redirected script did not run, so sending the pipeline again is safe.
         const client = this.client;
-        if (!(client instanceof Cluster) || redirects >= MAX_REDIRECTS || !(error instanceof Error) || !error.message.startsWith('MOVED ')) throw error;
+        if (!(client instanceof Cluster) || !error.message.startsWith('MOVED ')) throw error;
         await new Promise<void>((resolve) => client.refreshSlotsCache(() => resolve()));
       }
     }

@@ -169,7 +169,7 @@ function describeOptions(options: RedisOptions): string {
   return `${scheme}://${user}${path}/${options.db ?? 0}`;
 }
 
-const CONNECTION_FAILURE = /max retries per request|connection is closed|ECONNREFUSED|ECONNRESET|ETIMEDOUT|EHOSTUNREACH|ENOTFOUND|Stream isn't writeable|Command timed out|CLUSTERDOWN|LOADING|MASTERDOWN|TRYAGAIN/i;
+const CONNECTION_FAILURE = /max retries per request|connection is closed|aborted due to connection close|ECONNREFUSED|ECONNRESET|ETIMEDOUT|EHOSTUNREACH|ENOTFOUND|Stream isn't writeable|Command timed out|CLUSTERDOWN|LOADING|MASTERDOWN|TRYAGAIN/i;
 
 /**
  * Turns what ioredis or Redis threw into a {@link JobsError} where we know what it means:

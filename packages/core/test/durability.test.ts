@@ -58,6 +58,26 @@ describe('durable mode (WAIT for replicas)', () => {
     await queue.close();
   });
 
+  test('a script the server forgot (SCRIPT FLUSH) is sent again inside the pipeline, so WAIT still guards it', async () => {
+    const queue = new JobQueue({ redis: primary.url, queue: 'durable-flushed', kinds, durability: { replicas: 1, timeoutMs: 100 } });
+    await queue.enqueue('email', { recipient: 'warm@example.com' });
+    const admin = new Redis(primary.url);
+    await admin.script('FLUSH');
+    const error = await withReplicaFrozen(() => queue.enqueue('email', { recipient: 'a@example.com' }).catch((e: unknown) => e));
+    expect(error).toMatchObject({ code: 'JOBS_NOT_REPLICATED', acknowledged: 0 });
+    admin.disconnect();
+    await queue.close();
+  });
+
+  test('a deduplicated enqueue, too, is acknowledged only once a replica confirms the call', async () => {
+    const queue = new JobQueue({ redis: primary.url, queue: 'durable-idem', kinds, durability: { replicas: 1, timeoutMs: 100 } });
+    const first = await queue.enqueue('email', { recipient: 'a@example.com' }, { idempotencyKey: 'k1' });
+    const error = await withReplicaFrozen(() => queue.enqueue('email', { recipient: 'a@example.com' }, { idempotencyKey: 'k1' }).catch((e: unknown) => e));
+    expect(error).toMatchObject({ code: 'JOBS_NOT_REPLICATED', ids: [first] });
+    expect(await queue.enqueue('email', { recipient: 'a@example.com' }, { idempotencyKey: 'k1' })).toBe(first);
+    await queue.close();
+  });
+
   test('with the replica frozen, completions are done and their claims returned, the shortfall reported', async () => {
     const queue = new JobQueue({ redis: primary.url, queue: 'durable-batch', kinds, durability: { replicas: 1, timeoutMs: 100 } });
     await queue.enqueueMany([1, 2].map((n) => ({ kind: 'email' as const, payload: { recipient: `${n}@example.com` } })));
