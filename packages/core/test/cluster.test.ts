@@ -1,7 +1,7 @@
-import { isClusterRun, queueKeysIn, redisNodes, redisTest as test, uniqueQueueName, type TestRedis } from '@jobs/testing';
+import { isClusterRun, queueKeysIn, redisNodes, redisTest as test, uniqueQueueName, urlWithUser, type TestRedis } from '@jobs/testing';
 import { describe, expect } from 'vitest';
-import type { ClaimedJob } from '../src/index.ts';
-import { openQueue } from './fixtures.ts';
+import { JobQueue, type ClaimedJob } from '../src/index.ts';
+import { kinds, openQueue } from './fixtures.ts';
 
 /** Which master (by port) serves each slot, from `CLUSTER SLOTS`. */
 async function slotOwners(redis: TestRedis): Promise<(slot: number) => number> {
@@ -82,5 +82,15 @@ describe.skipIf(!isClusterRun())('on a Redis Cluster', () => {
       expect(await queueKeysIn(redis, queue.name)).toEqual([]);
       await queue.close();
     }
+  });
+
+  test('a cluster whose nodes all refuse the credentials fails a call at once with JOBS_REDIS_AUTH, not after the timeout', async ({ redisUrl, queueName }) => {
+    const queue = new JobQueue({ redis: urlWithUser(redisUrl, 'nobody', 'wrong-horse'), queue: queueName, kinds, commandTimeoutMs: 10_000 });
+    const started = Date.now();
+    const error = await queue.enqueue('email', { recipient: 'a@example.com' }).catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: 'JOBS_REDIS_AUTH', message: expect.stringMatching(/WRONGPASS/) });
+    expect(String(error)).not.toContain('wrong-horse');
+    expect(Date.now() - started).toBeLessThan(5_000);
+    await queue.close();
   });
 });
