@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { JobQueue, type RedisClient } from '@jobs/core';
 import { startRedisServer } from '@jobs/dev-redis';
-import { isClusterRun, openRedis, parseClusterUrl, redisNodes, redisTest as test, uniqueQueueName, urlWithUser } from '@jobs/testing';
+import { isClusterRun, onEveryNode, openRedis, parseClusterUrl, redisTest as test, uniqueQueueName, urlWithUser } from '@jobs/testing';
 import { describe, expect } from 'vitest';
 import { createProducer, isJobsError, type PayloadTypesOf, type Producer } from '../src/index.ts';
 import { kinds } from './kinds.ts';
@@ -147,8 +147,7 @@ describe('producer', () => {
   test('connects with a redis:// URL carrying an ACL user and password', async ({ redis, redisUrl, queueName }) => {
     const user = `producer-${queueName}`;
     // A cluster does not share its users: every node (replicas too) must know this one.
-    const nodes = await redisNodes(redis, 'all');
-    for (const node of nodes) await node.acl('SETUSER', user, 'on', '>s3cret-pass', `~queue:{${queueName}}:*`, `&queue:{${queueName}}:events`, '+@all');
+    await onEveryNode(redis, (node) => node.acl('SETUSER', user, 'on', '>s3cret-pass', `~queue:{${queueName}}:*`, `&queue:{${queueName}}:events`, '+@all'));
     const producer = createProducer({ redis: urlWithUser(redisUrl, user, 's3cret-pass'), queue: queueName, kinds });
     const id = await producer.enqueue('email', { recipient: 'acl@example.com' });
     expect((await producer.getJob(id))?.status).toBe('pending');
@@ -165,7 +164,7 @@ describe('producer', () => {
     expect(error).toBeInstanceOf(Error);
     expect(String(error)).not.toContain('nope');
     await wrong.close();
-    for (const node of nodes) await node.acl('DELUSER', user);
+    await onEveryNode(redis, (node) => node.acl('DELUSER', user));
   });
 
   test('while Redis stays down, enqueue fails with JOBS_REDIS_UNAVAILABLE after the command timeout instead of hanging', async () => {

@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { defineKinds, JobQueue } from '@jobs/core';
 import { findFreePort, startRedisServer } from '@jobs/dev-redis';
-import { isClusterRun, redisNodes, redisTest as test, urlWithUser, waitFor } from '@jobs/testing';
+import { isClusterRun, onEveryNode, redisNodes, redisTest as test, urlWithUser, waitFor } from '@jobs/testing';
 import { createWorker } from '@jobs/worker';
 import { Redis } from 'ioredis';
 import { describe, expect } from 'vitest';
@@ -169,8 +169,7 @@ describe('jobs-reclaimer (the daemon, run as a child process)', () => {
   test('with no --queue it finds every queue in Redis and sweeps them; the log never shows the password', async ({ redis, redisUrl, queueName }) => {
     const user = `reclaimer-${queueName}`;
     // A cluster does not share its users: every node (replicas too) must know this one.
-    const nodes = await redisNodes(redis, 'all');
-    for (const node of nodes) await node.acl('SETUSER', user, 'on', '>hunter2-secret', '~*', '&*', '+@all');
+    await onEveryNode(redis, (node) => node.acl('SETUSER', user, 'on', '>hunter2-secret', '~*', '&*', '+@all'));
     const queue = new JobQueue({ redis, queue: queueName, kinds });
     await queue.enqueue('task', { n: 1 }, { delayMs: 1 });
     const daemon = startDaemon(['--interval-ms', '50'], { REDIS_URL: urlWithUser(redisUrl, user, 'hunter2-secret') });
@@ -181,6 +180,6 @@ describe('jobs-reclaimer (the daemon, run as a child process)', () => {
     expect(everything).not.toContain('hunter2-secret');
     expect(everything).toContain(`${user}:***@`);
     await queue.close();
-    for (const node of nodes) await node.acl('DELUSER', user);
+    await onEveryNode(redis, (node) => node.acl('DELUSER', user));
   });
 });

@@ -5,6 +5,7 @@ export type { RedisMode } from './redis-mode.ts';
 export { openRedis } from './open-redis.ts';
 export type { OpenRedisOptions, TestRedis } from './open-redis.ts';
 export { redisNodes } from './redis-nodes.ts';
+export { onEveryNode } from './on-every-node.ts';
 export { deleteQueueKeys, queueKeysIn } from './queue-keys.ts';
 export { isClusterUrl, parseClusterUrl, urlWithUser } from './cluster-url.ts';
 export type { ClusterSeed, ParsedClusterUrl } from './cluster-url.ts';

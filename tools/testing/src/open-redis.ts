@@ -5,7 +5,8 @@ import { isClusterUrl, parseClusterUrl } from './cluster-url.ts';
  * A raw ioredis connection to a test run's Redis: a `Redis` for a server, or a `Cluster` for
  * either kind of test run. Both have every command method, and keys route by slot on a cluster;
  * what differs is commands about one server (`SCAN`, `KEYS`, `CLIENT LIST`, `CONFIG`, `ACL`,
- * `SCRIPT FLUSH`): a `Cluster` sends them to any one node. Use `redisNodes` for those.
+ * `SCRIPT FLUSH`): a `Cluster` sends them to any one node. Use `redisNodes` (every master) or
+ * `onEveryNode` (replicas too) for those.
  */
 export type TestRedis = Redis | Cluster;
 
