@@ -2,7 +2,9 @@
 // The README's two commands land here: `npm run demo` and `npm test`.
 // On a fresh Debian machine with only Node 20 and npm, this script installs what the repo needs
 // (pnpm at the version pinned in package.json, dependencies from the frozen lockfile, and
-// redis-server when no REDIS_URL is given), then runs the demo or every check and test.
+// redis-server when no REDIS_URL is given), then runs the demo or every check and test: the
+// tests once against one redis-server and once more against a Redis Cluster (`npm run
+// test:cluster` runs only that second pass).
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { join, dirname } from 'node:path';
@@ -43,9 +45,15 @@ function ensurePnpm() {
   return local;
 }
 
-/** redis-server on PATH, installed with apt-get when we are root; otherwise say how. */
+/**
+ * redis-server (and redis-cli, in the same Debian package's dependencies) on PATH, installed
+ * with apt-get when we are root; otherwise say how. Not needed when every pass has a Redis of
+ * its own: REDIS_URL for the demo and the single-server pass, REDIS_CLUSTER_URL for the cluster pass.
+ */
 function ensureRedisServer() {
-  if (process.env.REDIS_URL) return;
+  const single = command !== 'test:cluster';
+  const cluster = command === 'test' || command === 'test:cluster';
+  if ((!single || process.env.REDIS_URL) && (!cluster || process.env.REDIS_CLUSTER_URL)) return;
   if (output('redis-server', ['--version'])) return;
   const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;
   if (isRoot && output('apt-get', ['--version'])) {
@@ -58,29 +66,44 @@ function ensureRedisServer() {
   }
   fail(
     'redis-server is not installed. Install it (Debian/Ubuntu: `sudo apt-get install redis-server`), ' +
-      'or point REDIS_URL at a Redis 7 server you already run.',
+      'or point REDIS_URL at a Redis 7 server you already run (and, for the cluster pass, REDIS_CLUSTER_URL at a redis+cluster:// Redis 7 cluster).',
   );
 }
 
-/** Sums the JSON reports that each package's vitest run wrote and prints one closing line. */
-function summarizeTests() {
+/** The JSON report of each test pass, in every package's test-results/. */
+const REPORTS = { 'single server': 'vitest.json', 'Redis Cluster': 'vitest-cluster.json' };
+
+/**
+ * Sums the JSON reports that each package's vitest runs wrote (`passes`: keys of REPORTS),
+ * prints a line per pass, and one closing line for them all.
+ */
+function summarizeTests(passes) {
   let passed = 0;
   let failed = 0;
   let skipped = 0;
-  for (const group of ['packages', 'apps', 'tools']) {
-    const groupDir = join(root, group);
-    if (!existsSync(groupDir)) continue;
-    for (const name of readdirSync(groupDir)) {
-      const report = join(groupDir, name, 'test-results', 'vitest.json');
-      if (!existsSync(report)) continue;
-      const data = JSON.parse(readFileSync(report, 'utf8'));
-      passed += data.numPassedTests ?? 0;
-      failed += data.numFailedTests ?? 0;
-      skipped += (data.numPendingTests ?? 0) + (data.numTodoTests ?? 0);
+  const lines = [];
+  for (const pass of passes) {
+    const counts = { passed: 0, failed: 0, skipped: 0 };
+    for (const group of ['packages', 'apps', 'tools']) {
+      const groupDir = join(root, group);
+      if (!existsSync(groupDir)) continue;
+      for (const name of readdirSync(groupDir)) {
+        const report = join(groupDir, name, 'test-results', REPORTS[pass]);
+        if (!existsSync(report)) continue;
+        const data = JSON.parse(readFileSync(report, 'utf8'));
+        counts.passed += data.numPassedTests ?? 0;
+        counts.failed += data.numFailedTests ?? 0;
+        counts.skipped += (data.numPendingTests ?? 0) + (data.numTodoTests ?? 0);
+      }
     }
+    lines.push(`${pass}: ${counts.passed} passed, ${counts.failed} failed${counts.skipped ? `, ${counts.skipped} skipped` : ''}\n`);
+    passed += counts.passed;
+    failed += counts.failed;
+    skipped += counts.skipped;
   }
-  // Summary lines some suites write (the chaos run's), shown before the closing count.
-  for (const group of ['packages', 'apps', 'tools']) {
+  // Summary lines some suites of the single-server pass write (the chaos run's), shown before
+  // the closing count; a cluster pass alone would show an earlier run's.
+  for (const group of passes.includes('single server') ? ['packages', 'apps', 'tools'] : []) {
     const groupDir = join(root, group);
     if (!existsSync(groupDir)) continue;
     for (const name of readdirSync(groupDir)) {
@@ -91,23 +114,33 @@ function summarizeTests() {
       }
     }
   }
+  if (passes.length > 1) process.stdout.write(`\n${lines.join('')}`);
   process.stdout.write(`\n${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ''}\n`);
   return { passed, failed };
 }
 
-function clearTestReports() {
+/** Removes what earlier runs left in test-results/: all of it, or (`file`) one report. */
+function clearTestReports(file) {
   for (const group of ['packages', 'apps', 'tools']) {
     const groupDir = join(root, group);
     if (!existsSync(groupDir)) continue;
     for (const name of readdirSync(groupDir)) {
-      rmSync(join(groupDir, name, 'test-results'), { recursive: true, force: true });
+      const dir = join(groupDir, name, 'test-results');
+      rmSync(file === undefined ? dir : join(dir, file), { recursive: true, force: true });
     }
   }
 }
 
+/** `turbo run <tasks>`, going on past failures so that every report is written; its exit status. */
+function turbo(pnpm, tasks, extra) {
+  const result = spawnSync(pnpm, ['exec', 'turbo', 'run', ...tasks, '--continue', '--output-logs=errors-only', ...extra], { cwd: root, stdio: 'inherit' });
+  if (result.error) fail(`could not run turbo: ${result.error.message}`);
+  return result.status ?? 1;
+}
+
 function main() {
-  if (!['demo', 'test', 'chaos', 'failover', 'bench'].includes(command)) {
-    fail('usage: node scripts/bootstrap.mjs demo|test|chaos|failover|bench [args...]');
+  if (!['demo', 'test', 'test:cluster', 'chaos', 'failover', 'bench'].includes(command)) {
+    fail('usage: node scripts/bootstrap.mjs demo|test|test:cluster|chaos|failover|bench [args...]');
   }
   const pnpm = ensurePnpm();
   // turbo (and package scripts) find pnpm on PATH: put the pinned one first.
@@ -115,14 +148,22 @@ function main() {
   run(pnpm, ['install', '--frozen-lockfile', '--prefer-offline', '--reporter=append-only']);
   ensureRedisServer();
 
-  if (command === 'test') {
-    clearTestReports();
-    const result = spawnSync(pnpm, ['exec', 'turbo', 'run', 'lint', 'typecheck', 'build', 'test', '--continue', '--output-logs=errors-only', ...rest], {
-      cwd: root,
-      stdio: 'inherit',
-    });
-    const { passed, failed } = summarizeTests();
-    if (result.status !== 0 || failed > 0) process.exit(result.status || 1);
+  if (command === 'test' || command === 'test:cluster') {
+    let status = 0;
+    if (command === 'test') {
+      clearTestReports();
+      status = turbo(pnpm, ['lint', 'typecheck', 'build', 'test'], rest);
+      // The cluster pass comes after, not alongside: six more redis-servers per package, and
+      // the chaos run's timing, on a two-core machine would make both passes flaky.
+      log('the same suites again, against a Redis Cluster');
+    } else {
+      clearTestReports(REPORTS['Redis Cluster']);
+    }
+    // Run even after a failure above, so that both passes' reports are there to read.
+    const clusterStatus = turbo(pnpm, ['test:cluster'], rest);
+    status ||= clusterStatus;
+    const { passed, failed } = summarizeTests(command === 'test' ? Object.keys(REPORTS) : ['Redis Cluster']);
+    if (status !== 0 || failed > 0) process.exit(status || 1);
     if (passed === 0) fail('no test ran');
     return;
   }

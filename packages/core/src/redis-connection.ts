@@ -1,4 +1,5 @@
 import { Cluster, Redis, type ClusterNode, type ClusterOptions, type RedisOptions } from 'ioredis';
+import { boundQueuedCommands } from './cluster-queued-commands.ts';
 import { InvalidArgumentError, JOBS_ERROR_CODES, JobsError, RedisUnavailableError, isJobsError } from './errors.ts';
 import type { RedisClient } from './lua.ts';
 
@@ -37,7 +38,7 @@ const ClusterClass = Cluster as unknown as new (nodes: ClusterNode[], options: C
 /** A new connection to the same server(s) as `client`, e.g. for a blocking command. */
 export function duplicateClient(client: RedisClient): RedisClient {
   // Never auto-pipelined (even if the client is): a blocking command would hold back the rest.
-  return quiet(client instanceof Cluster ? client.duplicate(undefined, { enableAutoPipelining: false }) : client.duplicate({ enableAutoPipelining: false }));
+  return quiet(client instanceof Cluster ? boundQueuedCommands(client.duplicate(undefined, { enableAutoPipelining: false })) : client.duplicate({ enableAutoPipelining: false }));
 }
 
 /**
@@ -93,7 +94,7 @@ function connectCluster(input: ClusterConnectionOptions, defaults: RedisOptions)
     ...(defaults.commandTimeout !== undefined && { slotsRefreshTimeout: Math.min(defaults.commandTimeout, 2_000) }),
     ...options,
   });
-  return { client: quiet(client), owned: true };
+  return { client: quiet(boundQueuedCommands(client)), owned: true };
 }
 
 const CLUSTER_URL = /^(rediss?)\+cluster:\/\/(?:([^@/]*)@)?([^/?#]+)\/?$/;

@@ -1,7 +1,7 @@
-import { redisTest as test } from '@jobs/testing';
+import { queueKeysIn, redisTest as test } from '@jobs/testing';
 import { describe, expect } from 'vitest';
 import { defineKinds, isJobsError, JobQueue, type ClaimedJob } from '../src/index.ts';
-import { kinds, openQueue, queueKeysInRedis } from './fixtures.ts';
+import { kinds, openQueue } from './fixtures.ts';
 
 /** Runs `call` and returns the JobsError it threw (sync or async), or fails the test. */
 async function jobsErrorOf(call: () => unknown): Promise<{ code: string; field: string | undefined; message: string }> {
@@ -66,7 +66,7 @@ describe('bad input matrix: every public call refuses bad arguments with a typed
       const error = await jobsErrorOf(call);
       expect({ code: error.code, field: error.field }, call.toString()).toEqual({ code, field });
     }
-    expect(await queueKeysInRedis(redis, queueName)).toEqual([]);
+    expect(await queueKeysIn(redis, queueName)).toEqual([]);
     await queue.close();
   });
 

@@ -1,5 +1,4 @@
-import { redisTest as test } from '@jobs/testing';
-import { Redis } from 'ioredis';
+import { openRedis, redisTest as test } from '@jobs/testing';
 import { describe, expect } from 'vitest';
 import { JobQueue } from '../src/index.ts';
 import { kinds, openQueue, waitUntilBlocked } from './fixtures.ts';
@@ -120,7 +119,7 @@ describe('claim', () => {
     for (let start = 0; start < total; start += 1_000) {
       await producer.enqueueMany(Array.from({ length: 1_000 }, (_, i) => ({ kind: 'email' as const, payload: { recipient: 'x@example.com', n: start + i } })));
     }
-    const connections = Array.from({ length: 8 }, () => new Redis(redisUrl));
+    const connections = Array.from({ length: 8 }, () => openRedis(redisUrl));
     const claimers = connections.map((connection) => openQueue(connection, queueName));
     const seen: string[][] = await Promise.all(
       claimers.map(async (queue, index) => {

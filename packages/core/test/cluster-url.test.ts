@@ -1,5 +1,7 @@
+import { findFreePort } from '@jobs/dev-redis';
 import { describe, expect, test } from 'vitest';
 import { Cluster } from 'ioredis';
+import { JobQueue, defineKinds, isJobsError } from '../src/index.ts';
 import { connectRedis, describeRedis, parseClusterUrl } from '../src/redis-connection.ts';
 
 describe('cluster connection input', () => {
@@ -33,5 +35,16 @@ describe('cluster connection input', () => {
     client.disconnect();
     expect(describeRedis('redis+cluster://ops:s3cret@127.0.0.1:7000,127.0.0.1:7001')).toBe('redis+cluster://ops:***@127.0.0.1:7000,127.0.0.1:7001');
     expect(describeRedis({ cluster: [{ host: 'a', port: 1 }], redisOptions: { password: 'pw', tls: {} } })).toBe('rediss+cluster://:***@a:1');
+  });
+
+  test('a cluster that stays away fails a call after commandTimeoutMs with JOBS_REDIS_UNAVAILABLE, not a hang', async () => {
+    // Nothing listens on the only seed, so the client never gets a slot map or a node.
+    const port = await findFreePort();
+    const queue = new JobQueue({ redis: `redis+cluster://127.0.0.1:${port}`, queue: 'away', kinds: defineKinds({}), commandTimeoutMs: 300 });
+    const started = Date.now();
+    const error = await queue.stats().catch((e: unknown) => e);
+    expect(isJobsError(error, 'JOBS_REDIS_UNAVAILABLE')).toBe(true);
+    expect(Date.now() - started).toBeLessThan(5_000);
+    await queue.close();
   });
 });

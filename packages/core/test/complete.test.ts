@@ -1,4 +1,4 @@
-import { redisTest as test } from '@jobs/testing';
+import { openRedis, redisTest as test } from '@jobs/testing';
 import { describe, expect } from 'vitest';
 import { isJobsError, type ClaimedJob } from '../src/index.ts';
 import { openQueue } from './fixtures.ts';
@@ -25,8 +25,8 @@ describe('complete', () => {
   });
 
   test('publishes the recipe event {"id","status":"completed"} on the events channel', async ({ redis, redisUrl, queueName }) => {
-    const { Redis } = await import('ioredis');
-    const subscriber = new Redis(redisUrl);
+    // On a cluster, a subscriber on any node gets what a script on another node publishes.
+    const subscriber = openRedis(redisUrl);
     const messages: string[] = [];
     subscriber.on('message', (_channel: string, message: string) => messages.push(message));
     await subscriber.subscribe(`queue:{${queueName}}:events`);

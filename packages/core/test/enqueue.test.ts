@@ -1,7 +1,7 @@
-import { redisTest as test } from '@jobs/testing';
+import { queueKeysIn, redisTest as test } from '@jobs/testing';
 import { describe, expect } from 'vitest';
 import { isJobsError } from '../src/index.ts';
-import { kinds, openQueue, queueKeysInRedis } from './fixtures.ts';
+import { kinds, openQueue } from './fixtures.ts';
 
 describe('enqueue', () => {
   test('writes the recipe hash fields and LPUSHes the id onto pending', async ({ redis, queueName }) => {
@@ -128,7 +128,7 @@ describe('enqueue', () => {
         );
         expect(isJobsError(error, code as 'JOBS_VALIDATION')).toBe(true);
         if (field !== undefined) expect((error as { field?: string }).field).toBe(field);
-        expect(await queueKeysInRedis(redis, queueName)).toEqual([]);
+        expect(await queueKeysIn(redis, queueName)).toEqual([]);
         await queue.close();
       });
     }

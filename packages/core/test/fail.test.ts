@@ -1,4 +1,4 @@
-import { redisTest as test } from '@jobs/testing';
+import { queueKeysIn, redisTest as test } from '@jobs/testing';
 import { describe, expect } from 'vitest';
 import { isJobsError, type ClaimedJob } from '../src/index.ts';
 import { openQueue } from './fixtures.ts';
@@ -168,7 +168,7 @@ describe('retry (redrive from the dead-letter list)', () => {
     await queue.enqueue('email', { recipient: 'a@example.com' }, { idempotencyKey: 'k' });
     await redis.set('queue:{other}:pending-lookalike', 'x');
     expect(await queue.purge()).toBeGreaterThanOrEqual(4);
-    expect(await redis.keys(`queue:{${queueName}}:*`)).toEqual([]);
+    expect(await queueKeysIn(redis, queueName)).toEqual([]);
     expect(await redis.get('queue:{other}:pending-lookalike')).toBe('x');
     await redis.del('queue:{other}:pending-lookalike');
     await queue.close();

@@ -1,6 +1,5 @@
-import { waitFor } from '@jobs/testing';
-import type { Redis } from 'ioredis';
-import { defineKinds, JobQueue, type PayloadTypesOf, type QueueOptions } from '../src/index.ts';
+import { redisNodes, waitFor, type TestRedis } from '@jobs/testing';
+import { defineKinds, JobQueue, type PayloadTypesOf, type QueueOptions, type RedisClient } from '../src/index.ts';
 
 /** The demo's four kinds, with real schemas. */
 export const kinds = defineKinds({
@@ -37,28 +36,18 @@ export const kinds = defineKinds({
 });
 
 /** A JobQueue on the test's Redis and queue name; closed by the caller. */
-export function openQueue(redis: Redis, queueName: string, options: QueueOptions = {}): JobQueue<PayloadTypesOf<typeof kinds>> {
+export function openQueue(redis: RedisClient, queueName: string, options: QueueOptions = {}): JobQueue<PayloadTypesOf<typeof kinds>> {
   return new JobQueue({ redis, queue: queueName, kinds, ...options });
 }
 
 /**
- * Resolves once a connection named `name` is blocked in BLMOVE (CLIENT LIST shows it), so a
- * test knows the claim is waiting in Redis before it enqueues.
+ * Resolves once a connection named `name` is blocked in BLMOVE (CLIENT LIST shows it, on the
+ * server or on one of the cluster's masters), so a test knows the claim is waiting in Redis
+ * before it enqueues.
  */
-export async function waitUntilBlocked(redis: Redis, name: string): Promise<void> {
-  await waitFor(async () => String(await redis.client('LIST')).split('\n').some((line: string) => line.includes(`name=${name} `) && line.includes('cmd=blmove')), {
-    what: `${name} blocked in BLMOVE`,
-  });
-}
-
-/** Every key of a queue that exists, for "nothing was written" checks. */
-export async function queueKeysInRedis(redis: Redis, queueName: string): Promise<string[]> {
-  const found: string[] = [];
-  let cursor = '0';
-  do {
-    const [next, keys] = await redis.scan(cursor, 'MATCH', `queue:{${queueName}}:*`, 'COUNT', 1000);
-    cursor = next;
-    found.push(...keys);
-  } while (cursor !== '0');
-  return found.sort();
+export async function waitUntilBlocked(redis: TestRedis, name: string): Promise<void> {
+  const nodes = await redisNodes(redis);
+  const blocked = async (node: TestRedis): Promise<boolean> =>
+    String(await node.client('LIST')).split('\n').some((line: string) => line.includes(`name=${name} `) && line.includes('cmd=blmove'));
+  await waitFor(async () => (await Promise.all(nodes.map(blocked))).includes(true), { what: `${name} blocked in BLMOVE` });
 }

@@ -1,4 +1,4 @@
-import { redisTest as test, waitFor } from '@jobs/testing';
+import { openRedis, redisTest as test, waitFor } from '@jobs/testing';
 import { describe, expect } from 'vitest';
 import type { ClaimedJob } from '../src/index.ts';
 import { openQueue } from './fixtures.ts';
@@ -119,8 +119,7 @@ describe('interoperability with recipe clients on the same keys', () => {
   });
 
   test('our events are the recipe event messages', async ({ redis, redisUrl, queueName }) => {
-    const { Redis } = await import('ioredis');
-    const subscriber = new Redis(redisUrl);
+    const subscriber = openRedis(redisUrl);
     const messages: unknown[] = [];
     subscriber.on('message', (_c: string, m: string) => messages.push(JSON.parse(m)));
     await subscriber.subscribe(`queue:{${queueName}}:events`);

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { Redis } from 'ioredis';
+import type { TestRedis } from '@jobs/testing';
 
 /**
  * A client of the redis.io job-queue recipe, written from the seed pages' description with
@@ -8,10 +8,10 @@ import type { Redis } from 'ioredis';
  * `queue:<name>:*`; started with the name `{NAME}` they are exactly ours.)
  */
 export class RecipeClient {
-  readonly #redis: Redis;
+  readonly #redis: TestRedis;
   readonly #prefix: string;
 
-  constructor(redis: Redis, queueName: string) {
+  constructor(redis: TestRedis, queueName: string) {
     this.#redis = redis;
     this.#prefix = `queue:{${queueName}}:`;
   }

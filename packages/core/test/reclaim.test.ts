@@ -1,11 +1,10 @@
-import { redisTest as test, waitFor } from '@jobs/testing';
-import { Redis } from 'ioredis';
+import { openRedis, redisTest as test, waitFor, type TestRedis } from '@jobs/testing';
 import { describe, expect } from 'vitest';
 import { isJobsError, type ClaimedJob } from '../src/index.ts';
 import { openQueue } from './fixtures.ts';
 
 /** Waits until the lease of every given job has passed on the Redis clock. */
-async function leasesExpired(redis: Redis, jobs: readonly ClaimedJob[]): Promise<void> {
+async function leasesExpired(redis: TestRedis, jobs: readonly ClaimedJob[]): Promise<void> {
   const latest = Math.max(...jobs.map((j) => j.leaseExpiresAtMs));
   await waitFor(async () => {
     const [seconds, micros] = await redis.time();
@@ -108,7 +107,7 @@ describe('reclaimStuck', () => {
     const jobs = await setup.claim({ max: 1_000 });
     jobs.push(...(await setup.claim({ max: 1_000 })));
     await leasesExpired(redis, jobs);
-    const connections = Array.from({ length: 4 }, () => new Redis(redisUrl));
+    const connections = Array.from({ length: 4 }, () => openRedis(redisUrl));
     const sweepers = connections.map((c) => openQueue(c, queueName, { visibilityMs: 20 }));
     const reclaimed = await Promise.all(
       sweepers.map(async (sweeper) => {

@@ -1,9 +1,8 @@
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { JobQueue } from '@jobs/core';
+import { JobQueue, type RedisClient } from '@jobs/core';
 import { startRedisServer } from '@jobs/dev-redis';
-import { redisTest as test, uniqueQueueName } from '@jobs/testing';
-import { Redis } from 'ioredis';
+import { isClusterRun, onEveryNode, openRedis, parseClusterUrl, redisTest as test, uniqueQueueName, urlWithUser } from '@jobs/testing';
 import { describe, expect } from 'vitest';
 import { createProducer, isJobsError, type PayloadTypesOf, type Producer } from '../src/index.ts';
 import { kinds } from './kinds.ts';
@@ -11,7 +10,7 @@ import { kinds } from './kinds.ts';
 type Payloads = PayloadTypesOf<typeof kinds>;
 
 /** A minimal worker made from core's JobQueue, so these tests need no worker package. */
-function rawWorker(redis: Redis, queue: string): JobQueue<Payloads> {
+function rawWorker(redis: RedisClient, queue: string): JobQueue<Payloads> {
   return new JobQueue({ redis, queue, kinds, backoff: { type: 'fixed', delayMs: 0 } });
 }
 
@@ -134,7 +133,7 @@ describe('producer', () => {
   });
 
   test('idempotency keys under 20 concurrent producers racing on one key: one job', async ({ redisUrl, redis, queueName }) => {
-    const connections = Array.from({ length: 20 }, () => new Redis(redisUrl));
+    const connections = Array.from({ length: 20 }, () => openRedis(redisUrl));
     const producers = connections.map((connection) => createProducer({ redis: connection, queue: queueName, kinds }));
     const ids = await Promise.all(producers.map((producer, n) => producer.enqueue('email', { recipient: `p${n}@example.com` }, { idempotencyKey: 'signup:alice' })));
     expect(new Set(ids).size).toBe(1);
@@ -147,25 +146,33 @@ describe('producer', () => {
 
   test('connects with a redis:// URL carrying an ACL user and password', async ({ redis, redisUrl, queueName }) => {
     const user = `producer-${queueName}`;
-    await redis.acl('SETUSER', user, 'on', '>s3cret-pass', `~queue:{${queueName}}:*`, `&queue:{${queueName}}:events`, '+@all');
-    const url = new URL(redisUrl);
-    url.username = user;
-    url.password = 's3cret-pass';
-    const producer = createProducer({ redis: url.toString(), queue: queueName, kinds });
+    // A cluster does not share its users: every node (replicas too) must know this one.
+    await onEveryNode(redis, (node) => node.acl('SETUSER', user, 'on', '>s3cret-pass', `~queue:{${queueName}}:*`, `&queue:{${queueName}}:events`, '+@all'));
+    const producer = createProducer({ redis: urlWithUser(redisUrl, user, 's3cret-pass'), queue: queueName, kinds });
     const id = await producer.enqueue('email', { recipient: 'acl@example.com' });
     expect((await producer.getJob(id))?.status).toBe('pending');
     await producer.close();
-    const wrong = createProducer({ redis: { host: url.hostname, port: Number(url.port), username: user, password: 'nope', maxRetriesPerRequest: 0, retryStrategy: () => null }, queue: queueName, kinds });
+    const wrongOptions = { username: user, password: 'nope', maxRetriesPerRequest: 0, retryStrategy: () => null };
+    const wrong = createProducer({
+      redis: isClusterRun()
+        ? { cluster: parseClusterUrl(redisUrl).seeds, redisOptions: wrongOptions, clusterRetryStrategy: () => null }
+        : { host: new URL(redisUrl).hostname, port: Number(new URL(redisUrl).port), ...wrongOptions },
+      queue: queueName,
+      kinds,
+    });
     const error = await wrong.enqueue('email', { recipient: 'acl@example.com' }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(Error);
     expect(String(error)).not.toContain('nope');
     await wrong.close();
-    await redis.acl('DELUSER', user);
+    await onEveryNode(redis, (node) => node.acl('DELUSER', user));
   });
 
   test('while Redis stays down, enqueue fails with JOBS_REDIS_UNAVAILABLE after the command timeout instead of hanging', async () => {
     const { findFreePort } = await import('@jobs/dev-redis');
     const port = await findFreePort();
-    const producer = createProducer({ redis: `redis://127.0.0.1:${port}`, queue: 'down', kinds, commandTimeoutMs: 300 });
+    // Nothing listens on the port: one server, or a cluster whose only seed is down.
+    const url = isClusterRun() ? `redis+cluster://127.0.0.1:${port}` : `redis://127.0.0.1:${port}`;
+    const producer = createProducer({ redis: url, queue: 'down', kinds, commandTimeoutMs: 300 });
     const started = Date.now();
     const error = await producer.enqueue('email', { recipient: 'a@example.com' }).catch((e: unknown) => e);
     expect(isJobsError(error, 'JOBS_REDIS_UNAVAILABLE')).toBe(true);
@@ -173,7 +180,8 @@ describe('producer', () => {
     await producer.close();
   });
 
-  test('connects over TLS (rediss://) to a server with a test certificate', async () => {
+  // Starts a TLS redis-server of its own: a cluster run would only repeat it.
+  test.skipIf(isClusterRun())('connects over TLS (rediss://) to a server with a test certificate', async () => {
     const server = await startRedisServer({ name: 'producer-tls', tls: true });
     try {
       const producer = createProducer({ redis: { host: '127.0.0.1', port: server.port, tls: { ca: server.tlsCa } }, queue: 'tls', kinds });

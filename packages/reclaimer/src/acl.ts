@@ -8,13 +8,15 @@ const SCRIPT_COMMANDS = [
   'zadd', 'zrem', 'zrange', 'zscore', 'zcard', 'publish', 'pubsub|numsub', 'pubsub|numpat',
 ];
 
-/** Commands the clients send themselves. */
-const CLIENT_COMMANDS = ['evalsha', 'eval', 'script|load', 'script|exists', 'blmove', 'subscribe', 'unsubscribe', 'info', 'scan', 'unlink'];
+/** Commands the clients send themselves. (`cluster|slots` and `cluster|info`: how a cluster client learns the slot map and that the cluster is ready.) */
+const CLIENT_COMMANDS = ['evalsha', 'eval', 'script|load', 'script|exists', 'blmove', 'subscribe', 'unsubscribe', 'info', 'scan', 'unlink', 'cluster|slots', 'cluster|info'];
 
 /**
  * The ACL rules of a Redis user that can run producers, workers, the reclaimer and the admin
  * CLI on `queues` and nothing else: the queues' keys, their events channels, and the commands
- * @jobs uses. With `partitions`, each queue is a partitioned queue of that many partitions. (`scan` and `unlink` are for `jobs purge` and queue discovery; an application's
+ * @jobs uses, on one server or a cluster (where every node needs the user: a cluster does not
+ * share its users). With `partitions`, each queue is a partitioned queue of that many
+ * partitions. (`scan` and `unlink` are for `jobs purge` and queue discovery; an application's
  * user can do without them.)
  *
  * @example

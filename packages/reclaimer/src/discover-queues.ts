@@ -4,6 +4,15 @@ import { Cluster, type Redis } from 'ioredis';
 // Keys that only a live queue has: its lists and sets, or its counters.
 const MARKERS = ['pending', 'processing', 'delayed', 'leases', 'stats', 'failed'];
 const KEY = /^queue:\{([^}]+)\}:([a-z-]+)$/;
+const PATTERN = 'queue:{*}:*';
+
+/** A cluster's masters. A client that has not read the slot map yet knows none: wait for it. */
+async function mastersOf(cluster: Cluster): Promise<Redis[]> {
+  // A command waits for the slot map (and fails after the command timeout if the cluster stays
+  // away); SCAN is one that discovery needs the permission for anyway.
+  if (cluster.status !== 'ready') await cluster.scan('0', 'MATCH', PATTERN, 'COUNT', 1);
+  return cluster.nodes('master');
+}
 
 /**
  * The names of the queues in Redis, found with SCAN (on every master of a cluster) by the keys
@@ -11,12 +20,12 @@ const KEY = /^queue:\{([^}]+)\}:([a-z-]+)$/;
  * `:failed`. Recipe queues started with a hash-tagged name are found too. Sorted.
  */
 export async function discoverQueues(client: RedisClient): Promise<string[]> {
-  const nodes: Redis[] = client instanceof Cluster ? client.nodes('master') : [client];
+  const nodes: Redis[] = client instanceof Cluster ? await mastersOf(client) : [client];
   const names = new Set<string>();
   for (const node of nodes) {
     let cursor = '0';
     do {
-      const [next, keys] = await node.scan(cursor, 'MATCH', 'queue:{*}:*', 'COUNT', 1_000);
+      const [next, keys] = await node.scan(cursor, 'MATCH', PATTERN, 'COUNT', 1_000);
       cursor = next;
       for (const key of keys) {
         const match = KEY.exec(key);

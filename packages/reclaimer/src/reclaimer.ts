@@ -89,8 +89,9 @@ export class Reclaimer extends EventEmitter<ReclaimerEventMap> {
     this.#log = options.logger ?? silentLogger;
     this.metrics = options.metrics ?? new ReclaimerMetrics();
     // Commands fail fast while Redis is away (the next sweep tries again); the connection keeps
-    // reconnecting in the background.
-    const { client, owned } = connectRedis(options.redis, 'jobs:reclaimer', { maxRetriesPerRequest: 1 });
+    // reconnecting in the background. A cluster client holds commands while it reaches no node,
+    // whatever the retries: the command timeout bounds that, so a sweep (and stop) never hangs.
+    const { client, owned } = connectRedis(options.redis, 'jobs:reclaimer', { maxRetriesPerRequest: 1, commandTimeout: 10_000 });
     this.#client = client;
     this.#owned = owned;
   }

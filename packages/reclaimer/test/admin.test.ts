@@ -1,6 +1,6 @@
 import { defineKinds, JobQueue } from '@jobs/core';
 import { findFreePort } from '@jobs/dev-redis';
-import { redisTest as test } from '@jobs/testing';
+import { isClusterRun, queueKeysIn, redisTest as test } from '@jobs/testing';
 import { describe, expect } from 'vitest';
 import { BIN, runCli } from './cli.ts';
 
@@ -79,7 +79,7 @@ describe('jobs (the admin CLI, run as a child process)', () => {
     const purged = await runCli(BIN.jobs, ['purge', '--queue', queueName, '--yes'], env);
     expect(purged.code).toBe(0);
     expect(purged.stdout).toMatch(/purged .*: deleted \d+ key/);
-    expect(await redis.keys(`queue:{${queueName}}:*`)).toEqual([]);
+    expect(await queueKeysIn(redis, queueName)).toEqual([]);
     await queue.close();
   });
 
@@ -110,9 +110,13 @@ describe('jobs (the admin CLI, run as a child process)', () => {
 
   test('an unreachable Redis: a clear message, exit code 1, no stack trace and no password', async () => {
     const port = await findFreePort();
-    const run = await runCli(BIN.jobs, ['stats', '-q', 'q'], { REDIS_URL: `redis://ops:topsecret@127.0.0.1:${port}/0` });
+    // One server, or a cluster whose only seed is down.
+    const [url, shown] = isClusterRun()
+      ? [`redis+cluster://ops:topsecret@127.0.0.1:${port}`, `redis\\+cluster://ops:\\*\\*\\*@127\\.0\\.0\\.1:${port}`]
+      : [`redis://ops:topsecret@127.0.0.1:${port}/0`, `redis://ops:\\*\\*\\*@127\\.0\\.0\\.1:${port}/0`];
+    const run = await runCli(BIN.jobs, ['stats', '-q', 'q'], { REDIS_URL: url });
     expect(run.code).toBe(1);
-    expect(run.stderr).toMatch(new RegExp(`jobs: cannot reach Redis at redis://ops:\\*\\*\\*@127\\.0\\.0\\.1:${port}/0`));
+    expect(run.stderr).toMatch(new RegExp(`jobs: cannot reach Redis at ${shown}`));
     expect(run.stderr).not.toContain('topsecret');
     expect(run.stderr).not.toMatch(/\n\s+at /);
   });

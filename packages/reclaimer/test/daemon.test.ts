@@ -1,8 +1,8 @@
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { defineKinds, JobQueue } from '@jobs/core';
-import { startRedisServer } from '@jobs/dev-redis';
-import { redisTest as test, waitFor } from '@jobs/testing';
+import { findFreePort, startRedisServer } from '@jobs/dev-redis';
+import { isClusterRun, onEveryNode, redisNodes, redisTest as test, urlWithUser, waitFor } from '@jobs/testing';
 import { createWorker } from '@jobs/worker';
 import { Redis } from 'ioredis';
 import { describe, expect } from 'vitest';
@@ -69,8 +69,12 @@ describe('jobs-reclaimer (the daemon, run as a child process)', () => {
     }
     let claimed = 0;
     while (claimed < 50_000) claimed += (await queue.claim({ max: 1_000 })).length;
-    await redis.config('SET', 'slowlog-log-slower-than', '10000');
-    await redis.slowlog('RESET');
+    // The queue's scripts run on the master of its slot: watch every master's slow log.
+    const masters = await redisNodes(redis);
+    for (const node of masters) {
+      await node.config('SET', 'slowlog-log-slower-than', '10000');
+      await node.slowlog('RESET');
+    }
     const batch = 500;
     const daemons = Array.from({ length: 4 }, () => startDaemon(['--queue', queueName, '--interval-ms', '20', '--batch', String(batch)], { REDIS_URL: redisUrl }));
     await waitFor(async () => (await queue.stats()).reclaimedTotal >= 50_000, { timeoutMs: 90_000, intervalMs: 100, what: '50,000 reclaims' });
@@ -85,14 +89,15 @@ describe('jobs-reclaimer (the daemon, run as a child process)', () => {
     expect(stats).toMatchObject({ reclaimedTotal: 50_000, pendingDepth: 50_000, processingDepth: 0 });
     expect(new Set(await redis.lrange(`queue:{${queueName}}:pending`, 0, -1)).size).toBe(50_000);
     // No script call kept Redis busy for long: nothing above a second in the slow log.
-    const slow = (await redis.slowlog('GET', 1_000)) as [number, number, number, string[]][];
+    const slow = (await Promise.all(masters.map((node) => node.slowlog('GET', 1_000)))).flat() as [number, number, number, string[]][];
     const slowest = Math.max(0, ...slow.map((entry) => entry[2]));
     expect(slowest).toBeLessThan(1_000_000);
-    await redis.config('SET', 'slowlog-log-slower-than', '10000');
+    for (const node of masters) await node.config('SET', 'slowlog-log-slower-than', '10000');
     await queue.close();
   }, 120_000);
 
-  test('/metrics is Prometheus text with depths, totals and sweep durations; /healthz follows Redis going away and coming back', async () => {
+  // Starts, stops and restarts a redis-server of its own: a cluster run would only repeat it.
+  test.skipIf(isClusterRun())('/metrics is Prometheus text with depths, totals and sweep durations; /healthz follows Redis going away and coming back', async () => {
     let server = await startRedisServer({ name: 'healthz' });
     const port = server.port;
     const client = new Redis(server.url);
@@ -151,15 +156,23 @@ describe('jobs-reclaimer (the daemon, run as a child process)', () => {
     }
   });
 
+  test('with Redis away, --once reports the failed sweep as JOBS_REDIS_UNAVAILABLE and exits instead of hanging', async () => {
+    const port = await findFreePort();
+    // One server, or a cluster whose only seed is down (its commands are bounded by the 10 s command timeout).
+    const url = isClusterRun() ? `redis+cluster://127.0.0.1:${port}` : `redis://127.0.0.1:${port}`;
+    const run = await runCli(BIN.reclaimer, ['--once', '--queue', 'away'], { REDIS_URL: url });
+    expect(run.code).toBe(0);
+    const failed = run.stdout.split('\n').filter((line) => line.startsWith('{')).map((line) => JSON.parse(line) as Record<string, unknown>).find((line) => line.msg === 'sweep failed');
+    expect(failed).toMatchObject({ queue: 'away', code: 'JOBS_REDIS_UNAVAILABLE' });
+  }, 30_000);
+
   test('with no --queue it finds every queue in Redis and sweeps them; the log never shows the password', async ({ redis, redisUrl, queueName }) => {
     const user = `reclaimer-${queueName}`;
-    await redis.acl('SETUSER', user, 'on', '>hunter2-secret', '~*', '&*', '+@all');
-    const url = new URL(redisUrl);
-    url.username = user;
-    url.password = 'hunter2-secret';
+    // A cluster does not share its users: every node (replicas too) must know this one.
+    await onEveryNode(redis, (node) => node.acl('SETUSER', user, 'on', '>hunter2-secret', '~*', '&*', '+@all'));
     const queue = new JobQueue({ redis, queue: queueName, kinds });
     await queue.enqueue('task', { n: 1 }, { delayMs: 1 });
-    const daemon = startDaemon(['--interval-ms', '50'], { REDIS_URL: url.toString() });
+    const daemon = startDaemon(['--interval-ms', '50'], { REDIS_URL: urlWithUser(redisUrl, user, 'hunter2-secret') });
     const swept = await daemon.waitForLog((line) => line.msg === 'swept' && line.queue === queueName && line.promoted === 1);
     expect(swept.promoted).toBe(1);
     expect(await daemon.stop()).toBe(0);
@@ -167,6 +180,6 @@ describe('jobs-reclaimer (the daemon, run as a child process)', () => {
     expect(everything).not.toContain('hunter2-secret');
     expect(everything).toContain(`${user}:***@`);
     await queue.close();
-    await redis.acl('DELUSER', user);
+    await onEveryNode(redis, (node) => node.acl('DELUSER', user));
   });
 });

@@ -1,7 +1,6 @@
 import { JobQueue } from '@jobs/core';
 import { createProducer } from '@jobs/producer';
-import { redisTest as test, waitFor } from '@jobs/testing';
-import type { Redis } from 'ioredis';
+import { redisTest as test, waitFor, type TestRedis } from '@jobs/testing';
 import { describe, expect } from 'vitest';
 import { createWorker, isJobsError, PermanentError, type HandlerMap, type Logger, type PayloadTypesOf, type Worker, type WorkerOptions } from '../src/index.ts';
 import { kinds } from './kinds.ts';
@@ -15,7 +14,7 @@ const okHandlers: HandlerMap<Payloads> = {
   invoice: ({ customerId, cents }) => ({ charged: cents, customerId }),
 };
 
-function startWorker(redis: Redis, queue: string, options: Partial<WorkerOptions<Payloads>> = {}): Worker<Payloads> {
+function startWorker(redis: TestRedis, queue: string, options: Partial<WorkerOptions<Payloads>> = {}): Worker<Payloads> {
   return createWorker({ redis, queue, kinds, handlers: okHandlers, ...options });
 }
 

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { startRedisServer } from '@jobs/dev-redis';
 import { createProducer, defineKinds } from '@jobs/producer';
 import { createReclaimer, JobQueue, jobsAclRules, jsonLogger } from '@jobs/reclaimer';
-import { redisTest as test } from '@jobs/testing';
+import { isClusterRun, onEveryNode, redisTest as test, urlWithUser } from '@jobs/testing';
 import { createWorker, type Logger } from '@jobs/worker';
 import { describe, expect } from 'vitest';
 
@@ -17,31 +17,30 @@ describe('security', () => {
   test('an ACL user limited to one queue runs producer, worker, reclaimer and admin on it, and nothing else', async ({ redis, redisUrl, queueName }) => {
     const user = `app-${queueName}`;
     const password = `pw-${queueName}-secret`;
-    await redis.acl('SETUSER', user, 'on', `>${password}`, ...jobsAclRules([queueName]));
-    const url = new URL(redisUrl);
-    url.username = user;
-    url.password = password;
+    // A cluster does not share its users: every node (replicas too) must know this one.
+    await onEveryNode(redis, (node) => node.acl('SETUSER', user, 'on', `>${password}`, ...jobsAclRules([queueName])));
+    const url = urlWithUser(redisUrl, user, password);
     const { logger, lines } = capture();
-    const producer = createProducer({ redis: url.toString(), queue: queueName, kinds });
-    const worker = createWorker({ redis: url.toString(), queue: queueName, kinds, logger, visibilityMs: 1_000, reclaimIntervalMs: 100, handlers: { note: ({ text }) => text.toUpperCase() } });
-    const reclaimer = createReclaimer({ redis: url.toString(), queues: [queueName], logger });
+    const producer = createProducer({ redis: url, queue: queueName, kinds });
+    const worker = createWorker({ redis: url, queue: queueName, kinds, logger, visibilityMs: 1_000, reclaimIntervalMs: 100, handlers: { note: ({ text }) => text.toUpperCase() } });
+    const reclaimer = createReclaimer({ redis: url, queues: [queueName], logger });
     try {
       const id = await producer.enqueue('note', { text: 'hello' });
       expect(await producer.waitForResult(id)).toBe('HELLO');
       const [report] = await reclaimer.runOnce();
       expect(report?.queue).toBe(queueName);
-      const admin = new JobQueue({ redis: url.toString(), queue: queueName, kinds });
+      const admin = new JobQueue({ redis: url, queue: queueName, kinds });
       expect((await admin.list('completed')).map((job) => job.id)).toEqual([id]);
       expect(await admin.purge()).toBeGreaterThan(0);
       await admin.close();
       // Another queue's keys are out of reach.
-      const other = createProducer({ redis: url.toString(), queue: `${queueName}-other`, kinds });
+      const other = createProducer({ redis: url, queue: `${queueName}-other`, kinds });
       await expect(other.enqueue('note', { text: 'x' })).rejects.toMatchObject({ code: 'JOBS_REDIS_NOPERM', message: expect.stringMatching(/NOPERM/) });
       await other.close();
       expect(lines.join('\n')).not.toContain(password);
     } finally {
       await Promise.all([worker.close(), producer.close(), reclaimer.stop()]);
-      await redis.acl('DELUSER', user);
+      await onEveryNode(redis, (node) => node.acl('DELUSER', user));
     }
   });
 
@@ -50,7 +49,8 @@ describe('security', () => {
     expect(doc).toContain(`ACL SETUSER mail-app on >PASSWORD ${jobsAclRules(['mail']).join(' ')}`);
   });
 
-  test('producer, worker and reclaimer work over TLS with a test certificate', async () => {
+  // Starts a TLS redis-server of its own: a cluster run would only repeat it.
+  test.skipIf(isClusterRun())('producer, worker and reclaimer work over TLS with a test certificate', async () => {
     const server = await startRedisServer({ name: 'tls-all', tls: true });
     const redis = { host: '127.0.0.1', port: server.port, tls: { ca: server.tlsCa } };
     const producer = createProducer({ redis, queue: 'secure', kinds });
@@ -68,10 +68,8 @@ describe('security', () => {
   });
 
   test('a wrong password is a clear error that does not repeat the password', async ({ redisUrl, queueName }) => {
-    const url = new URL(redisUrl);
-    url.username = 'nobody';
-    url.password = 'wrong-horse-battery';
-    const producer = createProducer({ redis: url.toString(), queue: queueName, kinds, commandTimeoutMs: 1_000 });
+    const url = urlWithUser(redisUrl, 'nobody', 'wrong-horse-battery');
+    const producer = createProducer({ redis: url, queue: queueName, kinds, commandTimeoutMs: 1_000 });
     const error = await producer.enqueue('note', { text: 'x' }).catch((e: unknown) => e);
     expect(error).toMatchObject({ code: 'JOBS_REDIS_AUTH', message: expect.stringMatching(/WRONGPASS/) });
     const { inspect } = await import('node:util');

@@ -1,18 +1,31 @@
-import { startRedisServer } from '@jobs/dev-redis';
+import { startRedisCluster, startRedisServer } from '@jobs/dev-redis';
 import type { TestProject } from 'vitest/node';
+import { isClusterUrl } from './cluster-url.ts';
+import { requestedRedisMode } from './requested-redis.ts';
 
 import './provided-context.ts';
 
 /**
- * vitest globalSetup: with REDIS_URL set, tests use that server; otherwise one private
- * redis-server is started on a free loopback port for the whole run and stopped after it.
- * Tests isolate themselves by queue name, never by flushing.
+ * vitest globalSetup. By default the tests get one Redis server: `REDIS_URL` when set, else a
+ * private redis-server started on a free loopback port for the whole run and stopped after it.
+ * With `JOBS_TEST_REDIS=cluster` they get a Redis Cluster instead: `REDIS_CLUSTER_URL` when set
+ * (a `redis+cluster://` URL), else a private cluster of 3 masters with a replica each. Tests
+ * isolate themselves by queue name, never by flushing.
  */
 export default async function setup(project: TestProject): Promise<(() => Promise<void>) | undefined> {
-  const external = process.env.REDIS_URL;
+  const mode = requestedRedisMode();
+  const external = mode === 'cluster' ? process.env.REDIS_CLUSTER_URL : process.env.REDIS_URL;
   if (external) {
+    if (mode === 'cluster' && !isClusterUrl(external)) throw new Error('REDIS_CLUSTER_URL must be a redis+cluster://host:port,... URL');
     project.provide('redisUrl', external);
+    project.provide('redisMode', isClusterUrl(external) ? 'cluster' : 'single');
     return undefined;
+  }
+  project.provide('redisMode', mode);
+  if (mode === 'cluster') {
+    const cluster = await startRedisCluster();
+    project.provide('redisUrl', cluster.url);
+    return () => cluster.stop();
   }
   const server = await startRedisServer({ name: `test-${project.name || 'run'}` });
   project.provide('redisUrl', server.url);

@@ -1,4 +1,13 @@
 export { redisTest, uniqueQueueName } from './redis-test.ts';
 export type { RedisTestContext } from './redis-test.ts';
+export { isClusterRun, redisMode } from './redis-mode.ts';
+export type { RedisMode } from './redis-mode.ts';
+export { openRedis } from './open-redis.ts';
+export type { OpenRedisOptions, TestRedis } from './open-redis.ts';
+export { redisNodes } from './redis-nodes.ts';
+export { onEveryNode } from './on-every-node.ts';
+export { deleteQueueKeys, queueKeysIn } from './queue-keys.ts';
+export { isClusterUrl, parseClusterUrl, urlWithUser } from './cluster-url.ts';
+export type { ClusterSeed, ParsedClusterUrl } from './cluster-url.ts';
 export { waitFor } from './wait-for.ts';
 export type { WaitForOptions } from './wait-for.ts';

@@ -1,14 +1,19 @@
 import { randomBytes } from 'node:crypto';
-import { Redis } from 'ioredis';
 import { inject, test } from 'vitest';
+import { openRedis, type TestRedis } from './open-redis.ts';
+import { deleteQueueKeys } from './queue-keys.ts';
 import './provided-context.ts';
 
 /** What {@link redisTest} gives each test. */
 export interface RedisTestContext {
-  /** URL of the run's Redis. */
+  /** URL of the run's Redis: `redis://…`, or `redis+cluster://…` on a cluster run. */
   redisUrl: string;
-  /** A connection of this test's own, closed after it. */
-  redis: Redis;
+  /**
+   * A connection of this test's own, closed after it: an ioredis `Redis`, or a `Cluster` on a
+   * cluster run. Key commands work the same on both; for commands about one server use
+   * `redisNodes(redis)`.
+   */
+  redis: TestRedis;
   /** A queue name no other test uses; its keys are deleted after the test. */
   queueName: string;
 }
@@ -18,19 +23,9 @@ export function uniqueQueueName(label = 't'): string {
   return `${label}-${randomBytes(6).toString('hex')}`;
 }
 
-async function deleteQueueKeys(redis: Redis, queueName: string): Promise<void> {
-  // Queue names are validated to hold no glob characters, so the pattern matches this queue only.
-  let cursor = '0';
-  do {
-    const [next, keys] = await redis.scan(cursor, 'MATCH', `queue:{${queueName}}:*`, 'COUNT', 1000);
-    cursor = next;
-    if (keys.length > 0) await redis.unlink(...keys);
-  } while (cursor !== '0');
-}
-
 /**
  * `test` with a real Redis: `redis` is a fresh connection, `queueName` isolates the test, and
- * everything under the queue's keys is deleted afterwards.
+ * everything under the queue's keys is deleted afterwards (on every master of a cluster).
  */
 export const redisTest = test.extend<RedisTestContext>({
   // eslint-disable-next-line no-empty-pattern
@@ -38,7 +33,7 @@ export const redisTest = test.extend<RedisTestContext>({
     await use(inject('redisUrl'));
   },
   redis: async ({ redisUrl }, use) => {
-    const redis = new Redis(redisUrl, { lazyConnect: false, maxRetriesPerRequest: 3 });
+    const redis = openRedis(redisUrl, { lazyConnect: false, maxRetriesPerRequest: 3 });
     await use(redis);
     redis.disconnect();
   },

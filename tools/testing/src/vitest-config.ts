@@ -1,15 +1,19 @@
 import { fileURLToPath } from 'node:url';
 import { defineConfig, type ViteUserConfig } from 'vitest/config';
+import { requestedRedisMode } from './requested-redis.ts';
 
 // From source (.ts) in this repo's own runs, from dist (.js) once built.
 const globalSetup = fileURLToPath(new URL(`./global-setup${import.meta.url.endsWith('.ts') ? '.ts' : '.js'}`, import.meta.url));
 
 /**
  * The vitest config every package shares: tests under `test/`, sibling packages read from source
- * (the `@jobs/source` export condition), one private redis-server per run, and a JSON report that
- * `npm test` sums into one closing line.
+ * (the `@jobs/source` export condition), one private redis-server per run (a Redis Cluster with
+ * `JOBS_TEST_REDIS=cluster`), and a JSON report that `npm test` sums into one closing line:
+ * `test-results/vitest.json`, or `test-results/vitest-cluster.json` on a cluster run, so the
+ * reports of both runs are kept.
  */
 export function jobsVitestConfig(overrides: { testTimeout?: number } = {}): ViteUserConfig {
+  const report = requestedRedisMode() === 'cluster' ? 'test-results/vitest-cluster.json' : 'test-results/vitest.json';
   return defineConfig({
     resolve: { conditions: ['@jobs/source', 'module', 'node', 'default'] },
     ssr: { resolve: { conditions: ['@jobs/source', 'module', 'node', 'default'] } },
@@ -18,7 +22,7 @@ export function jobsVitestConfig(overrides: { testTimeout?: number } = {}): Vite
       globalSetup: [globalSetup],
       testTimeout: overrides.testTimeout ?? 20_000,
       hookTimeout: 20_000,
-      reporters: ['default', ['json', { outputFile: 'test-results/vitest.json' }]],
+      reporters: ['default', ['json', { outputFile: report }]],
     },
   });
 }

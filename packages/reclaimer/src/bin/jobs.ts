@@ -23,9 +23,11 @@ async function main(): Promise<number> {
     process.stdout.write(`${invocation.json ? JSON.stringify(result.json, null, 2) : result.text}\n`);
     return 0;
   }
-  // Fail fast: an admin command should say Redis is away, not wait for it.
+  // Fail fast: an admin command should say Redis is away, not wait for it. (A cluster client
+  // holds commands while it reaches no node, retries or not: the command timeout bounds that.)
   const { client } = connectRedis(invocation.redisUrl, 'jobs:admin', {
     connectTimeout: 3_000,
+    commandTimeout: 5_000,
     maxRetriesPerRequest: 0,
     retryStrategy: (times) => (times > 2 ? null : 200),
   });

@@ -1,0 +1,31 @@
+import { JobQueue, type ClaimedJob, type JobRecord } from '@jobs/core';
+import { redisTest as test, waitFor } from '@jobs/testing';
+import { describe, expect } from 'vitest';
+import { ResultWaiter } from '../src/result-waiter.ts';
+import { kinds } from './kinds.ts';
+
+describe('ResultWaiter', () => {
+  test("a wait is woken by the job's completed event, not by re-reading the job (on a cluster too)", async ({ redisUrl, queueName }) => {
+    const queue = new JobQueue({ redis: redisUrl, queue: queueName, kinds });
+    const reads: (string | undefined)[] = [];
+    const readJob = async (id: string): Promise<JobRecord | null> => {
+      const job = await queue.getJob(id);
+      reads.push(job?.status);
+      return job;
+    };
+    // No re-read before the wait's 10 s deadline: once the wait has seen the job pending, only
+    // the event on the queue's channel can end it early.
+    const waiter = new ResultWaiter(queue.client, queue.keys.events, readJob, 60_000);
+    const id = await queue.enqueue('email', { recipient: 'a@example.com' });
+    const waiting = waiter.wait(id, 10_000);
+    await waitFor(() => reads.length === 1, { what: 'the wait to subscribe and read the job' });
+    const [job] = (await queue.claim()) as [ClaimedJob];
+    await queue.complete(job, 'by event');
+    const completedAt = Date.now();
+    expect((await waiting).result).toBe('by event');
+    expect(Date.now() - completedAt).toBeLessThan(5_000);
+    expect(reads).toEqual(['pending', 'completed']);
+    await waiter.close();
+    await queue.close();
+  });
+});
