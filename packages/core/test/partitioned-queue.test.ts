@@ -1,6 +1,5 @@
 import { redisTest as test } from '@jobs/testing';
 import { describe, expect } from 'vitest';
-import type { Redis } from 'ioredis';
 import { isJobsError, JobQueue, PartitionedQueue, partitionOfKey, type ClaimedJob, type PayloadTypesOf } from '../src/index.ts';
 import { kinds } from './fixtures.ts';
 
@@ -25,11 +24,10 @@ describe('partitioned queues', () => {
     expect(ids.map((id) => id.slice(-3)).sort()).toEqual(['.p0', '.p0', '.p1', '.p1', '.p2', '.p2', '.p3', '.p3']);
     expect(await redis.get(`queue:{${queueName}}:partitions`)).toBe('4');
     expect((await queue.stats()).pendingDepth).toBe(8);
-    for (let p = 0; p < 4; p += 1) await redis.del(`queue:{${queueName}:p${p}}:pending`);
     await queue.close();
   });
 
-  test('one partition key, one partition: its jobs are claimed in the order they were enqueued', async ({ redis, redisUrl, queueName }) => {
+  test('one partition key, one partition: its jobs are claimed in the order they were enqueued', async ({ redisUrl, queueName }) => {
     const queue = open(redisUrl, queueName, 8);
     const ids: string[] = [];
     for (let n = 0; n < 20; n += 1) ids.push(await queue.enqueue('email', { recipient: 'a@example.com', n }, { partitionKey: 'customer-42' }));
@@ -38,21 +36,19 @@ describe('partitioned queues', () => {
     const claimed = await partition.claim({ max: 20 });
     expect(claimed.map((job) => job.id)).toEqual(ids);
     await partition.completeMany(claimed.map((job) => ({ job, result: null })));
-    await cleanup(redis, queueName, 8);
     await queue.close();
   });
 
-  test('an idempotency key picks the partition, so a resent enqueue finds its first copy', async ({ redis, redisUrl, queueName }) => {
+  test('an idempotency key picks the partition, so a resent enqueue finds its first copy', async ({ redisUrl, queueName }) => {
     const queue = open(redisUrl, queueName, 4);
     const first = await queue.enqueue('email', { recipient: 'a@example.com' }, { idempotencyKey: 'order-7' });
     const again = await Promise.all([1, 2, 3].map(() => queue.enqueue('email', { recipient: 'a@example.com' }, { idempotencyKey: 'order-7' })));
     expect(again).toEqual([first, first, first]);
     expect((await queue.stats()).enqueuedTotal).toBe(1);
-    await cleanup(redis, queueName, 4);
     await queue.close();
   });
 
-  test('ids name their partition: getJob and cancel go straight to it', async ({ redis, redisUrl, queueName }) => {
+  test('ids name their partition: getJob and cancel go straight to it', async ({ redisUrl, queueName }) => {
     const queue = open(redisUrl, queueName, 3);
     const ids = await Promise.all([0, 1, 2].map((n) => queue.enqueue('email', { recipient: 'a@example.com', n }, { delayMs: 60_000 })));
     for (const id of ids) expect(await queue.getJob(id)).toMatchObject({ id, status: 'delayed' });
@@ -60,7 +56,6 @@ describe('partitioned queues', () => {
     expect(await queue.getJob(ids[1] as string)).toMatchObject({ status: 'cancelled' });
     expect(await queue.getJob('0123456789abcdef.p2')).toBeNull();
     expect((await queue.stats()).delayedDepth).toBe(2);
-    await cleanup(redis, queueName, 3);
     await queue.close();
   });
 
@@ -79,7 +74,7 @@ describe('partitioned queues', () => {
     await queue.close();
   });
 
-  test('the count is recorded: another count, or the plain queue of that name, is refused', async ({ redis, redisUrl, queueName }) => {
+  test('the count is recorded: another count, or the plain queue of that name, is refused', async ({ redisUrl, queueName }) => {
     const queue = open(redisUrl, queueName, 4);
     await queue.enqueue('email', { recipient: 'a@example.com' });
     const other = open(redisUrl, queueName, 2);
@@ -90,7 +85,6 @@ describe('partitioned queues', () => {
     expect(refused).toMatchObject({ code: 'JOBS_INVALID_ARGUMENT', field: 'partitions' });
     expect((await queue.stats()).enqueuedTotal).toBe(1);
     await Promise.all([queue.close(), other.close(), plain.close()]);
-    await cleanup(redis, queueName, 4);
   });
 
   test('one partition is the plain queue itself, ids and keys unchanged', async ({ redis, redisUrl, queueName }) => {
@@ -104,14 +98,3 @@ describe('partitioned queues', () => {
   });
 });
 
-/** Partition keys are not under the test's queue prefix: delete them here. */
-async function cleanup(redis: Redis, queueName: string, partitions: number): Promise<void> {
-  for (let p = 0; p < partitions; p += 1) {
-    let cursor = '0';
-    do {
-      const [next, keys] = await redis.scan(cursor, 'MATCH', `queue:{${queueName}:p${p}}:*`, 'COUNT', 1000);
-      cursor = next;
-      if (keys.length > 0) await redis.unlink(...keys);
-    } while (cursor !== '0');
-  }
-}

@@ -15,7 +15,7 @@ describe('ResultWaiter', () => {
     };
     // No re-read before the wait's 10 s deadline: once the wait has seen the job pending, only
     // the event on the queue's channel can end it early.
-    const waiter = new ResultWaiter(queue.client, queue.keys.events, readJob, 60_000);
+    const waiter = new ResultWaiter(queue.client, () => queue.keys.events, readJob, 60_000);
     const id = await queue.enqueue('email', { recipient: 'a@example.com' });
     const waiting = waiter.wait(id, 10_000);
     await waitFor(() => reads.length === 1, { what: 'the wait to subscribe and read the job' });

@@ -117,16 +117,25 @@ export class Reclaimer extends EventEmitter<ReclaimerEventMap> {
   async #discover(): Promise<void> {
     if (this.#discoveredAt > 0 && Date.now() - this.#discoveredAt < this.#discoverIntervalMs) return;
     let names: string[];
+    let complete = true;
     if (this.#fixedQueues) {
       names = [];
       for (const name of this.#fixedQueues) {
-        const count = await recordedPartitions(this.#client, name);
+        const count = await recordedPartitions(this.#client, name).catch(() => undefined);
+        if (count === undefined) {
+          // Redis away: keep what this name was found to be, or sweep it as given, so the
+          // failure is reported against it; look it up again at the next sweep.
+          complete = false;
+          const known = [...this.#queues.keys()].filter((queue) => queue === name || queue.startsWith(`${name}:p`));
+          names.push(...(known.length > 0 ? known : [name]));
+          continue;
+        }
         names.push(...(count > 1 ? partitionNames(name, count) : [name]));
       }
     } else {
       names = await discoverQueues(this.#client);
     }
-    this.#discoveredAt = Date.now();
+    if (complete) this.#discoveredAt = Date.now();
     const before = this.queues.join(',');
     for (const name of names) this.#queue(name);
     // A given name that turned out to be partitioned is swept through its partitions only.

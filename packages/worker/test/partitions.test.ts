@@ -1,7 +1,6 @@
 import { createProducer, partitionOfKey } from '@jobs/producer';
 import { redisTest as test, waitFor } from '@jobs/testing';
-import type { Redis } from 'ioredis';
-import { afterEach, describe, expect } from 'vitest';
+import { describe, expect } from 'vitest';
 import { createWorker, type HandlerMap, type PayloadTypesOf, type Worker } from '../src/index.ts';
 import { kinds } from './kinds.ts';
 
@@ -14,27 +13,8 @@ const okHandlers: HandlerMap<Payloads> = {
   invoice: ({ customerId, cents }) => ({ charged: cents, customerId }),
 };
 
-/** Partition keys sit outside the test's queue prefix: delete them after each test. */
-const cleanups: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0)) await cleanup();
-});
-function cleanupPartitions(redis: Redis, queueName: string, partitions: number): void {
-  cleanups.push(async () => {
-    for (let p = 0; p < partitions; p += 1) {
-      let cursor = '0';
-      do {
-        const [next, keys] = await redis.scan(cursor, 'MATCH', `queue:{${queueName}:p${p}}:*`, 'COUNT', 1000);
-        cursor = next;
-        if (keys.length > 0) await redis.unlink(...keys);
-      } while (cursor !== '0');
-    }
-  });
-}
-
 describe('a worker on a partitioned queue', () => {
   test('serves every partition: 2,000 jobs over 4 partitions, each completed exactly once', async ({ redis, queueName }) => {
-    cleanupPartitions(redis, queueName, 4);
     const producer = createProducer({ redis, queue: queueName, kinds, partitions: 4 });
     const runs = new Map<string, number>();
     const worker = createWorker({
@@ -63,7 +43,6 @@ describe('a worker on a partitioned queue', () => {
   });
 
   test('a deep backlog in one partition does not starve the others', async ({ redis, queueName }) => {
-    cleanupPartitions(redis, queueName, 4);
     const producer = createProducer({ redis, queue: queueName, kinds, partitions: 4 });
     await producer.enqueueMany(Array.from({ length: 3_000 }, (_, n) => ({ kind: 'email' as const, payload: { recipient: 'hot@example.com', n }, options: { partitionKey: 'hot' } })));
     let started = 0;
@@ -93,7 +72,6 @@ describe('a worker on a partitioned queue', () => {
   });
 
   test('delayed jobs of every partition come due', async ({ redis, queueName }) => {
-    cleanupPartitions(redis, queueName, 3);
     const producer = createProducer({ redis, queue: queueName, kinds, partitions: 3 });
     const worker = createWorker({ redis, queue: queueName, kinds, partitions: 3, handlers: okHandlers });
     const ids = await Promise.all([0, 1, 2].map((n) => producer.enqueue('email', { recipient: 'later@example.com', n }, { delayMs: 300 })));
@@ -103,7 +81,6 @@ describe('a worker on a partitioned queue', () => {
   });
 
   test('a worker given another partition count than Redis recorded says so and claims nothing', async ({ redis, queueName }) => {
-    cleanupPartitions(redis, queueName, 4);
     const producer = createProducer({ redis, queue: queueName, kinds, partitions: 4 });
     await producer.enqueue('email', { recipient: 'a@example.com' });
     const errors: unknown[] = [];
