@@ -43,6 +43,7 @@ export async function analyzeFailover(queue: JobQueue<unknown>, acknowledged: Re
       starts.set(entry.id, (starts.get(entry.id) ?? 0) + 1);
       continue;
     }
+    if (entry.e !== 'report') continue;
     if (entry.outcome === 'retrying') retries.set(entry.id, (retries.get(entry.id) ?? 0) + 1);
     reported.set(entry.id, (reported.get(entry.id) ?? new Set()).add(entry.outcome));
   }

@@ -22,6 +22,8 @@ export interface ChaosFindings {
 
 interface Execution {
   start: number;
+  /** When the handler returned or threw. */
+  endedAt: number | undefined;
   reportedAt: number | undefined;
   outcome: string | undefined;
 }
@@ -56,8 +58,9 @@ export async function analyze(queue: JobQueue<unknown>, acknowledged: ReadonlyMa
     const byAttempt = executions.get(entry.id) ?? new Map<string, Execution>();
     executions.set(entry.id, byAttempt);
     const key = `${entry.pid}:${entry.attempt}`;
-    const execution = byAttempt.get(key) ?? { start: Number.NaN, reportedAt: undefined, outcome: undefined };
+    const execution = byAttempt.get(key) ?? { start: Number.NaN, endedAt: undefined, reportedAt: undefined, outcome: undefined };
     if (entry.e === 'start') execution.start = entry.t;
+    else if (entry.e === 'end') execution.endedAt = entry.t;
     else {
       execution.reportedAt = entry.t;
       execution.outcome = entry.outcome;
@@ -77,13 +80,16 @@ export async function analyze(queue: JobQueue<unknown>, acknowledged: ReadonlyMa
     runs.forEach((_run, index) => {
       if (index > 0 && runs[index - 1]?.outcome !== 'retrying') duplicateExecutions += 1;
     });
-    // Executions whose outcome Redis accepted held a valid claim from start to report: no two
-    // of them may overlap.
+    // Executions whose outcome Redis accepted held a valid claim from their start until Redis
+    // took their outcome, which was after their handler ended: no other valid execution may
+    // start before that end. (The worker hears back later still, so the time it logs its
+    // report cannot be the bound: a retried job may be claimed again in between.)
     const valid = runs.filter((run) => run.outcome !== undefined && run.outcome !== 'lost' && run.reportedAt !== undefined);
     for (let i = 1; i < valid.length; i += 1) {
       const previous = valid[i - 1] as Execution;
       const current = valid[i] as Execution;
-      if (current.start < (previous.reportedAt as number)) fencingViolations.push(`job ${id}: two valid executions overlapped`);
+      const heldUntil = previous.endedAt ?? (previous.reportedAt as number);
+      if (current.start < heldUntil) fencingViolations.push(`job ${id}: two valid executions overlapped`);
     }
   }
   return { jobs: acknowledged.size, completed, failed, lost, leftover, duplicateExecutions, fencingViolations, counterMismatches: mismatches };

@@ -24,15 +24,19 @@ const worker = createWorker({
   handlers: {
     step: async ({ ms }, { id, attempt, signal }) => {
       appendLedger(dir, { e: 'start', id, attempt, pid, t: Date.now() });
-      await new Promise<void>((resolve, reject) => {
-        const timer = setTimeout(resolve, ms);
-        signal.addEventListener('abort', () => {
-          clearTimeout(timer);
-          reject(signal.reason);
+      try {
+        await new Promise<void>((resolve, reject) => {
+          const timer = setTimeout(resolve, ms);
+          signal.addEventListener('abort', () => {
+            clearTimeout(timer);
+            reject(signal.reason);
+          });
         });
-      });
-      if (Math.random() < 0.03) throw new Error('a transient failure');
-      return { pid, attempt };
+        if (Math.random() < 0.03) throw new Error('a transient failure');
+        return { pid, attempt };
+      } finally {
+        appendLedger(dir, { e: 'end', id, attempt, pid, t: Date.now() });
+      }
     },
   },
 });

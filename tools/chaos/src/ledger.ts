@@ -3,11 +3,13 @@ import { join } from 'node:path';
 
 /**
  * The record every execution leaves, outside Redis: one JSON line per event, appended (and so
- * on disk) before the worker goes on. `start` when a handler begins; `report` once the worker
- * has recorded the outcome in Redis (completed, retrying, failed) or found its claim lost.
+ * on disk) before the worker goes on. `start` when a handler begins; `end` when it returns or
+ * throws (before the worker sends the outcome); `report` once the worker has recorded the
+ * outcome in Redis (completed, retrying, failed) or found its claim lost.
  */
 export type LedgerEntry =
   | { e: 'start'; id: string; attempt: number; pid: number; t: number }
+  | { e: 'end'; id: string; attempt: number; pid: number; t: number }
   | { e: 'report'; id: string; attempt: number; pid: number; t: number; outcome: 'completed' | 'retrying' | 'failed' | 'lost' };
 
 /** Appends one entry to this process's ledger file in `dir`. */
