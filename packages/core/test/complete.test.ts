@@ -132,8 +132,7 @@ describe('complete', () => {
   });
 
   test('a pattern subscriber gets completion events too', async ({ redis, redisUrl, queueName }) => {
-    const { Redis } = await import('ioredis');
-    const subscriber = new Redis(redisUrl);
+    const subscriber = openRedis(redisUrl);
     const messages: string[] = [];
     subscriber.on('pmessage', (_pattern: string, _channel: string, message: string) => messages.push(message));
     await subscriber.psubscribe(`queue:{${queueName}}:*`);
