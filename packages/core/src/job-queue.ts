@@ -11,6 +11,7 @@ import { SCRIPTS, pipeScript, registerScripts, runScript, type LuaScript, type R
 import { resolveQueueOptions, type QueueOptions, type ResolvedQueueOptions } from './queue-options.ts';
 import { assertRedisVersion, closeClient, connectRedis, duplicateClient, toJobsError, withRedisErrors, type RedisConnectionInput } from './redis-connection.ts';
 import { claimTokenBase, randomHex } from './random-hex.ts';
+import { TickBatcher } from './tick-batcher.ts';
 import { WorkWaiter } from './wait-for-work.ts';
 import { assertWholeNumber } from './whole-number.ts';
 
@@ -65,6 +66,22 @@ export interface FailOptions {
   permanent?: boolean;
   /** Delay before the retry; default from the kind's (or queue's) backoff policy. */
   retryDelayMs?: number;
+}
+
+/**
+ * Most single enqueues written in one script call. A full batch goes out at once, mid-tick, so
+ * with many enqueues in flight Redis runs one batch while the next is prepared (measured with
+ * 64 in flight: batches of 32 ~70-85k jobs/s, of 500 ~50k, of 16 ~60k).
+ */
+const ENQUEUE_BATCH = 32;
+
+/** One job, checked and encoded for the enqueue script. */
+interface PreparedEnqueue {
+  readonly id: string;
+  /** Its hash key, and its idempotency key when it has one. */
+  readonly keys: readonly string[];
+  /** Its 8 script arguments. */
+  readonly args: readonly (string | number)[];
 }
 
 /** What {@link JobQueue.completeManyAndClaim} did. */
@@ -168,8 +185,12 @@ export class JobQueue<P> {
   readonly #owned: boolean;
   readonly #waiter: WorkWaiter;
   #ready: Promise<unknown> | undefined;
+  /** Set once the checks of {@link #ensureReady} passed. */
+  #isReady = false;
   #closed = false;
   readonly #idSuffix: string;
+  /** Single enqueues of one tick, written in one script call. */
+  readonly #enqueues = new TickBatcher<PreparedEnqueue, EnqueueResult>((jobs) => this.#writeEnqueues(jobs), ENQUEUE_BATCH);
 
   constructor(options: JobQueueOptions<P>) {
     if (typeof options !== 'object' || options === null) throw new InvalidArgumentError('options', 'expected an object');
@@ -203,6 +224,7 @@ export class JobQueue<P> {
       if (partitions !== null && Number(partitions) > 1) {
         throw new InvalidArgumentError('partitions', `queue "${this.name}" is partitioned into ${partitions} (${this.keys.partitions}): open it with partitions: ${partitions}`);
       }
+      this.#isReady = true;
     })().catch((error: unknown) => {
       this.#ready = undefined;
       throw error;
@@ -210,9 +232,14 @@ export class JobQueue<P> {
     return this.#ready;
   }
 
-  async #run(script: LuaScript, keys: readonly string[], args: readonly (string | number)[]): Promise<unknown> {
-    await this.#ensureReady();
-    return withRedisErrors(() => runScript(this.client, script, keys, args));
+  /**
+   * Runs a script. Once the queue is known ready the command is sent at once, in this call (so
+   * a batch sent mid-tick is on the wire while the tick goes on); `coalesce` holds the socket's
+   * writes to the end of the tick (see write-coalescing.ts).
+   */
+  #run(script: LuaScript, keys: readonly string[], args: readonly (string | number)[], coalesce = true): Promise<unknown> {
+    if (this.#isReady && !this.#closed) return withRedisErrors(() => runScript(this.client, script, keys, args, coalesce));
+    return this.#ensureReady().then(() => withRedisErrors(() => runScript(this.client, script, keys, args, coalesce)));
   }
 
   /**
@@ -221,9 +248,9 @@ export class JobQueue<P> {
    * queue's node): returns the reply and how many replicas hold the write. Otherwise the
    * replica count is `undefined`.
    */
-  async #runAcknowledged(script: LuaScript, keys: readonly string[], args: readonly (string | number)[]): Promise<{ reply: unknown; replicas: number | undefined }> {
+  async #runAcknowledged(script: LuaScript, keys: readonly string[], args: readonly (string | number)[], coalesce = true): Promise<{ reply: unknown; replicas: number | undefined }> {
     const { replicas, timeoutMs } = this.options.durability;
-    if (replicas === 0) return { reply: await this.#run(script, keys, args), replicas: undefined };
+    if (replicas === 0) return { reply: await this.#run(script, keys, args, coalesce), replicas: undefined };
     let withSource = false;
     for (let attempt = 0; ; attempt += 1) {
       try {
@@ -290,9 +317,9 @@ export class JobQueue<P> {
    * job that holds it.
    */
   async enqueue<N extends KindName<P>>(kind: N, payload: P[N], options?: EnqueueOptions): Promise<string> {
-    const request = { kind, payload, ...(options !== undefined && { options }) } as unknown as EnqueueRequest<P>;
-    const [result] = await this.enqueueMany([request]);
-    return (result as EnqueueResult).id;
+    // Checked and encoded now, so a bad job fails alone; written with the others of this tick.
+    const prepared = this.#prepareEnqueue({ kind, payload, ...(options !== undefined && { options }) } as unknown as EnqueueRequest<P>, 'payload', 'options');
+    return (await this.#enqueues.add(prepared)).id;
   }
 
   /**
@@ -303,33 +330,61 @@ export class JobQueue<P> {
     if (!Array.isArray(jobs)) throw new InvalidArgumentError('jobs', 'expected an array');
     if (jobs.length === 0) return [];
     if (jobs.length > 10_000) throw new InvalidArgumentError('jobs', `at most 10000 jobs per call, got ${jobs.length}`);
+    const prepared = jobs.map((job, index) => {
+      if (typeof job !== 'object' || job === null) throw new InvalidArgumentError(`jobs[${index}]`, 'expected { kind, payload, options? }');
+      return jobs.length === 1 ? this.#prepareEnqueue(job, 'payload', 'options') : this.#prepareEnqueue(job, `jobs[${index}].payload`, `jobs[${index}].options`);
+    });
+    const answers = await this.#writeEnqueues(prepared);
+    const failed = answers.find((answer): answer is Error => answer instanceof Error);
+    if (failed) {
+      // One call, one answer: durable mode's shortfall names every id written.
+      if (failed instanceof NotReplicatedError) throw new NotReplicatedError(`${jobs.length} jobs`, failed.acknowledged, failed.required, this.options.durability.timeoutMs, answers.map((answer, i) => (answer instanceof Error ? (prepared[i] as PreparedEnqueue).id : answer.id)));
+      throw failed;
+    }
+    return answers as EnqueueResult[];
+  }
+
+  /** Validates and encodes one job for the enqueue script (throws, writing nothing, when it is bad). */
+  #prepareEnqueue(job: EnqueueRequest<P>, payloadField: string, optionsField: string): PreparedEnqueue {
+    const json = this.kinds.encode(job.kind, job.payload, payloadField);
+    const kindOptions = this.kinds.options(job.kind);
+    const options = resolveEnqueueOptions(job.options, this.options.idempotencyTtlMs, optionsField);
+    const id = this.#idSuffix === '' ? randomHex() : randomHex() + this.#idSuffix;
+    const keys = options.idempotencyKey === undefined ? [this.keys.job(id)] : [this.keys.job(id), this.keys.idempotency(options.idempotencyKey)];
+    const args = [
+      id,
+      json,
+      job.kind,
+      options.delayMs,
+      options.runAtMs,
+      options.maxAttempts ?? kindOptions.maxAttempts ?? 0,
+      options.visibilityMs ?? kindOptions.visibilityMs ?? 0,
+      options.idempotencyTtlMs,
+    ];
+    return { id, keys, args };
+  }
+
+  /**
+   * Writes prepared jobs in one script call. Per job its result, or (durable mode) a
+   * {@link NotReplicatedError} naming it: written on the primary, not yet on the replicas.
+   */
+  async #writeEnqueues(jobs: readonly PreparedEnqueue[]): Promise<(EnqueueResult | Error)[]> {
     const keys = [this.keys.pending, this.keys.delayed, this.keys.stats];
     const args: (string | number)[] = [jobs.length];
-    jobs.forEach((job, index) => {
-      const field = jobs.length === 1 ? 'payload' : `jobs[${index}].payload`;
-      if (typeof job !== 'object' || job === null) throw new InvalidArgumentError(`jobs[${index}]`, 'expected { kind, payload, options? }');
-      const json = this.kinds.encode(job.kind, job.payload, field);
-      const kindOptions = this.kinds.options(job.kind);
-      const options = resolveEnqueueOptions(job.options, this.options.idempotencyTtlMs, jobs.length === 1 ? 'options' : `jobs[${index}].options`);
-      const id = this.#idSuffix === '' ? randomHex() : randomHex() + this.#idSuffix;
-      keys.push(this.keys.job(id));
-      if (options.idempotencyKey !== undefined) keys.push(this.keys.idempotency(options.idempotencyKey));
-      args.push(
-        id,
-        json,
-        job.kind,
-        options.delayMs,
-        options.runAtMs,
-        options.maxAttempts ?? kindOptions.maxAttempts ?? 0,
-        options.visibilityMs ?? kindOptions.visibilityMs ?? 0,
-        options.idempotencyTtlMs,
-      );
-    });
-    const { reply, replicas } = await this.#runAcknowledged(SCRIPTS.enqueue, keys, args);
+    for (const job of jobs) {
+      keys.push(...job.keys);
+      args.push(...job.args);
+    }
+    // Not held to the end of the tick: enqueues are batched already, and a full batch should
+    // reach Redis while the tick's other calls are still being prepared.
+    const { reply, replicas } = await this.#runAcknowledged(SCRIPTS.enqueue, keys, args, false);
     const values = reply as (string | number)[];
-    const results: EnqueueResult[] = [];
+    const results: (EnqueueResult | Error)[] = [];
     for (let i = 0; i < values.length; i += 2) results.push({ id: String(values[i]), created: Number(values[i + 1]) === 1 });
-    this.#assertReplicated(results.length === 1 ? `job ${results[0]?.id}` : `${results.length} jobs`, replicas, results.map((result) => result.id));
+    const { replicas: required, timeoutMs } = this.options.durability;
+    if (replicas !== undefined && replicas < required) {
+      return results.map((result) => new NotReplicatedError(`job ${(result as EnqueueResult).id}`, replicas, required, timeoutMs, [(result as EnqueueResult).id]));
+    }
     return results;
   }
 

@@ -14,7 +14,7 @@ export function encodeJson(value: unknown, field: string, maxBytes = Number.POSI
 
 /** Throws {@link NotSerializableError} unless `value` is plain JSON (see {@link encodeJson}). */
 export function assertJsonValue(value: unknown, field: string): void {
-  assertPlainJson(value, field, '', new Set());
+  assertPlainJson(value, field, [], new Set());
 }
 
 /** Returns `json`, or throws {@link PayloadTooLargeError} when it is over `maxBytes` of UTF-8. */
@@ -26,39 +26,49 @@ export function assertJsonSize(json: string, field: string, maxBytes: number): s
   return json;
 }
 
-function pointerPart(key: string): string {
-  return key.replace(/~/g, '~0').replace(/\//g, '~1');
+function pointerPart(key: string | number): string {
+  return String(key).replace(/~/g, '~0').replace(/\//g, '~1');
 }
 
-function assertPlainJson(value: unknown, field: string, pointer: string, ancestors: Set<object>): void {
-  const where = `${field}${pointer}`;
+/** The JSON pointer of `path` under `field`: built only for an error message. */
+function where(field: string, path: readonly (string | number)[]): string {
+  return `${field}${path.map((key) => `/${pointerPart(key)}`).join('')}`;
+}
+
+function assertPlainJson(value: unknown, field: string, path: (string | number)[], ancestors: Set<object>): void {
   switch (typeof value) {
     case 'string':
     case 'boolean':
       return;
     case 'number':
-      if (!Number.isFinite(value)) throw new NotSerializableError(where, `${value} has no JSON form`);
+      if (!Number.isFinite(value)) throw new NotSerializableError(where(field, path), `${value} has no JSON form`);
       return;
     case 'undefined':
-      throw new NotSerializableError(where, 'undefined has no JSON form (omit the property instead)');
+      throw new NotSerializableError(where(field, path), 'undefined has no JSON form (omit the property instead)');
     case 'object':
       break;
     default:
-      throw new NotSerializableError(where, `a ${typeof value} has no JSON form`);
+      throw new NotSerializableError(where(field, path), `a ${typeof value} has no JSON form`);
   }
   if (value === null) return;
-  if (ancestors.has(value)) throw new NotSerializableError(where, 'it contains a cycle');
+  if (ancestors.has(value)) throw new NotSerializableError(where(field, path), 'it contains a cycle');
   ancestors.add(value);
   if (Array.isArray(value)) {
-    value.forEach((item, index) => assertPlainJson(item, field, `${pointer}/${index}`, ancestors));
+    for (let index = 0; index < value.length; index += 1) {
+      path.push(index);
+      assertPlainJson(value[index], field, path, ancestors);
+      path.pop();
+    }
   } else {
     const proto = Object.getPrototypeOf(value) as unknown;
     if (proto !== Object.prototype && proto !== null) {
       const name = (value as { constructor?: { name?: string } }).constructor?.name ?? 'object';
-      throw new NotSerializableError(where, `a ${name} is not a plain object (convert it, e.g. a Date to an ISO string)`);
+      throw new NotSerializableError(where(field, path), `a ${name} is not a plain object (convert it, e.g. a Date to an ISO string)`);
     }
-    for (const [key, item] of Object.entries(value)) {
-      assertPlainJson(item, field, `${pointer}/${pointerPart(key)}`, ancestors);
+    for (const key of Object.keys(value)) {
+      path.push(key);
+      assertPlainJson((value as Record<string, unknown>)[key], field, path, ancestors);
+      path.pop();
     }
   }
   ancestors.delete(value);

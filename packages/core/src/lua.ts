@@ -79,10 +79,10 @@ export function registerScripts(client: RedisClient): void {
   for (const name of SCRIPT_NAMES) ensureRegistered(client, SCRIPTS[name]);
 }
 
-/** Runs `script` with `keys` and `args` in one round trip. */
-export function runScript(client: RedisClient, script: LuaScript, keys: readonly string[], args: readonly (string | number)[]): Promise<unknown> {
+/** Runs `script` with `keys` and `args` in one round trip; `coalesce`: see {@link coalesceWrites}. */
+export function runScript(client: RedisClient, script: LuaScript, keys: readonly string[], args: readonly (string | number)[], coalesce = true): Promise<unknown> {
   ensureRegistered(client, script);
-  coalesceWrites(client);
+  if (coalesce) coalesceWrites(client);
   const command = (client as unknown as Record<string, ScriptCommand>)[script.command] as ScriptCommand;
   return command.call(client, keys.length, ...keys, ...args);
 }

@@ -1,6 +1,8 @@
+import { startRedisServer } from '@jobs/dev-redis';
 import { queueKeysIn, redisTest as test } from '@jobs/testing';
-import { describe, expect } from 'vitest';
-import { isJobsError } from '../src/index.ts';
+import { Redis } from 'ioredis';
+import { describe, expect, test as plainTest } from 'vitest';
+import { isJobsError, JobQueue } from '../src/index.ts';
 import { kinds, openQueue } from './fixtures.ts';
 
 describe('enqueue', () => {
@@ -156,5 +158,30 @@ describe('enqueue', () => {
       expect((caught as { field: string }).field).toBe('queue');
     }
     expect(kinds.names).toEqual(['email', 'webhook', 'thumbnail']);
+  });
+});
+
+describe('enqueues of one tick', () => {
+  plainTest('go out together, 32 to a script call, and a bad one fails alone', async () => {
+    const server = await startRedisServer({ name: 'enqueue-batch' });
+    const admin = new Redis(server.url);
+    const queue = new JobQueue({ redis: server.url, queue: 'batched', kinds });
+    try {
+      await queue.enqueue('email', { recipient: 'warm@example.com' });
+      await admin.config('RESETSTAT');
+      const calls = Array.from({ length: 40 }, (_, n) => queue.enqueue('email', { recipient: n === 7 ? 'not an email' : `${n}@example.com` }));
+      const settled = await Promise.allSettled(calls);
+      expect(settled.filter((outcome) => outcome.status === 'fulfilled')).toHaveLength(39);
+      expect((settled[7] as PromiseRejectedResult).reason).toMatchObject({ code: 'JOBS_VALIDATION', field: 'payload' });
+      const ids = settled.flatMap((outcome) => (outcome.status === 'fulfilled' ? [outcome.value] : []));
+      expect(new Set(ids).size).toBe(39);
+      expect(await admin.llen('queue:{batched}:pending')).toBe(40);
+      // 39 jobs: one full batch of 32 sent at once, the other 7 at the end of the tick.
+      expect(/cmdstat_evalsha:calls=(\d+)/.exec(await admin.info('commandstats'))?.[1]).toBe('2');
+    } finally {
+      await queue.close();
+      admin.disconnect();
+      await server.stop();
+    }
   });
 });
