@@ -139,8 +139,8 @@ function turbo(pnpm, tasks, extra) {
 }
 
 function main() {
-  if (!['demo', 'test', 'test:cluster', 'chaos', 'failover', 'bench'].includes(command)) {
-    fail('usage: node scripts/bootstrap.mjs demo|test|test:cluster|chaos|failover|bench [args...]');
+  if (!['demo', 'test', 'test:cluster', 'chaos', 'failover', 'bench', 'bench:cluster'].includes(command)) {
+    fail('usage: node scripts/bootstrap.mjs demo|test|test:cluster|chaos|failover|bench|bench:cluster [args...]');
   }
   const pnpm = ensurePnpm();
   // turbo (and package scripts) find pnpm on PATH: put the pinned one first.
@@ -173,6 +173,12 @@ function main() {
     run(pnpm, ['exec', 'turbo', 'run', 'build', '--filter=@jobs/bench...', '--output-logs=errors-only']);
     const args = rest.includes('--out') ? rest : [...rest, '--out', join(root, 'docs', 'BENCHMARKS.md')];
     run(process.execPath, [join(root, 'tools', 'bench', 'dist', 'cli.js'), ...args]);
+    return;
+  }
+  if (command === 'bench:cluster') {
+    // npm run bench:cluster -- [--n 20000] [--partitions 6] [--reps 3]: plain vs partitioned on a local cluster.
+    run(pnpm, ['exec', 'turbo', 'run', 'build', '--filter=@jobs/bench...', '--output-logs=errors-only']);
+    run(process.execPath, [join(root, 'tools', 'bench', 'dist', 'cluster-cli.js'), ...rest]);
     return;
   }
   if (command === 'chaos') {

@@ -10,6 +10,9 @@ import { resolveQueueOptions } from './queue-options.ts';
 import { closeClient, connectRedis, withRedisErrors } from './redis-connection.ts';
 import { assertWholeNumber } from './whole-number.ts';
 
+/** Jobs without a key sent to one partition before the next one's turn: one full enqueue batch. */
+const ROUND_ROBIN_RUN = 32;
+
 /** Options of {@link PartitionedQueue}. */
 export interface PartitionedQueueOptions<P> extends Omit<JobQueueOptions<P>, 'idSuffix'> {
   /** Partitions: each its own queue and hash slot. 1 is the plain queue. */
@@ -20,7 +23,8 @@ export interface PartitionedQueueOptions<P> extends Omit<JobQueueOptions<P>, 'id
 export interface PartitionedEnqueueOptions extends EnqueueOptions {
   /**
    * Jobs with the same key go to the same partition (a stable hash of the key), so they are
-   * claimed in the order they were enqueued. Without it, jobs go round robin (an
+   * claimed in the order they were enqueued. Without it, jobs go round robin, 32 to a
+   * partition before the next one's turn (an
    * `idempotencyKey` picks the partition instead, so a resent enqueue meets its first copy).
    */
   partitionKey?: string;
@@ -72,6 +76,8 @@ export class PartitionedQueue<P> {
   /** The partitions, by index. */
   readonly partitions: readonly JobQueue<P>[];
   readonly #owned: boolean;
+  /** Round robin: jobs sent to the current partition so far, and which one it is. */
+  #run = 0;
   #next = 0;
   #layout: Promise<void> | undefined;
 
@@ -121,8 +127,14 @@ export class PartitionedQueue<P> {
     if (options?.partitionKey !== undefined) index = partitionOfKey(options.partitionKey, count);
     else if (typeof options?.idempotencyKey === 'string' && options.idempotencyKey.length > 0) index = partitionOfKey(options.idempotencyKey, count);
     else {
+      // Round robin in runs of a batch: the enqueues of one tick still fill whole script calls
+      // (see JobQueue's batching) instead of splitting into a small call per partition.
       index = this.#next;
-      this.#next = (this.#next + 1) % count;
+      this.#run += 1;
+      if (this.#run >= ROUND_ROBIN_RUN) {
+        this.#run = 0;
+        this.#next = (this.#next + 1) % count;
+      }
     }
     return this.partitions[index] as JobQueue<P>;
   }

@@ -15,15 +15,17 @@ describe('partitioned queues', () => {
     expect(() => partitionOfKey('', 4)).toThrow(expect.objectContaining({ code: 'JOBS_INVALID_ARGUMENT', field: 'partitionKey' }));
   });
 
-  test('jobs go round robin over the partitions, each an ordinary queue under its own hash tag', async ({ redis, redisUrl, queueName }) => {
+  test('jobs go round robin over the partitions, 32 at a time, each an ordinary queue under its own hash tag', async ({ redis, redisUrl, queueName }) => {
     const queue = open(redisUrl, queueName, 4);
-    const ids = await Promise.all(Array.from({ length: 8 }, (_, n) => queue.enqueue('email', { recipient: 'a@example.com', n })));
+    const ids = await Promise.all(Array.from({ length: 160 }, (_, n) => queue.enqueue('email', { recipient: 'a@example.com', n })));
+    // Runs of 32: partitions 0, 1, 2, 3, then 0 again.
+    const expected = [64, 32, 32, 32];
     for (let p = 0; p < 4; p += 1) {
-      expect(await redis.llen(`queue:{${queueName}:p${p}}:pending`)).toBe(2);
+      expect(await redis.llen(`queue:{${queueName}:p${p}}:pending`)).toBe(expected[p]);
+      expect(ids.filter((id) => id.endsWith(`.p${p}`))).toHaveLength(expected[p] as number);
     }
-    expect(ids.map((id) => id.slice(-3)).sort()).toEqual(['.p0', '.p0', '.p1', '.p1', '.p2', '.p2', '.p3', '.p3']);
     expect(await redis.get(`queue:{${queueName}}:partitions`)).toBe('4');
-    expect((await queue.stats()).pendingDepth).toBe(8);
+    expect((await queue.stats()).pendingDepth).toBe(160);
     await queue.close();
   });
 
@@ -63,12 +65,15 @@ describe('partitioned queues', () => {
     const queue = open(redisUrl, queueName, 4);
     const error = await queue
       .enqueueMany([
-        { kind: 'email', payload: { recipient: 'a@example.com' } },
-        { kind: 'email', payload: { recipient: 'b@example.com' } },
-        { kind: 'email', payload: { recipient: 'not an email' } },
+        // Keys 'a', 'b' and 'c' hash to partitions 0, 1 and 2 of 4.
+        { kind: 'email', payload: { recipient: 'a@example.com' }, options: { partitionKey: 'a' } },
+        { kind: 'email', payload: { recipient: 'b@example.com' }, options: { partitionKey: 'b' } },
+        { kind: 'email', payload: { recipient: 'not an email' }, options: { partitionKey: 'c' } },
       ])
       .catch((e: unknown) => e);
+    expect(['a', 'b', 'c'].map((key) => partitionOfKey(key, 4))).toEqual([0, 1, 2]);
     expect(isJobsError(error, 'JOBS_VALIDATION')).toBe(true);
+    expect(error).toMatchObject({ field: 'jobs[2].payload' });
     expect((await queue.stats()).pendingDepth).toBe(0);
     expect(await redis.exists(`queue:{${queueName}}:partitions`)).toBe(0);
     await queue.close();
