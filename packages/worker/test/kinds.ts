@@ -1,4 +1,4 @@
-import { defineKinds } from '../src/index.ts';
+import { defineKinds, type HandlerMap, type PayloadTypesOf } from '../src/index.ts';
 
 /** Four kinds, as a real service would have. */
 export const kinds = defineKinds({
@@ -40,3 +40,11 @@ export const kinds = defineKinds({
     },
   },
 });
+
+/** A handler per kind that completes at once with a result naming its payload. */
+export const okHandlers: HandlerMap<PayloadTypesOf<typeof kinds>> = {
+  email: ({ recipient }) => ({ sentTo: recipient }),
+  webhook: ({ url }) => ({ posted: url }),
+  thumbnail: ({ image, width }) => ({ thumb: `${image}@${width}` }),
+  invoice: ({ customerId, cents }) => ({ charged: cents, customerId }),
+};

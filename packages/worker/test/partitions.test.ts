@@ -1,17 +1,10 @@
 import { createProducer, partitionOfKey } from '@jobs/producer';
 import { redisTest as test, waitFor } from '@jobs/testing';
 import { describe, expect } from 'vitest';
-import { createWorker, type HandlerMap, type PayloadTypesOf, type Worker } from '../src/index.ts';
-import { kinds } from './kinds.ts';
+import { createWorker, type PayloadTypesOf, type Worker } from '../src/index.ts';
+import { kinds, okHandlers } from './kinds.ts';
 
 type Payloads = PayloadTypesOf<typeof kinds>;
-
-const okHandlers: HandlerMap<Payloads> = {
-  email: ({ recipient }) => ({ sentTo: recipient }),
-  webhook: ({ url }) => ({ posted: url }),
-  thumbnail: ({ image, width }) => ({ thumb: `${image}@${width}` }),
-  invoice: ({ customerId, cents }) => ({ charged: cents, customerId }),
-};
 
 describe('a worker on a partitioned queue', () => {
   test('serves every partition: 2,000 jobs over 4 partitions, each completed exactly once', async ({ redis, queueName }) => {

@@ -3,16 +3,9 @@ import { createProducer } from '@jobs/producer';
 import { redisTest as test, waitFor, type TestRedis } from '@jobs/testing';
 import { describe, expect } from 'vitest';
 import { createWorker, isJobsError, PermanentError, type HandlerMap, type Logger, type PayloadTypesOf, type Worker, type WorkerOptions } from '../src/index.ts';
-import { kinds } from './kinds.ts';
+import { kinds, okHandlers } from './kinds.ts';
 
 type Payloads = PayloadTypesOf<typeof kinds>;
-
-const okHandlers: HandlerMap<Payloads> = {
-  email: ({ recipient }) => ({ sentTo: recipient }),
-  webhook: ({ url }) => ({ posted: url }),
-  thumbnail: ({ image, width }) => ({ thumb: `${image}@${width}` }),
-  invoice: ({ customerId, cents }) => ({ charged: cents, customerId }),
-};
 
 function startWorker(redis: TestRedis, queue: string, options: Partial<WorkerOptions<Payloads>> = {}): Worker<Payloads> {
   return createWorker({ redis, queue, kinds, handlers: okHandlers, ...options });
