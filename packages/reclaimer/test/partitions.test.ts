@@ -11,6 +11,8 @@ const kinds = defineKinds({ task: { schema: { type: 'object', properties: { n: {
 describe('partitioned queues in the reclaimer and the admin CLI', () => {
   test("a reclaimer given a partitioned queue's name sweeps every partition", async ({ redis, queueName }) => {
     const queue = new PartitionedQueue({ redis, queue: queueName, kinds, partitions: 3, visibilityMs: 50 });
+    // Recorded as a producer's first enqueue would: the reclaimer finds the partitions by it.
+    await queue.ensureLayout();
     for (const partition of queue.partitions) {
       await partition.enqueueMany([0, 1].map((n) => ({ kind: 'task' as const, payload: { n } })));
       expect(await partition.claim({ max: 2 })).toHaveLength(2);
