@@ -4,7 +4,7 @@ import type { LeaseKeeper } from './lease-keeper.ts';
 
 /** After an empty claim a lane is not asked again for this long, doubling up to the cap. */
 const FIRST_QUIET_MS = 100;
-const MAX_QUIET_MS = 1_000;
+const MAX_QUIET_MS = 500;
 
 /**
  * One queue a worker serves, with its own lease keeper and completion batcher: the queue itself,
@@ -17,8 +17,6 @@ export class Lane {
   readonly completions: CompletionBatcher;
   /** Jobs of this lane running now. */
   running = 0;
-  /** A claim of the worker's fetch loop is in flight on this lane. */
-  claiming = false;
   #quietUntil = 0;
   #quietMs = 0;
   #woken = false;

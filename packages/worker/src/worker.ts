@@ -40,8 +40,8 @@ export interface WorkerOptions<P> extends QueueOptions {
   concurrency?: number;
   /**
    * The queue's partition count, when it is partitioned (see the producer's `partitions`): the
-   * worker serves every partition, round robin, each lane claiming only while the others look
-   * empty. Default 1 (a plain queue).
+   * worker serves every partition, the partitions with work taking turns of 50 ms (an empty one
+   * passes its turn at once). Default 1 (a plain queue).
    */
   partitions?: number;
   /** Sweep for expired leases (crashed workers) this often; 0 turns it off. Default: the visibility timeout, at most 5 s. */
@@ -61,6 +61,9 @@ export interface CloseOptions {
 }
 
 const MAX_CLAIM_BATCH = 100;
+
+/** With partitions: how long one lane's turn lasts while others have work. */
+const LANE_TURN_MS = 50;
 
 function pause(ms: number, signal: AbortSignal): Promise<void> {
   return new Promise((resolve) => {
@@ -87,9 +90,9 @@ export class Worker<P> extends EventEmitter<WorkerEventMap> {
   readonly #group: PartitionedQueue<P>;
   /** One per partition (one for a plain queue). */
   readonly #lanes: readonly Lane[];
-  #nextLane = 0;
-  /** With partitions: the slots one lane may hold while others may have work. */
-  readonly #share: number;
+  /** With partitions: the lane whose turn it is to be claimed from, and since when. */
+  #focus = 0;
+  #focusSince = 0;
   readonly #handlers: HandlerMap<P>;
   readonly #log: Logger;
   readonly #reclaimIntervalMs: number;
@@ -128,7 +131,6 @@ export class Worker<P> extends EventEmitter<WorkerEventMap> {
     this.#handlers = handlers;
     this.#log = childLogger(logger, { queue });
     this.#reclaimIntervalMs = interval;
-    this.#share = Math.max(1, Math.ceil(concurrency / this.#group.partitions.length));
     this.#lanes = this.#group.partitions.map((partition) => this.#openLane(partition as JobQueue<unknown>));
     this.#fetching = this.#fetchLoop();
     if (interval > 0) this.#scheduleSweep();
@@ -142,12 +144,9 @@ export class Worker<P> extends EventEmitter<WorkerEventMap> {
       {
         reserve: (completing: number): number => {
           if (this.#stop.signal.aborted) return 0;
-          // With partitions, while another lane may have work a lane's completions bring it back
-          // up to its fair share only; the rest of the slots go to the round robin, so no lane
-          // starves. When every other lane looks empty it takes what is free.
-          if (this.#lanes.length > 1 && this.#lanes.some((other) => other !== lane && other.mayHaveWork())) {
-            return Math.max(0, Math.min(completing, this.#share - (lane.running - completing)));
-          }
+          // With partitions, claims ride on the completions of the lane whose turn it is only;
+          // the others' slots go back to the fetch loop, which serves that lane.
+          if (this.#lanes.length > 1 && this.#focusLane() !== lane) return 0;
           const extra = Math.max(0, this.#free());
           this.#reserved += extra;
           return completing + extra;
@@ -255,67 +254,61 @@ export class Worker<P> extends EventEmitter<WorkerEventMap> {
   }
 
   /**
-   * A partitioned queue: free slots go round robin, a fair share per claim, to the lanes that
-   * may have work, with the claims of different lanes in flight at once (in a cluster, on
-   * different nodes). When every lane looks empty, block on all of them at once.
+   * A partitioned queue: the lanes take turns of {@link LANE_TURN_MS} (a lane that looks empty
+   * passes its turn at once), and all claims go to the lane whose turn it is, with every free
+   * slot. Over time each partition with work gets an equal share of the worker, and each claim
+   * and completion batch stays as large as on a plain queue. When every lane looks empty, block
+   * on all of them at once.
    */
   async #fetchLanes(): Promise<void> {
     let failures = 0;
     while (!this.#stop.signal.aborted) {
-      let free = this.#free();
+      const free = this.#free();
       if (free <= 0) {
         await this.#slotFreed();
         continue;
       }
-      const settled = this.#slotFreed();
-      let sent = 0;
-      for (let lane = this.#nextLaneWithWork(); lane && free > 0; lane = this.#nextLaneWithWork()) {
-        const wanted = Math.min(free, this.#share);
-        free -= wanted;
-        this.#reserved += wanted;
-        lane.claiming = true;
-        sent += 1;
-        const claiming = lane;
-        void lane.queue
-          .claim({ max: wanted })
-          .then(
-            (jobs) => {
-              failures = 0;
-              claiming.claimed(jobs.length);
-              // Jobs claimed while stopping still run (or are handed back): never dropped.
-              for (const job of jobs) this.#ready.push({ job, lane: claiming });
-            },
-            (error: unknown) => {
-              failures += 1;
-              if (!this.#stop.signal.aborted) this.#reportError(error, 'claim failed');
-            },
-          )
-          .finally(() => {
-            this.#reserved -= wanted;
-            claiming.claiming = false;
-            this.#startReady();
-            this.#wakeSlotWaiters();
-          });
-      }
-      if (sent > 0) {
-        await settled;
-        if (failures > 0) await pause(Math.min(5_000, 50 * 2 ** failures), this.#stop.signal);
+      const lane = this.#focusLane();
+      if (!lane) {
+        await this.#waitForAnyLane();
         continue;
       }
-      if (this.#lanes.some((lane) => lane.claiming)) await settled;
-      else await this.#waitForAnyLane();
+      const wanted = Math.min(free, MAX_CLAIM_BATCH);
+      this.#reserved += wanted;
+      let jobs: ClaimedJob[];
+      try {
+        jobs = await lane.queue.claim({ max: wanted });
+        lane.claimed(jobs.length);
+        failures = 0;
+      } catch (error) {
+        if (this.#stop.signal.aborted) break;
+        failures += 1;
+        this.#reportError(error, 'claim failed');
+        await pause(Math.min(5_000, 50 * 2 ** failures), this.#stop.signal);
+        continue;
+      } finally {
+        this.#reserved -= wanted;
+      }
+      // Jobs claimed while stopping still run (or are handed back): a claimed job is never dropped.
+      for (const job of jobs) this.#ready.push({ job, lane });
+      this.#startReady();
     }
   }
 
-  /** The next lane, round robin, that may have work. */
-  #nextLaneWithWork(): Lane | undefined {
-    const now = Date.now();
+  /**
+   * The lane whose turn it is: the current one until its turn is over or it looks empty, then
+   * the next that may have work, round robin (the current one again only when no other has).
+   */
+  #focusLane(now = Date.now()): Lane | undefined {
     const count = this.#lanes.length;
-    for (let i = 0; i < count; i += 1) {
-      const index = (this.#nextLane + i) % count;
+    const current = this.#lanes[this.#focus] as Lane;
+    if (current.mayHaveWork(now) && now - this.#focusSince < LANE_TURN_MS) return current;
+    for (let step = 1; step <= count; step += 1) {
+      const index = (this.#focus + step) % count;
       const lane = this.#lanes[index] as Lane;
-      if (!lane.claiming && lane.mayHaveWork(now)) {
-        this.#nextLane = (index + 1) % count;
+      if (lane.mayHaveWork(now)) {
+        this.#focus = index;
+        this.#focusSince = now;
         return lane;
       }
     }
