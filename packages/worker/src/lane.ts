@@ -15,8 +15,6 @@ export class Lane {
   readonly queue: JobQueue<unknown>;
   readonly leases: LeaseKeeper;
   readonly completions: CompletionBatcher;
-  /** Jobs of this lane running now. */
-  running = 0;
   #quietUntil = 0;
   #quietMs = 0;
   #woken = false;

@@ -335,12 +335,10 @@ export class Worker<P> extends EventEmitter<WorkerEventMap> {
   #start(job: ClaimedJob, lane: Lane): void {
     const execution = new Execution(job, lane);
     this.#active.set(job.token, execution);
-    lane.running += 1;
     execution.done = this.#execute(execution)
       .catch((error: unknown) => this.#reportError(error, 'job bookkeeping failed'))
       .finally(() => {
         lane.leases.remove(job);
-        lane.running -= 1;
         this.#active.delete(job.token);
         this.#startReady();
         this.#wakeSlotWaiters();
