@@ -206,93 +206,64 @@ export class Worker<P> extends EventEmitter<WorkerEventMap> {
     for (const wake of waiters) wake();
   }
 
+  /**
+   * Claims while there are free slots. A plain queue blocks in Redis until work comes. A
+   * partitioned one claims from the lane whose turn it is (see {@link #focusLane}): the lanes
+   * with work take turns of {@link LANE_TURN_MS}, an empty one passing its turn at once, so each
+   * partition with work gets an equal share of the worker over time while every claim and
+   * completion batch stays as large as on a plain queue; when every lane looks empty it blocks
+   * on all of them at once.
+   */
   async #fetchLoop(): Promise<void> {
+    const failures = { count: 0 };
     // A partition count that differs from the one Redis recorded would leave partitions unserved.
-    let failures = 0;
     while (!this.#stop.signal.aborted) {
       try {
         await this.#group.ensureLayout();
         break;
       } catch (error) {
-        failures += 1;
+        failures.count += 1;
         this.#reportError(error, 'the partition layout does not match');
-        await pause(Math.min(5_000, 50 * 2 ** failures), this.#stop.signal);
+        await pause(Math.min(5_000, 50 * 2 ** failures.count), this.#stop.signal);
       }
     }
-    if (this.#lanes.length === 1) await this.#fetchOneLane(this.#lanes[0] as Lane);
-    else await this.#fetchLanes();
-  }
-
-  /** A plain queue: claim what is free, blocking in Redis until work comes. */
-  async #fetchOneLane(lane: Lane): Promise<void> {
-    let failures = 0;
+    failures.count = 0;
+    const single = this.#lanes.length === 1;
     while (!this.#stop.signal.aborted) {
       const free = this.#free();
       if (free <= 0) {
         await this.#slotFreed();
         continue;
       }
-      const wanted = Math.min(free, MAX_CLAIM_BATCH);
-      this.#reserved += wanted;
-      let jobs: ClaimedJob[];
-      try {
-        jobs = await lane.queue.claim({ max: wanted, blockMs: 1_000, signal: this.#stop.signal });
-        failures = 0;
-      } catch (error) {
-        if (this.#stop.signal.aborted) break;
-        failures += 1;
-        this.#reportError(error, 'claim failed');
-        await pause(Math.min(5_000, 50 * 2 ** failures), this.#stop.signal);
-        continue;
-      } finally {
-        this.#reserved -= wanted;
-      }
-      // Jobs claimed while stopping still run (or are handed back): a claimed job is never dropped.
-      for (const job of jobs) this.#ready.push({ job, lane });
-      this.#startReady();
-    }
-  }
-
-  /**
-   * A partitioned queue: the lanes take turns of {@link LANE_TURN_MS} (a lane that looks empty
-   * passes its turn at once), and all claims go to the lane whose turn it is, with every free
-   * slot. Over time each partition with work gets an equal share of the worker, and each claim
-   * and completion batch stays as large as on a plain queue. When every lane looks empty, block
-   * on all of them at once.
-   */
-  async #fetchLanes(): Promise<void> {
-    let failures = 0;
-    while (!this.#stop.signal.aborted) {
-      const free = this.#free();
-      if (free <= 0) {
-        await this.#slotFreed();
-        continue;
-      }
-      const lane = this.#focusLane();
+      const lane = single ? (this.#lanes[0] as Lane) : this.#focusLane();
       if (!lane) {
         await this.#waitForAnyLane();
         continue;
       }
-      const wanted = Math.min(free, MAX_CLAIM_BATCH);
-      this.#reserved += wanted;
-      let jobs: ClaimedJob[];
-      try {
-        jobs = await lane.queue.claim({ max: wanted });
-        lane.claimed(jobs.length);
-        failures = 0;
-      } catch (error) {
-        if (this.#stop.signal.aborted) break;
-        failures += 1;
-        this.#reportError(error, 'claim failed');
-        await pause(Math.min(5_000, 50 * 2 ** failures), this.#stop.signal);
-        continue;
-      } finally {
-        this.#reserved -= wanted;
-      }
-      // Jobs claimed while stopping still run (or are handed back): a claimed job is never dropped.
-      for (const job of jobs) this.#ready.push({ job, lane });
-      this.#startReady();
+      await this.#claimOnce(lane, Math.min(free, MAX_CLAIM_BATCH), single ? 1_000 : 0, failures);
     }
+  }
+
+  /** One claim on `lane` for up to `wanted` jobs (waiting up to `blockMs` for work); its jobs start as slots allow. */
+  async #claimOnce(lane: Lane, wanted: number, blockMs: number, failures: { count: number }): Promise<void> {
+    this.#reserved += wanted;
+    let jobs: ClaimedJob[];
+    try {
+      jobs = await lane.queue.claim({ max: wanted, blockMs, signal: this.#stop.signal });
+      lane.claimed(jobs.length);
+      failures.count = 0;
+    } catch (error) {
+      if (this.#stop.signal.aborted) return;
+      failures.count += 1;
+      this.#reportError(error, 'claim failed');
+      await pause(Math.min(5_000, 50 * 2 ** failures.count), this.#stop.signal);
+      return;
+    } finally {
+      this.#reserved -= wanted;
+    }
+    // Jobs claimed while stopping still run (or are handed back): a claimed job is never dropped.
+    for (const job of jobs) this.#ready.push({ job, lane });
+    this.#startReady();
   }
 
   /**
