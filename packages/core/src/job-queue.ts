@@ -187,6 +187,8 @@ export class JobQueue<P> {
   #ready: Promise<unknown> | undefined;
   /** Set once the checks of {@link #ensureReady} passed. */
   #isReady = false;
+  /** From the last claim: ms until the next delayed job was due (-1: none), and when that was. */
+  #dueHint: { untilDueMs: number; atMs: number } | undefined;
   #closed = false;
   readonly #idSuffix: string;
   /** Single enqueues of one tick, written in one script call. */
@@ -414,18 +416,25 @@ export class JobQueue<P> {
     let nowMs = 0;
     for (;;) {
       const remaining = deadline - Date.now();
+      // How long until the next delayed job is due: from this call's last claim, else from the
+      // previous call's (then the wait starts at once: a push wakes it, and the claim behind it
+      // runs either way); with neither, claim once first to learn it.
+      const hint = this.#dueHint;
+      let untilDue: number | undefined;
+      if (nowMs !== 0) untilDue = nextDueMs >= 0 ? Math.max(1, nextDueMs - nowMs) : remaining;
+      else if (hint) untilDue = hint.untilDueMs >= 0 ? Math.max(1, hint.untilDueMs - (Date.now() - hint.atMs)) : remaining;
       let reply: unknown[];
-      if (nowMs === 0 || remaining <= 0) {
+      if (untilDue === undefined || remaining <= 0) {
         reply = (await this.#run(SCRIPTS.claim, this.#claimKeys(), this.#claimArgs(max))) as unknown[];
       } else {
         // Wake for the next delayed job too; a delayed job is not in pending, so no push wakes us.
-        const untilDue = nextDueMs >= 0 ? Math.max(1, nextDueMs - nowMs) : remaining;
         await this.#ensureReady();
         const claimed = await this.#waiter.waitThenRun(Math.min(remaining, untilDue), SCRIPTS.claim, this.#claimKeys(), this.#claimArgs(max), options.signal);
         reply = claimed ?? ((await this.#run(SCRIPTS.claim, this.#claimKeys(), this.#claimArgs(max))) as unknown[]);
       }
       nowMs = Number(reply[0]);
       nextDueMs = Number(reply[1]);
+      this.#dueHint = { untilDueMs: nextDueMs >= 0 ? nextDueMs - nowMs : -1, atMs: Date.now() };
       const jobs = readClaimedJobs(reply, 2, nowMs);
       if (jobs.length > 0 || deadline - Date.now() <= 0 || this.#closed || options.signal?.aborted) return jobs;
     }
