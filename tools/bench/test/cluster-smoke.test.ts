@@ -1,0 +1,16 @@
+import { describe, expect, test } from 'vitest';
+import { clusterReport, runClusterBench } from '../src/cluster-bench.ts';
+
+describe('cluster benchmark smoke run (tiny sizes; figures mean nothing, completion does)', () => {
+  test('plain and partitioned queues both run on a real cluster, and every partition has a master', async () => {
+    const run = await runClusterBench({ n: 200, reps: 1, partitions: 4 });
+    for (const result of [...run.single, ...run.partitioned]) {
+      expect(result.enqueueRate).toBeGreaterThan(0);
+      expect(result.processRate).toBeGreaterThan(0);
+    }
+    // The plain queue's scripts ran on one master; the partitions' on their masters.
+    expect(Object.values(run.single[0]?.scriptCallsByMaster ?? {}).filter((calls) => calls > 0)).toHaveLength(1);
+    expect(run.placement.flatMap((master) => master.partitions).sort()).toEqual(['bench-parted:p0', 'bench-parted:p1', 'bench-parted:p2', 'bench-parted:p3']);
+    expect(clusterReport(run)).toContain('| partitioned / plain |');
+  }, 60_000);
+});
