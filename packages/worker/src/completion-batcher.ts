@@ -36,7 +36,6 @@ export class CompletionBatcher {
   #waiting: Waiting[] = [];
   #inFlight = 0;
   #scheduled = false;
-  #idle: (() => void)[] = [];
 
   /** `maxBatch`: most completions per call (half the concurrency keeps two calls busy). */
   constructor(queue: JobQueue<unknown>, slots: ClaimSlots, maxBatch: number) {
@@ -60,12 +59,6 @@ export class CompletionBatcher {
     });
   }
 
-  /** Resolves once no batch is waiting or in flight. */
-  idle(): Promise<void> {
-    if (this.#inFlight === 0 && this.#waiting.length === 0) return Promise.resolve();
-    return new Promise((resolve) => this.#idle.push(resolve));
-  }
-
   #send(): void {
     while (this.#waiting.length > 0 && this.#inFlight < MAX_IN_FLIGHT) {
       const batch = this.#waiting.splice(0, this.#maxBatch);
@@ -73,11 +66,6 @@ export class CompletionBatcher {
       void this.#call(batch).finally(() => {
         this.#inFlight -= 1;
         this.#send();
-        if (this.#inFlight === 0 && this.#waiting.length === 0) {
-          const idle = this.#idle;
-          this.#idle = [];
-          for (const resolve of idle) resolve();
-        }
       });
     }
   }
