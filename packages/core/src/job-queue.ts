@@ -522,7 +522,11 @@ export class JobQueue<P> {
   async completeManyAndClaim(items: readonly { job: ClaimedJob; result: unknown }[], options: { max?: number } = {}): Promise<CompleteAndClaimResult> {
     const max = assertWholeNumber('max', options.max ?? 1, 0, 1_000);
     const outcomes: CompleteOutcome[] = new Array(items.length);
-    const accepted = this.#encodeSettled(items, outcomes);
+    return this.#completeEncodedAndClaim(this.#encodeSettled(items, outcomes), outcomes, max);
+  }
+
+  /** {@link completeManyAndClaim} for results already encoded; fills in `outcomes` at each index. */
+  async #completeEncodedAndClaim(accepted: readonly { job: ClaimedJob; json: string; index: number }[], outcomes: CompleteOutcome[], max: number): Promise<CompleteAndClaimResult> {
     if (accepted.length === 0 && max === 0) return { outcomes, next: [] };
     const o = this.options;
     const keys = [this.keys.pending, this.keys.processing, this.keys.leases, this.keys.stats, this.keys.delayed, this.keys.completed];
@@ -550,8 +554,8 @@ export class JobQueue<P> {
   async completeAndClaim(job: ClaimedJob, result: unknown, options: { max?: number } = {}): Promise<{ completed: boolean; next: ClaimedJob[] }> {
     const max = assertWholeNumber('max', options.max ?? 1, 1, 1_000);
     // A result that cannot be stored throws here, as complete() does, and nothing is claimed.
-    this.#encodeResult(result, 'result');
-    const { outcomes, next } = await this.completeManyAndClaim([{ job, result }], { max });
+    const json = this.#encodeResult(result, 'result');
+    const { outcomes, next } = await this.#completeEncodedAndClaim([{ job, json, index: 0 }], new Array<CompleteOutcome>(1), max);
     return { completed: outcomes[0]?.status === 'completed', next };
   }
 
