@@ -1,5 +1,10 @@
 import { pipeScript, registerScripts, type LuaScript, type RedisClient } from './lua.ts';
 
+/** A BLMOVE timeout: it takes seconds, and 0 would mean forever, so never below 10 ms. */
+function blockSeconds(ms: number): string {
+  return Math.max(0.01, ms / 1000).toFixed(3);
+}
+
 /**
  * Waits, without polling, until the pending list may hold work. It blocks on Redis with
  * `BLMOVE pending pending RIGHT RIGHT`: a move from the right end back onto the right end,
@@ -64,8 +69,7 @@ export class WorkWaiter {
     }
     const client = this.#blockingClient();
     const pipe = client.pipeline();
-    // BLMOVE takes seconds; 0 would mean forever, so never go below 10 ms.
-    pipe.blmove(this.#pendingKey, this.#pendingKey, 'RIGHT', 'RIGHT', Math.max(0.01, Math.min(timeoutMs, this.#maxBlockMs) / 1000).toFixed(3));
+    pipe.blmove(this.#pendingKey, this.#pendingKey, 'RIGHT', 'RIGHT', blockSeconds(Math.min(timeoutMs, this.#maxBlockMs)));
     pipeScript(pipe, script, keys, args);
     const onAbort = (): void => {
       if (this.#client === client) this.#client = undefined;
@@ -103,11 +107,8 @@ export class WorkWaiter {
   }
 
   async #block(timeoutMs: number): Promise<void> {
-    this.#blockingClient();
-    // BLMOVE takes seconds; 0 would mean forever, so never go below 10 ms.
-    const seconds = Math.max(0.01, timeoutMs / 1000).toFixed(3);
     try {
-      await this.#blockingClient().blmove(this.#pendingKey, this.#pendingKey, 'RIGHT', 'RIGHT', seconds);
+      await this.#blockingClient().blmove(this.#pendingKey, this.#pendingKey, 'RIGHT', 'RIGHT', blockSeconds(timeoutMs));
     } catch {
       // A dropped connection or a close: the caller's claim attempt finds out what is true.
       if (!this.#closed) await new Promise((resolve) => setTimeout(resolve, Math.min(timeoutMs, 100)));
