@@ -168,29 +168,21 @@ function main() {
     return;
   }
 
-  if (command === 'bench') {
-    // npm run bench (or pnpm bench) -- [--n 10000] [--reps 3]: writes docs/BENCHMARKS.md and its chart.
-    run(pnpm, ['exec', 'turbo', 'run', 'build', '--filter=@jobs/bench...', '--output-logs=errors-only']);
-    const args = rest.includes('--out') ? rest : [...rest, '--out', join(root, 'docs', 'BENCHMARKS.md')];
-    run(process.execPath, [join(root, 'tools', 'bench', 'dist', 'cli.js'), ...args]);
-    return;
-  }
-  if (command === 'bench:cluster') {
-    // npm run bench:cluster -- [--n 20000] [--partitions 6] [--reps 3]: plain vs partitioned on a local cluster.
-    run(pnpm, ['exec', 'turbo', 'run', 'build', '--filter=@jobs/bench...', '--output-logs=errors-only']);
-    run(process.execPath, [join(root, 'tools', 'bench', 'dist', 'cluster-cli.js'), ...rest]);
-    return;
-  }
-  if (command === 'chaos') {
-    // A longer chaos run than the one in npm test: npm run test:chaos -- --seconds 600
-    run(pnpm, ['exec', 'turbo', 'run', 'build', '--filter=@jobs/chaos...', '--output-logs=errors-only']);
-    run(process.execPath, [join(root, 'tools', 'chaos', 'dist', 'cli.js'), ...rest]);
-    return;
-  }
-  if (command === 'failover') {
-    // The failover run in both modes, longer than in npm test: npm run test:failover -- --seconds 120
-    run(pnpm, ['exec', 'turbo', 'run', 'build', '--filter=@jobs/chaos...', '--output-logs=errors-only']);
-    run(process.execPath, [join(root, 'tools', 'chaos', 'dist', 'failover-cli.js'), ...rest]);
+  // The tools' CLIs: build the tool and what it needs, then run its built entry point.
+  //   npm run bench -- [--n 10000] [--reps 3]       writes docs/BENCHMARKS.md and its chart
+  //   npm run bench:cluster -- [--n 20000] [--partitions 6] [--reps 3]   plain vs partitioned on a local cluster
+  //   npm run test:chaos -- --seconds 600           a longer chaos run than the one in npm test
+  //   npm run test:failover -- --seconds 120        the failover run in both modes, longer than in npm test
+  const tools = {
+    bench: ['bench', 'cli.js', rest.includes('--out') ? rest : [...rest, '--out', join(root, 'docs', 'BENCHMARKS.md')]],
+    'bench:cluster': ['bench', 'cluster-cli.js', rest],
+    chaos: ['chaos', 'cli.js', rest],
+    failover: ['chaos', 'failover-cli.js', rest],
+  };
+  if (command in tools) {
+    const [tool, entry, args] = tools[command];
+    run(pnpm, ['exec', 'turbo', 'run', 'build', `--filter=@jobs/${tool}...`, '--output-logs=errors-only']);
+    run(process.execPath, [join(root, 'tools', tool, 'dist', entry), ...args]);
     return;
   }
 
