@@ -18,6 +18,7 @@ export type {
   FailOptions,
   FailOutcome,
   JobQueueOptions,
+  PreparedEnqueue,
   ListState,
   QueueStats,
   ReclaimResult,

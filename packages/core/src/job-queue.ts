@@ -75,8 +75,8 @@ export interface FailOptions {
  */
 const ENQUEUE_BATCH = 32;
 
-/** One job, checked and encoded for the enqueue script. */
-interface PreparedEnqueue {
+/** One job, checked and encoded for the enqueue script (see {@link JobQueue.prepareEnqueue}). */
+export interface PreparedEnqueue {
   readonly id: string;
   /** Its hash key, and its idempotency key when it has one. */
   readonly keys: readonly string[];
@@ -334,13 +334,31 @@ export class JobQueue<P> {
     if (jobs.length > 10_000) throw new InvalidArgumentError('jobs', `at most 10000 jobs per call, got ${jobs.length}`);
     const prepared = jobs.map((job, index) => {
       if (typeof job !== 'object' || job === null) throw new InvalidArgumentError(`jobs[${index}]`, 'expected { kind, payload, options? }');
-      return jobs.length === 1 ? this.#prepareEnqueue(job, 'payload', 'options') : this.#prepareEnqueue(job, `jobs[${index}].payload`, `jobs[${index}].options`);
+      return this.prepareEnqueue(job, jobs.length === 1 ? undefined : index);
     });
+    return this.enqueuePrepared(prepared);
+  }
+
+  /**
+   * Checks and encodes one job for {@link enqueuePrepared}, writing nothing; throws as
+   * {@link enqueueMany} would (`at`: its index in the caller's batch, for the error's field).
+   * For a caller that must check jobs bound for several queues before writing to any (a
+   * partitioned queue's batch), so that no job is checked twice.
+   */
+  prepareEnqueue(job: EnqueueRequest<P>, at?: number): PreparedEnqueue {
+    const prefix = at === undefined ? '' : `jobs[${at}].`;
+    if (typeof job !== 'object' || job === null) throw new InvalidArgumentError(at === undefined ? 'job' : `jobs[${at}]`, 'expected { kind, payload, options? }');
+    return this.#prepareEnqueue(job, `${prefix}payload`, `${prefix}options`);
+  }
+
+  /** Writes jobs from {@link prepareEnqueue} in one round trip and one atomic script. */
+  async enqueuePrepared(prepared: readonly PreparedEnqueue[]): Promise<EnqueueResult[]> {
+    if (prepared.length === 0) return [];
     const answers = await this.#writeEnqueues(prepared);
     const failed = answers.find((answer): answer is Error => answer instanceof Error);
     if (failed) {
       // One call, one answer: durable mode's shortfall names every id written.
-      if (failed instanceof NotReplicatedError) throw new NotReplicatedError(`${jobs.length} jobs`, failed.acknowledged, failed.required, this.options.durability.timeoutMs, answers.map((answer, i) => (answer instanceof Error ? (prepared[i] as PreparedEnqueue).id : answer.id)));
+      if (failed instanceof NotReplicatedError) throw new NotReplicatedError(`${prepared.length} jobs`, failed.acknowledged, failed.required, this.options.durability.timeoutMs, answers.map((answer, i) => (answer instanceof Error ? (prepared[i] as PreparedEnqueue).id : answer.id)));
       throw failed;
     }
     return answers as EnqueueResult[];

@@ -1,5 +1,5 @@
 import { InvalidArgumentError } from './errors.ts';
-import { JobQueue, type CancelOutcome, type EnqueueRequest, type EnqueueResult, type JobQueueOptions, type QueueStats } from './job-queue.ts';
+import { JobQueue, type CancelOutcome, type EnqueueRequest, type EnqueueResult, type JobQueueOptions, type PreparedEnqueue, type QueueStats } from './job-queue.ts';
 import type { JobRecord } from './job-record.ts';
 import type { EnqueueOptions } from './enqueue-options.ts';
 import { assertJobId, queueKeys, type QueueKeys } from './keys.ts';
@@ -155,7 +155,7 @@ export class PartitionedQueue<P> {
 
   /**
    * Enqueues many jobs: one atomic script per partition involved, the partitions in parallel.
-   * Every payload is validated before anything is written; a Redis failure part way can leave
+   * Every payload is validated (once) before anything is written; a Redis failure part way can leave
    * some partitions written (each partition's share is all or nothing). Results in input order.
    */
   async enqueueMany(jobs: readonly PartitionedEnqueueRequest<P>[]): Promise<EnqueueResult[]> {
@@ -171,24 +171,22 @@ export class PartitionedQueue<P> {
       });
       return (this.partitions[0] as JobQueue<P>).enqueueMany(jobs as readonly EnqueueRequest<P>[]);
     }
-    const groups = new Map<JobQueue<P>, { jobs: EnqueueRequest<P>[]; at: number[] }>();
+    // Every job is checked and encoded, once, before the first write anywhere.
+    const groups = new Map<JobQueue<P>, { jobs: PreparedEnqueue[]; at: number[] }>();
     jobs.forEach((job, index) => {
       if (typeof job !== 'object' || job === null) throw new InvalidArgumentError(`jobs[${index}]`, 'expected { kind, payload, options? }');
       const partition = this.partitionFor(job.options);
+      const request = { kind: job.kind, payload: job.payload, ...(job.options !== undefined && { options: withoutPartitionKey(job.options) }) } as EnqueueRequest<P>;
       const group = groups.get(partition) ?? { jobs: [], at: [] };
       groups.set(partition, group);
-      group.jobs.push({ kind: job.kind, payload: job.payload, ...(job.options !== undefined && { options: withoutPartitionKey(job.options) }) } as EnqueueRequest<P>);
+      group.jobs.push(partition.prepareEnqueue(request, jobs.length === 1 ? undefined : index));
       group.at.push(index);
     });
-    // Every payload is validated before the first write anywhere (one partition checks its own).
-    if (groups.size > 1) {
-      for (const [, group] of groups) group.jobs.forEach((job, i) => this.kinds.encode(job.kind, job.payload, `jobs[${group.at[i] as number}].payload`));
-    }
     await this.ensureLayout();
     const results: EnqueueResult[] = new Array(jobs.length);
     await Promise.all(
       [...groups].map(async ([partition, group]) => {
-        const written = await partition.enqueueMany(group.jobs);
+        const written = await partition.enqueuePrepared(group.jobs);
         written.forEach((result, i) => {
           results[group.at[i] as number] = result;
         });
