@@ -48,26 +48,33 @@ export class CompletionBatcher {
   complete(job: ClaimedJob, result: unknown): Promise<CompleteOutcome> {
     return new Promise((resolve, reject) => {
       this.#waiting.push({ job, result, resolve, reject });
-      if (!this.#scheduled && this.#inFlight < MAX_IN_FLIGHT) {
-        this.#scheduled = true;
-        // Let every handler that finishes in this turn of the event loop join the batch.
-        setImmediate(() => {
-          this.#scheduled = false;
-          this.#send();
-        });
-      }
+      // Let every handler that finishes in this turn of the event loop join the batch.
+      if (this.#inFlight < MAX_IN_FLIGHT) this.#schedule();
     });
   }
 
   #send(): void {
-    while (this.#waiting.length > 0 && this.#inFlight < MAX_IN_FLIGHT) {
-      const batch = this.#waiting.splice(0, this.#maxBatch);
-      this.#inFlight += 1;
-      void this.#call(batch).finally(() => {
-        this.#inFlight -= 1;
-        this.#send();
-      });
-    }
+    if (this.#waiting.length === 0 || this.#inFlight >= MAX_IN_FLIGHT) return;
+    const batch = this.#waiting.splice(0, this.#maxBatch);
+    this.#inFlight += 1;
+    void this.#call(batch).finally(() => {
+      this.#inFlight -= 1;
+      this.#send();
+    });
+    // One call per turn of the event loop. Two sent in the same turn leave in one write, Redis
+    // reads them together and answers both only after running both, and the worker then idles
+    // while Redis works and the other way round. A turn apart, Redis answers the first while
+    // the second waits in its socket, and the worker runs the first's jobs meanwhile.
+    if (this.#waiting.length > 0 && this.#inFlight < MAX_IN_FLIGHT) this.#schedule();
+  }
+
+  #schedule(): void {
+    if (this.#scheduled) return;
+    this.#scheduled = true;
+    setImmediate(() => {
+      this.#scheduled = false;
+      this.#send();
+    });
   }
 
   async #call(batch: Waiting[]): Promise<void> {
