@@ -1,4 +1,4 @@
-import { pipeScript, registerScripts, type LuaScript, type RedisClient } from './lua.ts';
+import { registerScripts, runScript, type LuaScript, type RedisClient } from './lua.ts';
 
 /** A BLMOVE timeout: it takes seconds, and 0 would mean forever, so never below 10 ms. */
 function blockSeconds(ms: number): string {
@@ -68,19 +68,17 @@ export class WorkWaiter {
       return undefined;
     }
     const client = this.#blockingClient();
-    const pipe = client.pipeline();
-    pipe.blmove(this.#pendingKey, this.#pendingKey, 'RIGHT', 'RIGHT', blockSeconds(Math.min(timeoutMs, this.#maxBlockMs)));
-    pipeScript(pipe, script, keys, args);
+    // Two commands written back to back on the blocking connection: Redis reads the script
+    // only once BLMOVE lets go of the connection. (Not an ioredis pipeline: making one copies
+    // every registered command onto it, a few kilobytes per wake.)
+    void client.blmove(this.#pendingKey, this.#pendingKey, 'RIGHT', 'RIGHT', blockSeconds(Math.min(timeoutMs, this.#maxBlockMs))).catch(() => undefined);
     const onAbort = (): void => {
       if (this.#client === client) this.#client = undefined;
       client.disconnect();
     };
     signal?.addEventListener('abort', onAbort, { once: true });
-    const run = pipe.exec().then(
-      (replies) => {
-        const [error, reply] = replies?.[1] ?? [new Error('no reply'), undefined];
-        return error ? undefined : (reply as unknown[]);
-      },
+    const run = runScript(client, script, keys, args, false).then(
+      (reply) => reply as unknown[],
       () => undefined,
     );
     this.#inflight = run.then(() => undefined);
