@@ -1,10 +1,15 @@
 import type { ClaimedJob, CompleteOutcome, JobQueue, NotReplicatedError } from '@jobs/core';
 
-interface Waiting {
-  job: ClaimedJob;
-  result: unknown;
-  resolve: (outcome: CompleteOutcome) => void;
-  reject: (error: unknown) => void;
+/** A job to complete with its handler's result. */
+export interface Completion {
+  readonly job: ClaimedJob;
+  readonly result: unknown;
+}
+
+/** Told how each completion went: its outcome, or the error that failed its whole batch. */
+export interface CompletionListener<C extends Completion> {
+  completed(completion: C, outcome: CompleteOutcome): void;
+  failed(completion: C, error: unknown): void;
 }
 
 /** How the batcher asks its worker for work to claim with each batch. */
@@ -29,28 +34,28 @@ const MAX_IN_FLIGHT = 2;
  * flight. At low load a batch is one job and nothing waits; at high load round trips stop
  * growing with the number of jobs, and a worker never waits for a claim after a completion.
  */
-export class CompletionBatcher {
+export class CompletionBatcher<C extends Completion> {
   readonly #queue: JobQueue<unknown>;
   readonly #slots: ClaimSlots;
+  readonly #listener: CompletionListener<C>;
   readonly #maxBatch: number;
-  #waiting: Waiting[] = [];
+  #waiting: C[] = [];
   #inFlight = 0;
   #scheduled = false;
 
   /** `maxBatch`: most completions per call (half the concurrency keeps two calls busy). */
-  constructor(queue: JobQueue<unknown>, slots: ClaimSlots, maxBatch: number) {
+  constructor(queue: JobQueue<unknown>, slots: ClaimSlots, listener: CompletionListener<C>, maxBatch: number) {
     this.#queue = queue;
     this.#slots = slots;
+    this.#listener = listener;
     this.#maxBatch = Math.max(1, Math.min(256, maxBatch));
   }
 
-  /** Completes `job` with `result` in a coming batch. */
-  complete(job: ClaimedJob, result: unknown): Promise<CompleteOutcome> {
-    return new Promise((resolve, reject) => {
-      this.#waiting.push({ job, result, resolve, reject });
-      // Let every handler that finishes in this turn of the event loop join the batch.
-      if (this.#inFlight < MAX_IN_FLIGHT) this.#schedule();
-    });
+  /** Completes `completion.job` with `completion.result` in a coming batch; the listener hears how it went. */
+  complete(completion: C): void {
+    this.#waiting.push(completion);
+    // Let every handler that finishes in this turn of the event loop join the batch.
+    if (this.#inFlight < MAX_IN_FLIGHT) this.#schedule();
   }
 
   #send(): void {
@@ -59,7 +64,7 @@ export class CompletionBatcher {
     this.#inFlight += 1;
     void this.#call(batch).finally(() => {
       this.#inFlight -= 1;
-      this.#send();
+      this.#schedule();
     });
     // One call per turn of the event loop. Two sent in the same turn leave in one write, Redis
     // reads them together and answers both only after running both, and the worker then idles
@@ -77,18 +82,18 @@ export class CompletionBatcher {
     });
   }
 
-  async #call(batch: Waiting[]): Promise<void> {
+  async #call(batch: C[]): Promise<void> {
     const reserved = this.#slots.reserve(batch.length);
     let reply: Awaited<ReturnType<JobQueue<unknown>['completeManyAndClaim']>>;
     try {
       reply = await this.#queue.completeManyAndClaim(batch, { max: reserved });
     } catch (error) {
       this.#slots.claimed([], reserved, batch.length);
-      for (const entry of batch) entry.reject(error);
+      for (const completion of batch) this.#listener.failed(completion, error);
       return;
     }
     this.#slots.claimed(reply.next, reserved, batch.length);
     if (reply.notReplicated) this.#slots.notReplicated(reply.notReplicated);
-    batch.forEach((entry, index) => entry.resolve(reply.outcomes[index] as CompleteOutcome));
+    for (let index = 0; index < batch.length; index += 1) this.#listener.completed(batch[index] as C, reply.outcomes[index] as CompleteOutcome);
   }
 }

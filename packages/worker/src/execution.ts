@@ -1,15 +1,21 @@
-import type { ClaimedJob } from '@jobs/core';
+import { isJobsError, LostClaimError, type ClaimedJob } from '@jobs/core';
 import type { Lane } from './lane.ts';
 
 /** How one handler call ended. */
 export type HandlerOutcome = { readonly ok: true; readonly result: unknown } | { readonly ok: false; readonly error: unknown };
 
+/** Told once when an execution's handler has settled (or the attempt was aborted first). */
+export type OnOutcome = (execution: Execution, outcome: HandlerOutcome) => void;
+
+const SETTLED: Promise<void> = Promise.resolve();
+
 /**
  * One run of one claimed job (keyed by its claim token: the same job claimed again is another
- * execution). It can be aborted (a timeout, a lost lease, a shutdown): the handler is told
- * through `signal`, and {@link run} settles at once with the reason, since JavaScript cannot
- * stop a running function. The AbortController behind `signal` is made only when a handler
- * reads it or an abort comes, since most jobs never need one.
+ * execution), and all the state the worker keeps for it, so that a job costs one object rather
+ * than a handful of closures and promises. It can be aborted (a timeout, a lost lease, a
+ * shutdown): the handler is told through `signal`, and the outcome is reported at once with the
+ * reason, since JavaScript cannot stop a running function. The AbortController behind `signal`
+ * is made only when a handler reads it or an abort comes, since most jobs never need one.
  */
 export class Execution {
   readonly job: ClaimedJob;
@@ -19,16 +25,30 @@ export class Execution {
   released = false;
   /** Set when a renewal found the claim lost. */
   lost = false;
-  /** Settles when the job's outcome is recorded (or it was handed back). */
-  done: Promise<void> = Promise.resolve();
+  /** Each lease renewal makes the lease this long from now. */
+  leaseMs = 0;
+  /** When the handler was called (ms). */
+  startedAt = 0;
+  /** The kind's timeout, while it runs. */
+  timer: NodeJS.Timeout | undefined;
+  /** What the handler returned, once it has; the completion stores it. */
+  result: unknown;
+  /** How long the handler ran (ms), once it has. */
+  durationMs = 0;
+  readonly #onOutcome: OnOutcome;
   #controller: AbortController | undefined;
   #aborted = false;
   #reason: unknown;
-  #settle: ((outcome: HandlerOutcome) => void) | undefined;
+  #running = false;
+  #finished = false;
+  #done: Promise<void> | undefined;
+  #resolveDone: (() => void) | undefined;
 
-  constructor(job: ClaimedJob, lane: Lane) {
+  /** `onOutcome` hears how the handler ended, once. */
+  constructor(job: ClaimedJob, lane: Lane, onOutcome: OnOutcome) {
     this.job = job;
     this.lane = lane;
+    this.#onOutcome = onOutcome;
   }
 
   /** Aborted when the attempt must stop; its reason says why. */
@@ -40,38 +60,78 @@ export class Execution {
     return this.#controller.signal;
   }
 
-  /** Stops the attempt: aborts `signal` and settles {@link run} with `reason`. Only the first call counts. */
+  /** Settles when the job's outcome is recorded (or it was handed back). Made on first use. */
+  get done(): Promise<void> {
+    if (this.#finished) return SETTLED;
+    this.#done ??= new Promise((resolve) => {
+      this.#resolveDone = resolve;
+    });
+    return this.#done;
+  }
+
+  /** The worker is done with this execution: settles {@link done}. */
+  finish(): void {
+    this.#finished = true;
+    this.#resolveDone?.();
+  }
+
+  /** Stops the attempt: aborts `signal` and reports `reason` as the outcome. Only the first call counts. */
   abort(reason: unknown): void {
     if (this.#aborted) return;
     this.#aborted = true;
     this.#reason = reason;
     this.#controller?.abort(reason);
-    this.#settle?.({ ok: false, error: reason });
+    this.#settle({ ok: false, error: reason });
   }
 
-  /** Calls `handler` and settles with its outcome, or with the abort reason as soon as one comes. */
-  run(handler: () => unknown): Promise<HandlerOutcome> {
-    return new Promise((resolve) => {
-      if (this.#aborted) {
-        resolve({ ok: false, error: this.#reason });
-        return;
-      }
-      this.#settle = resolve;
-      let returned: unknown;
-      try {
-        returned = handler();
-      } catch (error) {
-        resolve({ ok: false, error });
-        return;
-      }
-      if (typeof (returned as PromiseLike<unknown> | null)?.then === 'function') {
-        (returned as PromiseLike<unknown>).then(
-          (result) => resolve({ ok: true, result }),
-          (error: unknown) => resolve({ ok: false, error }),
-        );
-      } else {
-        resolve({ ok: true, result: returned });
-      }
-    });
+  /** A lease renewal found the claim gone (the job was reclaimed): the attempt stops. */
+  readonly onLeaseLost = (): void => {
+    this.lost = true;
+    this.abort(new LostClaimError(this.job.id, 'renew the lease of'));
+  };
+
+  /** Renews the lease now for `ms`, and for that long from then on (see `JobContext.extendLease`). */
+  async extendLease(ms = this.leaseMs): Promise<void> {
+    try {
+      await this.lane.queue.extendLease(this.job, ms);
+    } catch (error) {
+      if (isJobsError(error, 'JOBS_LOST_CLAIM')) this.onLeaseLost();
+      throw error;
+    }
+    this.leaseMs = ms;
+    this.lane.leases.setLeaseMs(this.job, ms);
+  }
+
+  /**
+   * Calls `handler(payload, context)`; its outcome (or the abort reason, as soon as one comes)
+   * goes to `onOutcome`. A handler that returns without a promise is reported in the same turn.
+   */
+  run<C>(handler: (payload: unknown, context: C) => unknown, payload: unknown, context: C): void {
+    if (this.#aborted) {
+      this.#onOutcome(this, { ok: false, error: this.#reason });
+      return;
+    }
+    this.#running = true;
+    let returned: unknown;
+    try {
+      returned = handler(payload, context);
+    } catch (error) {
+      this.#settle({ ok: false, error });
+      return;
+    }
+    if (typeof (returned as PromiseLike<unknown> | null)?.then === 'function') {
+      (returned as PromiseLike<unknown>).then(
+        (result) => this.#settle({ ok: true, result }),
+        (error: unknown) => this.#settle({ ok: false, error }),
+      );
+    } else {
+      this.#settle({ ok: true, result: returned });
+    }
+  }
+
+  #settle(outcome: HandlerOutcome): void {
+    if (!this.#running) return;
+    this.#running = false;
+    this.#onOutcome(this, outcome);
   }
 }

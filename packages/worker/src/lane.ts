@@ -1,5 +1,6 @@
 import type { JobQueue } from '@jobs/core';
 import type { CompletionBatcher } from './completion-batcher.ts';
+import type { Execution } from './execution.ts';
 import type { LeaseKeeper } from './lease-keeper.ts';
 
 /** After an empty claim a lane is not asked again for this long, doubling up to the cap. */
@@ -14,12 +15,12 @@ const MAX_QUIET_MS = 500;
 export class Lane {
   readonly queue: JobQueue<unknown>;
   readonly leases: LeaseKeeper;
-  readonly completions: CompletionBatcher;
+  readonly completions: CompletionBatcher<Execution>;
   #quietUntil = 0;
   #quietMs = 0;
   #woken = false;
 
-  constructor(queue: JobQueue<unknown>, leases: LeaseKeeper, completions: CompletionBatcher) {
+  constructor(queue: JobQueue<unknown>, leases: LeaseKeeper, completions: CompletionBatcher<Execution>) {
     this.queue = queue;
     this.leases = leases;
     this.completions = completions;

@@ -20,8 +20,9 @@ import {
   type RedisConnectionInput,
 } from '@jobs/core';
 import type { HandlerMap, JobContext } from './handler-map.ts';
-import { CompletionBatcher } from './completion-batcher.ts';
+import { CompletionBatcher, type CompletionListener } from './completion-batcher.ts';
 import { Execution, type HandlerOutcome } from './execution.ts';
+import { HandlerContext } from './job-context.ts';
 import { Lane } from './lane.ts';
 import { LeaseKeeper } from './lease-keeper.ts';
 import type { WorkerEventMap } from './worker-events.ts';
@@ -139,7 +140,7 @@ export class Worker<P> extends EventEmitter<WorkerEventMap> {
 
   #openLane(queue: JobQueue<unknown>): Lane {
     const leases = new LeaseKeeper(queue, (error) => this.#reportError(error, 'lease renewal failed'));
-    const completions: CompletionBatcher = new CompletionBatcher(
+    const completions = new CompletionBatcher<Execution>(
       queue,
       {
         reserve: (completing: number): number => {
@@ -161,6 +162,7 @@ export class Worker<P> extends EventEmitter<WorkerEventMap> {
         // run them again (at-least-once holds). Said, not thrown.
         notReplicated: (error) => this.#reportError(error, 'completions not yet on the replicas'),
       },
+      this.#completions,
       Math.ceil(this.concurrency / 2),
     );
     const lane: Lane = new Lane(queue, leases, completions);
@@ -304,19 +306,18 @@ export class Worker<P> extends EventEmitter<WorkerEventMap> {
   }
 
   #start(job: ClaimedJob, lane: Lane): void {
-    const execution = new Execution(job, lane);
+    const execution = new Execution(job, lane, this.#onOutcome);
     this.#active.set(job.token, execution);
-    execution.done = this.#execute(execution)
-      .catch((error: unknown) => this.#reportError(error, 'job bookkeeping failed'))
-      .finally(() => {
-        lane.leases.remove(job);
-        this.#active.delete(job.token);
-        this.#startReady();
-        this.#wakeSlotWaiters();
-      });
+    try {
+      this.#execute(execution);
+    } catch (error) {
+      this.#reportError(error, 'job bookkeeping failed');
+      this.#finish(execution);
+    }
   }
 
-  async #execute(execution: Execution): Promise<void> {
+  /** Checks the job's payload and calls its handler; {@link #onOutcome} hears how it ended. */
+  #execute(execution: Execution): void {
     const { job, lane } = execution;
     const queue = lane.queue;
     // The claim parsed the payload once; only a payload that is not JSON is parsed again, for the reason.
@@ -325,86 +326,113 @@ export class Worker<P> extends EventEmitter<WorkerEventMap> {
     if (!decoded.ok) {
       // Unknown kind, payload not JSON, or not valid for its schema (a non-validating client
       // wrote it): retrying cannot help.
-      await this.#report(execution, { ok: false, error: new PermanentError(decoded.reason) }, 0);
+      this.#report(execution, { ok: false, error: new PermanentError(decoded.reason) }, 0);
       return;
     }
     const kind = decoded.kind;
     const kindOptions = kinds.options(kind);
-    let leaseMs = job.leaseExpiresAtMs - job.claimedAtMs > 0 ? job.leaseExpiresAtMs - job.claimedAtMs : queue.options.visibilityMs;
-    const onLost = (): void => {
-      execution.lost = true;
-      execution.abort(new LostClaimError(job.id, 'renew the lease of'));
-    };
-    lane.leases.add(job, leaseMs, onLost);
-    const workerLog = this.#log;
-    let log: Logger | undefined;
-    const context: JobContext = {
-      id: job.id,
-      kind,
-      attempt: job.attempts,
-      maxAttempts: job.maxAttempts ?? kindOptions.maxAttempts ?? queue.options.maxAttempts,
-      enqueuedAtMs: job.enqueuedAtMs,
-      // Made on first use: most handlers read neither.
-      get signal() {
-        return execution.signal;
-      },
-      get log() {
-        log ??= childLogger(workerLog, { jobId: job.id, kind, attempt: job.attempts });
-        return log;
-      },
-      extendLease: async (ms = leaseMs) => {
-        try {
-          await queue.extendLease(job, ms);
-        } catch (error) {
-          if (isJobsError(error, 'JOBS_LOST_CLAIM')) onLost();
-          throw error;
-        }
-        leaseMs = ms;
-        lane.leases.setLeaseMs(job, ms);
-      },
-    };
-    let timer: NodeJS.Timeout | undefined;
+    execution.leaseMs = job.leaseExpiresAtMs - job.claimedAtMs > 0 ? job.leaseExpiresAtMs - job.claimedAtMs : queue.options.visibilityMs;
+    lane.leases.add(job, execution.leaseMs, execution.onLeaseLost);
+    const context = new HandlerContext(execution, kind, job.maxAttempts ?? kindOptions.maxAttempts ?? queue.options.maxAttempts, this.#log);
     if (kindOptions.timeoutMs !== undefined) {
       const timeoutMs = kindOptions.timeoutMs;
-      timer = setTimeout(() => execution.abort(new TimeoutError(`job ${job.id} (${kind})`, timeoutMs)), timeoutMs);
+      execution.timer = setTimeout(() => execution.abort(new TimeoutError(`job ${job.id} (${kind})`, timeoutMs)), timeoutMs);
     }
-    const started = Date.now();
+    execution.startedAt = Date.now();
     type AnyHandler = (payload: unknown, context: JobContext) => unknown;
     const handler = (this.#handlers as unknown as Record<string, AnyHandler>)[kind] as AnyHandler;
-    const outcome = await execution.run(() => handler(decoded.payload, context));
-    clearTimeout(timer);
-    // A timed-out attempt stops renewing before it is reported.
-    lane.leases.remove(job);
-    await this.#report(execution, outcome, Date.now() - started);
+    execution.run(handler, decoded.payload, context);
   }
 
-  async #report(execution: Execution, outcome: HandlerOutcome, durationMs: number): Promise<void> {
-    const { job, lane } = execution;
-    if (execution.released) return;
-    if (execution.lost) {
-      this.#lost(job, 'the lease expired and the job was reclaimed');
+  /** A handler ended (or its attempt was aborted): stop its timer and lease, then report. */
+  readonly #onOutcome = (execution: Execution, outcome: HandlerOutcome): void => {
+    clearTimeout(execution.timer);
+    // A timed-out attempt stops renewing before it is reported.
+    execution.lane.leases.remove(execution.job);
+    this.#report(execution, outcome, Date.now() - execution.startedAt);
+  };
+
+  /**
+   * Records the outcome in Redis and then frees the job's slot: a result goes to the lane's
+   * completion batch ({@link #completions} hears back), an error to a retry or the dead letters.
+   */
+  #report(execution: Execution, outcome: HandlerOutcome, durationMs: number): void {
+    if (execution.released) {
+      this.#finish(execution);
       return;
     }
-    try {
-      if (outcome.ok) {
-        const completion = await lane.completions.complete(job, outcome.result);
-        if (completion.status === 'completed') {
-          this.emit('completed', { job, result: outcome.result, durationMs });
-          return;
-        }
-        if (completion.status === 'lost') throw new LostClaimError(job.id, 'complete');
-        // A result that cannot be stored would fail the same way on every attempt.
-        outcome = { ok: false, error: new PermanentError(`the handler's result cannot be stored: ${completion.error.message}`, { cause: completion.error }) };
-      }
-      const permanent = isJobsError(outcome.error, JOBS_ERROR_CODES.PERMANENT);
-      const result = await lane.queue.fail(job, outcome.error, { permanent });
-      if (result === 'failed') this.emit('failed', { job, error: outcome.error });
-      else this.emit('retrying', { job, error: outcome.error, outcome: result });
-    } catch (error) {
-      if (execution.released) return;
-      if (isJobsError(error, 'JOBS_LOST_CLAIM')) this.#lost(job, error.message);
-      else throw error;
+    if (execution.lost) {
+      this.#lost(execution.job, 'the lease expired and the job was reclaimed');
+      this.#finish(execution);
+      return;
     }
+    if (!outcome.ok) {
+      void this.#fail(execution, outcome.error);
+      return;
+    }
+    execution.result = outcome.result;
+    execution.durationMs = durationMs;
+    execution.lane.completions.complete(execution);
+  }
+
+  /** How each completion of a batch went. */
+  readonly #completions: CompletionListener<Execution> = {
+    completed: (execution, completion) => {
+      const { job } = execution;
+      if (completion.status === 'completed') {
+        try {
+          if (this.listenerCount('completed') > 0) this.emit('completed', { job, result: execution.result, durationMs: execution.durationMs });
+        } catch (error) {
+          this.#reportError(error, 'a completed listener threw');
+        }
+        this.#finish(execution);
+      } else if (execution.released) {
+        this.#finish(execution);
+      } else if (completion.status === 'lost') {
+        this.#lost(job, new LostClaimError(job.id, 'complete').message);
+        this.#finish(execution);
+      } else {
+        // A result that cannot be stored would fail the same way on every attempt.
+        void this.#fail(execution, new PermanentError(`the handler's result cannot be stored: ${completion.error.message}`, { cause: completion.error }));
+      }
+    },
+    failed: (execution, error) => {
+      if (execution.released) {
+        // Handed back at shutdown: the outcome is no longer ours to report.
+      } else if (isJobsError(error, 'JOBS_LOST_CLAIM')) {
+        this.#lost(execution.job, error.message);
+      } else {
+        this.#reportError(error, 'job bookkeeping failed');
+      }
+      this.#finish(execution);
+    },
+  };
+
+  /** Records a failed attempt: retried (now or after its backoff) or dead-lettered. */
+  async #fail(execution: Execution, error: unknown): Promise<void> {
+    const { job, lane } = execution;
+    try {
+      const permanent = isJobsError(error, JOBS_ERROR_CODES.PERMANENT);
+      const result = await lane.queue.fail(job, error, { permanent });
+      if (result === 'failed') this.emit('failed', { job, error });
+      else this.emit('retrying', { job, error, outcome: result });
+    } catch (failure) {
+      if (execution.released) return;
+      if (isJobsError(failure, 'JOBS_LOST_CLAIM')) this.#lost(job, failure.message);
+      else this.#reportError(failure, 'job bookkeeping failed');
+    } finally {
+      this.#finish(execution);
+    }
+  }
+
+  /** The job's slot is free again: start what is ready, wake the fetch loop. */
+  #finish(execution: Execution): void {
+    clearTimeout(execution.timer);
+    execution.lane.leases.remove(execution.job);
+    this.#active.delete(execution.job.token);
+    execution.finish();
+    this.#startReady();
+    this.#wakeSlotWaiters();
   }
 
   #lost(job: ClaimedJob, reason: string): void {
