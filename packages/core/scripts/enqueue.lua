@@ -25,6 +25,7 @@
 local FIELDS = 8
 local n = tonumber(ARGV[1])
 local now = now_ms()
+local now_text = int_text(now)
 
 -- Pass 1: check before writing anything, so a refused call leaves nothing half-written. A job
 -- whose hash exists with the same payload is this very call run again (the client resent it
@@ -45,6 +46,7 @@ end
 
 -- Pass 2: write.
 local out = {}
+local pushed = {}
 local written = 0
 key_index = 4
 for j = 0, n - 1 do
@@ -82,20 +84,26 @@ for j = 0, n - 1 do
     if run_at_ms > 0 then due = run_at_ms end
     local status = 'pending'
     if due > now then status = 'delayed' end
-    redis.call('HSET', job_key, 'id', id, 'payload', payload, 'status', status, 'attempts', 0,
-      'enqueued_at_ms', now, 'claim_token', '', 'kind', kind)
-    if max_attempts > 0 then redis.call('HSET', job_key, 'max_attempts', max_attempts) end
-    if visibility_ms > 0 then redis.call('HSET', job_key, 'visibility_ms', visibility_ms) end
+    redis.call('HSET', job_key, 'id', id, 'payload', payload, 'status', status, 'attempts', '0',
+      'enqueued_at_ms', now_text, 'claim_token', '', 'kind', kind)
+    if max_attempts > 0 then redis.call('HSET', job_key, 'max_attempts', ARGV[base + 5]) end
+    if visibility_ms > 0 then redis.call('HSET', job_key, 'visibility_ms', ARGV[base + 6]) end
     if status == 'delayed' then
-      redis.call('HSET', job_key, 'run_at_ms', due)
-      redis.call('ZADD', KEYS[2], due, id)
+      local due_text = int_text(due)
+      redis.call('HSET', job_key, 'run_at_ms', due_text)
+      redis.call('ZADD', KEYS[2], due_text, id)
     else
-      redis.call('LPUSH', KEYS[1], id)
+      -- Pushed together after the loop: one LPUSH of many puts them in the same order.
+      pushed[#pushed + 1] = id
     end
     written = written + 1
     out[#out + 1] = id
     out[#out + 1] = 1
   end
+end
+-- In slices: unpack is bounded by Lua's stack (a call may carry 10,000 jobs).
+for first = 1, #pushed, 1000 do
+  redis.call('LPUSH', KEYS[1], unpack(pushed, first, math.min(first + 999, #pushed)))
 end
 if written > 0 then redis.call('HINCRBY', KEYS[3], 'enqueued_total', written) end
 return out

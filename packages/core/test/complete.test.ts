@@ -170,6 +170,28 @@ describe('complete', () => {
     await queue.close();
   });
 
+
+  test('a batch of completions takes one occurrence of each id out of processing and keeps the rest in order', async ({ redis, queueName }) => {
+    const queue = openQueue(redis, queueName);
+    const processing = `queue:{${queueName}}:processing`;
+    for (let n = 0; n < 8; n += 1) await queue.enqueue('email', { recipient: 'a@example.com', n });
+    const jobs = await queue.claim({ max: 8 });
+    // A recipe client's double push left one id in processing twice.
+    const twice = (jobs[3] as ClaimedJob).id;
+    await redis.rpush(processing, twice);
+    const before = await redis.lrange(processing, 0, -1);
+    const finishing = [0, 2, 3, 5, 6].map((n) => jobs[n] as ClaimedJob);
+    const stale = { ...(jobs[7] as ClaimedJob), token: 'ffffffffffffffff' };
+    const done = await queue.completeMany([...finishing.map((job) => ({ job, result: job.id })), { job: stale, result: 'no' }]);
+    expect(done).toEqual([true, true, true, true, true, false]);
+    // The occurrence nearest the tail goes, as LREM -1 would take it: the hand-pushed one.
+    const expected = [...before];
+    for (const job of finishing) expected.splice(expected.lastIndexOf(job.id), 1);
+    expect(await redis.lrange(processing, 0, -1)).toEqual(expected);
+    expect(expected.filter((id) => id === twice)).toHaveLength(1);
+    expect((await queue.stats()).completedTotal).toBe(5);
+    await queue.close();
+  });
   test('history is capped and trimmed ids take their hashes with them', async ({ redis, queueName }) => {
     const queue = openQueue(redis, queueName, { completedHistory: 3 });
     const ids = [];

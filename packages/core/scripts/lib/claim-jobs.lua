@@ -1,4 +1,5 @@
 --@include lib/read-hash.lua
+--@include lib/now.lua
 -- Claims up to `wanted` jobs from the claim end of pending (the right): each id moves to the
 -- head of processing and its hash is stamped in the same atomic step: status=processing, a
 -- fresh claim_token (16 hex digits: a random 12-digit base per call and a 4-digit claim number), claimed_at_ms, attempts+1, a
@@ -17,6 +18,9 @@
 local CLAIM_STRIDE = 9
 local function claim_jobs(pending, processing, leases, stats, job_prefix, default_visibility, default_max_attempts, wanted, token_base, now, out)
   local claimed, dropped = 0, 0
+  local now_text = int_text(now)
+  -- The lease deadline of each visibility seen, as text (most jobs share the default).
+  local deadline_text = {}
   -- Bounded: every pass takes ids off pending; dropped ids cannot keep the loop going past this.
   local budget = wanted * 2 + 16
   while claimed < wanted and budget > 0 do
@@ -40,20 +44,26 @@ local function claim_jobs(pending, processing, leases, stats, job_prefix, defaul
         claimed = claimed + 1
         local key = job_prefix .. id
         local token = token_base .. string.format('%04x', claimed)
-        local deadline = now + (tonumber(f[2]) or default_visibility)
+        local visibility = tonumber(f[2]) or default_visibility
+        local deadline = now + visibility
+        local deadline_s = deadline_text[visibility]
+        if not deadline_s then
+          deadline_s = int_text(deadline)
+          deadline_text[visibility] = deadline_s
+        end
         local attempts = (tonumber(f[3]) or 0) + 1
         -- attempts: not HINCRBY, since a hand-written non-number would abort the script halfway.
         if f[4] then
-          redis.call('HSET', key, 'status', 'processing', 'claim_token', token, 'claimed_at_ms', now,
-            'lease_expires_at_ms', deadline, 'attempts', attempts)
+          redis.call('HSET', key, 'status', 'processing', 'claim_token', token, 'claimed_at_ms', now_text,
+            'lease_expires_at_ms', deadline_s, 'attempts', int_text(attempts))
         else
-          redis.call('HSET', key, 'status', 'processing', 'claim_token', token, 'claimed_at_ms', now,
-            'lease_expires_at_ms', deadline, 'attempts', attempts, 'max_attempts', default_max_attempts)
+          redis.call('HSET', key, 'status', 'processing', 'claim_token', token, 'claimed_at_ms', now_text,
+            'lease_expires_at_ms', deadline_s, 'attempts', int_text(attempts), 'max_attempts', default_max_attempts)
         end
         -- A hash that carried a TTL (left over from an earlier life) must not expire mid-job.
         redis.call('PERSIST', key)
         moved[#moved + 1] = id
-        lease_args[#lease_args + 1] = deadline
+        lease_args[#lease_args + 1] = deadline_s
         lease_args[#lease_args + 1] = id
         local at = #out
         out[at + 1], out[at + 2], out[at + 3], out[at + 4], out[at + 5] = id, token, attempts, f[4] or default_max_attempts, deadline

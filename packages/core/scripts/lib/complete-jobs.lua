@@ -2,28 +2,36 @@
 --@include lib/remove-from-list.lua
 --@include lib/events.lua
 --@include lib/history.lua
+--@include lib/now.lua
 -- Completes claimed jobs given as (id, token, result JSON) triples in argv from index `first`.
 -- Each completion is fenced: the token must be non-empty and equal the job's claim_token, the
 -- job must be in status processing, and its id must be in the processing list. Then the id
--- leaves processing and the lease index, the hash records the result and clears claim_token (so
--- a second complete, or a fail after complete, does nothing), the id goes onto the capped
--- completed history, the hash gets its TTL, and the recipe's event is published.
+-- leaves processing (the batch in one go: see remove_many_from_list) and the lease index, the
+-- hash records the result and clears claim_token (so a second complete, or a fail after
+-- complete, does nothing), the id goes onto the capped completed history, the hash gets its
+-- TTL, and the recipe's event is published.
 -- ctx: { processing, completed, leases, stats, job_prefix, ttl, cap, channel, only_heard, now }
 -- (only_heard '1': skip the events when nobody subscribes; see heard_channel)
 -- Appends per job 1 (completed) or 0 (not the caller's to complete; nothing changed) to `out`.
 local function complete_jobs(ctx, argv, first, out)
   local done = {}
   local channel = heard_channel(ctx.channel, ctx.only_heard)
-  -- A short list is scanned outright; a long one is probed from both ends first.
-  local short = redis.call('LLEN', ctx.processing) <= 2 * REMOVE_PROBE
+  -- Fenced by token first; then the jobs that hold their claim leave processing in one go.
+  local held = {}
   for i = first, #argv, 3 do
-    local id, token = argv[i], argv[i + 1]
-    local key = ctx.job_prefix .. id
-    if holds_claim(key, token) and remove_from_list(ctx.processing, id, short) == 1 then
-      redis.call('HSET', key, 'status', 'completed', 'completed_at_ms', ctx.now, 'result', argv[i + 2],
+    held[#held + 1] = holds_claim(ctx.job_prefix .. argv[i], argv[i + 1]) and argv[i]
+  end
+  local removed = remove_many_from_list(ctx.processing, held)
+  local now_text, ttl_text = int_text(ctx.now), int_text(ctx.ttl)
+  for n = 1, #held do
+    local i = first + (n - 1) * 3
+    local id = argv[i]
+    if removed[n] then
+      local key = ctx.job_prefix .. id
+      redis.call('HSET', key, 'status', 'completed', 'completed_at_ms', now_text, 'result', argv[i + 2],
         'claim_token', '')
       redis.call('HDEL', key, 'lease_expires_at_ms', 'last_error', 'last_error_at_ms')
-      if ctx.ttl > 0 then redis.call('EXPIRE', key, ctx.ttl) end
+      if ctx.ttl > 0 then redis.call('EXPIRE', key, ttl_text) end
       publish_event(channel, id, 'completed')
       done[#done + 1] = id
       out[#out + 1] = 1

@@ -15,3 +15,56 @@ local function remove_from_list(list, id, short)
   end
   return redis.call('LREM', list, -1, id)
 end
+
+-- Removes one occurrence of each id in `ids` (a false entry is skipped) from `list`, as
+-- remove_from_list would one by one (the occurrence nearest the tail first), and returns a
+-- table of the same length: true where the id was found and removed. When the list is short
+-- next to the batch (a worker's own claims, mostly), it is read once and written back without
+-- them (one LRANGE, DEL and RPUSH instead of an LREM per id); otherwise one LREM per id.
+local function remove_many_from_list(list, ids)
+  local wanted = {}
+  local count = 0
+  for _, id in ipairs(ids) do
+    if id then
+      wanted[id] = (wanted[id] or 0) + 1
+      count = count + 1
+    end
+  end
+  local found = {}
+  local length = count > 0 and redis.call('LLEN', list) or 0
+  if count < 4 or length > 4 * count + 64 then
+    local short = length <= 2 * REMOVE_PROBE
+    for i, id in ipairs(ids) do found[i] = id and remove_from_list(list, id, short) == 1 or false end
+    return found
+  end
+  local items = redis.call('LRANGE', list, 0, -1)
+  local removed, kept = {}, {}
+  for i = #items, 1, -1 do
+    local id = items[i]
+    local left = wanted[id]
+    if left and left > 0 then
+      wanted[id] = left - 1
+      removed[id] = (removed[id] or 0) + 1
+      items[i] = false
+    end
+  end
+  local any = false
+  for i, id in ipairs(ids) do
+    local left = id and removed[id]
+    if left and left > 0 then
+      removed[id] = left - 1
+      found[i] = true
+      any = true
+    else
+      found[i] = false
+    end
+  end
+  if any then
+    for i = 1, #items do
+      if items[i] then kept[#kept + 1] = items[i] end
+    end
+    redis.call('DEL', list)
+    if #kept > 0 then redis.call('RPUSH', list, unpack(kept)) end
+  end
+  return found
+end
