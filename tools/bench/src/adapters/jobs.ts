@@ -12,7 +12,7 @@ export const jobsAdapter: AdapterFactory = async (redisUrl, queue) => {
   const workers: Worker<unknown>[] = [];
   return {
     name: '@jobs',
-    guarantees: 'payload validated against a JSON schema; atomic claim with fencing token and lease (renewed); fenced complete; retries with backoff; counters; completed history capped at 1000 (hashes trimmed with it); events published',
+    guarantees: 'payload validated against a JSON schema; atomic claim with fencing token and lease (renewed); fenced complete; retries with backoff; counters; completed history capped at 1000, hashes deleted as they leave it, no TTL (as BullMQ\'s removeOnComplete: 1000); events published when someone listens',
     enqueue: async (payload) => {
       await producer.enqueue('bench', payload);
     },
@@ -26,6 +26,8 @@ export const jobsAdapter: AdapterFactory = async (redisUrl, queue) => {
         kinds,
         concurrency,
         completedHistory: 1_000,
+        // Kept by count alone, like BullMQ's removeOnComplete: 1000 (no age limit as well).
+        completedTtlSeconds: 0,
         reclaimIntervalMs: 0,
         handlers: {
           bench: (payload) => {
