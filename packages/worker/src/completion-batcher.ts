@@ -54,33 +54,33 @@ export class CompletionBatcher<C extends Completion> {
   /** Completes `completion.job` with `completion.result` in a coming batch; the listener hears how it went. */
   complete(completion: C): void {
     this.#waiting.push(completion);
-    // Let every handler that finishes in this turn of the event loop join the batch.
-    if (this.#inFlight < MAX_IN_FLIGHT) this.#schedule();
+    this.#schedule();
   }
 
-  #send(): void {
+  /**
+   * Sends what is waiting, soon. With nothing in flight, at the end of this turn's microtasks:
+   * every handler that finished in this turn joins the batch, and a lone completion does not
+   * wait a whole turn of the event loop. With a call in flight, in the next turn: two calls sent
+   * in the same turn leave in one write, Redis reads them together and answers both only after
+   * running both, and the worker then idles while Redis works and the other way round. A turn
+   * apart, Redis answers the first while the second waits in its socket, and the worker runs the
+   * first one's jobs meanwhile.
+   */
+  #schedule(): void {
+    if (this.#scheduled || this.#waiting.length === 0 || this.#inFlight >= MAX_IN_FLIGHT) return;
+    this.#scheduled = true;
+    if (this.#inFlight === 0) queueMicrotask(this.#flush);
+    else setImmediate(this.#flush);
+  }
+
+  readonly #flush = (): void => {
+    this.#scheduled = false;
     if (this.#waiting.length === 0 || this.#inFlight >= MAX_IN_FLIGHT) return;
     const batch = this.#waiting.splice(0, this.#maxBatch);
     this.#inFlight += 1;
-    void this.#call(batch).finally(() => {
-      this.#inFlight -= 1;
-      this.#schedule();
-    });
-    // One call per turn of the event loop. Two sent in the same turn leave in one write, Redis
-    // reads them together and answers both only after running both, and the worker then idles
-    // while Redis works and the other way round. A turn apart, Redis answers the first while
-    // the second waits in its socket, and the worker runs the first's jobs meanwhile.
-    if (this.#waiting.length > 0 && this.#inFlight < MAX_IN_FLIGHT) this.#schedule();
-  }
-
-  #schedule(): void {
-    if (this.#scheduled) return;
-    this.#scheduled = true;
-    setImmediate(() => {
-      this.#scheduled = false;
-      this.#send();
-    });
-  }
+    void this.#call(batch);
+    this.#schedule();
+  };
 
   async #call(batch: C[]): Promise<void> {
     const reserved = this.#slots.reserve(batch.length);
@@ -88,12 +88,17 @@ export class CompletionBatcher<C extends Completion> {
     try {
       reply = await this.#queue.completeManyAndClaim(batch, { max: reserved });
     } catch (error) {
+      this.#inFlight -= 1;
       this.#slots.claimed([], reserved, batch.length);
       for (const completion of batch) this.#listener.failed(completion, error);
+      this.#schedule();
       return;
     }
+    // Out of flight before the claimed jobs start, so their completions see how many are.
+    this.#inFlight -= 1;
     this.#slots.claimed(reply.next, reserved, batch.length);
     if (reply.notReplicated) this.#slots.notReplicated(reply.notReplicated);
     for (let index = 0; index < batch.length; index += 1) this.#listener.completed(batch[index] as C, reply.outcomes[index] as CompleteOutcome);
+    this.#schedule();
   }
 }
