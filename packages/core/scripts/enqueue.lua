@@ -10,11 +10,12 @@
   KEYS[1]   pending list
   KEYS[2]   delayed sorted set (member: id, score: due time in ms)
   KEYS[3]   stats hash
-  KEYS[4..] per job, in order: its hash key, then its idempotency key when it has one
+  KEYS[4..] the idempotency keys of the jobs that have one, in job order
   ARGV[1]   number of jobs N
-  ARGV[2..] per job, 8 values: id, payload JSON, kind, delay ms, run-at ms (0 = use the delay),
-            max attempts (0 = queue default), visibility ms (0 = queue default),
-            idempotency retention ms (0 = the job has no idempotency key)
+  ARGV[2]   job key prefix ("queue:{NAME}:job:"): a job's hash is this plus its id
+  ARGV[3..] per job, 4 values: id, payload JSON, kind, options: '' for none, or
+            "delay ms,run-at ms,max attempts,visibility ms,idempotency retention ms", whole
+            numbers, 0 meaning: no delay, use the delay, queue default, queue default, no key
   Returns:  flat array, per job: id, 1 if written (now, or by an earlier run of this same call)
             or 0 if an earlier job holds its idempotency key
   Errors:   "JOBS_DUPLICATE_ID <id>" when a job hash with that id exists with another payload
@@ -22,46 +23,51 @@
 ]]
 --@include lib/now.lua
 
-local FIELDS = 8
+local FIELDS = 4
 local n = tonumber(ARGV[1])
+local job_prefix = ARGV[2]
 local now = now_ms()
 local now_text = int_text(now)
+
+-- A job's options (see ARGV): delay, run-at, max attempts and visibility as text, and the
+-- idempotency retention as a number.
+local function job_options(text)
+  if text == '' then return '0', '0', '0', '0', 0 end
+  local delay, run_at, max_attempts, visibility, idem = string.match(text, '^(%d+),(%d+),(%d+),(%d+),(%d+)$')
+  if not idem then error('enqueue: malformed job options "' .. text .. '"') end
+  return delay, run_at, max_attempts, visibility, tonumber(idem)
+end
 
 -- Pass 1: check before writing anything, so a refused call leaves nothing half-written. A job
 -- whose hash exists with the same payload is this very call run again (the client resent it
 -- after a lost reply): it was written the first time and is not written twice.
 local replayed = {}
-local key_index = 4
 for j = 0, n - 1 do
-  local base = 2 + j * FIELDS
-  if redis.call('EXISTS', KEYS[key_index]) == 1 then
-    if redis.call('HGET', KEYS[key_index], 'payload') ~= ARGV[base + 1] then
+  local base = 3 + j * FIELDS
+  local job_key = job_prefix .. ARGV[base]
+  if redis.call('EXISTS', job_key) == 1 then
+    if redis.call('HGET', job_key, 'payload') ~= ARGV[base + 1] then
       return redis.error_reply('JOBS_DUPLICATE_ID ' .. ARGV[base])
     end
     replayed[j] = true
   end
-  key_index = key_index + 1
-  if tonumber(ARGV[base + 7]) > 0 then key_index = key_index + 1 end
 end
 
 -- Pass 2: write.
 local out = {}
 local pushed = {}
 local written = 0
-key_index = 4
+local idem_index = 4
 for j = 0, n - 1 do
-  local base = 2 + j * FIELDS
+  local base = 3 + j * FIELDS
   local id, payload, kind = ARGV[base], ARGV[base + 1], ARGV[base + 2]
-  local delay_ms, run_at_ms = tonumber(ARGV[base + 3]), tonumber(ARGV[base + 4])
-  local max_attempts, visibility_ms = tonumber(ARGV[base + 5]), tonumber(ARGV[base + 6])
-  local idem_ms = tonumber(ARGV[base + 7])
-  local job_key = KEYS[key_index]
-  key_index = key_index + 1
+  local delay_text, run_at_text, max_attempts, visibility_ms, idem_ms = job_options(ARGV[base + 3])
+  local job_key = job_prefix .. id
   local holder = false
   local idem_key = false
   if idem_ms > 0 then
-    idem_key = KEYS[key_index]
-    key_index = key_index + 1
+    idem_key = KEYS[idem_index]
+    idem_index = idem_index + 1
     if not replayed[j] then
       holder = redis.call('GET', idem_key)
       if not holder then redis.call('SET', idem_key, id, 'PX', idem_ms) end
@@ -80,14 +86,14 @@ for j = 0, n - 1 do
     out[#out + 1] = holder
     out[#out + 1] = 0
   else
-    local due = now + delay_ms
-    if run_at_ms > 0 then due = run_at_ms end
+    local due = now + tonumber(delay_text)
+    if run_at_text ~= '0' then due = tonumber(run_at_text) end
     local status = 'pending'
     if due > now then status = 'delayed' end
     redis.call('HSET', job_key, 'id', id, 'payload', payload, 'status', status, 'attempts', '0',
       'enqueued_at_ms', now_text, 'claim_token', '', 'kind', kind)
-    if max_attempts > 0 then redis.call('HSET', job_key, 'max_attempts', ARGV[base + 5]) end
-    if visibility_ms > 0 then redis.call('HSET', job_key, 'visibility_ms', ARGV[base + 6]) end
+    if max_attempts ~= '0' then redis.call('HSET', job_key, 'max_attempts', max_attempts) end
+    if visibility_ms ~= '0' then redis.call('HSET', job_key, 'visibility_ms', visibility_ms) end
     if status == 'delayed' then
       local due_text = int_text(due)
       redis.call('HSET', job_key, 'run_at_ms', due_text)

@@ -78,10 +78,10 @@ const ENQUEUE_BATCH = 32;
 /** One job, checked and encoded for the enqueue script (see {@link JobQueue.prepareEnqueue}). */
 export interface PreparedEnqueue {
   readonly id: string;
-  /** Its hash key, and its idempotency key when it has one. */
-  readonly keys: readonly string[];
-  /** Its 8 script arguments. */
-  readonly args: readonly (string | number)[];
+  /** Its 4 script arguments: id, payload JSON, kind, options (see scripts/enqueue.lua). */
+  readonly args: readonly string[];
+  /** Its idempotency key in Redis, when it has one. */
+  readonly idempotencyKey: string | undefined;
 }
 
 /** What {@link JobQueue.completeManyAndClaim} did. */
@@ -370,18 +370,15 @@ export class JobQueue<P> {
     const kindOptions = this.kinds.options(job.kind);
     const options = resolveEnqueueOptions(job.options, this.options.idempotencyTtlMs, optionsField);
     const id = this.#idSuffix === '' ? randomHex() : randomHex() + this.#idSuffix;
-    const keys = options.idempotencyKey === undefined ? [this.keys.job(id)] : [this.keys.job(id), this.keys.idempotency(options.idempotencyKey)];
-    const args = [
-      id,
-      json,
-      job.kind,
-      options.delayMs,
-      options.runAtMs,
-      options.maxAttempts ?? kindOptions.maxAttempts ?? 0,
-      options.visibilityMs ?? kindOptions.visibilityMs ?? 0,
-      options.idempotencyTtlMs,
-    ];
-    return { id, keys, args };
+    const maxAttempts = options.maxAttempts ?? kindOptions.maxAttempts ?? 0;
+    const visibilityMs = options.visibilityMs ?? kindOptions.visibilityMs ?? 0;
+    const idempotencyKey = options.idempotencyKey === undefined ? undefined : this.keys.idempotency(options.idempotencyKey);
+    // Most jobs use every default: one empty argument then, not five zeros.
+    const packed =
+      options.delayMs === 0 && options.runAtMs === 0 && maxAttempts === 0 && visibilityMs === 0 && idempotencyKey === undefined
+        ? ''
+        : `${options.delayMs},${options.runAtMs},${maxAttempts},${visibilityMs},${idempotencyKey === undefined ? 0 : options.idempotencyTtlMs}`;
+    return { id, args: [id, json, job.kind, packed], idempotencyKey };
   }
 
   /**
@@ -390,10 +387,10 @@ export class JobQueue<P> {
    */
   async #writeEnqueues(jobs: readonly PreparedEnqueue[]): Promise<(EnqueueResult | Error)[]> {
     const keys = [this.keys.pending, this.keys.delayed, this.keys.stats];
-    const args: (string | number)[] = [jobs.length];
+    const args: string[] = [String(jobs.length), this.keys.jobPrefix];
     for (const job of jobs) {
-      keys.push(...job.keys);
-      args.push(...job.args);
+      if (job.idempotencyKey !== undefined) keys.push(job.idempotencyKey);
+      for (const arg of job.args) args.push(arg);
     }
     // Not held to the end of the tick: enqueues are batched already, and a full batch should
     // reach Redis while the tick's other calls are still being prepared.

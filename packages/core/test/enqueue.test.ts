@@ -85,15 +85,15 @@ describe('enqueue', () => {
   test('the same enqueue call run twice (a reply lost, the command resent) writes the job once', async ({ redis, queueName }) => {
     const queue = openQueue(redis, queueName);
     const { SCRIPTS } = await import('../src/lua.ts');
-    const keys = [`queue:{${queueName}}:pending`, `queue:{${queueName}}:delayed`, `queue:{${queueName}}:stats`, `queue:{${queueName}}:job:aaaabbbbccccdddd`];
-    const args = [1, 'aaaabbbbccccdddd', '{"kind":"email","recipient":"a@example.com"}', 'email', 0, 0, 0, 0, 0];
+    const keys = [`queue:{${queueName}}:pending`, `queue:{${queueName}}:delayed`, `queue:{${queueName}}:stats`];
+    const args = [1, `queue:{${queueName}}:job:`, 'aaaabbbbccccdddd', '{"kind":"email","recipient":"a@example.com"}', 'email', ''];
     const run = (): Promise<unknown> => redis.eval(SCRIPTS.enqueue.source, keys.length, ...keys, ...args);
     expect(await run()).toEqual(['aaaabbbbccccdddd', 1]);
     expect(await run()).toEqual(['aaaabbbbccccdddd', 1]);
     expect(await redis.llen(`queue:{${queueName}}:pending`)).toBe(1);
     expect((await queue.stats()).enqueuedTotal).toBe(1);
     const other = [...args];
-    other[2] = '{"kind":"email","recipient":"b@example.com"}';
+    other[3] = '{"kind":"email","recipient":"b@example.com"}';
     await expect(redis.eval(SCRIPTS.enqueue.source, keys.length, ...keys, ...other)).rejects.toThrow(/JOBS_DUPLICATE_ID aaaabbbbccccdddd/);
     await queue.close();
   });
