@@ -103,6 +103,8 @@ export class Worker<P> extends EventEmitter<WorkerEventMap> {
   readonly #ready: { job: ClaimedJob; lane: Lane }[] = [];
   /** Slots promised to claims in flight. */
   #reserved = 0;
+  /** Failed claims in a row made for another lane's completion batch (see #openLane). */
+  readonly #claimAheadFailures = { count: 0 };
   readonly #stop = new AbortController();
   #slotWaiters: (() => void)[] = [];
   #fetching: Promise<void>;
@@ -145,9 +147,17 @@ export class Worker<P> extends EventEmitter<WorkerEventMap> {
       {
         reserve: (completing: number): number => {
           if (this.#stop.signal.aborted) return 0;
-          // With partitions, claims ride on the completions of the lane whose turn it is only;
-          // the others' slots go back to the fetch loop, which serves that lane.
-          if (this.#lanes.length > 1 && this.#focusLane() !== lane) return 0;
+          // With partitions, claims ride on the completions of the lane whose turn it is only.
+          // Another lane's batch claims nothing, and its slots are claimed from the lane whose
+          // turn it is at once, alongside the batch (they start as the batch frees them), so a
+          // change of turn costs no round trip.
+          if (this.#lanes.length > 1) {
+            const focus = this.#focusLane();
+            if (focus !== lane) {
+              if (focus) void this.#claimOnce(focus, Math.min(completing, MAX_CLAIM_BATCH), 0, this.#claimAheadFailures);
+              return 0;
+            }
+          }
           const extra = Math.max(0, this.#free());
           this.#reserved += extra;
           return completing + extra;
