@@ -1,14 +1,14 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import type { ChainableCommander, Cluster, Redis } from 'ioredis';
+import { Command, type ChainableCommander, type Cluster, type Redis } from 'ioredis';
 import { coalesceWrites } from './write-coalescing.ts';
 
 /**
  * The Lua scripts, one `.lua` file each under `packages/core/scripts/`, read once at start-up.
  * A line `--@include lib/x.lua` is replaced by that file (once per script), so shared routines
- * are written once. Each script is registered on a client with ioredis `defineCommand` under a
- * content-addressed name: EVALSHA, with a fallback to EVAL after NOSCRIPT (a restart, a
- * failover, SCRIPT FLUSH), and loading before a pipeline that uses it.
+ * are written once. {@link runScript} sends EVALSHA, and EVAL after NOSCRIPT (a restart, a
+ * failover, SCRIPT FLUSH). For the few pipelines, each script is also registered on the client
+ * with ioredis `defineCommand` under a content-addressed name ({@link registerScripts}).
  */
 
 /** The scripts, by file name. */
@@ -79,13 +79,39 @@ export function registerScripts(client: RedisClient): void {
   for (const name of SCRIPT_NAMES) ensureRegistered(client, SCRIPTS[name]);
 }
 
-/** Runs `script` with `keys` and `args` in one round trip; `coalesce`: see {@link coalesceWrites}. */
-export function runScript(client: RedisClient, script: LuaScript, keys: readonly string[], args: readonly (string | number)[], coalesce = true): Promise<unknown> {
-  ensureRegistered(client, script);
-  if (coalesce) coalesceWrites(client);
-  const command = (client as unknown as Record<string, ScriptCommand>)[script.command] as ScriptCommand;
-  return command.call(client, keys.length, ...keys, ...args);
+/** A reply of NOSCRIPT: the server does not hold the script (a restart, a failover, SCRIPT FLUSH). */
+function isNoScript(error: unknown): boolean {
+  return error instanceof Error && error.message.startsWith('NOSCRIPT');
 }
+
+/**
+ * Runs `script` with `keys` and `args` in one round trip: EVALSHA, and EVAL with the source
+ * after NOSCRIPT (the script did not run then, so sending it again is safe). `coalesce`: see
+ * {@link coalesceWrites}. The command is built here, with its arguments in one array, rather
+ * than through the command ioredis registers per script: that path copies the arguments three
+ * times and adds a closure and a promise per call, which showed in the worker's GC pauses.
+ */
+export function runScript(client: RedisClient, script: LuaScript, keys: readonly string[], args: readonly (string | number)[], coalesce = true): Promise<unknown> {
+  if (coalesce) coalesceWrites(client);
+  const argv: string[] = new Array(2 + keys.length + args.length);
+  argv[0] = script.sha1;
+  argv[1] = String(keys.length);
+  for (let i = 0; i < keys.length; i += 1) argv[2 + i] = keys[i] as string;
+  for (let i = 0; i < args.length; i += 1) argv[2 + keys.length + i] = String(args[i]);
+  return send(client, new Command('evalsha', argv, UTF8)).catch((error: unknown) => {
+    if (!isNoScript(error)) throw error;
+    const withSource = argv.slice();
+    withSource[0] = script.source;
+    return send(client, new Command('eval', withSource, UTF8));
+  });
+}
+
+function send(client: RedisClient, command: Command): Promise<unknown> {
+  void client.sendCommand(command);
+  return command.promise as Promise<unknown>;
+}
+
+const UTF8 = { replyEncoding: 'utf8' as const };
 
 /** Queues `script` on a pipeline made from a client that {@link registerScripts} has seen. */
 export function pipeScript(pipeline: ChainableCommander, script: LuaScript, keys: readonly string[], args: readonly (string | number)[]): void {

@@ -1,4 +1,4 @@
-import { registerScripts, runScript, type LuaScript, type RedisClient } from './lua.ts';
+import { runScript, type LuaScript, type RedisClient } from './lua.ts';
 
 /** A BLMOVE timeout: it takes seconds, and 0 would mean forever, so never below 10 ms. */
 function blockSeconds(ms: number): string {
@@ -97,10 +97,7 @@ export class WorkWaiter {
   }
 
   #blockingClient(): RedisClient {
-    if (!this.#client) {
-      this.#client = this.#connect();
-      registerScripts(this.#client);
-    }
+    this.#client ??= this.#connect();
     return this.#client;
   }
 
