@@ -96,9 +96,12 @@ export class CompletionBatcher<C extends Completion> {
     }
     // Out of flight before the claimed jobs start, so their completions see how many are.
     this.#inFlight -= 1;
-    this.#slots.claimed(reply.next, reserved, batch.length);
-    if (reply.notReplicated) this.#slots.notReplicated(reply.notReplicated);
-    for (let index = 0; index < batch.length; index += 1) this.#listener.completed(batch[index] as C, reply.outcomes[index] as CompleteOutcome);
-    this.#schedule();
+    try {
+      this.#slots.claimed(reply.next, reserved, batch.length);
+      if (reply.notReplicated) this.#slots.notReplicated(reply.notReplicated);
+      for (let index = 0; index < batch.length; index += 1) this.#listener.completed(batch[index] as C, reply.outcomes[index] as CompleteOutcome);
+    } finally {
+      this.#schedule();
+    }
   }
 }
