@@ -103,6 +103,12 @@ export class Worker<P> extends EventEmitter<WorkerEventMap> {
   readonly #ready: { job: ClaimedJob; lane: Lane }[] = [];
   /** Slots promised to claims in flight. */
   #reserved = 0;
+  /**
+   * The fetch loop is blocked waiting for work (a plain queue that looked empty): it claims
+   * whatever is pushed next, so completion batches claim nothing meanwhile (at low load their
+   * claim would find pending empty every time, and it is a third of a lone completion's script).
+   */
+  #waitingForWork = false;
   /** Failed claims in a row made for another lane's completion batch (see #openLane). */
   readonly #claimAheadFailures = { count: 0 };
   readonly #stop = new AbortController();
@@ -146,7 +152,7 @@ export class Worker<P> extends EventEmitter<WorkerEventMap> {
       queue,
       {
         reserve: (completing: number): number => {
-          if (this.#stop.signal.aborted) return 0;
+          if (this.#stop.signal.aborted || this.#waitingForWork) return 0;
           // With partitions, claims ride on the completions of the lane whose turn it is only.
           // Another lane's batch claims nothing, and its slots are claimed from the lane whose
           // turn it is at once, alongside the batch (they start as the batch frees them), so a
@@ -260,6 +266,7 @@ export class Worker<P> extends EventEmitter<WorkerEventMap> {
   async #claimOnce(lane: Lane, wanted: number, blockMs: number, failures: { count: number }): Promise<void> {
     this.#reserved += wanted;
     let jobs: ClaimedJob[];
+    if (blockMs > 0) this.#waitingForWork = true;
     try {
       jobs = await lane.queue.claim({ max: wanted, blockMs, signal: this.#stop.signal });
       lane.claimed(jobs.length);
@@ -272,6 +279,7 @@ export class Worker<P> extends EventEmitter<WorkerEventMap> {
       return;
     } finally {
       this.#reserved -= wanted;
+      if (blockMs > 0) this.#waitingForWork = false;
     }
     // Jobs claimed while stopping still run (or are handed back): a claimed job is never dropped.
     for (const job of jobs) this.#ready.push({ job, lane });
