@@ -15,7 +15,9 @@
 -- Appends per job 1 (completed) or 0 (not the caller's to complete; nothing changed) to `out`.
 local function complete_jobs(ctx, argv, first, out)
   local done = {}
-  local channel = heard_channel(ctx.channel, ctx.only_heard)
+  -- Asking who listens takes two calls; for a lone completion, publishing outright takes one.
+  local channel = ctx.channel
+  if #argv - first + 1 > 3 then channel = heard_channel(ctx.channel, ctx.only_heard) end
   -- Fenced by token first; then the jobs that hold their claim leave processing in one go.
   local held = {}
   for i = first, #argv, 3 do
