@@ -192,6 +192,21 @@ describe('complete', () => {
     expect((await queue.stats()).completedTotal).toBe(5);
     await queue.close();
   });
+  test('a batch of completions on a long processing list removes just those ids, one by one', async ({ redis, queueName }) => {
+    const queue = openQueue(redis, queueName);
+    const processing = `queue:{${queueName}}:processing`;
+    for (let n = 0; n < 6; n += 1) await queue.enqueue('email', { recipient: 'a@example.com', n });
+    const jobs = await queue.claim({ max: 6 });
+    // Too long next to the batch to be read whole: each id leaves with its own LREM.
+    await redis.rpush(processing, ...Array.from({ length: 2_000 }, (_, i) => `other-${i}`));
+    const before = await redis.lrange(processing, 0, -1);
+    const done = await queue.completeMany(jobs.slice(0, 5).map((job) => ({ job, result: null })));
+    expect(done).toEqual([true, true, true, true, true]);
+    const finished = new Set(jobs.slice(0, 5).map((job) => job.id));
+    expect(await redis.lrange(processing, 0, -1)).toEqual(before.filter((id) => !finished.has(id)));
+    await queue.close();
+  });
+
   test('history is capped and trimmed ids take their hashes with them', async ({ redis, queueName }) => {
     const queue = openQueue(redis, queueName, { completedHistory: 3 });
     const ids = [];
