@@ -19,7 +19,7 @@
 --@include lib/holds-claim.lua
 --@include lib/events.lua
 
-local now = now_ms()
+local now_text = int_text(now_ms())
 local out, released = {}, {}
 for j = 0, (#ARGV - 1) / 2 - 1 do
   local id, token = ARGV[2 + j * 2], ARGV[3 + j * 2]
@@ -27,11 +27,12 @@ for j = 0, (#ARGV - 1) / 2 - 1 do
   local owned = holds_claim(key, token) and remove_from_list(KEYS[1], id) == 1
   if owned then
     redis.call('ZREM', KEYS[3], id)
-    if (tonumber(redis.call('HGET', key, 'attempts')) or 0) > 0 then
-      redis.call('HINCRBY', key, 'attempts', -1)
-    end
-    redis.call('HSET', key, 'status', 'pending', 'claim_token', '', 'claimed_at_ms', 0,
-      'released_at_ms', now)
+    redis.call('HSET', key, 'status', 'pending', 'claim_token', '', 'claimed_at_ms', '0',
+      'released_at_ms', now_text)
+    -- Not HINCRBY: on a hand-written non-integer it would abort the script with the job already
+    -- out of processing and not yet back on pending.
+    local attempts = tonumber(redis.call('HGET', key, 'attempts'))
+    if attempts and attempts >= 1 then redis.call('HSET', key, 'attempts', int_text(attempts - 1)) end
     redis.call('HDEL', key, 'lease_expires_at_ms')
     publish_event(ARGV[1], id, 'released')
     released[#released + 1] = id

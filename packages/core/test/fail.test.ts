@@ -118,6 +118,18 @@ describe('fail', () => {
 });
 
 describe('release', () => {
+  test('a job whose attempts field was hand-written as a non-integer still goes back to pending', async ({ redis, queueName }) => {
+    const queue = openQueue(redis, queueName);
+    const id = await queue.enqueue('email', { recipient: 'a@example.com' });
+    const [job] = (await queue.claim()) as [ClaimedJob];
+    await redis.hset(`queue:{${queueName}}:job:${id}`, 'attempts', '2.5');
+    expect(await queue.release([job])).toEqual([true]);
+    expect(await redis.lrange(`queue:{${queueName}}:pending`, 0, -1)).toEqual([id]);
+    expect(await redis.llen(`queue:{${queueName}}:processing`)).toBe(0);
+    expect(await redis.hget(`queue:{${queueName}}:job:${id}`, 'status')).toBe('pending');
+    await queue.close();
+  });
+
   test('hands claimed jobs back to the claim end at once, without counting the attempt, and fences the old claim', async ({ redis, queueName }) => {
     const queue = openQueue(redis, queueName);
     const ids = [];
