@@ -3,6 +3,12 @@ import { describe, expect } from 'vitest';
 import { isJobsError, type ClaimedJob } from '../src/index.ts';
 import { openQueue } from './fixtures.ts';
 
+/** Enqueues `count` jobs and claims them all. */
+async function enqueueAndClaim(queue: ReturnType<typeof openQueue>, count: number): Promise<ClaimedJob[]> {
+  for (let n = 0; n < count; n += 1) await queue.enqueue('email', { recipient: 'a@example.com', n });
+  return queue.claim({ max: count });
+}
+
 describe('complete', () => {
   test('stores the result, clears the token, leaves processing and the lease index, and pushes to completed', async ({ redis, queueName }) => {
     const queue = openQueue(redis, queueName, { completedTtlSeconds: 300 });
@@ -170,12 +176,10 @@ describe('complete', () => {
     await queue.close();
   });
 
-
   test('a batch of completions takes one occurrence of each id out of processing and keeps the rest in order', async ({ redis, queueName }) => {
     const queue = openQueue(redis, queueName);
     const processing = `queue:{${queueName}}:processing`;
-    for (let n = 0; n < 8; n += 1) await queue.enqueue('email', { recipient: 'a@example.com', n });
-    const jobs = await queue.claim({ max: 8 });
+    const jobs = await enqueueAndClaim(queue, 8);
     // A recipe client's double push left one id in processing twice.
     const twice = (jobs[3] as ClaimedJob).id;
     await redis.rpush(processing, twice);
@@ -192,11 +196,11 @@ describe('complete', () => {
     expect((await queue.stats()).completedTotal).toBe(5);
     await queue.close();
   });
+
   test('a batch of completions on a long processing list removes just those ids, one by one', async ({ redis, queueName }) => {
     const queue = openQueue(redis, queueName);
     const processing = `queue:{${queueName}}:processing`;
-    for (let n = 0; n < 6; n += 1) await queue.enqueue('email', { recipient: 'a@example.com', n });
-    const jobs = await queue.claim({ max: 6 });
+    const jobs = await enqueueAndClaim(queue, 6);
     // Too long next to the batch to be read whole: each id leaves with its own LREM.
     await redis.rpush(processing, ...Array.from({ length: 2_000 }, (_, i) => `other-${i}`));
     const before = await redis.lrange(processing, 0, -1);
