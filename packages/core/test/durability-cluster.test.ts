@@ -1,6 +1,5 @@
-import { startRedisCluster, type RedisCluster } from '@jobs/dev-redis';
+import { onNode, startRedisCluster, type RedisCluster } from '@jobs/dev-redis';
 import { waitFor } from '@jobs/testing';
-import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { JobQueue, type ClaimedJob } from '../src/index.ts';
 import { kinds } from './fixtures.ts';
@@ -14,16 +13,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await cluster?.stop();
 });
-
-/** Asks the node on `port` directly. */
-async function onNode<T>(port: number, question: (client: Redis) => Promise<T>): Promise<T> {
-  const client = new Redis({ host: '127.0.0.1', port });
-  try {
-    return await question(client);
-  } finally {
-    client.disconnect();
-  }
-}
 
 /** The port of the master serving `slot` now. */
 async function masterOf(slot: number): Promise<number | undefined> {

@@ -31,3 +31,18 @@ export async function askNode<T>(port: number, question: (client: Redis) => Prom
     client.disconnect();
   }
 }
+
+/**
+ * Opens a connection to the Redis node on 127.0.0.1:`port`, asks `question`, and closes the
+ * connection: for a test that must talk to one node of a cluster directly. Unlike
+ * {@link askNode}, a node that does not answer is an error, and the question has no time limit
+ * of its own.
+ */
+export async function onNode<T>(port: number, question: (client: Redis) => Promise<T>): Promise<T> {
+  const client = new Redis({ host: '127.0.0.1', port });
+  try {
+    return await question(client);
+  } finally {
+    client.disconnect();
+  }
+}

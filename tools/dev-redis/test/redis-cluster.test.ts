@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
-import { Cluster, Redis } from 'ioredis';
+import { Cluster } from 'ioredis';
 import { describe, expect, test } from 'vitest';
-import { startRedisCluster, type RedisCluster, type SlotRange } from '../src/index.ts';
+import { onNode, startRedisCluster, type RedisCluster, type SlotRange } from '../src/index.ts';
 import { hashSlot, keyForEverySlot } from './hash-slot.ts';
 
 /** Runs `body` against a fresh cluster and stops the cluster whatever happens. */
@@ -11,16 +11,6 @@ async function withCluster(body: (cluster: RedisCluster) => Promise<void>): Prom
     await body(cluster);
   } finally {
     await cluster.stop();
-  }
-}
-
-/** A direct (non-cluster) connection to one node, for asking it about itself. */
-async function onNode<T>(port: number, question: (client: Redis) => Promise<T>): Promise<T> {
-  const client = new Redis({ host: '127.0.0.1', port });
-  try {
-    return await question(client);
-  } finally {
-    client.disconnect();
   }
 }
 
