@@ -4,12 +4,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startRedisServer, type RedisServer } from '@jobs/dev-redis';
-import { createProducer } from '@jobs/producer';
 import { JobQueue } from '@jobs/reclaimer';
 import { Redis } from 'ioredis';
 import { analyze, type ChaosFindings } from './analyze.ts';
 import { CHAOS_QUEUE, chaosKinds } from './kinds.ts';
 import { readLedgers } from './ledger.ts';
+import { startProducerLoops } from './producer-loops.ts';
 
 const WORKER_SCRIPT = fileURLToPath(new URL('../dist/chaos-worker.js', import.meta.url));
 const REDIS_ARGS = ['--appendonly', 'yes', '--appendfsync', 'always'];
@@ -66,25 +66,15 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
   for (let i = 0; i < (options.workers ?? 3); i += 1) startWorker();
 
   // Producers: each enqueue has its own idempotency key and is retried until acknowledged.
-  const acknowledged = new Map<string, string>();
-  let producing = true;
-  const producerLoops = Array.from({ length: options.producers ?? 2 }, async (_, loop) => {
-    const producer = createProducer({ redis: url, queue: CHAOS_QUEUE, kinds: chaosKinds, commandTimeoutMs: 3_000, idempotencyTtlMs: 3_600_000 });
-    let seq = 0;
-    while (producing) {
-      const key = `chaos-${loop}-${seq}`;
-      try {
-        const id = await producer.enqueue('step', { seq: key, ms: 5 + Math.floor(Math.random() * 35) }, { idempotencyKey: key });
-        acknowledged.set(key, id);
-        seq += 1;
-        await sleep(8);
-      } catch {
-        counts.producerRetries += 1;
-        await sleep(100);
-      }
-    }
-    await producer.close();
+  const producers = startProducerLoops({
+    redis: url,
+    count: options.producers ?? 2,
+    keyPrefix: 'chaos',
+    onRetry: () => {
+      counts.producerRetries += 1;
+    },
   });
+  const acknowledged = producers.acknowledged;
 
   // The faults, spread over the run.
   const started = Date.now();
@@ -133,8 +123,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     await at(1);
   })();
   await faults;
-  producing = false;
-  await Promise.all(producerLoops);
+  await producers.stop();
   log(`faults over after ${Math.round((Date.now() - started) / 1000)} s; ${acknowledged.size} jobs acknowledged; draining`);
 
   // Let the workers finish everything (a job can wait out its backoff), replacing any that die.

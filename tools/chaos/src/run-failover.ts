@@ -4,12 +4,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startRedisCluster, type RedisCluster } from '@jobs/dev-redis';
-import { createProducer, isJobsError } from '@jobs/producer';
+import { isJobsError } from '@jobs/producer';
 import { JobQueue } from '@jobs/reclaimer';
 import { Redis } from 'ioredis';
 import { analyzeFailover, type FailoverFindings } from './analyze-failover.ts';
 import { CHAOS_QUEUE, chaosKinds } from './kinds.ts';
 import { readLedgers } from './ledger.ts';
+import { startProducerLoops, type ProducerLoops } from './producer-loops.ts';
 import { stallReplica, type StalledReplica } from './stall-replica.ts';
 
 const WORKER_SCRIPT = fileURLToPath(new URL('../dist/chaos-worker.js', import.meta.url));
@@ -114,8 +115,7 @@ export async function runFailover(options: FailoverOptions): Promise<FailoverRep
   const ledgerDir = mkdtempSync(join(tmpdir(), 'jobs-failover-'));
   const workers = new Set<ChildProcess>();
   let admin: JobQueue<unknown> | undefined;
-  let producing = true;
-  let producerLoops: Promise<void>[] = [];
+  let producers: ProducerLoops | undefined;
   let stalled: StalledReplica | undefined;
   try {
     const slot = await keySlot(cluster, `queue:{${CHAOS_QUEUE}}:pending`);
@@ -131,32 +131,26 @@ export async function runFailover(options: FailoverOptions): Promise<FailoverRep
     }
 
     // Producers: each enqueue has its own idempotency key and is retried until acknowledged.
-    const acknowledged = new Map<string, string>();
     const producerRetries: Record<string, number> = {};
     let lastAckAt = Date.now();
     let longestAckGapMs = 0;
-    producerLoops = Array.from({ length: options.producers ?? 2 }, async (_, loop) => {
-      const producer = createProducer({ redis: cluster.url, queue: CHAOS_QUEUE, kinds: chaosKinds, commandTimeoutMs: 3_000, idempotencyTtlMs: 3_600_000, ...durability });
-      let seq = 0;
-      while (producing) {
-        const key = `failover-${loop}-${seq}`;
-        try {
-          const id = await producer.enqueue('step', { seq: key, ms: 5 + Math.floor(Math.random() * 35) }, { idempotencyKey: key });
-          acknowledged.set(key, id);
-          const now = Date.now();
-          longestAckGapMs = Math.max(longestAckGapMs, now - lastAckAt);
-          lastAckAt = now;
-          seq += 1;
-          await sleep(8);
-        } catch (error) {
-          const code = errorCode(error);
-          if (producerRetries[code] === undefined) log(`producer: ${code}: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`);
-          producerRetries[code] = (producerRetries[code] ?? 0) + 1;
-          await sleep(100);
-        }
-      }
-      await producer.close();
+    producers = startProducerLoops({
+      redis: cluster.url,
+      count: options.producers ?? 2,
+      keyPrefix: 'failover',
+      ...durability,
+      onAcknowledged: () => {
+        const now = Date.now();
+        longestAckGapMs = Math.max(longestAckGapMs, now - lastAckAt);
+        lastAckAt = now;
+      },
+      onRetry: (error) => {
+        const code = errorCode(error);
+        if (producerRetries[code] === undefined) log(`producer: ${code}: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`);
+        producerRetries[code] = (producerRetries[code] ?? 0) + 1;
+      },
     });
+    const acknowledged = producers.acknowledged;
 
     // The failover, a third of the way in, after the replica fell behind; the dead node comes
     // back as soon as it is over.
@@ -178,8 +172,7 @@ export async function runFailover(options: FailoverOptions): Promise<FailoverRep
     const rejoinMs = Date.now() - killedAt;
     log(`${killedPort} is back as a replica of ${promotedPort}, ${rejoinMs} ms after the kill`);
     await sleep(Math.max(LOAD_AFTER_REJOIN_MS, started + seconds * 1_000 - Date.now()));
-    producing = false;
-    await Promise.all(producerLoops);
+    await producers.stop();
     longestAckGapMs = Math.max(longestAckGapMs, Date.now() - lastAckAt);
     const acknowledgedAfterKill = acknowledged.size - acknowledgedAtKill;
     log(`producers stopped: ${acknowledged.size} jobs acknowledged; draining`);
@@ -225,8 +218,7 @@ export async function runFailover(options: FailoverOptions): Promise<FailoverRep
     };
   } finally {
     stalled?.resume();
-    producing = false;
-    await Promise.allSettled(producerLoops);
+    await producers?.stop().catch(() => undefined);
     await stopWorkers(workers);
     await admin?.close().catch(() => undefined);
     await cluster.stop();

@@ -1,0 +1,72 @@
+import { createProducer, type ProducerOptions } from '@jobs/producer';
+import { CHAOS_QUEUE, chaosKinds } from './kinds.ts';
+
+/** Options of {@link startProducerLoops}. */
+export interface ProducerLoopsOptions {
+  /** Where Redis is (a URL, `redis+cluster://` for a cluster). */
+  redis: string;
+  /** How many loops, each with its own producer. */
+  count: number;
+  /** Idempotency keys are `<keyPrefix>-<loop>-<n>`. */
+  keyPrefix: string;
+  /** Durable mode for the producers, when the run asks for it. */
+  durability?: ProducerOptions<unknown>['durability'];
+  /** Called after each acknowledged enqueue. */
+  onAcknowledged?: () => void;
+  /** Called after each failed enqueue, before it is tried again. */
+  onRetry?: (error: unknown) => void;
+}
+
+/** Producer loops started by {@link startProducerLoops}. */
+export interface ProducerLoops {
+  /** Every acknowledged enqueue: idempotency key to job id. */
+  readonly acknowledged: Map<string, string>;
+  /** Stops producing and resolves once every loop and its producer have ended. Same promise each call. */
+  stop(): Promise<void>;
+}
+
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * Starts `count` loops that enqueue short `step` jobs on the chaos queue, each under its own
+ * idempotency key and retried with the same key until acknowledged, so that whatever the faults
+ * do, every key in {@link ProducerLoops.acknowledged} names a job Redis said it holds.
+ */
+export function startProducerLoops(options: ProducerLoopsOptions): ProducerLoops {
+  const acknowledged = new Map<string, string>();
+  let producing = true;
+  const loops = Array.from({ length: options.count }, async (_, loop) => {
+    const producer = createProducer({
+      redis: options.redis,
+      queue: CHAOS_QUEUE,
+      kinds: chaosKinds,
+      commandTimeoutMs: 3_000,
+      idempotencyTtlMs: 3_600_000,
+      ...(options.durability && { durability: options.durability }),
+    });
+    let seq = 0;
+    while (producing) {
+      const key = `${options.keyPrefix}-${loop}-${seq}`;
+      try {
+        const id = await producer.enqueue('step', { seq: key, ms: 5 + Math.floor(Math.random() * 35) }, { idempotencyKey: key });
+        acknowledged.set(key, id);
+        options.onAcknowledged?.();
+        seq += 1;
+        await sleep(8);
+      } catch (error) {
+        options.onRetry?.(error);
+        await sleep(100);
+      }
+    }
+    await producer.close();
+  });
+  let stopped: Promise<void> | undefined;
+  return {
+    acknowledged,
+    stop() {
+      producing = false;
+      stopped ??= Promise.all(loops).then(() => undefined);
+      return stopped;
+    },
+  };
+}
