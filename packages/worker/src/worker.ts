@@ -175,7 +175,7 @@ export class Worker<P> extends EventEmitter<WorkerEventMap> {
           return completing + extra;
         },
         claimed: (jobs, reserved, completing) => {
-          this.#reserved -= Math.max(0, reserved - completing);
+          this.#release(Math.max(0, reserved - completing));
           if (reserved > 0) lane.claimed(jobs.length);
           for (const job of jobs) this.#ready.push({ job, lane });
           this.#startReady();
@@ -275,21 +275,38 @@ export class Worker<P> extends EventEmitter<WorkerEventMap> {
     if (blockMs > 0) this.#waitingForWork = true;
     try {
       jobs = await lane.queue.claim({ max: wanted, blockMs, signal: this.#stop.signal });
-      lane.claimed(jobs.length);
-      failures.count = 0;
     } catch (error) {
+      // The slots go back before the back-off: they are not this claim's while it waits.
+      this.#settleClaim(wanted, blockMs);
       if (this.#stop.signal.aborted) return;
       failures.count += 1;
       this.#reportError(error, 'claim failed');
       await pause(Math.min(5_000, 50 * 2 ** failures.count), this.#stop.signal);
       return;
-    } finally {
-      this.#reserved -= wanted;
-      if (blockMs > 0) this.#waitingForWork = false;
     }
+    this.#settleClaim(wanted, blockMs);
+    lane.claimed(jobs.length);
+    failures.count = 0;
     // Jobs claimed while stopping still run (or are handed back): a claimed job is never dropped.
     for (const job of jobs) this.#ready.push({ job, lane });
     this.#startReady();
+  }
+
+  /** A claim of `wanted` jobs has answered (or failed): its slots are no longer promised. */
+  #settleClaim(wanted: number, blockMs: number): void {
+    if (blockMs > 0) this.#waitingForWork = false;
+    this.#release(wanted);
+  }
+
+  /**
+   * Slots promised to a claim are free again. The fetch loop may be waiting for a slot (it saw
+   * none free while the claim was in flight), and a claim made for another lane's completion
+   * batch can answer after every running job has finished: wake it, or nothing else would.
+   */
+  #release(slots: number): void {
+    if (slots <= 0) return;
+    this.#reserved -= slots;
+    this.#wakeSlotWaiters();
   }
 
   /**

@@ -65,6 +65,47 @@ describe('a worker on a partitioned queue', () => {
     await producer.close();
   });
 
+  test('a partition whose claims fail (its Redis away) does not stop the worker serving the others', async ({ redis, queueName }) => {
+    // Concurrency 1, two partitions; every claim on partition 1 fails (another type at its
+    // pending key stands in for a master that is failing over). Job A of partition 0 runs past
+    // its partition's turn, so its completion hands the slot to a claim on partition 1, whose
+    // turn it now is; that claim fails and backs off. The slot must come back to the worker,
+    // or job B, waiting in partition 0, would never run.
+    const onP0 = ['a', 'b', 'c', 'd', 'e', 'f'].find((key) => partitionOfKey(key, 2) === 0) as string;
+    await redis.set(`queue:{${queueName}:p1}:pending`, 'not a list');
+    const producer = createProducer({ redis, queue: queueName, kinds, partitions: 2 });
+    let startedA = false;
+    const errors: unknown[] = [];
+    const worker = createWorker({
+      redis,
+      queue: queueName,
+      kinds,
+      partitions: 2,
+      concurrency: 1,
+      handlers: {
+        ...okHandlers,
+        email: async ({ recipient, n }) => {
+          if (n === 1) {
+            startedA = true;
+            // Longer than a partition's turn (250 ms).
+            await new Promise((resolve) => setTimeout(resolve, 400));
+          }
+          return { sentTo: recipient };
+        },
+      },
+    });
+    worker.on('error', (error) => errors.push(error));
+    const a = await producer.enqueue('email', { recipient: 'a@example.com', n: 1 }, { partitionKey: onP0 });
+    await waitFor(() => startedA, { what: 'job A running' });
+    const b = await producer.enqueue('email', { recipient: 'b@example.com', n: 2 }, { partitionKey: onP0 });
+    expect(await producer.waitForResult(a, { timeoutMs: 5_000 })).toEqual({ sentTo: 'a@example.com' });
+    expect(await producer.waitForResult(b, { timeoutMs: 5_000 })).toEqual({ sentTo: 'b@example.com' });
+    // The failing partition was reported, not hidden.
+    expect(errors.length).toBeGreaterThan(0);
+    await worker.close();
+    await producer.close();
+  });
+
   test('delayed jobs of every partition come due', async ({ redis, queueName }) => {
     const producer = createProducer({ redis, queue: queueName, kinds, partitions: 3 });
     const worker = createWorker({ redis, queue: queueName, kinds, partitions: 3, handlers: okHandlers });
