@@ -110,11 +110,12 @@ export class Worker<P> extends EventEmitter<WorkerEventMap> {
   /** Slots promised to claims in flight. */
   #reserved = 0;
   /**
-   * The fetch loop is blocked waiting for work (a plain queue that looked empty): it claims
-   * whatever is pushed next, so completion batches claim nothing meanwhile (at low load their
-   * claim would find pending empty every time, and it is a third of a lone completion's script).
+   * A plain queue's last claim came back with fewer jobs than it asked for. Completion batches
+   * then claim nothing: the fetch loop claims the slots they free (it blocks until work is
+   * pushed), and at low load a batch's claim would find pending empty every time, a third of a
+   * lone completion's script. The next full claim (the fetch loop's) turns batch claims back on.
    */
-  #waitingForWork = false;
+  #pendingLookedEmpty = false;
   /** Failed claims in a row made for another lane's completion batch (see #openLane). */
   readonly #claimAheadFailures = { count: 0 };
   readonly #stop = new AbortController();
@@ -158,7 +159,7 @@ export class Worker<P> extends EventEmitter<WorkerEventMap> {
       queue,
       {
         reserve: (completing: number): number => {
-          if (this.#stop.signal.aborted || this.#waitingForWork) return 0;
+          if (this.#stop.signal.aborted || this.#pendingLookedEmpty) return 0;
           // With partitions, claims ride on the completions of the lane whose turn it is only.
           // Another lane's batch claims nothing, and its slots are claimed from the lane whose
           // turn it is at once, alongside the batch (they start as the batch frees them), so a
@@ -176,7 +177,10 @@ export class Worker<P> extends EventEmitter<WorkerEventMap> {
         },
         claimed: (jobs, reserved, completing) => {
           this.#release(Math.max(0, reserved - completing));
-          if (reserved > 0) lane.claimed(jobs.length);
+          if (reserved > 0) {
+            lane.claimed(jobs.length);
+            this.#noteClaim(jobs.length, reserved);
+          }
           for (const job of jobs) this.#ready.push({ job, lane });
           this.#startReady();
         },
@@ -272,30 +276,29 @@ export class Worker<P> extends EventEmitter<WorkerEventMap> {
   async #claimOnce(lane: Lane, wanted: number, blockMs: number, failures: { count: number }): Promise<void> {
     this.#reserved += wanted;
     let jobs: ClaimedJob[];
-    if (blockMs > 0) this.#waitingForWork = true;
     try {
       jobs = await lane.queue.claim({ max: wanted, blockMs, signal: this.#stop.signal });
     } catch (error) {
       // The slots go back before the back-off: they are not this claim's while it waits.
-      this.#settleClaim(wanted, blockMs);
+      this.#release(wanted);
       if (this.#stop.signal.aborted) return;
       failures.count += 1;
       this.#reportError(error, 'claim failed');
       await pause(Math.min(5_000, 50 * 2 ** failures.count), this.#stop.signal);
       return;
     }
-    this.#settleClaim(wanted, blockMs);
+    this.#release(wanted);
     lane.claimed(jobs.length);
+    this.#noteClaim(jobs.length, wanted);
     failures.count = 0;
     // Jobs claimed while stopping still run (or are handed back): a claimed job is never dropped.
     for (const job of jobs) this.#ready.push({ job, lane });
     this.#startReady();
   }
 
-  /** A claim of `wanted` jobs has answered (or failed): its slots are no longer promised. */
-  #settleClaim(wanted: number, blockMs: number): void {
-    if (blockMs > 0) this.#waitingForWork = false;
-    this.#release(wanted);
+  /** A claim asked for `wanted` jobs and got `got`: see {@link #pendingLookedEmpty} (plain queues only). */
+  #noteClaim(got: number, wanted: number): void {
+    if (this.#lanes.length === 1) this.#pendingLookedEmpty = got < wanted;
   }
 
   /**
