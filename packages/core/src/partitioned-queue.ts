@@ -76,9 +76,13 @@ export class PartitionedQueue<P> {
   /** The partitions, by index. */
   readonly partitions: readonly JobQueue<P>[];
   readonly #owned: boolean;
-  /** Round robin: jobs sent to the current partition so far, and which one it is. */
+  /**
+   * Round robin: jobs sent to the current partition so far, and which one it is. Each client
+   * starts at a partition of its own (at random): a fleet of producers that each send a few
+   * jobs would otherwise all fill partition 0.
+   */
   #run = 0;
-  #next = 0;
+  #next: number;
   #layout: Promise<void> | undefined;
 
   constructor(options: PartitionedQueueOptions<P>) {
@@ -96,6 +100,7 @@ export class PartitionedQueue<P> {
     this.client = client;
     this.#owned = owned;
     const { partitions: _count, ...queueOptions } = options;
+    this.#next = Math.floor(Math.random() * count);
     this.partitions = names.map((queue, index) => new JobQueue<P>({ ...queueOptions, redis: client, queue, ...(count > 1 && { idSuffix: partitionIdSuffix(index) }) }));
   }
 

@@ -18,15 +18,29 @@ describe('partitioned queues', () => {
   test('jobs go round robin over the partitions, 32 at a time, each an ordinary queue under its own hash tag', async ({ redis, redisUrl, queueName }) => {
     const queue = open(redisUrl, queueName, 4);
     const ids = await Promise.all(Array.from({ length: 160 }, (_, n) => queue.enqueue('email', { recipient: 'a@example.com', n })));
-    // Runs of 32: partitions 0, 1, 2, 3, then 0 again.
-    const expected = [64, 32, 32, 32];
+    // Runs of 32 from the client's first partition f: f, f+1, f+2, f+3, then f again.
+    const first = queue.partitions.indexOf(queue.partitionOf(ids[0] as string) as (typeof queue.partitions)[number]);
+    expect(first).toBeGreaterThanOrEqual(0);
     for (let p = 0; p < 4; p += 1) {
-      expect(await redis.llen(`queue:{${queueName}:p${p}}:pending`)).toBe(expected[p]);
-      expect(ids.filter((id) => id.endsWith(`.p${p}`))).toHaveLength(expected[p] as number);
+      const expected = p === first ? 64 : 32;
+      expect(await redis.llen(`queue:{${queueName}:p${p}}:pending`)).toBe(expected);
+      expect(ids.filter((id) => id.endsWith(`.p${p}`))).toHaveLength(expected);
     }
+    for (let n = 0; n < 160; n += 1) expect((ids[n] as string).endsWith(`.p${(first + Math.floor(n / 32)) % 4}`)).toBe(true);
     expect(await redis.get(`queue:{${queueName}}:partitions`)).toBe('4');
     expect((await queue.stats()).pendingDepth).toBe(160);
     await queue.close();
+  });
+
+  test('clients start their round robin at different partitions, so many small producers do not all fill partition 0', async ({ redis, queueName }) => {
+    const firsts = new Set<number>();
+    for (let client = 0; client < 40; client += 1) {
+      const queue = new PartitionedQueue({ redis, queue: queueName, kinds, partitions: 4 });
+      firsts.add(queue.partitions.indexOf(queue.partitionFor()));
+      await queue.close();
+    }
+    // 40 clients all starting at one partition: a chance of 4 in 4^40 if the starts are random.
+    expect(firsts.size).toBeGreaterThan(1);
   });
 
   test('one partition key, one partition: its jobs are claimed in the order they were enqueued', async ({ redisUrl, queueName }) => {
