@@ -297,7 +297,8 @@ describe('worker', () => {
     expect(attempts.every((a) => a === '0')).toBe(true);
     // Another worker picks them up at once and finishes them: none was lost.
     const next = startWorker(redis, queueName, { concurrency: 50 });
-    await waitFor(async () => (await producer.stats()).completedTotal === 100, { timeoutMs: 20_000 });
+    // Well inside the test's own timeout, so that a slow run says where it stood.
+    await waitFor(async () => (await producer.stats()).completedTotal === 100, { timeoutMs: 10_000, what: 'the 50 handed-back jobs completed by another worker' });
     await next.close();
     await producer.close();
   });
