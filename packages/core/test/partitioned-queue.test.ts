@@ -15,20 +15,21 @@ describe('partitioned queues', () => {
     expect(() => partitionOfKey('', 4)).toThrow(expect.objectContaining({ code: 'JOBS_INVALID_ARGUMENT', field: 'partitionKey' }));
   });
 
-  test('jobs go round robin over the partitions, 32 at a time, each an ordinary queue under its own hash tag', async ({ redis, redisUrl, queueName }) => {
+  test('jobs go round robin over the partitions, 1024 at a time, each an ordinary queue under its own hash tag', async ({ redis, redisUrl, queueName }) => {
     const queue = open(redisUrl, queueName, 4);
-    const ids = await Promise.all(Array.from({ length: 160 }, (_, n) => queue.enqueue('email', { recipient: 'a@example.com', n })));
-    // Runs of 32 from the client's first partition f: f, f+1, f+2, f+3, then f again.
+    const total = 5 * 1_024;
+    const ids = await Promise.all(Array.from({ length: total }, (_, n) => queue.enqueue('email', { recipient: 'a@example.com', n })));
+    // Runs of 1024 from the client's first partition f: f, f+1, f+2, f+3, then f again.
     const first = queue.partitions.indexOf(queue.partitionOf(ids[0] as string) as (typeof queue.partitions)[number]);
     expect(first).toBeGreaterThanOrEqual(0);
     for (let p = 0; p < 4; p += 1) {
-      const expected = p === first ? 64 : 32;
+      const expected = p === first ? 2_048 : 1_024;
       expect(await redis.llen(`queue:{${queueName}:p${p}}:pending`)).toBe(expected);
       expect(ids.filter((id) => id.endsWith(`.p${p}`))).toHaveLength(expected);
     }
-    for (let n = 0; n < 160; n += 1) expect((ids[n] as string).endsWith(`.p${(first + Math.floor(n / 32)) % 4}`)).toBe(true);
+    expect(ids.every((id, n) => id.endsWith(`.p${(first + Math.floor(n / 1_024)) % 4}`))).toBe(true);
     expect(await redis.get(`queue:{${queueName}}:partitions`)).toBe('4');
-    expect((await queue.stats()).pendingDepth).toBe(160);
+    expect((await queue.stats()).pendingDepth).toBe(total);
     await queue.close();
   });
 

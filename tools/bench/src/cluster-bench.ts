@@ -1,3 +1,5 @@
+import { execFileSync } from 'node:child_process';
+import { availableParallelism } from 'node:os';
 import { startRedisCluster } from '@jobs/dev-redis';
 import { createProducer, defineKinds } from '@jobs/producer';
 import { createWorker } from '@jobs/worker';
@@ -15,6 +17,11 @@ export interface ClusterBenchOptions {
   partitions?: number;
   /** Repetitions; the two queues alternate who goes first. Default 3. */
   reps?: number;
+  /**
+   * Keep this process on CPU 0 and every redis-server on the other CPUs (Linux, `taskset`), so
+   * that the OS cannot put the busy master on the benchmark's core. Default false.
+   */
+  pin?: boolean;
   log?: (line: string) => void;
 }
 
@@ -42,6 +49,12 @@ function median(values: readonly number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
   const middle = Math.floor(sorted.length / 2);
   return sorted.length % 2 === 1 ? (sorted[middle] as number) : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2;
+}
+
+/** Puts every thread of this process on CPU 0 (the redis-servers get the others). */
+function pinThisProcess(cpuCount: number): void {
+  if (cpuCount < 2) throw new Error('--pin needs at least 2 CPUs: one for this process, the others for Redis');
+  execFileSync('taskset', ['--all-tasks', '--cpu-list', '--pid', '0', String(process.pid)], { stdio: 'ignore' });
 }
 
 /** Script calls per master since the last reset. */
@@ -97,8 +110,12 @@ export async function runClusterBench(options: ClusterBenchOptions = {}): Promis
   const n = options.n ?? 20_000;
   const partitions = options.partitions ?? 6;
   const reps = options.reps ?? 3;
+  const pin = options.pin ?? false;
   const log = options.log ?? (() => undefined);
-  const cluster = await startRedisCluster();
+  // Counted before pinning: once pinned, this process sees one CPU.
+  const cpuCount = availableParallelism();
+  if (pin) pinThisProcess(cpuCount);
+  const cluster = await startRedisCluster(pin ? { cpus: `1-${cpuCount - 1}` } : {});
   const admin = new Cluster(cluster.seeds.map((seed) => ({ ...seed })));
   try {
     const topology = await cluster.masters();
@@ -133,24 +150,34 @@ export async function runClusterBench(options: ClusterBenchOptions = {}): Promis
       }),
     );
     for (const master of masters) master.disconnect();
-    return { single, partitioned, placement, options: { n, partitions, reps }, redisVersion };
+    return { single, partitioned, placement, options: { n, partitions, reps, pin }, redisVersion };
   } finally {
     admin.disconnect();
     await cluster.stop();
   }
 }
 
+/**
+ * Partitioned/plain within each repetition (the two ran back to back), as "median (lowest to
+ * highest)": on a shared machine the spread between repetitions can exceed the effect measured.
+ */
+function pairedRatios(run: ClusterBenchRun, field: 'enqueueRate' | 'processRate'): string {
+  const ratios = run.partitioned.map((result, rep) => result[field] / ((run.single[rep] as PhaseResult)[field]));
+  return `${median(ratios).toFixed(2)}x (${Math.min(...ratios).toFixed(2)}-${Math.max(...ratios).toFixed(2)}x)`;
+}
+
 /** The results as Markdown: medians, the ratio, and the spread of script calls over masters. */
 export function clusterReport(run: ClusterBenchRun): string {
   const rate = (results: PhaseResult[], field: 'enqueueRate' | 'processRate'): number => median(results.map((result) => result[field]));
   const lines = [
-    `Cluster: 3 masters + 3 replicas (redis-server ${run.redisVersion}) on this machine; ${run.options.n.toLocaleString('en-US')} jobs per phase, ${run.options.reps} repetitions (medians), one Node process producing (64 in flight) and one worker (concurrency 64).`,
+    `Cluster: 3 masters + 3 replicas (redis-server ${run.redisVersion}) on this machine; ${run.options.n.toLocaleString('en-US')} jobs per phase, ${run.options.reps} repetitions (medians), one Node process producing (64 in flight) and one worker (concurrency 64)${run.options.pin ? '; pinned: Node on CPU 0, every redis-server on the other CPUs' : ''}.`,
     '',
     `| queue | enqueue (jobs/s) | process (jobs/s) |`,
     `|---|---:|---:|`,
     `| plain (one slot) | ${Math.round(rate(run.single, 'enqueueRate')).toLocaleString('en-US')} | ${Math.round(rate(run.single, 'processRate')).toLocaleString('en-US')} |`,
     `| ${run.options.partitions} partitions | ${Math.round(rate(run.partitioned, 'enqueueRate')).toLocaleString('en-US')} | ${Math.round(rate(run.partitioned, 'processRate')).toLocaleString('en-US')} |`,
     `| partitioned / plain | ${(rate(run.partitioned, 'enqueueRate') / rate(run.single, 'enqueueRate')).toFixed(2)}x | ${(rate(run.partitioned, 'processRate') / rate(run.single, 'processRate')).toFixed(2)}x |`,
+    `| the same, repetition by repetition | ${pairedRatios(run, 'enqueueRate')} | ${pairedRatios(run, 'processRate')} |`,
     '',
     'Script calls (EVALSHA and EVAL, from `INFO commandstats`) per master in the last repetition:',
     '',

@@ -12,5 +12,6 @@ describe('cluster benchmark smoke run (tiny sizes; figures mean nothing, complet
     expect(Object.values(run.single[0]?.scriptCallsByMaster ?? {}).filter((calls) => calls > 0)).toHaveLength(1);
     expect(run.placement.flatMap((master) => master.partitions).sort()).toEqual(['bench-parted:p0', 'bench-parted:p1', 'bench-parted:p2', 'bench-parted:p3']);
     expect(clusterReport(run)).toContain('| partitioned / plain |');
+    expect(clusterReport(run)).toMatch(/\| the same, repetition by repetition \| \d+\.\d\dx \(/);
   }, 60_000);
 });

@@ -21,6 +21,8 @@ export interface StartRedisClusterOptions {
   keepData?: boolean;
   /** Path of `redis-server`. Default `REDIS_SERVER_BIN` or `redis-server` on PATH. */
   binary?: string;
+  /** Run every node on these CPUs only (see `StartRedisServerOptions.cpus`). */
+  cpus?: string;
   /** Path of `redis-cli`, which creates the cluster. Default `REDIS_CLI_BIN` or `redis-cli` on PATH. */
   cliBinary?: string;
   /** How long to wait for the whole cluster to be formed and in sync. Default 30 s. */
@@ -198,6 +200,7 @@ export async function startRedisCluster(options: StartRedisClusterOptions = {}):
         port,
         dataDir: node.server.dataDir,
         ...(options.binary === undefined ? {} : { binary: options.binary }),
+        ...(options.cpus === undefined ? {} : { cpus: options.cpus }),
         args: clusterNodeArgs(options, node.busPort),
       });
       killed.delete(port);
@@ -229,6 +232,7 @@ async function startClusterNode(options: StartRedisClusterOptions): Promise<Star
         port,
         ...(options.keepData === undefined ? {} : { keepData: options.keepData }),
         ...(options.binary === undefined ? {} : { binary: options.binary }),
+        ...(options.cpus === undefined ? {} : { cpus: options.cpus }),
         args: clusterNodeArgs(options, busPort),
       });
       return { server, busPort };

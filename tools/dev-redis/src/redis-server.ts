@@ -19,6 +19,11 @@ export interface StartRedisServerOptions {
   args?: string[];
   /** Path of the binary. Default `REDIS_SERVER_BIN` or `redis-server` on PATH. */
   binary?: string;
+  /**
+   * Run it on these CPUs only (a `taskset` list such as `1` or `1-3`; Linux). For benchmarks that
+   * must keep Redis and the process measured off each other's cores. Default: wherever the OS puts it.
+   */
+  cpus?: string;
   /** How long to wait for "Ready to accept connections". Default 10 s. */
   startTimeoutMs?: number;
   /**
@@ -77,6 +82,7 @@ function installExitHook(): void {
  * `args` ask for it, and resolves once it accepts connections.
  */
 export async function startRedisServer(options: StartRedisServerOptions = {}): Promise<RedisServer> {
+  if (options.cpus !== undefined && !/^\d+(-\d+)?(,\d+(-\d+)?)*$/.test(options.cpus)) throw new Error(`cpus: expected a CPU list such as "1" or "1-3", got "${options.cpus}"`);
   const attempts = options.port === undefined ? 5 : 1;
   let lastError: unknown;
   for (let attempt = 0; attempt < attempts; attempt += 1) {
@@ -119,7 +125,9 @@ async function startOnPort(port: number, options: StartRedisServerOptions): Prom
     ...(options.args ?? []),
   ];
 
-  const child = spawn(binary, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = options.cpus === undefined
+    ? spawn(binary, args, { stdio: ['ignore', 'pipe', 'pipe'] })
+    : spawn('taskset', ['--cpu-list', options.cpus, binary, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
   installExitHook();
   live.add(child);
   let log = '';
@@ -143,7 +151,9 @@ async function startOnPort(port: number, options: StartRedisServerOptions): Prom
       clearTimeout(timer);
       reject(
         error.code === 'ENOENT'
-          ? new Error(`${binary} was not found. Install Redis 7 (Debian: apt-get install redis-server) or set REDIS_URL.`)
+          ? new Error(options.cpus === undefined
+            ? `${binary} was not found. Install Redis 7 (Debian: apt-get install redis-server) or set REDIS_URL.`
+            : `taskset was not found (Debian: apt-get install util-linux); it runs ${binary} on CPUs ${options.cpus}.`)
           : error,
       );
     });

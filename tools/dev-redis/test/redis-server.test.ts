@@ -1,4 +1,4 @@
-import { existsSync, rmSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
@@ -19,6 +19,17 @@ describe('startRedisServer', () => {
     expect(existsSync(server.dataDir)).toBe(false);
     expect(() => process.kill(server.pid, 0)).toThrow();
     await server.stop();
+  });
+
+  test('cpus runs the server on those CPUs only, and a bad CPU list is refused before anything starts', async () => {
+    const server = await startRedisServer({ name: 'pinned', cpus: '0' });
+    // taskset execs redis-server in place: the pid is the server's, and its affinity is the list.
+    expect(readFileSync(`/proc/${server.pid}/status`, 'utf8')).toMatch(/^Cpus_allowed_list:\s*0$/m);
+    const client = new Redis(server.url);
+    expect(await client.ping()).toBe('PONG');
+    client.disconnect();
+    await server.stop();
+    await expect(startRedisServer({ name: 'pinned', cpus: '0; rm -rf /' })).rejects.toThrow(/cpus: expected a CPU list/);
   });
 
   test('passes extra arguments through (persistence for a test that needs it)', async () => {
