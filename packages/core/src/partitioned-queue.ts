@@ -1,5 +1,5 @@
 import { InvalidArgumentError } from './errors.ts';
-import { JobQueue, type CancelOutcome, type EnqueueRequest, type EnqueueResult, type JobQueueOptions, type PreparedEnqueue, type QueueStats } from './job-queue.ts';
+import { JobQueue, type CancelOutcome, type EnqueueRequest, type EnqueueResult, type JobQueueOptions, type ListState, type PreparedEnqueue, type QueueStats } from './job-queue.ts';
 import type { JobRecord } from './job-record.ts';
 import type { EnqueueOptions } from './enqueue-options.ts';
 import { assertJobId, queueKeys, type QueueKeys } from './keys.ts';
@@ -227,6 +227,36 @@ export class PartitionedQueue<P> {
       if (outcome.cancelled || outcome.status !== 'not_found') return outcome;
     }
     return outcome;
+  }
+
+  /**
+   * The jobs in one state, the partitions' lists one after another (partition 0 first), paged as
+   * one list: `offset` counts from the start of partition 0's. Each partition's depth is read
+   * first, so only the partitions the page falls in are read; on a busy queue the lists move in
+   * between, as a single list would between two pages.
+   */
+  async list(state: ListState, options: { offset?: number; limit?: number } = {}): Promise<JobRecord[]> {
+    if (this.partitions.length === 1) return (this.partitions[0] as JobQueue<P>).list(state, options);
+    let skip = assertWholeNumber('offset', options.offset ?? 0, 0, Number.MAX_SAFE_INTEGER);
+    let left = assertWholeNumber('limit', options.limit ?? 50, 1, 1_000);
+    const depthOf = { pending: 'pendingDepth', processing: 'processingDepth', delayed: 'delayedDepth', completed: 'completedDepth', failed: 'failedDepth' } as const;
+    const field = depthOf[state];
+    if (field === undefined) throw new InvalidArgumentError('state', `expected one of ${Object.keys(depthOf).join(', ')}, got ${JSON.stringify(state)}`);
+    const depths = await Promise.all(this.partitions.map(async (partition) => (await partition.stats())[field]));
+    const page: JobRecord[] = [];
+    for (const [index, partition] of this.partitions.entries()) {
+      const depth = depths[index] as number;
+      if (skip >= depth) {
+        skip -= depth;
+        continue;
+      }
+      const jobs = await partition.list(state, { offset: skip, limit: left });
+      page.push(...jobs);
+      left -= jobs.length;
+      skip = 0;
+      if (left === 0) break;
+    }
+    return page;
   }
 
   /** Depths and counters summed over every partition. */

@@ -44,6 +44,22 @@ describe('partitioned queues', () => {
     expect(firsts.size).toBeGreaterThan(1);
   });
 
+  test('list pages the partitions as one list, past the first 1000 jobs of a partition', async ({ redisUrl, queueName }) => {
+    const queue = open(redisUrl, queueName, 4);
+    const keyFor = (p: number): string => ['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h'].find((key) => partitionOfKey(key, 4) === p) as string;
+    const [first, second] = [0, 1].map(keyFor) as [string, string];
+    const inFirst = (await queue.enqueueMany(Array.from({ length: 1_100 }, (_, n) => ({ kind: 'email' as const, payload: { recipient: 'a@example.com', n }, options: { partitionKey: first } })))).map((r) => r.id);
+    const inSecond = (await queue.enqueueMany(Array.from({ length: 5 }, (_, n) => ({ kind: 'email' as const, payload: { recipient: 'b@example.com', n }, options: { partitionKey: second } })))).map((r) => r.id);
+    // Oldest first within a partition, partition 0 before partition 1.
+    const page = await queue.list('pending', { offset: 1_098, limit: 5 });
+    expect(page.map((job) => job.id)).toEqual([...inFirst.slice(1_098), ...inSecond.slice(0, 3)]);
+    expect((await queue.list('pending', { offset: 1_104, limit: 50 })).map((job) => job.id)).toEqual([inSecond[4]]);
+    expect(await queue.list('pending', { offset: 1_105 })).toEqual([]);
+    expect((await queue.list('pending', { limit: 2 })).map((job) => job.id)).toEqual(inFirst.slice(0, 2));
+    await expect(queue.list('nowhere' as never)).rejects.toMatchObject({ code: 'JOBS_INVALID_ARGUMENT', field: 'state' });
+    await queue.close();
+  });
+
   test('one partition key, one partition: its jobs are claimed in the order they were enqueued', async ({ redisUrl, queueName }) => {
     const queue = open(redisUrl, queueName, 8);
     const ids: string[] = [];

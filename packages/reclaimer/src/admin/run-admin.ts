@@ -77,13 +77,8 @@ export async function runAdminCommand(command: AdminCommand, client: RedisClient
       return { code: 0, text: renderTable(STATS_HEADERS, all.map(({ queue, stats }) => statsRow(queue, stats))), json: all.map(({ queue, stats }) => ({ queue, ...stats })) };
     }
     case 'ls': {
-      const { partitions } = await openNamed(client, command.queue);
-      const { offset, limit } = command;
       // A partitioned queue: the partitions' lists one after another, paged as one.
-      const jobs =
-        partitions.length === 1
-          ? await (partitions[0] as JobQueue<unknown>).list(command.state, { limit, offset })
-          : (await Promise.all(partitions.map((partition) => partition.list(command.state, { limit: Math.min(1_000, offset + limit) })))).flat().slice(offset, offset + limit);
+      const jobs = await (await openNamed(client, command.queue)).list(command.state, { limit: command.limit, offset: command.offset });
       if (jobs.length === 0) return { code: 0, text: `no ${command.state} jobs in ${command.queue}`, json: [] };
       const rows = jobs.map((job) => [job.id, job.status, job.kind ?? '?', job.attempts, oneLine(job.lastError ?? (job.rawPayload ?? ''))]);
       return { code: 0, text: renderTable(['ID', 'STATUS', 'KIND', 'ATTEMPTS', 'LAST ERROR / PAYLOAD'], rows), json: jobs.map(jobJson) };
