@@ -119,6 +119,13 @@ export class Worker<P> extends EventEmitter<WorkerEventMap> {
   /** Failed claims in a row made for another lane's completion batch (see #openLane). */
   readonly #claimAheadFailures = { count: 0 };
   readonly #stop = new AbortController();
+  /** Claims made for another lane's completion batch, still in flight (shutdown waits for them). */
+  readonly #claimsAhead = new Set<Promise<void>>();
+  /**
+   * Closing and the grace period is over: no job starts any more. Claims still in flight when it
+   * ended (a completion batch's, the fetch loop's) land in {@link #ready} and are handed back.
+   */
+  #handingBack = false;
   #slotWaiters: (() => void)[] = [];
   #fetching: Promise<void>;
   #sweeping: Promise<void> | undefined;
@@ -167,7 +174,7 @@ export class Worker<P> extends EventEmitter<WorkerEventMap> {
           if (this.#lanes.length > 1) {
             const focus = this.#focusLane();
             if (focus !== lane) {
-              if (focus) void this.#claimOnce(focus, Math.min(completing, MAX_CLAIM_BATCH), 0, this.#claimAheadFailures);
+              if (focus) this.#claimAhead(focus, Math.min(completing, MAX_CLAIM_BATCH));
               return 0;
             }
           }
@@ -216,9 +223,15 @@ export class Worker<P> extends EventEmitter<WorkerEventMap> {
     return this.concurrency - this.#active.size - this.#ready.length - this.#reserved;
   }
 
-  /** Starts claimed jobs while there are slots for them. */
+  /** A claim on `lane` alongside another lane's completion batch; shutdown waits for it. */
+  #claimAhead(lane: Lane, wanted: number): void {
+    const claim = this.#claimOnce(lane, wanted, 0, this.#claimAheadFailures).finally(() => this.#claimsAhead.delete(claim));
+    this.#claimsAhead.add(claim);
+  }
+
+  /** Starts claimed jobs while there are slots for them (none once closing has begun handing jobs back). */
   #startReady(): void {
-    while (this.#ready.length > 0 && this.#active.size < this.concurrency) {
+    while (!this.#handingBack && this.#ready.length > 0 && this.#active.size < this.concurrency) {
       const { job, lane } = this.#ready.shift() as { job: ClaimedJob; lane: Lane };
       this.#start(job, lane);
     }
@@ -550,29 +563,37 @@ export class Worker<P> extends EventEmitter<WorkerEventMap> {
       await Promise.race([Promise.allSettled([...this.#active.values()].map((execution) => execution.done)), grace]);
     }
     graceOver.abort();
+    this.#handingBack = true;
     const unfinished = [...this.#active.values()];
-    const notStarted = this.#ready.splice(0);
-    if (unfinished.length + notStarted.length > 0) {
-      for (const execution of unfinished) execution.released = true;
-      const byLane = new Map<Lane, ClaimedJob[]>();
-      for (const { job, lane } of [...unfinished, ...notStarted]) byLane.set(lane, [...(byLane.get(lane) ?? []), job]);
-      for (const [lane, jobs] of byLane) {
-        try {
-          const released = await lane.queue.release(jobs);
-          this.#log.info({ partition: lane.queue.name, released: released.filter(Boolean).length }, 'handed unfinished jobs back to pending');
-        } catch (error) {
-          // They come back anyway once their leases expire, which no one renews now.
-          this.#reportError(error, 'could not hand unfinished jobs back; they return when their leases expire');
-        }
-      }
-      for (const execution of unfinished) execution.abort(new JobsError(JOBS_ERROR_CODES.CLOSED, 'the worker is shutting down'));
-      await Promise.allSettled(unfinished.map((execution) => execution.done));
-    }
+    for (const execution of unfinished) execution.released = true;
+    await this.#handBack([...unfinished, ...this.#ready.splice(0)]);
+    for (const execution of unfinished) execution.abort(new JobsError(JOBS_ERROR_CODES.CLOSED, 'the worker is shutting down'));
+    // A completion batch in flight when the grace period ended settles with its executions, and
+    // may bring jobs it claimed; so may a claim of the fetch loop's or one made alongside another
+    // lane's batch. None of them starts now: they are handed back too.
+    await Promise.allSettled(unfinished.map((execution) => execution.done));
+    await Promise.allSettled([this.#fetching, ...this.#claimsAhead]);
+    await this.#handBack(this.#ready.splice(0));
     await Promise.all(this.#lanes.map((lane) => lane.leases.stop()));
     await this.#sweeping;
     await this.#group.close();
     this.#log.info({}, 'worker closed');
     this.emit('closed');
+  }
+
+  /** Hands `jobs` (running ones whose grace period is over, claimed ones not started) back to pending, one call per lane. */
+  async #handBack(jobs: readonly { job: ClaimedJob; lane: Lane }[]): Promise<void> {
+    const byLane = new Map<Lane, ClaimedJob[]>();
+    for (const { job, lane } of jobs) byLane.set(lane, [...(byLane.get(lane) ?? []), job]);
+    for (const [lane, laneJobs] of byLane) {
+      try {
+        const released = await lane.queue.release(laneJobs);
+        this.#log.info({ partition: lane.queue.name, released: released.filter(Boolean).length }, 'handed unfinished jobs back to pending');
+      } catch (error) {
+        // They come back anyway once their leases expire, which no one renews now.
+        this.#reportError(error, 'could not hand unfinished jobs back; they return when their leases expire');
+      }
+    }
   }
 }
 
