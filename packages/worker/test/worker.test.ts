@@ -1,6 +1,6 @@
 import { JobQueue } from '@jobs/core';
 import { createProducer } from '@jobs/producer';
-import { redisTest as test, waitFor, type TestRedis } from '@jobs/testing';
+import { openRedis, redisTest as test, waitFor, within, type TestRedis } from '@jobs/testing';
 import { describe, expect } from 'vitest';
 import { createWorker, isJobsError, PermanentError, type HandlerMap, type Logger, type PayloadTypesOf, type Worker, type WorkerOptions } from '../src/index.ts';
 import { kinds, okHandlers } from './kinds.ts';
@@ -9,6 +9,14 @@ type Payloads = PayloadTypesOf<typeof kinds>;
 
 function startWorker(redis: TestRedis, queue: string, options: Partial<WorkerOptions<Payloads>> = {}): Worker<Payloads> {
   return createWorker({ redis, queue, kinds, handlers: okHandlers, ...options });
+}
+
+/** A logger that keeps each line as text, for a failure message that says what the worker did last. */
+function recordingLogger(lines: string[], prefix: string): Logger {
+  const record = (level: string) => (fields: object, message?: string) => {
+    lines.push(`${prefix} ${level} ${message ?? ''} ${JSON.stringify(fields)}`);
+  };
+  return { debug: record('debug'), info: record('info'), warn: record('warn'), error: record('error') };
 }
 
 describe('worker', () => {
@@ -261,14 +269,18 @@ describe('worker', () => {
     await Promise.all([worker.close(), sweeper.close(), producer.close()]);
   });
 
-  test('close mid-flight: 100 running jobs, the finished ones complete, the rest go back to pending at once', async ({ redis, queueName }) => {
+  test('close mid-flight: 100 running jobs, the finished ones complete, the rest go back to pending at once', { timeout: 40_000 }, async ({ redis, queueName }) => {
     const producer = createProducer({ redis, queue: queueName, kinds });
+    // Each step has its own deadline and says what the workers logged, so a slow run names its step.
+    const log: string[] = [];
+    const step = <T>(promise: Promise<T>, ms: number, what: string): Promise<T> => within(promise, ms, () => `${what}: still pending after ${ms} ms; logged: ${log.slice(-12).join(' | ')}`);
     let started = 0;
     const worker = createWorker({
       redis,
       queue: queueName,
       kinds,
       concurrency: 100,
+      logger: recordingLogger(log, 'first'),
       handlers: {
         ...okHandlers,
         email: async ({ n }, { signal }) => {
@@ -285,21 +297,71 @@ describe('worker', () => {
         },
       },
     });
-    await producer.enqueueMany(Array.from({ length: 100 }, (_, n) => ({ kind: 'email' as const, payload: { recipient: 'a@example.com', n } })));
-    await waitFor(() => started === 100);
+    await step(producer.enqueueMany(Array.from({ length: 100 }, (_, n) => ({ kind: 'email' as const, payload: { recipient: 'a@example.com', n } }))), 5_000, 'enqueueMany');
+    await waitFor(() => started === 100, { timeoutMs: 5_000, what: 'all 100 jobs started' });
     expect(worker.running).toBe(100);
-    await worker.close({ graceMs: 500 });
-    const stats = await producer.stats();
+    await step(worker.close({ graceMs: 500 }), 5_000, 'worker.close({ graceMs: 500 })');
+    const stats = await step(producer.stats(), 5_000, 'stats after close');
     expect(stats).toMatchObject({ completedTotal: 50, pendingDepth: 50, processingDepth: 0, failedTotal: 0, retriedTotal: 0, releasedTotal: 50 });
     expect(await redis.zcard(`queue:{${queueName}}:leases`)).toBe(0);
     const back = await redis.lrange(`queue:{${queueName}}:pending`, 0, -1);
     const attempts = await Promise.all(back.map((id) => redis.hget(`queue:{${queueName}}:job:${id}`, 'attempts')));
     expect(attempts.every((a) => a === '0')).toBe(true);
     // Another worker picks them up at once and finishes them: none was lost.
-    const next = startWorker(redis, queueName, { concurrency: 50 });
-    // Well inside the test's own timeout, so that a slow run says where it stood.
+    const next = startWorker(redis, queueName, { concurrency: 50, logger: recordingLogger(log, 'next') });
     await waitFor(async () => (await producer.stats()).completedTotal === 100, { timeoutMs: 10_000, what: 'the 50 handed-back jobs completed by another worker' });
-    await next.close();
+    // Nothing runs: its close does not wait out any grace period.
+    await step(next.close({ graceMs: 10_000 }), 5_000, 'the second worker.close()');
+    await step(producer.close(), 5_000, 'producer.close()');
+  });
+
+  test('a job claimed by a completion batch that answers after the grace period is handed back, not started', async ({ redis, redisUrl, queueName }) => {
+    const producer = createProducer({ redis, queue: queueName, kinds });
+    const [a, b, c] = await producer.enqueueMany([0, 1, 2].map((n) => ({ kind: 'email' as const, payload: { recipient: 'a@example.com', n } })));
+    // The worker's own connection, whose commands the test can hold back, as a slow network would.
+    const connection = openRedis(redisUrl);
+    const held: (() => void)[] = [];
+    let holding = false;
+    type SendCommand = (command: { promise: Promise<unknown> }, ...rest: unknown[]) => unknown;
+    const sending = connection as unknown as { sendCommand: SendCommand };
+    const send = sending.sendCommand.bind(connection);
+    sending.sendCommand = (command, ...rest) => {
+      if (!holding) return send(command, ...rest);
+      held.push(() => void send(command, ...rest));
+      return command.promise;
+    };
+    const ran: number[] = [];
+    let finishB: () => void = () => undefined;
+    const worker = createWorker({
+      redis: connection,
+      queue: queueName,
+      kinds,
+      concurrency: 2,
+      handlers: {
+        ...okHandlers,
+        email: async ({ n }, { signal }) => {
+          ran.push(n ?? -1);
+          if (n === 1) return new Promise<number>((resolve) => (finishB = () => resolve(1)));
+          return new Promise<number>((_, reject) => signal.addEventListener('abort', () => reject(signal.reason)));
+        },
+      },
+    });
+    await waitFor(() => ran.length === 2, { what: 'jobs 0 and 1 running' });
+    // Job 1's completion batch also claims job 2 (its slot passes on); it is held on its way.
+    holding = true;
+    finishB();
+    await waitFor(() => held.length === 1, { what: 'the completion batch held' });
+    const closing = worker.close({ graceMs: 100 });
+    // The grace period ends with both jobs still running as far as the worker knows: it hands them back.
+    await waitFor(() => held.length === 2, { what: 'the hand-back held behind the batch' });
+    holding = false;
+    for (const release of held.splice(0)) release();
+    await within(closing, 5_000, () => 'worker.close() still pending 5 s after the held commands went out');
+    expect(ran).toEqual([0, 1]);
+    expect(await producer.stats()).toMatchObject({ completedTotal: 1, pendingDepth: 2, processingDepth: 0, releasedTotal: 2 });
+    expect((await producer.getJob(b?.id as string))?.status).toBe('completed');
+    for (const job of [a, c]) expect(await producer.getJob(job?.id as string)).toMatchObject({ status: 'pending', attempts: 0 });
+    connection.disconnect();
     await producer.close();
   });
 

@@ -11,3 +11,4 @@ export { isClusterUrl, parseClusterUrl, urlWithUser } from './cluster-url.ts';
 export type { ClusterSeed, ParsedClusterUrl } from './cluster-url.ts';
 export { waitFor } from './wait-for.ts';
 export type { WaitForOptions } from './wait-for.ts';
+export { within } from './within.ts';
