@@ -269,7 +269,7 @@ describe('worker', () => {
     await Promise.all([worker.close(), sweeper.close(), producer.close()]);
   });
 
-  test('close mid-flight: 100 running jobs, the finished ones complete, the rest go back to pending at once', { timeout: 40_000 }, async ({ redis, queueName }) => {
+  test('close mid-flight: 100 running jobs, the finished ones complete, the rest go back to pending at once', { timeout: 60_000 }, async ({ redis, queueName }) => {
     const producer = createProducer({ redis, queue: queueName, kinds });
     // Each step has its own deadline and says what the workers logged, so a slow run names its step.
     const log: string[] = [];
@@ -300,8 +300,8 @@ describe('worker', () => {
     await step(producer.enqueueMany(Array.from({ length: 100 }, (_, n) => ({ kind: 'email' as const, payload: { recipient: 'a@example.com', n } }))), 5_000, 'enqueueMany');
     await waitFor(() => started === 100, { timeoutMs: 5_000, what: 'all 100 jobs started' });
     expect(worker.running).toBe(100);
-    await step(worker.close({ graceMs: 500 }), 5_000, 'worker.close({ graceMs: 500 })');
-    const stats = await step(producer.stats(), 5_000, 'stats after close');
+    await step(worker.close({ graceMs: 500 }), 15_000, 'worker.close({ graceMs: 500 })');
+    const stats = await step(producer.stats(), 15_000, 'stats after close');
     expect(stats).toMatchObject({ completedTotal: 50, pendingDepth: 50, processingDepth: 0, failedTotal: 0, retriedTotal: 0, releasedTotal: 50 });
     expect(await redis.zcard(`queue:{${queueName}}:leases`)).toBe(0);
     const back = await redis.lrange(`queue:{${queueName}}:pending`, 0, -1);
@@ -311,8 +311,12 @@ describe('worker', () => {
     const next = startWorker(redis, queueName, { concurrency: 50, logger: recordingLogger(log, 'next') });
     await waitFor(async () => (await producer.stats()).completedTotal === 100, { timeoutMs: 10_000, what: 'the 50 handed-back jobs completed by another worker' });
     // Nothing runs: its close does not wait out any grace period.
-    await step(next.close({ graceMs: 10_000 }), 5_000, 'the second worker.close()');
-    await step(producer.close(), 5_000, 'producer.close()');
+    await step(next.close({ graceMs: 10_000 }), 15_000, 'the second worker.close()');
+    await step(producer.close(), 15_000, 'producer.close()');
+    // Twice this test has hung on a cluster run and once the cause went unseen: say what went wrong
+    // even when the workers recovered (a command that timed out, say).
+    const errors = log.filter((line) => / (warn|error) /.test(line));
+    if (errors.length > 0) console.warn(`close mid-flight: the workers logged ${errors.length} warnings or errors:\n${errors.join('\n')}`);
   });
 
   test('a job claimed by a completion batch that answers after the grace period is handed back, not started', async ({ redis, redisUrl, queueName }) => {

@@ -33,7 +33,9 @@ export const redisTest = test.extend<RedisTestContext>({
     await use(inject('redisUrl'));
   },
   redis: async ({ redisUrl }, use) => {
-    const redis = openRedis(redisUrl, { lazyConnect: false, maxRetriesPerRequest: 3 });
+    // Configured as @jobs configures its own connections: a command that gets no answer fails
+    // after a while instead of hanging the test until its own timeout, which names no step.
+    const redis = openRedis(redisUrl, { lazyConnect: false, maxRetriesPerRequest: 3, commandTimeout: 8_000 });
     await use(redis);
     redis.disconnect();
   },
