@@ -529,8 +529,10 @@ export class Worker<P> extends EventEmitter<WorkerEventMap> {
   /**
    * Stops claiming, lets running jobs finish for up to `graceMs`, then aborts the rest (their
    * `signal` fires) and hands them back to pending at once, so another worker can start them
-   * without waiting for a lease to expire. Closes the connections it opened; resolves when done.
-   * Calling it again returns the same promise.
+   * without waiting for a lease to expire. Jobs claimed but not started by then (a claim or a
+   * completion batch still in flight brings some) go back too: none starts once the grace period
+   * is over. Closes the connections it opened; resolves when done. Calling it again returns the
+   * same promise.
    */
   close(options: CloseOptions = {}): Promise<void> {
     let graceMs: number;

@@ -316,7 +316,7 @@ describe('worker', () => {
     // Twice this test has hung on a cluster run and once the cause went unseen: say what went wrong
     // even when the workers recovered (a command that timed out, say).
     const errors = log.filter((line) => / (warn|error) /.test(line));
-    if (errors.length > 0) console.warn(`close mid-flight: the workers logged ${errors.length} warnings or errors:\n${errors.join('\n')}`);
+    if (errors.length > 0) process.stderr.write(`close mid-flight: the workers logged ${errors.length} warnings or errors:\n${errors.join('\n')}\n`);
   });
 
   test('a job claimed by a completion batch that answers after the grace period is handed back, not started', async ({ redis, redisUrl, queueName }) => {

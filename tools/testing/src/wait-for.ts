@@ -22,7 +22,7 @@ export async function waitFor<T>(probe: () => T | Promise<T>, options: WaitForOp
   let last: T | undefined;
   for (;;) {
     const answer = probe();
-    last = answer instanceof Promise ? await within(answer, Math.max(0, deadline - Date.now()) + 50, () => `waitFor: ${what}: the probe had not answered ${timeoutMs} ms after the wait began (last value: ${String(last)})`) : answer;
+    last = answer instanceof Promise ? await within(answer, Math.max(0, deadline - Date.now()) + 50, () => `waitFor: ${what}: the probe had not answered ${timeoutMs} ms after the wait began (last value: ${String(last)})`) : await answer;
     if (last !== undefined && last !== null && last !== false) return last as Exclude<T, undefined | null | false>;
     if (Date.now() > deadline) {
       throw new Error(`waitFor: ${what} not met within ${timeoutMs} ms (last value: ${String(last)})`);
