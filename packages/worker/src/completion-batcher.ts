@@ -42,6 +42,7 @@ export class CompletionBatcher<C extends Completion> {
   #waiting: C[] = [];
   #inFlight = 0;
   #scheduled = false;
+  #idleWaiters: (() => void)[] = [];
 
   /** `maxBatch`: most completions per call (half the concurrency keeps two calls busy). */
   constructor(queue: JobQueue<unknown>, slots: ClaimSlots, listener: CompletionListener<C>, maxBatch: number) {
@@ -49,6 +50,17 @@ export class CompletionBatcher<C extends Completion> {
     this.#slots = slots;
     this.#listener = listener;
     this.#maxBatch = Math.max(1, Math.min(256, maxBatch));
+  }
+
+  /** True while completions wait to be sent or a batch is in flight. */
+  get busy(): boolean {
+    return this.#waiting.length > 0 || this.#scheduled || this.#inFlight > 0;
+  }
+
+  /** Resolves once nothing waits to be sent and no batch is in flight (at once if so now). */
+  idle(): Promise<void> {
+    if (!this.busy) return Promise.resolve();
+    return new Promise((resolve) => this.#idleWaiters.push(resolve));
   }
 
   /** Completes `completion.job` with `completion.result` in a coming batch; the listener hears how it went. */
@@ -92,6 +104,7 @@ export class CompletionBatcher<C extends Completion> {
       this.#slots.claimed([], reserved, batch.length);
       for (const completion of batch) this.#listener.failed(completion, error);
       this.#schedule();
+      this.#wakeIfIdle();
       return;
     }
     // Out of flight before the claimed jobs start, so their completions see how many are.
@@ -102,6 +115,14 @@ export class CompletionBatcher<C extends Completion> {
       for (let index = 0; index < batch.length; index += 1) this.#listener.completed(batch[index] as C, reply.outcomes[index] as CompleteOutcome);
     } finally {
       this.#schedule();
+      this.#wakeIfIdle();
     }
+  }
+
+  #wakeIfIdle(): void {
+    if (this.busy || this.#idleWaiters.length === 0) return;
+    const waiters = this.#idleWaiters;
+    this.#idleWaiters = [];
+    for (const wake of waiters) wake();
   }
 }

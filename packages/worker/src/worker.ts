@@ -281,8 +281,32 @@ export class Worker<P> extends EventEmitter<WorkerEventMap> {
         await this.#waitForAnyLane();
         continue;
       }
+      if (single && this.#pendingLookedEmpty && (await this.#completionsFirst(lane))) continue;
       await this.#claimOnce(lane, Math.min(free, MAX_CLAIM_BATCH), single ? 1_000 : 0, failures);
     }
+  }
+
+  /**
+   * At low load (a plain queue's last claim came back short), the blocking claim that waits for
+   * the next job is sent only once the completions in flight have answered. Sent at once, its
+   * two writes (about 25 us each here) came between a lone completion and its reply, which the
+   * worker then read late: a job's start-to-done went from about 0.33 to 0.27 ms at 1000 jobs/s.
+   * A job pushed meanwhile waits at most that round trip. True if it waited (look again).
+   */
+  async #completionsFirst(lane: Lane): Promise<boolean> {
+    // A turn of the event loop first: the completions of the jobs just started are sent by then.
+    await new Promise((resolve) => setImmediate(resolve));
+    if (!lane.completions.busy) return false;
+    const signal = this.#stop.signal;
+    await new Promise<void>((resolve) => {
+      const done = (): void => {
+        signal.removeEventListener('abort', done);
+        resolve();
+      };
+      signal.addEventListener('abort', done, { once: true });
+      void lane.completions.idle().then(done);
+    });
+    return true;
   }
 
   /** One claim on `lane` for up to `wanted` jobs (waiting up to `blockMs` for work); its jobs start as slots allow. */
