@@ -1,4 +1,5 @@
 import { runScript, type LuaScript, type RedisClient } from './lua.ts';
+import { writeTogether } from './write-coalescing.ts';
 
 /** A BLMOVE timeout: it takes seconds, and 0 would mean forever, so never below 10 ms. */
 function blockSeconds(ms: number): string {
@@ -68,16 +69,19 @@ export class WorkWaiter {
       return undefined;
     }
     const client = this.#blockingClient();
-    // Two commands written back to back on the blocking connection: Redis reads the script
-    // only once BLMOVE lets go of the connection. (Not an ioredis pipeline: making one copies
-    // every registered command onto it, a few kilobytes per wake.)
-    void client.blmove(this.#pendingKey, this.#pendingKey, 'RIGHT', 'RIGHT', blockSeconds(Math.min(timeoutMs, this.#maxBlockMs))).catch(() => undefined);
+    // Two commands in one write on the blocking connection: Redis reads the script only once
+    // BLMOVE lets go of the connection. (Not an ioredis pipeline: making one copies every
+    // registered command onto it, a few kilobytes per wake.)
+    const sent = writeTogether(client, () => {
+      void client.blmove(this.#pendingKey, this.#pendingKey, 'RIGHT', 'RIGHT', blockSeconds(Math.min(timeoutMs, this.#maxBlockMs))).catch(() => undefined);
+      return runScript(client, script, keys, args, false);
+    });
     const onAbort = (): void => {
       if (this.#client === client) this.#client = undefined;
       client.disconnect();
     };
     signal?.addEventListener('abort', onAbort, { once: true });
-    const run = runScript(client, script, keys, args, false).then(
+    const run = sent.then(
       (reply) => reply as unknown[],
       () => undefined,
     );

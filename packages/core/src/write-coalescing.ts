@@ -24,3 +24,20 @@ export function coalesceWrites(client: RedisClient): void {
   stream.cork();
   process.nextTick(uncork, stream);
 }
+
+/**
+ * Runs `send` (which sends commands on `client`) with the socket's writes held, so that its
+ * commands leave in one write system call, at once. On this machine a write to a loopback socket
+ * costs the sender some 25-45 us (most of it waking a sleeping Redis), per call, not per byte.
+ * A cluster client (no single socket) sends as it would.
+ */
+export function writeTogether<T>(client: RedisClient, send: () => T): T {
+  const stream = (client as { stream?: Partial<CorkableStream> }).stream;
+  if (!stream || typeof stream.cork !== 'function' || typeof stream.uncork !== 'function') return send();
+  stream.cork();
+  try {
+    return send();
+  } finally {
+    stream.uncork();
+  }
+}
