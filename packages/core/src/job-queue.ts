@@ -546,7 +546,11 @@ export class JobQueue<P> {
     const o = this.options;
     const keys = [this.keys.pending, this.keys.processing, this.keys.leases, this.keys.stats, this.keys.delayed, this.keys.completed];
     const args = this.#completeArgs(accepted, [this.keys.jobPrefix, o.visibilityMs, o.maxAttempts, max, claimTokenBase(), o.completedTtlSeconds, o.completedHistory, this.#channel, this.#onlyHeard]);
-    const { reply: raw, replicas } = await this.#runAcknowledged(SCRIPTS['complete-and-claim'], keys, args);
+    // A lone completion that claims nothing (a worker at low load) leaves at once: held to the end
+    // of the tick, it waited behind whatever else the tick did, and its round trip is the job's
+    // latency. Busier calls still share the tick's write.
+    const alone = accepted.length === 1 && max === 0;
+    const { reply: raw, replicas } = await this.#runAcknowledged(SCRIPTS['complete-and-claim'], keys, args, !alone);
     const reply = raw as unknown[];
     const given = Number(reply[2]);
     accepted.forEach(({ index }, i) => {
