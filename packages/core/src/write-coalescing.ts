@@ -27,9 +27,9 @@ export function coalesceWrites(client: RedisClient): void {
 
 /**
  * Runs `send` (which sends commands on `client`) with the socket's writes held, so that its
- * commands leave in one write system call, at once. On this machine a write to a loopback socket
- * costs the sender some 25-45 us (most of it waking a sleeping Redis), per call, not per byte.
- * A cluster client (no single socket) sends as it would.
+ * commands leave in one write system call, at once. A write costs the sender per call more than
+ * per byte: 25-45 us each to a loopback Redis on the benchmark machine, most of it waking a
+ * sleeping Redis. A cluster client (no single socket) sends as it would.
  */
 export function writeTogether<T>(client: RedisClient, send: () => T): T {
   const stream = (client as { stream?: Partial<CorkableStream> }).stream;

@@ -610,7 +610,11 @@ export class Worker<P> extends EventEmitter<WorkerEventMap> {
   /** Hands `jobs` (running ones whose grace period is over, claimed ones not started) back to pending, one call per lane. */
   async #handBack(jobs: readonly { job: ClaimedJob; lane: Lane }[]): Promise<void> {
     const byLane = new Map<Lane, ClaimedJob[]>();
-    for (const { job, lane } of jobs) byLane.set(lane, [...(byLane.get(lane) ?? []), job]);
+    for (const { job, lane } of jobs) {
+      const laneJobs = byLane.get(lane);
+      if (laneJobs) laneJobs.push(job);
+      else byLane.set(lane, [job]);
+    }
     for (const [lane, laneJobs] of byLane) {
       try {
         const released = await lane.queue.release(laneJobs);
