@@ -11,6 +11,7 @@ import { SCRIPTS, pipeScript, registerScripts, runScript, type LuaScript, type R
 import { resolveQueueOptions, type QueueOptions, type ResolvedQueueOptions } from './queue-options.ts';
 import { assertRedisVersion, closeClient, connectRedis, duplicateClient, toJobsError, withRedisErrors, type RedisConnectionInput } from './redis-connection.ts';
 import { claimTokenBase, randomHex } from './random-hex.ts';
+import { masterAt, redirectionOf, refreshSlots } from './cluster-redirects.ts';
 import { TickBatcher } from './tick-batcher.ts';
 import { WorkWaiter } from './wait-for-work.ts';
 import { assertWholeNumber } from './whole-number.ts';
@@ -148,8 +149,6 @@ export interface QueueStats {
 }
 
 const FAIL_OUTCOMES: Record<number, FailOutcome> = { 1: 'retried', 2: 'failed', 3: 'delayed' };
-/** Durable mode on a cluster: MOVED replies followed (slot map refreshed) before one is thrown. */
-const MAX_REDIRECTS = 5;
 const MAX_ERROR_CHARS = 4_096;
 
 function errorText(error: unknown): string {
@@ -254,7 +253,10 @@ export class JobQueue<P> {
     const { replicas, timeoutMs } = this.options.durability;
     if (replicas === 0) return { reply: await this.#run(script, keys, args, coalesce), replicas: undefined };
     let withSource = false;
-    for (let attempt = 0; ; attempt += 1) {
+    // After ASK: the node to send the next attempt to, with ASKING before the script.
+    let asking: Redis | undefined;
+    let redirects = 0;
+    for (;;) {
       try {
         const [reply, acknowledged] = await this.#pipeline((pipe) => {
           // Plain EVALSHA (or EVAL), not the registered command: on NOSCRIPT ioredis would resend
@@ -263,22 +265,28 @@ export class JobQueue<P> {
           if (withSource) pipe.eval(script.source, keys.length, ...keys, ...args);
           else pipe.evalsha(script.sha1, keys.length, ...keys, ...args);
           pipe.wait(replicas, timeoutMs);
-        });
+        }, asking);
         return { reply, replicas: Number(acknowledged) };
       } catch (error) {
-        if (attempt >= MAX_REDIRECTS || !(error instanceof Error)) throw error;
+        if (!(error instanceof Error)) throw error;
         // The server lost its script cache (a restart, a failover, SCRIPT FLUSH): the script did
         // not run; send it with its source, WAIT again behind it.
         if (!withSource && error.message.startsWith('NOSCRIPT')) {
           withSource = true;
           continue;
         }
-        // ioredis follows MOVED for a pipeline only when its other commands are read-only, and
-        // WAIT is not: after a failover or a slot move every call would get MOVED, the slot map
-        // never updated. A redirected script did not run, so sending the pipeline again is safe.
+        // ioredis follows redirections for a pipeline only when its other commands are read-only,
+        // and WAIT is not: after a failover or during a slot move every call would fail. A
+        // redirected script did not run, so sending the pipeline again is safe. As ioredis does
+        // for single commands: MOVED refreshes the slot map, ASK sends once to the node named,
+        // TRYAGAIN waits, up to the client's maxRedirections.
         const client = this.client;
-        if (!(client instanceof Cluster) || !error.message.startsWith('MOVED ')) throw error;
-        await new Promise<void>((resolve) => client.refreshSlotsCache(() => resolve()));
+        const redirection = client instanceof Cluster ? redirectionOf(error) : undefined;
+        if (!(client instanceof Cluster) || !redirection || (redirects += 1) > (client.options.maxRedirections ?? 16)) throw error;
+        asking = undefined;
+        if (redirection.kind === 'moved') await refreshSlots(client);
+        else if (redirection.kind === 'tryagain') await new Promise((resolve) => setTimeout(resolve, client.options.retryDelayOnTryAgain || 100));
+        else if (!(asking = await masterAt(client, redirection.address))) throw error;
       }
     }
   }
@@ -289,13 +297,17 @@ export class JobQueue<P> {
     if (replicas !== undefined && replicas < required) throw new NotReplicatedError(what, replicas, required, timeoutMs, ids);
   }
 
-  /** Runs the queued scripts of `build` in one round trip and returns their replies in order. */
-  async #pipeline(build: (pipe: ReturnType<RedisClient['pipeline']>) => void): Promise<unknown[]> {
+  /**
+   * Runs the queued scripts of `build` in one round trip and returns their replies in order; on
+   * `asking` (a cluster node that answered ASK for them), right behind an `ASKING`.
+   */
+  async #pipeline(build: (pipe: ReturnType<RedisClient['pipeline']>) => void, asking?: Redis): Promise<unknown[]> {
     await this.#ensureReady();
-    const pipe = this.client.pipeline();
+    const pipe = (asking ?? this.client).pipeline();
+    if (asking) pipe.asking();
     build(pipe);
     const replies = await withRedisErrors(async () => (await pipe.exec()) ?? []);
-    return replies.map(([error, reply]) => {
+    return replies.slice(asking ? 1 : 0).map(([error, reply]) => {
       if (error) throw toJobsError(error);
       return reply;
     });

@@ -41,4 +41,34 @@ describe('durable mode on a cluster', () => {
     expect(notReplicated).toBeUndefined();
     await queue.close();
   });
+
+  test('mid-migration (ASK, then TRYAGAIN), a durable enqueue waits for the slot and lands on its new master', { timeout: 60_000 }, async () => {
+    const name = 'durable-asked';
+    const queue = new JobQueue({ redis: cluster.url, queue: name, kinds, durability: { replicas: 1, timeoutMs: 2_000 }, commandTimeoutMs: 5_000 });
+    const key = `queue:{${name}}:pending`;
+    const slot = await onNode(cluster.seeds[0]!.port, async (client) => Number(await client.cluster('KEYSLOT', key)));
+    const source = (await masterOf(slot))!;
+    const target = (await cluster.masters()).find((master) => master.port !== source)!.port;
+    const idOf = (port: number): Promise<string> => onNode(port, async (client) => String(await client.cluster('MYID')));
+    const [sourceId, targetId] = [await idOf(source), await idOf(target)];
+    const errors = (port: number, reply: string): Promise<number> =>
+      onNode(port, async (client) => Number(new RegExp(`errorstat_${reply}:count=(\\d+)`).exec(await client.info('errorstats'))?.[1] ?? 0));
+    await queue.stats(); // connected, scripts loaded
+    const [asks, tryAgains] = [await errors(source, 'ASK'), await errors(target, 'TRYAGAIN')];
+    // The slot starts to move: the source answers ASK for keys it does not hold, and the target,
+    // asked, answers TRYAGAIN to a script whose keys are not all there yet.
+    await onNode(target, (client) => client.cluster('SETSLOT', slot, 'IMPORTING', sourceId));
+    await onNode(source, (client) => client.cluster('SETSLOT', slot, 'MIGRATING', targetId));
+    const enqueued = queue.enqueue('email', { recipient: 'a@example.com' });
+    await waitFor(async () => (await errors(source, 'ASK')) > asks && (await errors(target, 'TRYAGAIN')) > tryAgains, { what: 'the enqueue redirected (ASK) and told to try again (TRYAGAIN)' });
+    // The queue holds no keys yet, so nothing is left to copy: the move ends, as
+    // redis-cli --cluster reshard ends one, by giving the slot to the target on both.
+    await onNode(target, (client) => client.cluster('SETSLOT', slot, 'NODE', targetId));
+    await onNode(source, (client) => client.cluster('SETSLOT', slot, 'NODE', targetId));
+    const id = await enqueued;
+    expect(await onNode(target, (client) => client.hget(`queue:{${name}}:job:${id}`, 'status'))).toBe('pending');
+    expect(await onNode(source, (client) => client.cluster('COUNTKEYSINSLOT', slot))).toBe(0);
+    await queue.close();
+  });
 });
+
