@@ -71,6 +71,8 @@ const MAX_CLAIM_BATCH = 100;
  * 250 ms for each other partition with work).
  */
 const LANE_TURN_MS = 250;
+/** At low load, the longest the fetch loop waits for completions in flight before it claims (see #completionsFirst). */
+const COMPLETIONS_FIRST_MAX_MS = 10;
 
 function pause(ms: number, signal: AbortSignal): Promise<void> {
   return new Promise((resolve) => {
@@ -281,8 +283,13 @@ export class Worker<P> extends EventEmitter<WorkerEventMap> {
         await this.#waitForAnyLane();
         continue;
       }
-      if (single && this.#pendingLookedEmpty && (await this.#completionsFirst(lane))) continue;
-      await this.#claimOnce(lane, Math.min(free, MAX_CLAIM_BATCH), single ? 1_000 : 0, failures);
+      if (single && this.#pendingLookedEmpty) {
+        await this.#completionsFirst(lane);
+        if (this.#stop.signal.aborted) break;
+      }
+      const wanted = this.#free();
+      if (wanted <= 0) continue;
+      await this.#claimOnce(lane, Math.min(wanted, MAX_CLAIM_BATCH), single ? 1_000 : 0, failures);
     }
   }
 
@@ -291,22 +298,25 @@ export class Worker<P> extends EventEmitter<WorkerEventMap> {
    * the next job is sent only once the completions in flight have answered. Sent at once, its
    * two writes (about 25 us each here) came between a lone completion and its reply, which the
    * worker then read late: a job's start-to-done went from about 0.33 to 0.27 ms at 1000 jobs/s.
-   * A job pushed meanwhile waits at most that round trip. True if it waited (look again).
+   * A job pushed meanwhile waits for that round trip, and never longer than
+   * {@link COMPLETIONS_FIRST_MAX_MS}: completions that never pause (a busy worker whose claims
+   * still come back short) must not keep it from claiming.
    */
-  async #completionsFirst(lane: Lane): Promise<boolean> {
+  async #completionsFirst(lane: Lane): Promise<void> {
     // A turn of the event loop first: the completions of the jobs just started are sent by then.
     await new Promise((resolve) => setImmediate(resolve));
-    if (!lane.completions.busy) return false;
+    if (!lane.completions.busy) return;
     const signal = this.#stop.signal;
     await new Promise<void>((resolve) => {
-      const done = (): void => {
-        signal.removeEventListener('abort', done);
-        resolve();
-      };
+      const timer = setTimeout(done, COMPLETIONS_FIRST_MAX_MS);
       signal.addEventListener('abort', done, { once: true });
       void lane.completions.idle().then(done);
+      function done(): void {
+        clearTimeout(timer);
+        signal.removeEventListener('abort', done);
+        resolve();
+      }
     });
-    return true;
   }
 
   /** One claim on `lane` for up to `wanted` jobs (waiting up to `blockMs` for work); its jobs start as slots allow. */
