@@ -74,10 +74,12 @@ const LANE_TURN_MS = 250;
 /** At low load, the longest the fetch loop waits for completions in flight before it claims (see #completionsFirst). */
 const COMPLETIONS_FIRST_MAX_MS = 10;
 
-function pause(ms: number, signal: AbortSignal): Promise<void> {
+/** Waits `ms`, or less if `signal` aborts or `until` settles first. */
+function pause(ms: number, signal: AbortSignal, until?: Promise<unknown>): Promise<void> {
   return new Promise((resolve) => {
     const timer = setTimeout(done, ms);
     signal.addEventListener('abort', done, { once: true });
+    void until?.then(done, done);
     function done(): void {
       clearTimeout(timer);
       signal.removeEventListener('abort', done);
@@ -305,18 +307,7 @@ export class Worker<P> extends EventEmitter<WorkerEventMap> {
   async #completionsFirst(lane: Lane): Promise<void> {
     // A turn of the event loop first: the completions of the jobs just started are sent by then.
     await new Promise((resolve) => setImmediate(resolve));
-    if (!lane.completions.busy) return;
-    const signal = this.#stop.signal;
-    await new Promise<void>((resolve) => {
-      const timer = setTimeout(done, COMPLETIONS_FIRST_MAX_MS);
-      signal.addEventListener('abort', done, { once: true });
-      void lane.completions.idle().then(done);
-      function done(): void {
-        clearTimeout(timer);
-        signal.removeEventListener('abort', done);
-        resolve();
-      }
-    });
+    if (lane.completions.busy) await pause(COMPLETIONS_FIRST_MAX_MS, this.#stop.signal, lane.completions.idle());
   }
 
   /** One claim on `lane` for up to `wanted` jobs (waiting up to `blockMs` for work); its jobs start as slots allow. */
