@@ -11,6 +11,12 @@ function uncork(stream: CorkableStream): void {
   stream.uncork();
 }
 
+/** `client`'s socket, if it has one that can hold writes (a cluster client has none of its own). */
+function socketOf(client: RedisClient): CorkableStream | undefined {
+  const stream = (client as { stream?: Partial<CorkableStream> }).stream;
+  return stream && typeof stream.cork === 'function' && typeof stream.uncork === 'function' ? (stream as CorkableStream) : undefined;
+}
+
 /**
  * Holds the writes of `client`'s socket until the current tick's callbacks have run, so that the
  * commands sent in one tick (64 producers awaiting replies that came in one read, a worker's
@@ -19,8 +25,8 @@ function uncork(stream: CorkableStream): void {
  * client (no single socket) is left as it is.
  */
 export function coalesceWrites(client: RedisClient): void {
-  const stream = (client as { stream?: Partial<CorkableStream> }).stream;
-  if (!stream || typeof stream.cork !== 'function' || stream.writableCorked !== 0) return;
+  const stream = socketOf(client);
+  if (!stream || stream.writableCorked !== 0) return;
   stream.cork();
   process.nextTick(uncork, stream);
 }
@@ -32,8 +38,8 @@ export function coalesceWrites(client: RedisClient): void {
  * sleeping Redis. A cluster client (no single socket) sends as it would.
  */
 export function writeTogether<T>(client: RedisClient, send: () => T): T {
-  const stream = (client as { stream?: Partial<CorkableStream> }).stream;
-  if (!stream || typeof stream.cork !== 'function' || typeof stream.uncork !== 'function') return send();
+  const stream = socketOf(client);
+  if (!stream) return send();
   stream.cork();
   try {
     return send();
