@@ -119,6 +119,13 @@ export type CancelOutcome = { readonly cancelled: true } | { readonly cancelled:
 /** The lists and sets a job can be in, for {@link JobQueue.list}. */
 export type ListState = 'pending' | 'processing' | 'delayed' | 'completed' | 'failed';
 
+const LIST_STATES: readonly ListState[] = ['pending', 'processing', 'delayed', 'completed', 'failed'];
+
+/** Throws `JOBS_INVALID_ARGUMENT` (field `state`) unless `state` names a list a job can be in. */
+export function assertListState(state: unknown): asserts state is ListState {
+  if (!LIST_STATES.includes(state as ListState)) throw new InvalidArgumentError('state', `expected one of ${LIST_STATES.join(', ')}, got ${JSON.stringify(state)}`);
+}
+
 /** A snapshot of a queue, taken in one step. */
 export interface QueueStats {
   readonly enqueuedTotal: number;
@@ -773,15 +780,8 @@ export class JobQueue<P> {
   async list(state: ListState, options: { offset?: number; limit?: number } = {}): Promise<JobRecord[]> {
     const offset = assertWholeNumber('offset', options.offset ?? 0, 0, Number.MAX_SAFE_INTEGER);
     const limit = assertWholeNumber('limit', options.limit ?? 50, 1, 1_000);
-    const keyOf: Record<ListState, string> = {
-      pending: this.keys.pending,
-      processing: this.keys.processing,
-      delayed: this.keys.delayed,
-      completed: this.keys.completed,
-      failed: this.keys.failed,
-    };
-    const key = keyOf[state];
-    if (key === undefined) throw new InvalidArgumentError('state', `expected one of ${Object.keys(keyOf).join(', ')}, got ${JSON.stringify(state)}`);
+    assertListState(state);
+    const key = this.keys[state];
     const range =
       state === 'pending'
         ? [-(offset + limit), -(offset + 1), '1']

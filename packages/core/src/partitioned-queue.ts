@@ -1,5 +1,5 @@
 import { InvalidArgumentError } from './errors.ts';
-import { JobQueue, type CancelOutcome, type EnqueueRequest, type EnqueueResult, type JobQueueOptions, type ListState, type PreparedEnqueue, type QueueStats } from './job-queue.ts';
+import { assertListState, JobQueue, type CancelOutcome, type EnqueueRequest, type EnqueueResult, type JobQueueOptions, type ListState, type PreparedEnqueue, type QueueStats } from './job-queue.ts';
 import type { JobRecord } from './job-record.ts';
 import type { EnqueueOptions } from './enqueue-options.ts';
 import { assertJobId, queueKeys, type QueueKeys } from './keys.ts';
@@ -239,9 +239,8 @@ export class PartitionedQueue<P> {
     if (this.partitions.length === 1) return (this.partitions[0] as JobQueue<P>).list(state, options);
     let skip = assertWholeNumber('offset', options.offset ?? 0, 0, Number.MAX_SAFE_INTEGER);
     let left = assertWholeNumber('limit', options.limit ?? 50, 1, 1_000);
-    const depthOf = { pending: 'pendingDepth', processing: 'processingDepth', delayed: 'delayedDepth', completed: 'completedDepth', failed: 'failedDepth' } as const;
-    const field = depthOf[state];
-    if (field === undefined) throw new InvalidArgumentError('state', `expected one of ${Object.keys(depthOf).join(', ')}, got ${JSON.stringify(state)}`);
+    assertListState(state);
+    const field = `${state}Depth` as const;
     const depths = await Promise.all(this.partitions.map(async (partition) => (await partition.stats())[field]));
     const page: JobRecord[] = [];
     for (const [index, partition] of this.partitions.entries()) {
