@@ -13,7 +13,9 @@ export interface QueueOptions {
   backoff?: BackoffPolicy;
   /**
    * Completed ids kept in the history list. Default 10,000; 0 keeps none. An id trimmed off the
-   * history takes its hash with it, so results are readable until then or until their TTL.
+   * history takes its hash with it, so results are readable until then or until their TTL. With
+   * 0, a completed job's hash is deleted as it completes (its result is not kept), the cheapest
+   * completion: for queues whose results nobody reads back.
    */
   completedHistory?: number;
   /** Seconds a completed job's hash lives. Default 1 day; 0 = until trimmed off the history. */

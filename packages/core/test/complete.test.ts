@@ -222,6 +222,47 @@ describe('complete', () => {
     await queue.close();
   });
 
+  test('with no history kept, a completed job leaves no hash and no id behind, yet is counted and announced', async ({ redis, redisUrl, queueName }) => {
+    const subscriber = openRedis(redisUrl);
+    const messages: string[] = [];
+    subscriber.on('message', (_channel: string, message: string) => messages.push(message));
+    await subscriber.subscribe(`queue:{${queueName}}:events`);
+    const queue = openQueue(redis, queueName, { completedHistory: 0 });
+    const ids = [];
+    for (let n = 0; n < 6; n += 1) ids.push(await queue.enqueue('email', { recipient: 'a@example.com', n }));
+    const jobs = await queue.claim({ max: 6 });
+    // One alone, then a batch (the batch path removes the ids from processing in one go).
+    await queue.complete(jobs[0] as ClaimedJob, 'ok');
+    expect(await queue.completeMany(jobs.slice(1).map((job) => ({ job, result: job.id })))).toEqual([true, true, true, true, true]);
+    expect(await redis.exists(...ids.map((id) => `queue:{${queueName}}:job:${id}`))).toBe(0);
+    expect(await redis.llen(`queue:{${queueName}}:completed`)).toBe(0);
+    expect(await redis.llen(`queue:{${queueName}}:processing`)).toBe(0);
+    expect(await redis.zcard(`queue:{${queueName}}:leases`)).toBe(0);
+    expect((await queue.stats()).completedTotal).toBe(6);
+    await expect.poll(() => messages.length, { timeout: 5_000 }).toBe(6);
+    expect(messages.map((message) => JSON.parse(message) as unknown)).toEqual(ids.map((id) => ({ id, status: 'completed' })));
+    // A second complete of a deleted job changes nothing and says the claim is gone.
+    await expect(queue.complete(jobs[0] as ClaimedJob, 'again')).rejects.toSatisfy((error) => isJobsError(error, 'JOBS_LOST_CLAIM'));
+    expect((await queue.stats()).completedTotal).toBe(6);
+    await subscriber.quit();
+    await queue.close();
+  });
+
+  test('history left from an earlier cap is trimmed when the cap drops to 0', async ({ redis, queueName }) => {
+    const keeping = openQueue(redis, queueName, { completedHistory: 10 });
+    const kept = [];
+    for (let n = 0; n < 2; n += 1) kept.push(await keeping.enqueue('email', { recipient: 'a@example.com', n }));
+    for (const job of await keeping.claim({ max: 2 })) await keeping.complete(job, 'ok');
+    await keeping.close();
+    const queue = openQueue(redis, queueName, { completedHistory: 0 });
+    const id = await queue.enqueue('email', { recipient: 'a@example.com', n: 2 });
+    const [job] = (await queue.claim()) as [ClaimedJob];
+    await queue.complete(job, 'ok');
+    expect(await redis.llen(`queue:{${queueName}}:completed`)).toBe(0);
+    expect(await redis.exists(...[...kept, id].map((each) => `queue:{${queueName}}:job:${each}`))).toBe(0);
+    await queue.close();
+  });
+
   test('a completed hash expires, and its id is no longer shown as a job', async ({ redis, queueName }) => {
     const queue = openQueue(redis, queueName, { completedTtlSeconds: 1 });
     const id = await queue.enqueue('email', { recipient: 'a@example.com' });

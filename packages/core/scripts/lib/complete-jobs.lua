@@ -12,6 +12,8 @@
 -- TTL, and the recipe's event is published.
 -- ctx: { processing, completed, leases, stats, job_prefix, ttl, cap, channel, only_heard, now }
 -- (only_heard '1': skip the events when nobody subscribes; see heard_channel)
+-- With no history kept (cap 0) and none left over from an earlier cap, each hash would be
+-- written and trimmed off again at once: it is deleted outright instead (the same end state).
 -- Appends per job 1 (completed) or 0 (not the caller's to complete; nothing changed) to `out`.
 local function complete_jobs(ctx, argv, first, out)
   local done = {}
@@ -24,16 +26,22 @@ local function complete_jobs(ctx, argv, first, out)
     held[#held + 1] = holds_claim(ctx.job_prefix .. argv[i], argv[i + 1]) and argv[i]
   end
   local removed = remove_many_from_list(ctx.processing, held)
+  local keep = ctx.cap > 0 or redis.call('LLEN', ctx.completed) > 0
   local now_text, ttl_text = int_text(ctx.now), int_text(ctx.ttl)
+  local gone = not keep and {} or nil
   for n = 1, #held do
     local i = first + (n - 1) * 3
     local id = argv[i]
     if removed[n] then
       local key = ctx.job_prefix .. id
-      redis.call('HSET', key, 'status', 'completed', 'completed_at_ms', now_text, 'result', argv[i + 2],
-        'claim_token', '')
-      redis.call('HDEL', key, 'lease_expires_at_ms', 'last_error', 'last_error_at_ms')
-      if ctx.ttl > 0 then redis.call('EXPIRE', key, ttl_text) end
+      if keep then
+        redis.call('HSET', key, 'status', 'completed', 'completed_at_ms', now_text, 'result', argv[i + 2],
+          'claim_token', '')
+        redis.call('HDEL', key, 'lease_expires_at_ms', 'last_error', 'last_error_at_ms')
+        if ctx.ttl > 0 then redis.call('EXPIRE', key, ttl_text) end
+      else
+        gone[#gone + 1] = key
+      end
       publish_event(channel, id, 'completed')
       done[#done + 1] = id
       out[#out + 1] = 1
@@ -43,7 +51,11 @@ local function complete_jobs(ctx, argv, first, out)
   end
   if #done > 0 then
     redis.call('ZREM', ctx.leases, unpack(done))
-    push_history_many(ctx.completed, done, ctx.cap, ctx.job_prefix, 'completed')
+    if keep then
+      push_history_many(ctx.completed, done, ctx.cap, ctx.job_prefix, 'completed')
+    else
+      redis.call('DEL', unpack(gone))
+    end
     redis.call('HINCRBY', ctx.stats, 'completed_total', #done)
   end
   return #done
