@@ -24,7 +24,8 @@ local function claim_jobs(pending, processing, leases, stats, job_prefix, defaul
   -- Bounded: every pass takes ids off pending; dropped ids cannot keep the loop going past this.
   local budget = wanted * 2 + 16
   while claimed < wanted and budget > 0 do
-    local ids = redis.call('LRANGE', pending, -math.min(wanted - claimed, budget), -1)
+    local asked = math.min(wanted - claimed, budget)
+    local ids = redis.call('LRANGE', pending, -asked, -1)
     if #ids == 0 then break end
     budget = budget - #ids
     -- Oldest first: the rightmost id of the window.
@@ -75,6 +76,8 @@ local function claim_jobs(pending, processing, leases, stats, job_prefix, defaul
       redis.call('LPUSH', processing, unpack(moved))
       redis.call('ZADD', leases, unpack(lease_args))
     end
+    -- A short window took all of pending (nothing else writes while a script runs): no need to look again.
+    if #ids < asked then break end
   end
   if dropped > 0 then redis.call('HINCRBY', stats, 'dropped_total', dropped) end
   return claimed
