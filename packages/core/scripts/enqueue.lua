@@ -20,8 +20,11 @@
             or 0 if an earlier job holds its idempotency key
   Errors:   "JOBS_DUPLICATE_ID <id>" when a job hash with that id exists with another payload
             (nothing is written)
+  Publishes: on "queue:{NAME}:wake", the ms until the earliest job it delays is due, when that
+            job is now the first one due (see lib/due-notice.lua)
 ]]
 --@include lib/now.lua
+--@include lib/due-notice.lua
 
 local FIELDS = 4
 local n = tonumber(ARGV[1])
@@ -57,6 +60,8 @@ end
 local out = {}
 local pushed = {}
 local written = 0
+-- The earliest due time of the jobs this call delays: waiting workers hear of it (see due-notice.lua).
+local earliest = nil
 local idem_index = 4
 for j = 0, n - 1 do
   local base = 3 + j * FIELDS
@@ -98,6 +103,7 @@ for j = 0, n - 1 do
       local due_text = int_text(due)
       redis.call('HSET', job_key, 'run_at_ms', due_text)
       redis.call('ZADD', KEYS[2], due_text, id)
+      if not earliest or due < earliest then earliest = due end
     else
       -- Pushed together after the loop: one LPUSH of many puts them in the same order.
       pushed[#pushed + 1] = id
@@ -112,4 +118,5 @@ for first = 1, #pushed, 1000 do
   redis.call('LPUSH', KEYS[1], unpack(pushed, first, math.min(first + 999, #pushed)))
 end
 if written > 0 then redis.call('HINCRBY', KEYS[3], 'enqueued_total', written) end
+if earliest then notice_due(KEYS[2], job_prefix, earliest, now) end
 return out

@@ -12,7 +12,8 @@
   KEYS[5]  failed list
   KEYS[6]  lease index sorted set
   KEYS[7]  stats hash
-  ARGV[1]  job key prefix ("queue:{NAME}:job:"), for ids trimmed off the failed history
+  ARGV[1]  job key prefix ("queue:{NAME}:job:"), for ids trimmed off the failed history and the
+           wake channel
   ARGV[2]  id
   ARGV[3]  claim token
   ARGV[4]  error message (stored as last_error)
@@ -23,6 +24,8 @@
   ARGV[9]  failed history cap
   ARGV[10] events channel ('' = publish nothing)
   Returns: 0 not the owner (nothing changed) | 1 retried now | 2 dead-lettered | 3 retry delayed
+  Publishes: on "queue:{NAME}:wake", the ms until a delayed retry is due, when it is now the
+           first delayed job due (see lib/due-notice.lua)
 ]]
 --@include lib/now.lua
 --@include lib/job-status.lua
@@ -31,6 +34,7 @@
 --@include lib/events.lua
 --@include lib/history.lua
 --@include lib/dead-letter.lua
+--@include lib/due-notice.lua
 
 local key, id, token, reason = KEYS[1], ARGV[2], ARGV[3], ARGV[4]
 local owned = holds_claim(key, token) and remove_from_list(KEYS[2], id) == 1
@@ -55,6 +59,7 @@ local delay = tonumber(ARGV[5])
 if delay > 0 then
   redis.call('HSET', key, 'status', 'delayed', 'run_at_ms', now + delay)
   redis.call('ZADD', KEYS[4], now + delay, id)
+  notice_due(KEYS[4], ARGV[1], now + delay, now)
   return 3
 end
 redis.call('HSET', key, 'status', 'pending')

@@ -691,11 +691,14 @@ export class JobQueue<P> {
     return { reclaimed, deadLettered, dropped, more: Number(more) === 1 };
   }
 
-  /** Moves due delayed jobs to pending, at most `batch`; returns how many, and when the next is due. */
-  async promoteDue(batch = 1_000): Promise<{ promoted: number; nextDueMs: number | null }> {
+  /**
+   * Moves due delayed jobs to pending, at most `batch`; returns how many, when the next is due
+   * (null: none left), and the server's clock when it looked (both in ms, on that clock).
+   */
+  async promoteDue(batch = 1_000): Promise<{ promoted: number; nextDueMs: number | null; nowMs: number }> {
     assertWholeNumber('batch', batch, 1, 100_000);
-    const [promoted, nextDue] = (await this.#run(SCRIPTS.promote, this.#promoteKeys(), [this.keys.jobPrefix, batch])) as [number, number];
-    return { promoted: Number(promoted), nextDueMs: Number(nextDue) >= 0 ? Number(nextDue) : null };
+    const [promoted, nextDue, now] = (await this.#run(SCRIPTS.promote, this.#promoteKeys(), [this.keys.jobPrefix, batch])) as [number, number, number];
+    return { promoted: Number(promoted), nextDueMs: Number(nextDue) >= 0 ? Number(nextDue) : null, nowMs: Number(now) };
   }
 
   /**

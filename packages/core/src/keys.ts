@@ -15,6 +15,7 @@ import { InvalidArgumentError } from './errors.ts';
  * | `queue:{NAME}:failed` | list: capped dead letters, newest first | yes |
  * | `queue:{NAME}:job:<id>` | hash: the job | yes |
  * | `queue:{NAME}:events` | pub/sub channel, `{"id","status"}` messages | yes |
+ * | `queue:{NAME}:wake` | pub/sub channel: ms until a delayed job just added is due, when it is the first due | ours |
  * | `queue:{NAME}:stats` | hash: counters kept by the scripts (the recipe's Ruby port uses it too) | Ruby |
  * | `queue:{NAME}:leases` | sorted set: claimed id, scored by lease deadline (ms) | ours |
  * | `queue:{NAME}:delayed` | sorted set: id waiting for its time, scored by due time (ms) | ours |
@@ -39,6 +40,11 @@ export interface QueueKeys {
   readonly partitions: string;
   /** The pub/sub channel (not a key) of the queue's events. */
   readonly events: string;
+  /**
+   * The pub/sub channel (not a key) on which the scripts that delay a job say how many ms until
+   * it is due, when no other delayed job is due before it: workers waiting for work hear it.
+   */
+  readonly wake: string;
   /** `queue:{NAME}:job:`, to which a job id is appended. */
   readonly jobPrefix: string;
   /** The hash of job `id`. */
@@ -93,6 +99,7 @@ export function queueKeys(name: string): QueueKeys {
     reclaimCursor: `${prefix}reclaim-cursor`,
     partitions: `${prefix}partitions`,
     events: `${prefix}events`,
+    wake: `${prefix}wake`,
     jobPrefix,
     job: (id: string) => `${jobPrefix}${id}`,
     idempotency: (key: string) => `${prefix}idem:${key}`,

@@ -151,6 +151,10 @@ describe('producer', () => {
     const producer = createProducer({ redis: urlWithUser(redisUrl, user, 's3cret-pass'), queue: queueName, kinds });
     const id = await producer.enqueue('email', { recipient: 'acl@example.com' });
     expect((await producer.getJob(id))?.status).toBe('pending');
+    // This user may not publish on the queue's wake channel (its rules predate it): a delayed
+    // job is still written, without the notice to waiting workers.
+    const delayed = await producer.enqueue('email', { recipient: 'acl@example.com' }, { delayMs: 60_000 });
+    expect((await producer.getJob(delayed))?.status).toBe('delayed');
     await producer.close();
     const wrongOptions = { username: user, password: 'nope', maxRetriesPerRequest: 0, retryStrategy: () => null };
     const wrong = createProducer({

@@ -13,7 +13,7 @@ const CLIENT_COMMANDS = ['evalsha', 'eval', 'script|load', 'script|exists', 'blm
 
 /**
  * The ACL rules of a Redis user that can run producers, workers, the reclaimer and the admin
- * CLI on `queues` and nothing else: the queues' keys, their events channels, and the commands
+ * CLI on `queues` and nothing else: the queues' keys, their events and wake channels, and the commands
  * @jobs uses, on one server or a cluster (where every node needs the user: a cluster does not
  * share its users). With `partitions`, each queue is a partitioned queue of that many
  * partitions. (`scan` and `unlink` are for `jobs purge` and queue discovery; an application's
@@ -33,7 +33,7 @@ export function jobsAclRules(queues: readonly string[], options: { partitions?: 
     'resetkeys',
     ...keys.map((k) => `~${k.prefix}*`),
     'resetchannels',
-    ...keys.map((k) => `&${k.events}`),
+    ...keys.flatMap((k) => [`&${k.events}`, `&${k.wake}`]),
     '-@all',
     '+@connection',
     ...[...CLIENT_COMMANDS, ...SCRIPT_COMMANDS].map((command) => `+${command}`),

@@ -21,6 +21,7 @@ import {
 } from '@jobs/core';
 import type { HandlerMap, JobContext } from './handler-map.ts';
 import { CompletionBatcher, type CompletionListener } from './completion-batcher.ts';
+import { DueNotices } from './due-notices.ts';
 import { Execution, type HandlerOutcome } from './execution.ts';
 import { HandlerContext } from './job-context.ts';
 import { Lane } from './lane.ts';
@@ -71,6 +72,8 @@ const MAX_CLAIM_BATCH = 100;
  * 250 ms for each other partition with work).
  */
 const LANE_TURN_MS = 250;
+/** The longest the fetch loop waits for the delayed-job notices to be subscribed before its first claim. */
+const NOTICES_FIRST_MAX_MS = 2_000;
 /** At low load, the longest the fetch loop waits for completions in flight before it claims (see #completionsFirst). */
 const COMPLETIONS_FIRST_MAX_MS = 10;
 
@@ -131,6 +134,8 @@ export class Worker<P> extends EventEmitter<WorkerEventMap> {
    */
   #handingBack = false;
   #slotWaiters: (() => void)[] = [];
+  /** Hears when a delayed job added meanwhile comes due, so that a waiting worker starts it on time. */
+  readonly #dueNotices: DueNotices;
   #fetching: Promise<void>;
   #sweeping: Promise<void> | undefined;
   #sweepTimer: NodeJS.Timeout | undefined;
@@ -159,6 +164,7 @@ export class Worker<P> extends EventEmitter<WorkerEventMap> {
     this.#log = childLogger(logger, { queue });
     this.#reclaimIntervalMs = interval;
     this.#lanes = this.#group.partitions.map((partition) => this.#openLane(partition as JobQueue<unknown>));
+    this.#dueNotices = new DueNotices(this.#group.client, this.#lanes, (error, message) => this.#reportError(error, message));
     this.#fetching = this.#fetchLoop();
     if (interval > 0) this.#scheduleSweep();
     this.#log.info({ concurrency }, 'worker started');
@@ -273,6 +279,9 @@ export class Worker<P> extends EventEmitter<WorkerEventMap> {
       }
     }
     failures.count = 0;
+    // Listening before the first wait, so a delayed job added during it is heard of (but not
+    // for long: with Redis away, the claims report it).
+    await pause(NOTICES_FIRST_MAX_MS, this.#stop.signal, this.#dueNotices.ready);
     const single = this.#lanes.length === 1;
     while (!this.#stop.signal.aborted) {
       const free = this.#free();
@@ -603,6 +612,7 @@ export class Worker<P> extends EventEmitter<WorkerEventMap> {
     await this.#handBack(this.#ready.splice(0));
     await Promise.all(this.#lanes.map((lane) => lane.leases.stop()));
     await this.#sweeping;
+    await this.#dueNotices.close();
     await this.#group.close();
     this.#log.info({}, 'worker closed');
     this.emit('closed');
