@@ -3,6 +3,8 @@ import type { Lane } from './lane.ts';
 
 /** How far this clock may have run ahead of the server's by the time a notice's delay is over (ms). */
 const DRIFT_MS = 100;
+/** The longest timer Node keeps (about 24.8 days); a job due later is left to the claims. */
+const MAX_TIMER_MS = 2_147_483_647;
 
 /**
  * Starts a delayed job on time on a worker that is waiting for work. A worker learns when the
@@ -22,13 +24,19 @@ export class DueNotices {
   readonly #timers = new Map<Lane, { at: number; timer: NodeJS.Timeout }>();
   readonly #subscriber: RedisClient;
   readonly #onError: (error: unknown, message: string) => void;
+  readonly #hasRoom: () => boolean;
   #closed = false;
   /** Settles once the channels are subscribed (or that failed, which is reported). */
   readonly ready: Promise<void>;
 
-  /** Subscribes at once, on a duplicate of `client`; `onError` hears what goes wrong. */
-  constructor(client: RedisClient, lanes: readonly Lane[], onError: (error: unknown, message: string) => void) {
+  /**
+   * Subscribes at once, on a duplicate of `client`. `hasRoom`: whether the worker has a free slot
+   * when a job comes due (a full worker leaves the promotion to its next claim, so that a stream
+   * of delayed jobs does not send every worker to promote each one); `onError` hears what goes wrong.
+   */
+  constructor(client: RedisClient, lanes: readonly Lane[], hasRoom: () => boolean, onError: (error: unknown, message: string) => void) {
     this.#lanes = new Map(lanes.map((lane) => [lane.queue.keys.wake, lane]));
+    this.#hasRoom = hasRoom;
     this.#onError = onError;
     this.#subscriber = duplicateClient(client);
     this.#subscriber.on('message', (channel: string, message: string) => this.#heard(channel, message));
@@ -43,7 +51,7 @@ export class DueNotices {
   #heard(channel: string, message: string): void {
     const lane = this.#lanes.get(channel);
     const ms = Number(message);
-    if (!lane || this.#closed || !Number.isFinite(ms) || ms < 0) return;
+    if (!lane || this.#closed || !Number.isFinite(ms) || ms < 0 || ms > MAX_TIMER_MS) return;
     this.#promoteIn(lane, ms);
   }
 
@@ -62,7 +70,7 @@ export class DueNotices {
 
   async #promote(lane: Lane, lookAgain: boolean): Promise<void> {
     this.#timers.delete(lane);
-    if (this.#closed) return;
+    if (this.#closed || !this.#hasRoom()) return;
     try {
       const { promoted, nextDueMs, nowMs } = await lane.queue.promoteDue();
       // Once only: another worker promoting first also leaves nothing due, and each worker
