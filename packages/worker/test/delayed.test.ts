@@ -1,5 +1,5 @@
 import { createProducer } from '@jobs/producer';
-import { onEveryNode, redisTest as test, waitFor, within } from '@jobs/testing';
+import { onEveryNode, redisTest as test, waitFor, within, type TestRedis } from '@jobs/testing';
 import { describe, expect } from 'vitest';
 import { createWorker, type Worker } from '../src/index.ts';
 import { kinds, okHandlers } from './kinds.ts';
@@ -9,35 +9,37 @@ import { kinds, okHandlers } from './kinds.ts';
 // wait started only when the wait ended: some 700 ms late in the first two tests below.
 const LATE_MS = 350;
 
-/** Records the `n` of every email job the worker completes; `done(n)` settles once job `n` is. */
-function completions(worker: Worker<unknown>): { done: (n: number) => Promise<void> } {
+/**
+ * A worker on `queue` whose email handler records when each job's `n` started; `done(n)` settles
+ * once job `n` is completed.
+ */
+function timedWorker(redis: TestRedis, queue: string, partitions = 1): { worker: Worker<unknown>; started: Map<number, number>; done: (n: number) => Promise<void> } {
+  const started = new Map<number, number>();
+  const worker = createWorker({
+    redis,
+    queue,
+    kinds,
+    partitions,
+    reclaimIntervalMs: 0,
+    handlers: {
+      ...okHandlers,
+      email: ({ recipient, n }) => {
+        started.set(n ?? -1, Date.now());
+        return { sentTo: recipient };
+      },
+    },
+  }) as Worker<unknown>;
   const completed = new Set<number>();
   worker.on('completed', ({ job }) => completed.add((job.payload as { n: number }).n));
   const until = async (test: () => boolean): Promise<void> => {
     while (!test()) await new Promise((resolve) => worker.once('completed', resolve));
   };
-  return {
-    done: (n) => within(until(() => completed.has(n)), 5_000, () => `job ${n} was not done`),
-  };
+  return { worker, started, done: (n) => within(until(() => completed.has(n)), 5_000, () => `job ${n} was not done`) };
 }
 
 describe('delayed jobs on a waiting worker', () => {
   test('a delayed job enqueued while the worker waits for work starts when it is due, not when the wait ends', async ({ redis, queueName }) => {
-    const started = new Map<number, number>();
-    const worker = createWorker({
-      redis,
-      queue: queueName,
-      kinds,
-      reclaimIntervalMs: 0,
-      handlers: {
-        ...okHandlers,
-        email: ({ recipient, n }) => {
-          started.set(n ?? -1, Date.now());
-          return { sentTo: recipient };
-        },
-      },
-    });
-    const { done } = completions(worker as Worker<unknown>);
+    const { worker, started, done } = timedWorker(redis, queueName);
     const producer = createProducer({ redis, queue: queueName, kinds });
     // A job done, so the worker has just gone back to waiting, knowing of no delayed job.
     await producer.enqueue('email', { recipient: 'a@example.com', n: 0 });
@@ -83,22 +85,7 @@ describe('delayed jobs on a waiting worker', () => {
   });
 
   test('on a partitioned queue, the worker listens on every partition and starts their delayed jobs when due', async ({ redis, queueName }) => {
-    const started = new Map<number, number>();
-    const worker = createWorker({
-      redis,
-      queue: queueName,
-      kinds,
-      partitions: 3,
-      reclaimIntervalMs: 0,
-      handlers: {
-        ...okHandlers,
-        email: ({ recipient, n }) => {
-          started.set(n ?? -1, Date.now());
-          return { sentTo: recipient };
-        },
-      },
-    });
-    const { done } = completions(worker as Worker<unknown>);
+    const { worker, started, done } = timedWorker(redis, queueName, 3);
     // Its wait on empty partitions lasts up to half a second, so the timing alone might pass by
     // luck: the worker must also be heard listening on each partition's channel (subscribers
     // are counted per node on a cluster).
