@@ -164,8 +164,8 @@ export class Worker<P> extends EventEmitter<WorkerEventMap> {
     this.#log = childLogger(logger, { queue });
     this.#reclaimIntervalMs = interval;
     this.#lanes = this.#group.partitions.map((partition) => this.#openLane(partition as JobQueue<unknown>));
-    // Room: a slot not running a job nor holding one (a waiting claim's reserved slots count as room).
-    this.#dueNotices = new DueNotices(this.#group.client, this.#lanes, () => this.#active.size + this.#ready.length < this.concurrency, (error, message) => this.#reportError(error, message));
+    // Room: a free slot, counting those a waiting claim has reserved (the promotion wakes that claim).
+    this.#dueNotices = new DueNotices(this.#group.client, this.#lanes, () => this.#free() + this.#reserved > 0, (error, message) => this.#reportError(error, message));
     this.#fetching = this.#fetchLoop();
     if (interval > 0) this.#scheduleSweep();
     this.#log.info({ concurrency }, 'worker started');
