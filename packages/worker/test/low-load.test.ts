@@ -1,5 +1,5 @@
 import { createProducer } from '@jobs/producer';
-import { redisTest as test } from '@jobs/testing';
+import { redisTest as test, waitFor } from '@jobs/testing';
 import { Redis, type Command } from 'ioredis';
 import { afterEach, describe, expect } from 'vitest';
 import { createWorker } from '../src/index.ts';
@@ -42,6 +42,9 @@ describe('a worker at low load', () => {
     };
     const producer = createProducer({ redis, queue: queueName, kinds });
     const worker = createWorker({ redis, queue: queueName, kinds, concurrency: 8, handlers: okHandlers });
+    // The worker subscribes to its delayed-job notices before its first claim, which on a
+    // cluster can take longer than the first enqueue: wait until it is blocked, waiting for work.
+    await waitFor(() => order.length > 0, { timeoutMs: 5_000, what: "the worker's first blocking claim" });
     // One job at a time: each finds the worker blocked, waiting for work.
     for (let n = 0; n < 5; n += 1) {
       const id = await producer.enqueue('email', { recipient: 'a@example.com', n });
