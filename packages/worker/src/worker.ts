@@ -137,6 +137,9 @@ export class Worker<P> extends EventEmitter<WorkerEventMap> {
   /** Hears when a delayed job added meanwhile comes due, so that a waiting worker starts it on time. */
   readonly #dueNotices: DueNotices;
   #fetching: Promise<void>;
+  /** Settles when the fetch loop is about to claim for the first time (true), or the worker closed before (false). */
+  readonly #started: Promise<boolean>;
+  #markStarted: (started: boolean) => void = () => undefined;
   #sweeping: Promise<void> | undefined;
   #sweepTimer: NodeJS.Timeout | undefined;
   #closing: Promise<void> | undefined;
@@ -166,6 +169,9 @@ export class Worker<P> extends EventEmitter<WorkerEventMap> {
     this.#lanes = this.#group.partitions.map((partition) => this.#openLane(partition as JobQueue<unknown>));
     // Room: a free slot, counting those a waiting claim has reserved (the promotion wakes that claim).
     this.#dueNotices = new DueNotices(this.#group.client, this.#lanes, () => this.#free() + this.#reserved > 0, (error, message) => this.#reportError(error, message));
+    this.#started = new Promise((resolve) => {
+      this.#markStarted = resolve;
+    });
     this.#fetching = this.#fetchLoop();
     if (interval > 0) this.#scheduleSweep();
     this.#log.info({ concurrency }, 'worker started');
@@ -211,6 +217,27 @@ export class Worker<P> extends EventEmitter<WorkerEventMap> {
     );
     const lane: Lane = new Lane(queue, leases, completions);
     return lane;
+  }
+
+  /**
+   * Resolves once the worker is up: connected, the queue's partition layout checked, listening
+   * for delayed jobs that come due (or given up on that after 2 s without an answer), and about
+   * to send its first claim (in the same turn of the event loop), so a job enqueued from then on
+   * does not wait for the worker's start-up. Resolves at once if it already was. Rejects with
+   * `JOBS_CLOSED` if the worker is closed before. While Redis cannot be reached it stays pending
+   * (the worker keeps trying, and reports each failure as an `error` event): race it with a
+   * timeout where a deadline matters.
+   *
+   * @example
+   * ```ts
+   * const worker = createWorker({ redis, queue: 'mail', kinds, handlers });
+   * await worker.ready();
+   * ```
+   */
+  ready(): Promise<void> {
+    return this.#started.then((started) => {
+      if (!started) throw new JobsError(JOBS_ERROR_CODES.CLOSED, `the worker of queue ${this.queue} was closed before it was ready`);
+    });
   }
 
   /** How many jobs are running now. */
@@ -283,6 +310,7 @@ export class Worker<P> extends EventEmitter<WorkerEventMap> {
     // Listening before the first wait, so a delayed job added during it is heard of (but not
     // for long: with Redis away, the claims report it).
     await pause(NOTICES_FIRST_MAX_MS, this.#stop.signal, this.#dueNotices.ready);
+    this.#markStarted(!this.#stop.signal.aborted);
     const single = this.#lanes.length === 1;
     while (!this.#stop.signal.aborted) {
       const free = this.#free();
@@ -583,6 +611,7 @@ export class Worker<P> extends EventEmitter<WorkerEventMap> {
   async #shutdown(graceMs: number): Promise<void> {
     this.#log.info({ running: this.#active.size, graceMs }, 'worker closing');
     this.#stop.abort();
+    this.#markStarted(false);
     clearTimeout(this.#sweepTimer);
     this.#wakeSlotWaiters();
     // One grace period for both: a claim in flight (it ends at once unless Redis is away) and

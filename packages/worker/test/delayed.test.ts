@@ -1,5 +1,5 @@
 import { createProducer } from '@jobs/producer';
-import { onEveryNode, redisTest as test, waitFor, within, type TestRedis } from '@jobs/testing';
+import { onEveryNode, redisTest as test, within, type TestRedis } from '@jobs/testing';
 import { describe, expect } from 'vitest';
 import { createWorker, type Worker } from '../src/index.ts';
 import { kinds, okHandlers } from './kinds.ts';
@@ -94,7 +94,8 @@ describe('delayed jobs on a waiting worker', () => {
       const perNode = await onEveryNode(redis, async (node) => (await node.pubsub('NUMSUB', ...channels)) as (string | number)[]);
       return channels.map((_, index) => perNode.reduce((sum, reply) => sum + Number(reply[index * 2 + 1]), 0));
     };
-    await waitFor(async () => (await listeners()).every((count) => count === 1), { timeoutMs: 5_000, intervalMs: 20, what: 'the worker listening on every partition' });
+    await worker.ready();
+    expect(await listeners()).toEqual([1, 1, 1]);
     const producer = createProducer({ redis, queue: queueName, kinds, partitions: 3 });
     const dues = new Map<number, number>();
     for (let n = 0; n < 3; n += 1) {

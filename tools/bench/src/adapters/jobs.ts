@@ -37,6 +37,8 @@ export const jobsAdapter: AdapterFactory = async (redisUrl, queue) => {
         },
       });
       worker.on('completed', ({ job }) => onDone(job.payload as BenchPayload));
+      // As the other adapters wait for theirs: the first jobs must not wait for the worker's start-up.
+      await worker.ready();
       workers.push(worker as Worker<unknown>);
     },
     close: async () => {
