@@ -224,9 +224,9 @@ export class Worker<P> extends EventEmitter<WorkerEventMap> {
    * for delayed jobs that come due (or given up on that after 2 s without an answer), and about
    * to send its first claim (in the same turn of the event loop), so a job enqueued from then on
    * does not wait for the worker's start-up. Resolves at once if it already was. Rejects with
-   * `JOBS_CLOSED` if the worker is closed before. While Redis cannot be reached it stays pending
-   * (the worker keeps trying, and reports each failure as an `error` event): race it with a
-   * timeout where a deadline matters.
+   * `JOBS_CLOSED` if the worker is closed before. While Redis cannot be reached, or the queue's
+   * partition count differs from the worker's, it stays pending (the worker keeps trying, and
+   * reports each failure as an `error` event): race it with a timeout where a deadline matters.
    *
    * @example
    * ```ts
