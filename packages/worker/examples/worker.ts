@@ -44,3 +44,4 @@ export const worker = createWorker({
 
 worker.on('failed', ({ job, error }) => console.error(`job ${job.id} failed for good:`, error));
 closeOnSignals(worker, { graceMs: 10_000 }); // SIGTERM/SIGINT: finish or hand back running jobs, then exit
+await worker.ready(); // connected, listening and claiming: the moment to report the service healthy
