@@ -563,19 +563,35 @@ export class JobQueue<P> {
   async #completeEncodedAndClaim(accepted: readonly { job: ClaimedJob; json: string; index: number }[], outcomes: CompleteOutcome[], max: number): Promise<CompleteAndClaimResult> {
     if (accepted.length === 0 && max === 0) return { outcomes, next: [] };
     const o = this.options;
-    const keys = [this.keys.pending, this.keys.processing, this.keys.leases, this.keys.stats, this.keys.delayed, this.keys.completed];
-    const args = this.#completeArgs(accepted, [this.keys.jobPrefix, o.visibilityMs, o.maxAttempts, max, claimTokenBase(), o.completedTtlSeconds, o.completedHistory, this.#channel, this.#onlyHeard]);
-    // A lone completion that claims nothing (a worker at low load) leaves at once: held to the end
-    // of the tick, it waited behind whatever else the tick did, and its round trip is the job's
-    // latency. Busier calls still share the tick's write.
-    const alone = accepted.length === 1 && max === 0;
-    const { reply: raw, replicas } = await this.#runAcknowledged(SCRIPTS['complete-and-claim'], keys, args, !alone);
-    const reply = raw as unknown[];
-    const given = Number(reply[2]);
-    accepted.forEach(({ index }, i) => {
-      outcomes[index] = { status: Number(reply[3 + i]) === 1 ? 'completed' : 'lost' };
-    });
-    const result: CompleteAndClaimResult = { outcomes, next: readClaimedJobs(reply, 3 + given, Number(reply[0])) };
+    let result: CompleteAndClaimResult;
+    let replicas: number | undefined;
+    if (max === 0) {
+      // Nothing to claim (a worker at low load, mostly): the completion script alone, which is
+      // this one without its claim (162k against 173k instructions in redis-server for a lone
+      // completion: fewer arguments, fewer routines defined per call). A lone completion leaves
+      // at once: held to the end of the tick, it waited behind whatever else the tick did, and
+      // its round trip is the job's latency. Busier calls still share the tick's write.
+      const keys = [this.keys.processing, this.keys.completed, this.keys.leases, this.keys.stats];
+      const args = this.#completeArgs(accepted, [this.keys.jobPrefix, o.completedTtlSeconds, o.completedHistory, this.#channel, this.#onlyHeard]);
+      const sent = await this.#runAcknowledged(SCRIPTS.complete, keys, args, accepted.length !== 1);
+      const codes = sent.reply as unknown[];
+      accepted.forEach(({ index }, i) => {
+        outcomes[index] = { status: Number(codes[i]) === 1 ? 'completed' : 'lost' };
+      });
+      result = { outcomes, next: [] };
+      replicas = sent.replicas;
+    } else {
+      const keys = [this.keys.pending, this.keys.processing, this.keys.leases, this.keys.stats, this.keys.delayed, this.keys.completed];
+      const args = this.#completeArgs(accepted, [this.keys.jobPrefix, o.visibilityMs, o.maxAttempts, max, claimTokenBase(), o.completedTtlSeconds, o.completedHistory, this.#channel, this.#onlyHeard]);
+      const sent = await this.#runAcknowledged(SCRIPTS['complete-and-claim'], keys, args);
+      const reply = sent.reply as unknown[];
+      const given = Number(reply[2]);
+      accepted.forEach(({ index }, i) => {
+        outcomes[index] = { status: Number(reply[3 + i]) === 1 ? 'completed' : 'lost' };
+      });
+      result = { outcomes, next: readClaimedJobs(reply, 3 + given, Number(reply[0])) };
+      replicas = sent.replicas;
+    }
     // Never thrown here: the jobs just claimed must reach the caller.
     try {
       this.#assertReplicated(`${accepted.length} completion(s)`, replicas);

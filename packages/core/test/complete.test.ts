@@ -137,6 +137,21 @@ describe('complete', () => {
     await queue.close();
   });
 
+  test('with max 0 a batch only completes: work in pending stays there, and a stale claim is reported lost', async ({ redis, queueName }) => {
+    const queue = openQueue(redis, queueName);
+    const [a, b] = await Promise.all([1, 2].map((n) => queue.enqueue('email', { recipient: `${n}@example.com` })));
+    const [job] = (await queue.claim()) as [ClaimedJob];
+    expect(job.id).toBe(a);
+    const stale = { ...job, token: '0123456789abcdef' } as ClaimedJob;
+    expect(await queue.completeManyAndClaim([{ job: stale, result: 'stolen' }], { max: 0 })).toEqual({ outcomes: [{ status: 'lost' }], next: [] });
+    expect(await redis.hget(`queue:{${queueName}}:job:${a}`, 'status')).toBe('processing');
+    expect(await queue.completeManyAndClaim([{ job, result: 'ok' }], { max: 0 })).toEqual({ outcomes: [{ status: 'completed' }], next: [] });
+    expect(await queue.getJob(a as string)).toMatchObject({ status: 'completed', result: 'ok' });
+    expect(await redis.lrange(`queue:{${queueName}}:pending`, 0, -1)).toEqual([b]);
+    expect(await queue.stats()).toMatchObject({ completedTotal: 1, processingDepth: 0, pendingDepth: 1 });
+    await queue.close();
+  });
+
   test('a pattern subscriber gets completion events too', async ({ redis, redisUrl, queueName }) => {
     const subscriber = openRedis(redisUrl);
     const messages: string[] = [];

@@ -89,6 +89,17 @@ describe('durable mode (WAIT for replicas)', () => {
     await queue.close();
   });
 
+  test('with the replica frozen, a completion that claims nothing is done and the shortfall reported', async () => {
+    const queue = new JobQueue({ redis: primary.url, queue: 'durable-alone', kinds, durability: { replicas: 1, timeoutMs: 100 } });
+    await queue.enqueue('email', { recipient: 'a@example.com' });
+    const [job] = (await queue.claim()) as [ClaimedJob];
+    const result = await withReplicaFrozen(() => queue.completeManyAndClaim([{ job, result: null }], { max: 0 }));
+    expect(result.outcomes).toEqual([{ status: 'completed' }]);
+    expect(result.next).toEqual([]);
+    expect(result.notReplicated).toMatchObject({ code: 'JOBS_NOT_REPLICATED', acknowledged: 0 });
+    await queue.close();
+  });
+
   test('durability options are checked', () => {
     expect(() => new JobQueue({ redis: primary.url, queue: 'x', kinds, durability: { replicas: -1 } })).toThrow(expect.objectContaining({ code: 'JOBS_INVALID_ARGUMENT', field: 'options.durability.replicas' }));
     expect(() => new JobQueue({ redis: primary.url, queue: 'x', kinds, durability: { replicas: 1, timeoutMs: 0 } })).toThrow(expect.objectContaining({ field: 'options.durability.timeoutMs' }));

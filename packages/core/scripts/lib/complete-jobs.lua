@@ -27,7 +27,8 @@ local function complete_jobs(ctx, argv, first, out)
   end
   local removed = remove_many_from_list(ctx.processing, held)
   local keep = ctx.cap > 0 or redis.call('LLEN', ctx.completed) > 0
-  local now_text, ttl_text = int_text(ctx.now), int_text(ctx.ttl)
+  local now_text = int_text(ctx.now)
+  local ttl_text = ctx.ttl > 0 and int_text(ctx.ttl)
   local gone = not keep and {} or nil
   for n = 1, #held do
     local i = first + (n - 1) * 3

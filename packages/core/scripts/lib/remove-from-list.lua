@@ -22,6 +22,10 @@ end
 -- next to the batch (a worker's own claims, mostly), it is read once and written back without
 -- them (one LRANGE, DEL and RPUSH instead of an LREM per id); otherwise one LREM per id.
 local function remove_many_from_list(list, ids)
+  -- One id (a lone completion, mostly): what the loop below does for it, without its tables.
+  if #ids == 1 then
+    return { ids[1] and remove_from_list(list, ids[1], redis.call('LLEN', list) <= 2 * REMOVE_PROBE) == 1 or false }
+  end
   local wanted = {}
   local count = 0
   for _, id in ipairs(ids) do
