@@ -568,8 +568,8 @@ export class JobQueue<P> {
   /** {@link completeManyAndClaim} for results already encoded; fills in `outcomes` at each index. */
   async #completeEncodedAndClaim(accepted: readonly { job: ClaimedJob; json: string; index: number }[], outcomes: CompleteOutcome[], max: number): Promise<CompleteAndClaimResult> {
     if (accepted.length === 0 && max === 0) return { outcomes, next: [] };
-    const o = this.options;
-    let result: CompleteAndClaimResult;
+    let completed: boolean[];
+    let next: ClaimedJob[] = [];
     let replicas: number | undefined;
     if (max === 0) {
       // Nothing to claim (a worker at low load, mostly): the completion script alone, which is
@@ -577,24 +577,21 @@ export class JobQueue<P> {
       // lone completion: fewer arguments, fewer routines defined per call). A lone completion
       // leaves at once: held to the end of the tick, it waited behind whatever else the tick
       // did, and its round trip is the job's latency. Busier calls still share the tick's write.
-      const done = await this.#runComplete(accepted, accepted.length !== 1);
-      accepted.forEach(({ index }, i) => {
-        outcomes[index] = { status: done.completed[i] ? 'completed' : 'lost' };
-      });
-      result = { outcomes, next: [] };
-      replicas = done.replicas;
+      ({ completed, replicas } = await this.#runComplete(accepted, accepted.length !== 1));
     } else {
+      const o = this.options;
       const keys = [this.keys.pending, this.keys.processing, this.keys.leases, this.keys.stats, this.keys.delayed, this.keys.completed];
       const args = this.#completeArgs(accepted, [this.keys.jobPrefix, o.visibilityMs, o.maxAttempts, max, claimTokenBase(), o.completedTtlSeconds, o.completedHistory, this.#channel, this.#onlyHeard]);
       const sent = await this.#runAcknowledged(SCRIPTS['complete-and-claim'], keys, args);
       const reply = sent.reply as unknown[];
-      const given = Number(reply[2]);
-      accepted.forEach(({ index }, i) => {
-        outcomes[index] = { status: Number(reply[3 + i]) === 1 ? 'completed' : 'lost' };
-      });
-      result = { outcomes, next: readClaimedJobs(reply, 3 + given, Number(reply[0])) };
+      completed = accepted.map((_, i) => Number(reply[3 + i]) === 1);
+      next = readClaimedJobs(reply, 3 + Number(reply[2]), Number(reply[0]));
       replicas = sent.replicas;
     }
+    accepted.forEach(({ index }, i) => {
+      outcomes[index] = { status: completed[i] ? 'completed' : 'lost' };
+    });
+    const result: CompleteAndClaimResult = { outcomes, next };
     // Never thrown here: the jobs just claimed must reach the caller.
     try {
       this.#assertReplicated(`${accepted.length} completion(s)`, replicas);
