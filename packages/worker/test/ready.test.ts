@@ -1,5 +1,5 @@
 import { createProducer } from '@jobs/producer';
-import { onEveryNode, redisTest as test } from '@jobs/testing';
+import { channelSubscribers, redisTest as test } from '@jobs/testing';
 import { describe, expect, test as plainTest } from 'vitest';
 import { createWorker, isJobsError } from '../src/index.ts';
 import { kinds, okHandlers } from './kinds.ts';
@@ -8,9 +8,8 @@ describe('worker.ready()', () => {
   test('resolves once the worker listens for due delayed jobs; a job enqueued then is done', async ({ redis, queueName }) => {
     const worker = createWorker({ redis, queue: queueName, kinds, handlers: okHandlers, reclaimIntervalMs: 0 });
     await worker.ready();
-    // No polling: the subscription was confirmed before ready() resolved (counted on every node of a cluster).
-    const perNode = await onEveryNode(redis, async (node) => (await node.pubsub('NUMSUB', `queue:{${queueName}}:wake`)) as (string | number)[]);
-    expect(perNode.reduce((sum, reply) => sum + Number(reply[1]), 0)).toBe(1);
+    // No polling: the subscription was confirmed before ready() resolved.
+    expect(await channelSubscribers(redis, [`queue:{${queueName}}:wake`])).toEqual([1]);
     // Again, later: the same answer at once.
     await worker.ready();
     const producer = createProducer({ redis, queue: queueName, kinds });
@@ -25,8 +24,7 @@ describe('worker.ready()', () => {
     const worker = createWorker({ redis, queue: queueName, kinds, partitions: 3, handlers: okHandlers, reclaimIntervalMs: 0 });
     await worker.ready();
     const channels = [0, 1, 2].map((index) => `queue:{${queueName}:p${index}}:wake`);
-    const perNode = await onEveryNode(redis, async (node) => (await node.pubsub('NUMSUB', ...channels)) as (string | number)[]);
-    expect(channels.map((_, index) => perNode.reduce((sum, reply) => sum + Number(reply[index * 2 + 1]), 0))).toEqual([1, 1, 1]);
+    expect(await channelSubscribers(redis, channels)).toEqual([1, 1, 1]);
     await worker.close();
   });
 
