@@ -22,6 +22,12 @@ export interface ClusterBenchOptions {
    * that the OS cannot put the busy master on the benchmark's core. Default false.
    */
   pin?: boolean;
+  /**
+   * Producers and workers publish the recipe's events (their default). On a cluster a script
+   * cannot see subscribers on other nodes, so every completion publishes, and each event crosses
+   * the cluster bus to every node. false measures both queues without events. Default true.
+   */
+  events?: boolean;
   log?: (line: string) => void;
 }
 
@@ -35,7 +41,14 @@ export interface PhaseResult {
   workerStartMs: number;
   /** Script calls (EVALSHA + EVAL) each master ran in this phase, by port. */
   scriptCallsByMaster: Record<number, number>;
+  /** CPU time of every redis-server (masters and replicas, `INFO cpu`) per job enqueued, in µs. */
+  enqueueRedisCpuUs: number;
+  /** The same per job processed, from the worker's start to its last completion. */
+  processRedisCpuUs: number;
 }
+
+/** The figures of a phase that the report compares. */
+type Figure = 'enqueueRate' | 'processRate' | 'enqueueRedisCpuUs' | 'processRedisCpuUs';
 
 /** What {@link runClusterBench} measured. */
 export interface ClusterBenchRun {
@@ -59,6 +72,17 @@ function pinThisProcess(cpuCount: number): void {
   execFileSync('taskset', ['--all-tasks', '--cpu-list', '--pid', '0', String(process.pid)], { stdio: 'ignore' });
 }
 
+/** CPU seconds (user + system) every node's redis-server has used since it started. */
+async function redisCpuSeconds(nodes: readonly Redis[]): Promise<number> {
+  const used = await Promise.all(
+    nodes.map(async (node) => {
+      const info = await node.info('cpu');
+      return Number(/used_cpu_user:([\d.]+)/.exec(info)?.[1] ?? 0) + Number(/used_cpu_sys:([\d.]+)/.exec(info)?.[1] ?? 0);
+    }),
+  );
+  return used.reduce((sum, seconds) => sum + seconds, 0);
+}
+
 /** Script calls per master since the last reset. */
 async function scriptCalls(masters: readonly Redis[]): Promise<Record<number, number>> {
   const calls: Record<number, number> = {};
@@ -71,15 +95,23 @@ async function scriptCalls(masters: readonly Redis[]): Promise<Record<number, nu
   return calls;
 }
 
-async function phase(url: string, masters: readonly Redis[], queue: string, partitions: number, n: number): Promise<PhaseResult> {
+/** The servers a phase asks for figures: the masters (script calls) and every node (CPU). */
+interface Servers {
+  masters: readonly Redis[];
+  nodes: readonly Redis[];
+}
+
+async function phase(url: string, servers: Servers, queue: string, partitions: number, n: number, events: boolean): Promise<PhaseResult> {
+  const { masters, nodes } = servers;
   await Promise.all(masters.map((master) => master.config('RESETSTAT')));
-  const producer = createProducer({ redis: url, queue, kinds, partitions });
+  const producer = createProducer({ redis: url, queue, kinds, partitions, events });
   // Connected and checked before the clock starts, as a long-lived producer is: the first call
   // to each partition checks the server (INFO, the partition count) and may open a connection
   // to its master, one-time costs that a partitioned producer pays six times and a plain one
   // once. stats() touches every partition and adds no job.
   await producer.stats();
   let next = 0;
+  const enqueueCpu = await redisCpuSeconds(nodes);
   const enqueueStarted = performance.now();
   await Promise.all(
     Array.from({ length: 64 }, async () => {
@@ -90,6 +122,7 @@ async function phase(url: string, masters: readonly Redis[], queue: string, part
     }),
   );
   const enqueueRate = n / ((performance.now() - enqueueStarted) / 1000);
+  const enqueueRedisCpuUs = ((await redisCpuSeconds(nodes)) - enqueueCpu) * 1e6 / n;
   let done = 0;
   let finish: () => void = () => undefined;
   const finished = new Promise<void>((resolve) => {
@@ -99,20 +132,22 @@ async function phase(url: string, masters: readonly Redis[], queue: string, part
   // the cluster, checking each partition, subscribing to each partition's wake channel) is a
   // one-time cost that a partitioned worker pays per partition and a plain one once.
   const created = performance.now();
-  const worker = createWorker({ redis: url, queue, kinds, partitions, concurrency: 64, reclaimIntervalMs: 0, completedHistory: 1_000, handlers: { bench: () => null } });
+  const worker = createWorker({ redis: url, queue, kinds, partitions, events, concurrency: 64, reclaimIntervalMs: 0, completedHistory: 1_000, handlers: { bench: () => null } });
   worker.on('completed', () => {
     done += 1;
     if (done === n) finish();
   });
   await worker.ready();
+  const processCpu = await redisCpuSeconds(nodes);
   const processStarted = performance.now();
   const workerStartMs = processStarted - created;
   await finished;
   const processRate = n / ((performance.now() - processStarted) / 1000);
+  const processRedisCpuUs = ((await redisCpuSeconds(nodes)) - processCpu) * 1e6 / n;
   const scriptCallsByMaster = await scriptCalls(masters);
   await worker.close();
   await producer.close();
-  return { enqueueRate, processRate, workerStartMs, scriptCallsByMaster };
+  return { enqueueRate, processRate, workerStartMs, scriptCallsByMaster, enqueueRedisCpuUs, processRedisCpuUs };
 }
 
 /**
@@ -124,6 +159,7 @@ export async function runClusterBench(options: ClusterBenchOptions = {}): Promis
   const partitions = options.partitions ?? 6;
   const reps = options.reps ?? 3;
   const pin = options.pin ?? false;
+  const events = options.events ?? true;
   const log = options.log ?? (() => undefined);
   // Counted before pinning: once pinned, this process sees one CPU.
   const cpuCount = availableParallelism();
@@ -133,6 +169,8 @@ export async function runClusterBench(options: ClusterBenchOptions = {}): Promis
   try {
     const topology = await cluster.masters();
     const masters = topology.map((master) => new Redis({ host: '127.0.0.1', port: master.port }));
+    const nodes = cluster.nodes.map((node) => new Redis({ host: '127.0.0.1', port: node.port }));
+    const servers: Servers = { masters, nodes };
     const redisVersion = /redis_version:(\S+)/.exec(await (masters[0] as Redis).info('server'))?.[1] ?? '?';
     const single: PhaseResult[] = [];
     const partitioned: PhaseResult[] = [];
@@ -140,16 +178,16 @@ export async function runClusterBench(options: ClusterBenchOptions = {}): Promis
     // code both share, and the plain queue goes first in the first repetition.
     for (const parts of [1, partitions]) {
       await Promise.all(masters.map((master) => master.flushall()));
-      await phase(cluster.url, masters, parts === 1 ? 'bench-plain' : 'bench-parted', parts, Math.min(n, 5_000));
+      await phase(cluster.url, servers, parts === 1 ? 'bench-plain' : 'bench-parted', parts, Math.min(n, 5_000), events);
     }
     log('warmed up');
     for (let rep = 0; rep < reps; rep += 1) {
       const order = rep % 2 === 0 ? (['single', 'partitioned'] as const) : (['partitioned', 'single'] as const);
       for (const which of order) {
         await Promise.all(masters.map((master) => master.flushall()));
-        const result = which === 'single' ? await phase(cluster.url, masters, 'bench-plain', 1, n) : await phase(cluster.url, masters, 'bench-parted', partitions, n);
+        const result = which === 'single' ? await phase(cluster.url, servers, 'bench-plain', 1, n, events) : await phase(cluster.url, servers, 'bench-parted', partitions, n, events);
         (which === 'single' ? single : partitioned).push(result);
-        log(`rep ${rep + 1}/${reps} ${which}: enqueue ${Math.round(result.enqueueRate)}/s, process ${Math.round(result.processRate)}/s (worker ready in ${Math.round(result.workerStartMs)} ms), script calls by master ${JSON.stringify(result.scriptCallsByMaster)}`);
+        log(`rep ${rep + 1}/${reps} ${which}: enqueue ${Math.round(result.enqueueRate)}/s, process ${Math.round(result.processRate)}/s (worker ready in ${Math.round(result.workerStartMs)} ms), Redis CPU per job ${result.enqueueRedisCpuUs.toFixed(1)}/${result.processRedisCpuUs.toFixed(1)} µs, script calls by master ${JSON.stringify(result.scriptCallsByMaster)}`);
       }
     }
     const placement = await Promise.all(
@@ -162,8 +200,8 @@ export async function runClusterBench(options: ClusterBenchOptions = {}): Promis
         return { port: master.port, partitions: names };
       }),
     );
-    for (const master of masters) master.disconnect();
-    return { single, partitioned, placement, options: { n, partitions, reps, pin }, redisVersion };
+    for (const client of [...masters, ...nodes]) client.disconnect();
+    return { single, partitioned, placement, options: { n, partitions, reps, pin, events }, redisVersion };
   } finally {
     admin.disconnect();
     await cluster.stop();
@@ -174,23 +212,30 @@ export async function runClusterBench(options: ClusterBenchOptions = {}): Promis
  * Partitioned/plain within each repetition (the two ran back to back), as "median (lowest to
  * highest)": on a shared machine the spread between repetitions can exceed the effect measured.
  */
-function pairedRatios(run: ClusterBenchRun, field: 'enqueueRate' | 'processRate'): string {
+function pairedRatios(run: ClusterBenchRun, field: Figure): string {
   const ratios = run.partitioned.map((result, rep) => result[field] / ((run.single[rep] as PhaseResult)[field]));
   return `${median(ratios).toFixed(2)}x (${Math.min(...ratios).toFixed(2)}-${Math.max(...ratios).toFixed(2)}x)`;
 }
 
 /** The results as Markdown: medians, the ratio, and the spread of script calls over masters. */
 export function clusterReport(run: ClusterBenchRun): string {
-  const rate = (results: PhaseResult[], field: 'enqueueRate' | 'processRate'): number => median(results.map((result) => result[field]));
+  const figure = (results: PhaseResult[], field: Figure): number => median(results.map((result) => result[field]));
+  const rates = (results: PhaseResult[]): string => `${Math.round(figure(results, 'enqueueRate')).toLocaleString('en-US')} | ${Math.round(figure(results, 'processRate')).toLocaleString('en-US')}`;
+  const cpu = (results: PhaseResult[]): string => `${figure(results, 'enqueueRedisCpuUs').toFixed(1)} µs | ${figure(results, 'processRedisCpuUs').toFixed(1)} µs`;
+  const ratio = (field: Figure): string => `${(figure(run.partitioned, field) / figure(run.single, field)).toFixed(2)}x`;
+  const settings = [run.options.events ? 'events on (the default; on a cluster each completion\'s event crosses the cluster bus to every node)' : 'events off (`events: false`)'];
+  if (run.options.pin) settings.push('pinned: Node on CPU 0, every redis-server on the other CPUs');
   const lines = [
-    `Cluster: 3 masters + 3 replicas (redis-server ${run.redisVersion}) on this machine; ${run.options.n.toLocaleString('en-US')} jobs per phase, ${run.options.reps} repetitions (medians), one Node process producing (64 in flight) and one worker (concurrency 64)${run.options.pin ? '; pinned: Node on CPU 0, every redis-server on the other CPUs' : ''}.`,
+    `Cluster: 3 masters + 3 replicas (redis-server ${run.redisVersion}) on this machine; ${run.options.n.toLocaleString('en-US')} jobs per phase, ${run.options.reps} repetitions (medians), one Node process producing (64 in flight) and one worker (concurrency 64); ${settings.join('; ')}.`,
     '',
-    `| queue | enqueue (jobs/s) | process (jobs/s) |`,
-    `|---|---:|---:|`,
-    `| plain (one slot) | ${Math.round(rate(run.single, 'enqueueRate')).toLocaleString('en-US')} | ${Math.round(rate(run.single, 'processRate')).toLocaleString('en-US')} |`,
-    `| ${run.options.partitions} partitions | ${Math.round(rate(run.partitioned, 'enqueueRate')).toLocaleString('en-US')} | ${Math.round(rate(run.partitioned, 'processRate')).toLocaleString('en-US')} |`,
-    `| partitioned / plain | ${(rate(run.partitioned, 'enqueueRate') / rate(run.single, 'enqueueRate')).toFixed(2)}x | ${(rate(run.partitioned, 'processRate') / rate(run.single, 'processRate')).toFixed(2)}x |`,
-    `| the same, repetition by repetition | ${pairedRatios(run, 'enqueueRate')} | ${pairedRatios(run, 'processRate')} |`,
+    `| queue | enqueue (jobs/s) | process (jobs/s) | Redis CPU per job enqueued | per job processed |`,
+    `|---|---:|---:|---:|---:|`,
+    `| plain (one slot) | ${rates(run.single)} | ${cpu(run.single)} |`,
+    `| ${run.options.partitions} partitions | ${rates(run.partitioned)} | ${cpu(run.partitioned)} |`,
+    `| partitioned / plain | ${ratio('enqueueRate')} | ${ratio('processRate')} | ${ratio('enqueueRedisCpuUs')} | ${ratio('processRedisCpuUs')} |`,
+    `| the same, repetition by repetition | ${pairedRatios(run, 'enqueueRate')} | ${pairedRatios(run, 'processRate')} | ${pairedRatios(run, 'enqueueRedisCpuUs')} | ${pairedRatios(run, 'processRedisCpuUs')} |`,
+    '',
+    'Redis CPU per job: the user and system CPU time of all six redis-servers (`INFO cpu`) over the phase, divided by its jobs: the work the servers did, whoever the OS ran when.',
     '',
     `Processing is timed from when the worker is ready (\`worker.ready()\`): its start-up took ${Math.round(median(run.single.map((result) => result.workerStartMs)))} ms for the plain queue and ${Math.round(median(run.partitioned.map((result) => result.workerStartMs)))} ms for the partitioned one (medians), not counted.`,
     '',
