@@ -49,6 +49,15 @@ export function markdownReport(run: BenchRun, chartFile: string): string {
   for (const [field, label] of [['startP50', 'enqueue to start, p50'], ['startP99', 'enqueue to start, p99'], ['doneP50', 'enqueue to done, p50'], ['doneP99', 'enqueue to done, p99']] as const) {
     latency.push(`| ${label} | ${systems.map((system) => fmtMs(medianOf(run, 'latency', system, field))).join(' | ')} |`);
   }
+  const cpu: string[] = [`| CPU per job (µs): Node + Redis | ${systems.join(' | ')} |`, `|---|${systems.map(() => '---:').join('|')}|`];
+  for (const scenario of SCENARIOS) {
+    const cell = (system: string): string => {
+      const node = medianOf(run, scenario.id, system, 'nodeCpuUs');
+      const redis = medianOf(run, scenario.id, system, 'redisCpuUs');
+      return Number.isFinite(node) && Number.isFinite(redis) ? `${node.toFixed(1)} + ${redis.toFixed(1)}` : '-';
+    };
+    cpu.push(`| ${scenario.title} | ${systems.map(cell).join(' | ')} |`);
+  }
   const targetRows = targets(run).map((t) => `| ${t.target} | ${t.value} | ${t.met ? 'met' : 'not met'} |`);
   return [
     '## Results',
@@ -58,6 +67,10 @@ export function markdownReport(run: BenchRun, chartFile: string): string {
     ...lines,
     '',
     ...latency,
+    '',
+    'The CPU each system spent per job over the timed part of each scenario: this Node process (producer and workers, every thread) plus the redis-server (`INFO cpu`), in µs, medians. On a shared machine rates move with what else runs; the work per job says where each system spends it.',
+    '',
+    ...cpu,
     '',
     `![throughput by scenario](${chartFile})`,
     '',

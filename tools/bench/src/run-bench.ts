@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { startRedisServer } from '@jobs/dev-redis';
 import { Redis } from 'ioredis';
 import type { AdapterFactory, QueueAdapter } from './adapter.ts';
+import { CpuMeter } from './cpu-meter.ts';
 import { beeQueueAdapter } from './adapters/bee-queue.ts';
 import { bullmqAdapter } from './adapters/bullmq.ts';
 import { jobsAdapter } from './adapters/jobs.ts';
@@ -32,19 +33,19 @@ export interface BenchOptions {
 interface Scenario {
   id: string;
   title: string;
-  run: (adapter: QueueAdapter, n: number, latencyJobs: number) => Promise<Measurement>;
+  run: (adapter: QueueAdapter, n: number, latencyJobs: number, meter: CpuMeter) => Promise<Measurement>;
   /** Jobs run first on the same adapter and not timed. */
   warmup: (adapter: QueueAdapter) => Promise<unknown>;
 }
 
 export const SCENARIOS: readonly Scenario[] = [
-  { id: 'enqueue-1', title: 'enqueue, 1 in flight', run: (a, n) => enqueueSequential(a, Math.ceil(n / 5)), warmup: (a) => enqueueSequential(a, 200) },
-  { id: 'enqueue-64', title: 'enqueue, 64 in flight', run: (a, n) => enqueueConcurrent(a, n, 64), warmup: (a) => enqueueConcurrent(a, 500, 64) },
-  { id: 'enqueue-bulk', title: 'bulk enqueue, batches of 1000', run: (a, n) => enqueueBulk(a, n * 2, 1_000), warmup: (a) => enqueueBulk(a, 1_000, 1_000) },
-  { id: 'process-1', title: 'process pre-enqueued, concurrency 1', run: (a, n) => processPreEnqueued(a, Math.ceil(n / 5), 1), warmup: async () => undefined },
-  { id: 'process-16', title: 'process pre-enqueued, concurrency 16', run: (a, n) => processPreEnqueued(a, n, 16), warmup: async () => undefined },
-  { id: 'process-64', title: 'process pre-enqueued, concurrency 64', run: (a, n) => processPreEnqueued(a, n, 64), warmup: async () => undefined },
-  { id: 'latency', title: 'latency at 1000 jobs/s, concurrency 64', run: (a, _n, l) => latencyAtRate(a, l, 1_000, 64), warmup: async () => undefined },
+  { id: 'enqueue-1', title: 'enqueue, 1 in flight', run: (a, n, _l, m) => enqueueSequential(a, Math.ceil(n / 5), m), warmup: (a) => enqueueSequential(a, 200) },
+  { id: 'enqueue-64', title: 'enqueue, 64 in flight', run: (a, n, _l, m) => enqueueConcurrent(a, n, 64, m), warmup: (a) => enqueueConcurrent(a, 500, 64) },
+  { id: 'enqueue-bulk', title: 'bulk enqueue, batches of 1000', run: (a, n, _l, m) => enqueueBulk(a, n * 2, 1_000, m), warmup: (a) => enqueueBulk(a, 1_000, 1_000) },
+  { id: 'process-1', title: 'process pre-enqueued, concurrency 1', run: (a, n, _l, m) => processPreEnqueued(a, Math.ceil(n / 5), 1, m), warmup: async () => undefined },
+  { id: 'process-16', title: 'process pre-enqueued, concurrency 16', run: (a, n, _l, m) => processPreEnqueued(a, n, 16, m), warmup: async () => undefined },
+  { id: 'process-64', title: 'process pre-enqueued, concurrency 64', run: (a, n, _l, m) => processPreEnqueued(a, n, 64, m), warmup: async () => undefined },
+  { id: 'latency', title: 'latency at 1000 jobs/s, concurrency 64', run: (a, _n, l, m) => latencyAtRate(a, l, 1_000, 64, m), warmup: async () => undefined },
 ];
 
 /** Every measurement: scenario id -> system name -> one per repetition. */
@@ -67,6 +68,7 @@ export async function runBenchmarks(options: BenchOptions = {}): Promise<BenchRu
   const server = options.redisUrl ? undefined : await startRedisServer({ name: 'bench' });
   const url = options.redisUrl ?? (server?.url as string);
   const admin = new Redis(url);
+  const meter = new CpuMeter(admin);
   const redisVersion = /redis_version:(\S+)/.exec(await admin.info('server'))?.[1] ?? '?';
   const results: BenchResults = {};
   const guarantees: Record<string, string> = {};
@@ -86,7 +88,7 @@ export async function runBenchmarks(options: BenchOptions = {}): Promise<BenchRu
           guarantees[adapter.name] = adapter.guarantees;
           try {
             await scenario.warmup(adapter);
-            const measurement = await scenario.run(adapter, n, latencyJobs);
+            const measurement = await scenario.run(adapter, n, latencyJobs, meter);
             ((results[scenario.id] ??= {})[adapter.name] ??= []).push(measurement);
             log(`rep ${rep + 1}/${reps} ${scenario.id} ${adapter.name}: ${JSON.stringify(roundAll(measurement))}`);
           } finally {

@@ -1,8 +1,12 @@
 import { performance } from 'node:perf_hooks';
 import type { BenchPayload, QueueAdapter } from './adapter.ts';
+import type { CpuMeter, CpuPerJob } from './cpu-meter.ts';
 
-/** What one scenario measured. Rates in jobs per second; latencies in milliseconds. */
-export interface Measurement {
+/**
+ * What one scenario measured. Rates in jobs per second; latencies in milliseconds; CPU per job
+ * in microseconds, over the timed part (when the run was given a meter).
+ */
+export interface Measurement extends Partial<CpuPerJob> {
   rate?: number;
   startP50?: number;
   startP99?: number;
@@ -17,58 +21,67 @@ function percentile(sorted: readonly number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] as number;
 }
 
-/** Enqueue `n` jobs one after another, each awaited. */
-export async function enqueueSequential(adapter: QueueAdapter, n: number): Promise<Measurement> {
+/** Times `work` (which handles `jobs` jobs) and, with a meter, the CPU it costs per job. */
+async function timed(jobs: number, meter: CpuMeter | undefined, work: () => Promise<unknown>): Promise<Measurement> {
+  await meter?.start();
   const started = performance.now();
-  for (let i = 0; i < n; i += 1) await adapter.enqueue(payload(i));
-  return { rate: n / ((performance.now() - started) / 1000) };
+  await work();
+  const rate = jobs / ((performance.now() - started) / 1000);
+  return { rate, ...(meter && (await meter.stop(jobs))) };
+}
+
+/** Enqueue `n` jobs one after another, each awaited. */
+export async function enqueueSequential(adapter: QueueAdapter, n: number, meter?: CpuMeter): Promise<Measurement> {
+  return timed(n, meter, async () => {
+    for (let i = 0; i < n; i += 1) await adapter.enqueue(payload(i));
+  });
 }
 
 /** Enqueue `n` jobs keeping `inFlight` calls outstanding. */
-export async function enqueueConcurrent(adapter: QueueAdapter, n: number, inFlight: number): Promise<Measurement> {
-  const started = performance.now();
+export async function enqueueConcurrent(adapter: QueueAdapter, n: number, inFlight: number, meter?: CpuMeter): Promise<Measurement> {
   let next = 0;
-  await Promise.all(
-    Array.from({ length: inFlight }, async () => {
-      while (next < n) {
-        const i = next;
-        next += 1;
-        await adapter.enqueue(payload(i));
-      }
-    }),
+  return timed(n, meter, () =>
+    Promise.all(
+      Array.from({ length: inFlight }, async () => {
+        while (next < n) {
+          const i = next;
+          next += 1;
+          await adapter.enqueue(payload(i));
+        }
+      }),
+    ),
   );
-  return { rate: n / ((performance.now() - started) / 1000) };
 }
 
 /** Enqueue `n` jobs in batches of `batch`. */
-export async function enqueueBulk(adapter: QueueAdapter, n: number, batch: number): Promise<Measurement> {
-  const started = performance.now();
-  for (let i = 0; i < n; i += batch) await adapter.enqueueBulk(Array.from({ length: Math.min(batch, n - i) }, (_, j) => payload(i + j)));
-  return { rate: n / ((performance.now() - started) / 1000) };
+export async function enqueueBulk(adapter: QueueAdapter, n: number, batch: number, meter?: CpuMeter): Promise<Measurement> {
+  return timed(n, meter, async () => {
+    for (let i = 0; i < n; i += batch) await adapter.enqueueBulk(Array.from({ length: Math.min(batch, n - i) }, (_, j) => payload(i + j)));
+  });
 }
 
 /** Pre-enqueue `n` jobs, then time a worker of `concurrency` from its start to the last completion. */
-export async function processPreEnqueued(adapter: QueueAdapter, n: number, concurrency: number): Promise<Measurement> {
+export async function processPreEnqueued(adapter: QueueAdapter, n: number, concurrency: number, meter?: CpuMeter): Promise<Measurement> {
   for (let i = 0; i < n; i += 1_000) await adapter.enqueueBulk(Array.from({ length: Math.min(1_000, n - i) }, (_, j) => payload(i + j)));
   let done = 0;
   let resolveAll: () => void = () => undefined;
   const all = new Promise<void>((resolve) => {
     resolveAll = resolve;
   });
-  const started = performance.now();
-  await adapter.startWorkers(concurrency, () => undefined, () => {
-    done += 1;
-    if (done === n) resolveAll();
+  return timed(n, meter, async () => {
+    await adapter.startWorkers(concurrency, () => undefined, () => {
+      done += 1;
+      if (done === n) resolveAll();
+    });
+    await all;
   });
-  await all;
-  return { rate: n / ((performance.now() - started) / 1000) };
 }
 
 /**
  * With a worker of `concurrency` running, enqueue `n` jobs at `ratePerSecond` and record how
  * long each took from its enqueue call to its handler's start, and to its recorded completion.
  */
-export async function latencyAtRate(adapter: QueueAdapter, n: number, ratePerSecond: number, concurrency: number): Promise<Measurement> {
+export async function latencyAtRate(adapter: QueueAdapter, n: number, ratePerSecond: number, concurrency: number, meter?: CpuMeter): Promise<Measurement> {
   const starts: number[] = [];
   const dones: number[] = [];
   let resolveAll: () => void = () => undefined;
@@ -83,6 +96,7 @@ export async function latencyAtRate(adapter: QueueAdapter, n: number, ratePerSec
       if (dones.length === n) resolveAll();
     },
   );
+  await meter?.start();
   const begin = performance.now();
   const pending: Promise<void>[] = [];
   for (let i = 0; i < n; i += 1) {
@@ -93,7 +107,8 @@ export async function latencyAtRate(adapter: QueueAdapter, n: number, ratePerSec
   }
   await Promise.all(pending);
   await all;
+  const cpu = meter && (await meter.stop(n));
   starts.sort((a, b) => a - b);
   dones.sort((a, b) => a - b);
-  return { startP50: percentile(starts, 50), startP99: percentile(starts, 99), doneP50: percentile(dones, 50), doneP99: percentile(dones, 99) };
+  return { startP50: percentile(starts, 50), startP99: percentile(starts, 99), doneP50: percentile(dones, 50), doneP99: percentile(dones, 99), ...cpu };
 }

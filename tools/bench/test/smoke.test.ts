@@ -13,10 +13,14 @@ describe('benchmark smoke run (tiny sizes; figures mean nothing, completion does
         expect(measurement, `${scenario.id} ${system}`).toBeDefined();
         const value = scenario.id === 'latency' ? measurement?.doneP50 : measurement?.rate;
         expect(Number.isFinite(value) && (value as number) > 0, `${scenario.id} ${system}`).toBe(true);
+        // Every job costs this process and the server some CPU: zero would mean it was not read.
+        expect(measurement?.nodeCpuUs, `${scenario.id} ${system} node CPU`).toBeGreaterThan(0);
+        expect(measurement?.redisCpuUs, `${scenario.id} ${system} redis CPU`).toBeGreaterThan(0);
       }
     }
     const report = markdownReport(run, 'benchmarks.svg');
     expect(report).toContain('| process pre-enqueued, concurrency 64 |');
+    expect(report).toMatch(/\| latency at 1000 jobs\/s, concurrency 64 \| \d+\.\d \+ \d+\.\d \|/);
     expect(targets(run)).toHaveLength(6);
     const svg = svgChart(run);
     expect(svg).toMatch(/^<svg [^>]+>/);
