@@ -4,6 +4,7 @@ import { startRedisCluster } from '@jobs/dev-redis';
 import { createProducer, defineKinds } from '@jobs/producer';
 import { createWorker } from '@jobs/worker';
 import { Cluster, Redis } from 'ioredis';
+import { redisCpuSeconds } from './cpu-meter.ts';
 
 const kinds = defineKinds({
   bench: { schema: { type: 'object', properties: { n: { type: 'integer' } }, required: ['n'], additionalProperties: false } },
@@ -73,13 +74,8 @@ function pinThisProcess(cpuCount: number): void {
 }
 
 /** CPU seconds (user + system) every node's redis-server has used since it started. */
-async function redisCpuSeconds(nodes: readonly Redis[]): Promise<number> {
-  const used = await Promise.all(
-    nodes.map(async (node) => {
-      const info = await node.info('cpu');
-      return Number(/used_cpu_user:([\d.]+)/.exec(info)?.[1] ?? 0) + Number(/used_cpu_sys:([\d.]+)/.exec(info)?.[1] ?? 0);
-    }),
-  );
+async function clusterCpuSeconds(nodes: readonly Redis[]): Promise<number> {
+  const used = await Promise.all(nodes.map(redisCpuSeconds));
   return used.reduce((sum, seconds) => sum + seconds, 0);
 }
 
@@ -111,7 +107,7 @@ async function phase(url: string, servers: Servers, queue: string, partitions: n
   // once. stats() touches every partition and adds no job.
   await producer.stats();
   let next = 0;
-  const enqueueCpu = await redisCpuSeconds(nodes);
+  const enqueueCpu = await clusterCpuSeconds(nodes);
   const enqueueStarted = performance.now();
   await Promise.all(
     Array.from({ length: 64 }, async () => {
@@ -122,7 +118,7 @@ async function phase(url: string, servers: Servers, queue: string, partitions: n
     }),
   );
   const enqueueRate = n / ((performance.now() - enqueueStarted) / 1000);
-  const enqueueRedisCpuUs = ((await redisCpuSeconds(nodes)) - enqueueCpu) * 1e6 / n;
+  const enqueueRedisCpuUs = ((await clusterCpuSeconds(nodes)) - enqueueCpu) * 1e6 / n;
   let done = 0;
   let finish: () => void = () => undefined;
   const finished = new Promise<void>((resolve) => {
@@ -141,10 +137,10 @@ async function phase(url: string, servers: Servers, queue: string, partitions: n
   const processStarted = performance.now();
   const workerStartMs = processStarted - created;
   // Read after the clock starts, as the worker is already claiming: the rate stays timed from ready.
-  const processCpu = await redisCpuSeconds(nodes);
+  const processCpu = await clusterCpuSeconds(nodes);
   await finished;
   const processRate = n / ((performance.now() - processStarted) / 1000);
-  const processRedisCpuUs = ((await redisCpuSeconds(nodes)) - processCpu) * 1e6 / n;
+  const processRedisCpuUs = ((await clusterCpuSeconds(nodes)) - processCpu) * 1e6 / n;
   const scriptCallsByMaster = await scriptCalls(masters);
   await worker.close();
   await producer.close();

@@ -8,8 +8,8 @@ export interface CpuPerJob {
   redisCpuUs: number;
 }
 
-/** User + system CPU seconds the server has used since it started. */
-async function redisCpuSeconds(redis: Redis): Promise<number> {
+/** User + system CPU seconds a redis-server has used since it started (`INFO cpu`). */
+export async function redisCpuSeconds(redis: Redis): Promise<number> {
   const info = await redis.info('cpu');
   return Number(/used_cpu_user:([\d.]+)/.exec(info)?.[1] ?? 0) + Number(/used_cpu_sys:([\d.]+)/.exec(info)?.[1] ?? 0);
 }
