@@ -17,8 +17,8 @@ export async function redisCpuSeconds(redis: Redis): Promise<number> {
 /**
  * Measures the CPU that the benchmark's process and the Redis server spend over a timed window.
  * Rates on a shared machine move with what else runs and where the OS places processes; the work
- * done per job does not, so it says why one system is faster than another. The server is asked
- * before the window opens and after it closes, so the asking is outside the timed part.
+ * done per job moves much less, and says why one system is faster than another. The server is
+ * asked before the window opens and after it closes, so the asking is outside the timed part.
  */
 export class CpuMeter {
   readonly #redis: Redis;
