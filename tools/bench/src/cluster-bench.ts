@@ -46,10 +46,20 @@ export interface PhaseResult {
   enqueueRedisCpuUs: number;
   /** The same per job processed, from the worker's start to its last completion. */
   processRedisCpuUs: number;
+  /** CPU time of this Node process (the producer, every thread) per job enqueued, in µs. */
+  enqueueNodeCpuUs: number;
+  /** The same per job processed (the worker, and the idle producer). */
+  processNodeCpuUs: number;
 }
 
 /** The figures of a phase that the report compares. */
-type Figure = 'enqueueRate' | 'processRate' | 'enqueueRedisCpuUs' | 'processRedisCpuUs';
+type Figure = 'enqueueRate' | 'processRate' | 'enqueueRedisCpuUs' | 'processRedisCpuUs' | 'enqueueNodeCpuUs' | 'processNodeCpuUs';
+
+/** Microseconds of this process's CPU (user + system, every thread) since `since`, per job. */
+function nodeCpuUsPerJob(since: NodeJS.CpuUsage, jobs: number): number {
+  const used = process.cpuUsage(since);
+  return (used.user + used.system) / jobs;
+}
 
 /** What {@link runClusterBench} measured. */
 export interface ClusterBenchRun {
@@ -108,6 +118,7 @@ async function phase(url: string, servers: Servers, queue: string, partitions: n
   await producer.stats();
   let next = 0;
   const enqueueCpu = await clusterCpuSeconds(nodes);
+  const enqueueNodeCpu = process.cpuUsage();
   const enqueueStarted = performance.now();
   await Promise.all(
     Array.from({ length: 64 }, async () => {
@@ -118,6 +129,7 @@ async function phase(url: string, servers: Servers, queue: string, partitions: n
     }),
   );
   const enqueueRate = n / ((performance.now() - enqueueStarted) / 1000);
+  const enqueueNodeCpuUs = nodeCpuUsPerJob(enqueueNodeCpu, n);
   const enqueueRedisCpuUs = ((await clusterCpuSeconds(nodes)) - enqueueCpu) * 1e6 / n;
   let done = 0;
   let finish: () => void = () => undefined;
@@ -134,17 +146,19 @@ async function phase(url: string, servers: Servers, queue: string, partitions: n
     if (done === n) finish();
   });
   await worker.ready();
+  const processNodeCpu = process.cpuUsage();
   const processStarted = performance.now();
   const workerStartMs = processStarted - created;
   // Read after the clock starts, as the worker is already claiming: the rate stays timed from ready.
   const processCpu = await clusterCpuSeconds(nodes);
   await finished;
   const processRate = n / ((performance.now() - processStarted) / 1000);
+  const processNodeCpuUs = nodeCpuUsPerJob(processNodeCpu, n);
   const processRedisCpuUs = ((await clusterCpuSeconds(nodes)) - processCpu) * 1e6 / n;
   const scriptCallsByMaster = await scriptCalls(masters);
   await worker.close();
   await producer.close();
-  return { enqueueRate, processRate, workerStartMs, scriptCallsByMaster, enqueueRedisCpuUs, processRedisCpuUs };
+  return { enqueueRate, processRate, workerStartMs, scriptCallsByMaster, enqueueRedisCpuUs, processRedisCpuUs, enqueueNodeCpuUs, processNodeCpuUs };
 }
 
 /**
@@ -184,7 +198,7 @@ export async function runClusterBench(options: ClusterBenchOptions = {}): Promis
         await Promise.all(masters.map((master) => master.flushall()));
         const result = which === 'single' ? await phase(cluster.url, servers, 'bench-plain', 1, n, events) : await phase(cluster.url, servers, 'bench-parted', partitions, n, events);
         (which === 'single' ? single : partitioned).push(result);
-        log(`rep ${rep + 1}/${reps} ${which}: enqueue ${Math.round(result.enqueueRate)}/s, process ${Math.round(result.processRate)}/s (worker ready in ${Math.round(result.workerStartMs)} ms), Redis CPU per job ${result.enqueueRedisCpuUs.toFixed(1)}/${result.processRedisCpuUs.toFixed(1)} µs, script calls by master ${JSON.stringify(result.scriptCallsByMaster)}`);
+        log(`rep ${rep + 1}/${reps} ${which}: enqueue ${Math.round(result.enqueueRate)}/s, process ${Math.round(result.processRate)}/s (worker ready in ${Math.round(result.workerStartMs)} ms), CPU per job enqueued ${result.enqueueNodeCpuUs.toFixed(1)} + ${result.enqueueRedisCpuUs.toFixed(1)} µs and processed ${result.processNodeCpuUs.toFixed(1)} + ${result.processRedisCpuUs.toFixed(1)} µs (Node + Redis), script calls by master ${JSON.stringify(result.scriptCallsByMaster)}`);
       }
     }
     const placement = await Promise.all(
@@ -218,21 +232,29 @@ function pairedRatios(run: ClusterBenchRun, field: Figure): string {
 export function clusterReport(run: ClusterBenchRun): string {
   const figure = (results: PhaseResult[], field: Figure): number => median(results.map((result) => result[field]));
   const rates = (results: PhaseResult[]): string => `${Math.round(figure(results, 'enqueueRate')).toLocaleString('en-US')} | ${Math.round(figure(results, 'processRate')).toLocaleString('en-US')}`;
-  const cpu = (results: PhaseResult[]): string => `${figure(results, 'enqueueRedisCpuUs').toFixed(1)} µs | ${figure(results, 'processRedisCpuUs').toFixed(1)} µs`;
+  const cpuFields: Figure[] = ['enqueueNodeCpuUs', 'enqueueRedisCpuUs', 'processNodeCpuUs', 'processRedisCpuUs'];
+  const cpu = (results: PhaseResult[]): string => cpuFields.map((field) => `${figure(results, field).toFixed(1)} µs`).join(' | ');
   const ratio = (field: Figure): string => `${(figure(run.partitioned, field) / figure(run.single, field)).toFixed(2)}x`;
   const settings = [run.options.events ? 'events on (the default; on a cluster each completion\'s event crosses the cluster bus to every node)' : 'events off (`events: false`)'];
   if (run.options.pin) settings.push('pinned: Node on CPU 0, every redis-server on the other CPUs');
   const lines = [
     `Cluster: 3 masters + 3 replicas (redis-server ${run.redisVersion}) on this machine; ${run.options.n.toLocaleString('en-US')} jobs per phase, ${run.options.reps} repetitions (medians), one Node process producing (64 in flight) and one worker (concurrency 64); ${settings.join('; ')}.`,
     '',
-    `| queue | enqueue (jobs/s) | process (jobs/s) | Redis CPU per job enqueued | per job processed |`,
-    `|---|---:|---:|---:|---:|`,
-    `| plain (one slot) | ${rates(run.single)} | ${cpu(run.single)} |`,
-    `| ${run.options.partitions} partitions | ${rates(run.partitioned)} | ${cpu(run.partitioned)} |`,
-    `| partitioned / plain | ${ratio('enqueueRate')} | ${ratio('processRate')} | ${ratio('enqueueRedisCpuUs')} | ${ratio('processRedisCpuUs')} |`,
-    `| the same, repetition by repetition | ${pairedRatios(run, 'enqueueRate')} | ${pairedRatios(run, 'processRate')} | ${pairedRatios(run, 'enqueueRedisCpuUs')} | ${pairedRatios(run, 'processRedisCpuUs')} |`,
+    `| queue | enqueue (jobs/s) | process (jobs/s) |`,
+    `|---|---:|---:|`,
+    `| plain (one slot) | ${rates(run.single)} |`,
+    `| ${run.options.partitions} partitions | ${rates(run.partitioned)} |`,
+    `| partitioned / plain | ${ratio('enqueueRate')} | ${ratio('processRate')} |`,
+    `| the same, repetition by repetition | ${pairedRatios(run, 'enqueueRate')} | ${pairedRatios(run, 'processRate')} |`,
     '',
-    'Redis CPU per job: the user and system CPU time of all six redis-servers (`INFO cpu`) over the phase, divided by its jobs: the work the servers did, whoever the OS ran when.',
+    'CPU per job: user and system CPU time over each timed phase, divided by its jobs, of this Node process (producer or worker, every thread) and of all six redis-servers together (`INFO cpu`): the work done, whoever the OS ran when.',
+    '',
+    `| CPU per job | enqueue: Node | enqueue: Redis | process: Node | process: Redis |`,
+    `|---|---:|---:|---:|---:|`,
+    `| plain (one slot) | ${cpu(run.single)} |`,
+    `| ${run.options.partitions} partitions | ${cpu(run.partitioned)} |`,
+    `| partitioned / plain | ${cpuFields.map(ratio).join(' | ')} |`,
+    `| the same, repetition by repetition | ${cpuFields.map((field) => pairedRatios(run, field)).join(' | ')} |`,
     '',
     `Processing is timed from when the worker is ready (\`worker.ready()\`): its start-up took ${Math.round(median(run.single.map((result) => result.workerStartMs)))} ms for the plain queue and ${Math.round(median(run.partitioned.map((result) => result.workerStartMs)))} ms for the partitioned one (medians), not counted.`,
     '',

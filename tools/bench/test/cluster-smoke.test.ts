@@ -11,6 +11,8 @@ describe('cluster benchmark smoke run (tiny sizes; figures mean nothing, complet
       // Every job costs the servers something: a figure of zero would mean the CPU was not read.
       expect(result.enqueueRedisCpuUs).toBeGreaterThan(0);
       expect(result.processRedisCpuUs).toBeGreaterThan(0);
+      expect(result.enqueueNodeCpuUs).toBeGreaterThan(0);
+      expect(result.processNodeCpuUs).toBeGreaterThan(0);
     }
     // The plain queue's scripts ran on one master; the partitions' on their masters.
     expect(Object.values(run.single[0]?.scriptCallsByMaster ?? {}).filter((calls) => calls > 0)).toHaveLength(1);
@@ -19,6 +21,7 @@ describe('cluster benchmark smoke run (tiny sizes; figures mean nothing, complet
     expect(clusterReport(run)).toMatch(/\| the same, repetition by repetition \| \d+\.\d\dx \(/);
     expect(clusterReport(run)).toContain('events on (the default');
     expect(clusterReport(run)).toMatch(/\| partitioned \/ plain \| \d+\.\d\dx \| \d+\.\d\dx \| \d+\.\d\dx \| \d+\.\d\dx \|/);
+    expect(clusterReport(run)).toContain('| CPU per job | enqueue: Node | enqueue: Redis | process: Node | process: Redis |');
     expect(clusterReport(run)).toMatch(/start-up took \d+ ms for the plain queue and \d+ ms for the partitioned one/);
   }, 60_000);
 });
