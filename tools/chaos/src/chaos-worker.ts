@@ -20,6 +20,11 @@ const worker = createWorker({
   visibilityMs: CHAOS_VISIBILITY_MS,
   reclaimIntervalMs: 250,
   commandTimeoutMs: 5_000,
+  // The checks read every acknowledged job's hash after the run. A completed or failed job's hash
+  // goes once the job is trimmed off its history (10,000 by default), so a run longer than that
+  // (`--seconds 600` enqueues over 100,000) would count trimmed jobs as lost: keep them all.
+  completedHistory: 10_000_000,
+  failedHistory: 10_000_000,
   ...(replicas > 0 && { durability: { replicas } }),
   handlers: {
     step: async ({ ms }, { id, attempt, signal }) => {
