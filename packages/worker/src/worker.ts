@@ -410,19 +410,26 @@ export class Worker<P> extends EventEmitter<WorkerEventMap> {
 
   /**
    * Every lane looked empty: block on all of them at once (one blocking connection each) until
-   * a push wakes one, or the first lane's quiet spell ends (delayed jobs come due that way).
+   * a push wakes one, or the first lane's quiet spell ends (delayed jobs come due that way), or
+   * the worker stops. Only this wait listens for the stop: the lanes' waits end by their timeout,
+   * a push or the queue's close, and those that lose the race go on and wake their lane when they
+   * end. Each listening for the stop as well held a listener on the stop signal until it ended,
+   * and a partition that keeps waking the worker piled them up past Node's warning.
    */
   async #waitForAnyLane(): Promise<void> {
     const timeoutMs = Math.max(1, Math.min(...this.#lanes.map((lane) => lane.quietUntil)) - Date.now());
-    await Promise.race(
+    const anyLane = Promise.race(
       this.#lanes.map((lane) =>
-        lane.queue.waitForWork(timeoutMs, this.#stop.signal).then(
+        lane.queue.waitForWork(timeoutMs).then(
           () => lane.wake(),
           // Redis away: the lane's next claim reports it; meanwhile do not spin.
           () => pause(Math.min(timeoutMs, 1_000), this.#stop.signal).then(() => lane.wake()),
         ),
       ),
     );
+    // The lanes' waits end a few ms after timeoutMs by themselves (and wake their lanes): this
+    // bound only backs that up.
+    await pause(timeoutMs + 50, this.#stop.signal, anyLane);
   }
 
   #start(job: ClaimedJob, lane: Lane): void {

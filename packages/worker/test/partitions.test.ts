@@ -127,4 +127,40 @@ describe('a worker on a partitioned queue', () => {
     await worker.close();
     await producer.close();
   });
+  test('an idle worker woken again and again on one partition does not pile up listeners on its stop signal', async ({ redis, queueName }) => {
+    const warnings: Error[] = [];
+    const onWarning = (warning: Error): void => {
+      if (warning.name === 'MaxListenersExceededWarning') warnings.push(warning);
+    };
+    process.on('warning', onWarning);
+    const producer = createProducer({ redis, queue: queueName, kinds, partitions: 3 });
+    let done = 0;
+    const worker = createWorker({
+      redis,
+      queue: queueName,
+      kinds,
+      partitions: 3,
+      concurrency: 4,
+      handlers: {
+        ...okHandlers,
+        email: ({ recipient }) => {
+          done += 1;
+          return { sentTo: recipient };
+        },
+      },
+    });
+    await worker.ready();
+    // One job at a time, each to the same partition once the worker is idle again: every job
+    // wakes the wait on all partitions, and the other partitions' waits go on.
+    for (let n = 1; n <= 25; n += 1) {
+      await producer.enqueue('email', { recipient: 'a@example.com', n }, { partitionKey: 'one' });
+      await waitFor(() => done === n, { what: `job ${n} done` });
+    }
+    await worker.close();
+    await producer.close();
+    // Node reports a warning on the next turn of the event loop.
+    await new Promise((resolve) => setImmediate(resolve));
+    process.off('warning', onWarning);
+    expect(warnings.map((warning) => warning.message)).toEqual([]);
+  });
 });
