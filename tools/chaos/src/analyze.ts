@@ -1,5 +1,11 @@
-import type { JobQueue } from '@jobs/reclaimer';
+import type { JobRecord, QueueStats } from '@jobs/reclaimer';
 import type { LedgerEntry } from './ledger.ts';
+
+/** What the checks read: a queue's jobs and its counters (summed over partitions, if any). */
+export interface QueueReader {
+  getJob(id: string): Promise<JobRecord | null>;
+  stats(): Promise<QueueStats>;
+}
 
 /** What the checks found. Every list should be empty. */
 export interface ChaosFindings {
@@ -29,7 +35,7 @@ interface Execution {
 }
 
 /** Checks every acknowledged job, the counters and the ledger. */
-export async function analyze(queue: JobQueue<unknown>, acknowledged: ReadonlyMap<string, string>, ledger: readonly LedgerEntry[]): Promise<ChaosFindings> {
+export async function analyze(queue: QueueReader, acknowledged: ReadonlyMap<string, string>, ledger: readonly LedgerEntry[]): Promise<ChaosFindings> {
   const lost: string[] = [];
   const mismatches: string[] = [];
   let completed = 0;

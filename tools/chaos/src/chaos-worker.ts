@@ -2,7 +2,8 @@
  * A worker service of the chaos and failover runs, in its own process so that it can be
  * SIGKILLed mid-job. Every execution is written to a ledger file before and after (see
  * ledger.ts). `REDIS_URL` may name a cluster (`redis+cluster://`); `DURABLE_REPLICAS` > 0 turns
- * on durable mode (completions and failures wait for that many replicas).
+ * on durable mode (completions and failures wait for that many replicas); `PARTITIONS` > 1
+ * serves a partitioned queue.
  */
 import { closeOnSignals, createWorker } from '@jobs/worker';
 import { CHAOS_QUEUE, CHAOS_VISIBILITY_MS, chaosKinds } from './kinds.ts';
@@ -11,11 +12,13 @@ import { appendLedger } from './ledger.ts';
 const dir = process.env.LEDGER_DIR as string;
 const pid = process.pid;
 const replicas = Number(process.env.DURABLE_REPLICAS ?? 0);
+const partitions = Number(process.env.PARTITIONS ?? 1);
 
 const worker = createWorker({
   redis: process.env.REDIS_URL as string,
   queue: CHAOS_QUEUE,
   kinds: chaosKinds,
+  partitions,
   concurrency: 4,
   visibilityMs: CHAOS_VISIBILITY_MS,
   reclaimIntervalMs: 250,

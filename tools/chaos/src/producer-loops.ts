@@ -11,6 +11,8 @@ export interface ProducerLoopsOptions {
   keyPrefix: string;
   /** Durable mode for the producers, when the run asks for it. */
   durability?: ProducerOptions<unknown>['durability'];
+  /** Partitions of the chaos queue (round robin over them). Default 1. */
+  partitions?: number;
   /** Called after each acknowledged enqueue. */
   onAcknowledged?: () => void;
   /** Called after each failed enqueue, before it is tried again. */
@@ -40,6 +42,7 @@ export function startProducerLoops(options: ProducerLoopsOptions): ProducerLoops
       redis: options.redis,
       queue: CHAOS_QUEUE,
       kinds: chaosKinds,
+      partitions: options.partitions ?? 1,
       commandTimeoutMs: 3_000,
       idempotencyTtlMs: 3_600_000,
       ...(options.durability && { durability: options.durability }),

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startRedisServer, type RedisServer } from '@jobs/dev-redis';
-import { JobQueue } from '@jobs/reclaimer';
+import { createProducer } from '@jobs/producer';
 import { Redis } from 'ioredis';
 import { analyze, type ChaosFindings } from './analyze.ts';
 import { CHAOS_QUEUE, chaosKinds } from './kinds.ts';
@@ -22,6 +22,8 @@ export interface ChaosOptions {
   workers?: number;
   /** Producer loops. Default 2. */
   producers?: number;
+  /** Partitions of the queue: 1 (default) is a plain queue. */
+  partitions?: number;
   /** Progress lines. Default: none. */
   log?: (line: string) => void;
 }
@@ -50,6 +52,7 @@ const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout
 export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
   const log = options.log ?? (() => undefined);
   const seconds = options.seconds;
+  const partitions = options.partitions ?? 1;
   const ledgerDir = mkdtempSync(join(tmpdir(), 'jobs-chaos-'));
   let redis: RedisServer = await startRedisServer({ name: 'chaos', keepData: true, args: REDIS_ARGS });
   const { port, dataDir } = redis;
@@ -58,7 +61,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
   const workers = new Set<ChildProcess>();
 
   const startWorker = (): ChildProcess => {
-    const child = spawn(process.execPath, [WORKER_SCRIPT], { env: { ...process.env, REDIS_URL: url, LEDGER_DIR: ledgerDir }, stdio: ['ignore', 'ignore', 'inherit'] });
+    const child = spawn(process.execPath, [WORKER_SCRIPT], { env: { ...process.env, REDIS_URL: url, LEDGER_DIR: ledgerDir, PARTITIONS: String(partitions) }, stdio: ['ignore', 'ignore', 'inherit'] });
     workers.add(child);
     child.on('exit', () => workers.delete(child));
     return child;
@@ -70,6 +73,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     redis: url,
     count: options.producers ?? 2,
     keyPrefix: 'chaos',
+    partitions,
     onRetry: () => {
       counts.producerRetries += 1;
     },
@@ -127,7 +131,9 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
   log(`faults over after ${Math.round((Date.now() - started) / 1000)} s; ${acknowledged.size} jobs acknowledged; draining`);
 
   // Let the workers finish everything (a job can wait out its backoff), replacing any that die.
-  const admin = new JobQueue({ redis: url, queue: CHAOS_QUEUE, kinds: chaosKinds }) as unknown as JobQueue<unknown>;
+  // A producer reads jobs and counters as the checks need them: by the partition of each id, and
+  // summed over the partitions.
+  const admin = createProducer({ redis: url, queue: CHAOS_QUEUE, kinds: chaosKinds, partitions });
   const drainUntil = Date.now() + 120_000;
   for (;;) {
     const stats = await admin.stats();
@@ -148,7 +154,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
   rmSync(ledgerDir, { recursive: true, force: true });
   const elapsed = Math.round((Date.now() - started) / 1000);
   const summary =
-    `chaos: ${elapsed} s, jobs=${findings.jobs} completed=${findings.completed} failed=${findings.failed} lost=${findings.lost.length} ` +
+    `chaos: ${elapsed} s, ${partitions > 1 ? `partitions=${partitions} ` : ''}jobs=${findings.jobs} completed=${findings.completed} failed=${findings.failed} lost=${findings.lost.length} ` +
     `duplicate_executions=${findings.duplicateExecutions} worker_kills=${counts.workerKills} redis_restarts=${counts.redisRestarts} ` +
     `connection_kills=${counts.connectionKills} pauses=${counts.pauses} producer_retries=${counts.producerRetries} ` +
     `fencing_violations=${findings.fencingViolations.length} counter_mismatches=${findings.counterMismatches.length}`;

@@ -23,4 +23,20 @@ describe.skipIf(isClusterRun())('chaos', () => {
     expect(report).toMatchObject({ redisRestarts: 2, connectionKills: 1, pauses: 1 });
     expect(report.workerKills).toBeGreaterThanOrEqual(5);
   });
+
+  test('on a partitioned queue, under the same faults, no acknowledged job is lost', async () => {
+    const report = await runChaos({ seconds: Math.max(10, Math.round(SECONDS / 2)), partitions: 3 });
+    mkdirSync(new URL('../test-results/', import.meta.url), { recursive: true });
+    writeFileSync(new URL('../test-results/chaos-partitioned-summary.txt', import.meta.url), `${report.summary}\n`);
+    process.stdout.write(`${report.summary}\n`);
+    expect(report.summary).toContain('partitions=3');
+    expect(report.jobs).toBeGreaterThan(100);
+    expect(report.lost).toEqual([]);
+    expect(report.leftover).toBe(0);
+    expect(report.completed + report.failed).toBe(report.jobs);
+    expect(report.fencingViolations).toEqual([]);
+    expect(report.counterMismatches).toEqual([]);
+    expect(report).toMatchObject({ redisRestarts: 2, connectionKills: 1, pauses: 1 });
+    expect(report.workerKills).toBeGreaterThanOrEqual(5);
+  });
 });
