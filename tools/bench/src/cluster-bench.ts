@@ -4,7 +4,7 @@ import { startRedisCluster } from '@jobs/dev-redis';
 import { createProducer, defineKinds } from '@jobs/producer';
 import { createWorker } from '@jobs/worker';
 import { Cluster, Redis } from 'ioredis';
-import { redisCpuSeconds } from './cpu-meter.ts';
+import { CpuMeter } from './cpu-meter.ts';
 
 const kinds = defineKinds({
   bench: { schema: { type: 'object', properties: { n: { type: 'integer' } }, required: ['n'], additionalProperties: false } },
@@ -55,12 +55,6 @@ export interface PhaseResult {
 /** The figures of a phase that the report compares. */
 type Figure = 'enqueueRate' | 'processRate' | 'enqueueRedisCpuUs' | 'processRedisCpuUs' | 'enqueueNodeCpuUs' | 'processNodeCpuUs';
 
-/** Microseconds of this process's CPU (user + system, every thread) since `since`, per job. */
-function nodeCpuUsPerJob(since: NodeJS.CpuUsage, jobs: number): number {
-  const used = process.cpuUsage(since);
-  return (used.user + used.system) / jobs;
-}
-
 /** What {@link runClusterBench} measured. */
 export interface ClusterBenchRun {
   single: PhaseResult[];
@@ -83,12 +77,6 @@ function pinThisProcess(cpuCount: number): void {
   execFileSync('taskset', ['--all-tasks', '--cpu-list', '--pid', '0', String(process.pid)], { stdio: 'ignore' });
 }
 
-/** CPU seconds (user + system) every node's redis-server has used since it started. */
-async function clusterCpuSeconds(nodes: readonly Redis[]): Promise<number> {
-  const used = await Promise.all(nodes.map(redisCpuSeconds));
-  return used.reduce((sum, seconds) => sum + seconds, 0);
-}
-
 /** Script calls per master since the last reset. */
 async function scriptCalls(masters: readonly Redis[]): Promise<Record<number, number>> {
   const calls: Record<number, number> = {};
@@ -101,14 +89,14 @@ async function scriptCalls(masters: readonly Redis[]): Promise<Record<number, nu
   return calls;
 }
 
-/** The servers a phase asks for figures: the masters (script calls) and every node (CPU). */
+/** What a phase asks for figures: the masters (script calls) and a meter of every node's CPU. */
 interface Servers {
   masters: readonly Redis[];
-  nodes: readonly Redis[];
+  meter: CpuMeter;
 }
 
 async function phase(url: string, servers: Servers, queue: string, partitions: number, n: number, events: boolean): Promise<PhaseResult> {
-  const { masters, nodes } = servers;
+  const { masters, meter } = servers;
   await Promise.all(masters.map((master) => master.config('RESETSTAT')));
   const producer = createProducer({ redis: url, queue, kinds, partitions, events });
   // Connected and checked before the clock starts, as a long-lived producer is: the first call
@@ -117,8 +105,7 @@ async function phase(url: string, servers: Servers, queue: string, partitions: n
   // once. stats() touches every partition and adds no job.
   await producer.stats();
   let next = 0;
-  const enqueueCpu = await clusterCpuSeconds(nodes);
-  const enqueueNodeCpu = process.cpuUsage();
+  await meter.start();
   const enqueueStarted = performance.now();
   await Promise.all(
     Array.from({ length: 64 }, async () => {
@@ -129,8 +116,7 @@ async function phase(url: string, servers: Servers, queue: string, partitions: n
     }),
   );
   const enqueueRate = n / ((performance.now() - enqueueStarted) / 1000);
-  const enqueueNodeCpuUs = nodeCpuUsPerJob(enqueueNodeCpu, n);
-  const enqueueRedisCpuUs = ((await clusterCpuSeconds(nodes)) - enqueueCpu) * 1e6 / n;
+  const enqueueCpu = await meter.stop(n);
   let done = 0;
   let finish: () => void = () => undefined;
   const finished = new Promise<void>((resolve) => {
@@ -146,19 +132,26 @@ async function phase(url: string, servers: Servers, queue: string, partitions: n
     if (done === n) finish();
   });
   await worker.ready();
-  const processNodeCpu = process.cpuUsage();
   const processStarted = performance.now();
   const workerStartMs = processStarted - created;
   // Read after the clock starts, as the worker is already claiming: the rate stays timed from ready.
-  const processCpu = await clusterCpuSeconds(nodes);
+  await meter.start();
   await finished;
   const processRate = n / ((performance.now() - processStarted) / 1000);
-  const processNodeCpuUs = nodeCpuUsPerJob(processNodeCpu, n);
-  const processRedisCpuUs = ((await clusterCpuSeconds(nodes)) - processCpu) * 1e6 / n;
+  const processCpu = await meter.stop(n);
   const scriptCallsByMaster = await scriptCalls(masters);
   await worker.close();
   await producer.close();
-  return { enqueueRate, processRate, workerStartMs, scriptCallsByMaster, enqueueRedisCpuUs, processRedisCpuUs, enqueueNodeCpuUs, processNodeCpuUs };
+  return {
+    enqueueRate,
+    processRate,
+    workerStartMs,
+    scriptCallsByMaster,
+    enqueueRedisCpuUs: enqueueCpu.redisCpuUs,
+    processRedisCpuUs: processCpu.redisCpuUs,
+    enqueueNodeCpuUs: enqueueCpu.nodeCpuUs,
+    processNodeCpuUs: processCpu.nodeCpuUs,
+  };
 }
 
 /**
@@ -181,7 +174,7 @@ export async function runClusterBench(options: ClusterBenchOptions = {}): Promis
     const topology = await cluster.masters();
     const masters = topology.map((master) => new Redis({ host: '127.0.0.1', port: master.port }));
     const nodes = cluster.nodes.map((node) => new Redis({ host: '127.0.0.1', port: node.port }));
-    const servers: Servers = { masters, nodes };
+    const servers: Servers = { masters, meter: new CpuMeter(nodes) };
     const redisVersion = /redis_version:(\S+)/.exec(await (masters[0] as Redis).info('server'))?.[1] ?? '?';
     const single: PhaseResult[] = [];
     const partitioned: PhaseResult[] = [];

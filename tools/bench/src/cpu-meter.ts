@@ -4,41 +4,48 @@ import type { Redis } from 'ioredis';
 export interface CpuPerJob {
   /** This Node process (producer and workers alike, every thread: V8's helpers included). */
   nodeCpuUs: number;
-  /** The redis-server (`INFO cpu`: user and system time). */
+  /** The redis-servers measured, together (`INFO cpu`: user and system time). */
   redisCpuUs: number;
 }
 
 /** User + system CPU seconds a redis-server has used since it started (`INFO cpu`). */
-export async function redisCpuSeconds(redis: Redis): Promise<number> {
+async function redisCpuSeconds(redis: Redis): Promise<number> {
   const info = await redis.info('cpu');
   return Number(/used_cpu_user:([\d.]+)/.exec(info)?.[1] ?? 0) + Number(/used_cpu_sys:([\d.]+)/.exec(info)?.[1] ?? 0);
 }
 
+/** The same, summed over `servers` (every node of a cluster, say). */
+async function totalCpuSeconds(servers: readonly Redis[]): Promise<number> {
+  const used = await Promise.all(servers.map(redisCpuSeconds));
+  return used.reduce((sum, seconds) => sum + seconds, 0);
+}
+
 /**
- * Measures the CPU that the benchmark's process and the Redis server spend over a timed window.
+ * Measures the CPU that the benchmark's process and the Redis servers spend over a timed window.
  * Rates on a shared machine move with what else runs and where the OS places processes; the work
- * done per job moves much less, and says why one system is faster than another. The server is
+ * done per job moves much less, and says why one system is faster than another. The servers are
  * asked before the window opens and after it closes, so the asking is outside the timed part.
  */
 export class CpuMeter {
-  readonly #redis: Redis;
+  readonly #servers: readonly Redis[];
   #redisAtStart = 0;
   #nodeAtStart: NodeJS.CpuUsage = { user: 0, system: 0 };
 
-  constructor(redis: Redis) {
-    this.#redis = redis;
+  /** `servers`: the redis-servers whose CPU counts (one, or every node of a cluster). */
+  constructor(servers: readonly Redis[]) {
+    this.#servers = servers;
   }
 
   /** Call right before the timed part starts. */
   async start(): Promise<void> {
-    this.#redisAtStart = await redisCpuSeconds(this.#redis);
+    this.#redisAtStart = await totalCpuSeconds(this.#servers);
     this.#nodeAtStart = process.cpuUsage();
   }
 
   /** Call right after the timed part ends: the CPU spent since {@link start}, per job. */
   async stop(jobs: number): Promise<CpuPerJob> {
     const node = process.cpuUsage(this.#nodeAtStart);
-    const redisSeconds = (await redisCpuSeconds(this.#redis)) - this.#redisAtStart;
+    const redisSeconds = (await totalCpuSeconds(this.#servers)) - this.#redisAtStart;
     return { nodeCpuUs: (node.user + node.system) / jobs, redisCpuUs: (redisSeconds * 1e6) / jobs };
   }
 }
