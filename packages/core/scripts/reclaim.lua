@@ -92,7 +92,7 @@ for _, id in ipairs(expired) do
     else
       redis.call('HSET', key, 'status', 'pending', 'claim_token', '', 'claimed_at_ms', 0,
         'reclaimed_at_ms', now)
-      redis.call('HDEL', key, 'lease_expires_at_ms')
+      redis.call('HDEL', key, 'lease_expires_at_ms', 'first_claimed_at_ms')
       publish_event(ctx.channel, id, 'reclaimed')
       reclaimed[#reclaimed + 1] = id
     end

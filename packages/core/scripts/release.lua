@@ -33,7 +33,7 @@ for j = 0, (#ARGV - 1) / 2 - 1 do
     -- out of processing and not yet back on pending.
     local attempts = tonumber(redis.call('HGET', key, 'attempts'))
     if attempts and attempts >= 1 then redis.call('HSET', key, 'attempts', int_text(attempts - 1)) end
-    redis.call('HDEL', key, 'lease_expires_at_ms')
+    redis.call('HDEL', key, 'lease_expires_at_ms', 'first_claimed_at_ms')
     publish_event(ARGV[1], id, 'released')
     released[#released + 1] = id
     out[#out + 1] = 1

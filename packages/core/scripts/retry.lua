@@ -23,7 +23,7 @@ for j = 1, #ARGV do
   if status == 'failed' then
     remove_from_list(KEYS[1], id)
     redis.call('HSET', key, 'status', 'pending', 'attempts', 0, 'claim_token', '', 'claimed_at_ms', 0)
-    redis.call('HDEL', key, 'failed_at_ms')
+    redis.call('HDEL', key, 'failed_at_ms', 'first_claimed_at_ms')
     redis.call('PERSIST', key)
     redis.call('LPUSH', KEYS[2], id)
     redriven = redriven + 1

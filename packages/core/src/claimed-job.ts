@@ -64,6 +64,7 @@ function readClaimedJob(reply: readonly unknown[], at: number, nowMs: number): C
     visibilityMs: leaseExpiresAtMs - nowMs,
     enqueuedAtMs: enqueuedAt !== undefined && enqueuedAt > 0 ? enqueuedAt : undefined,
     claimedAtMs: nowMs,
+    leaseRenewedAtMs: undefined,
     leaseExpiresAtMs,
     runAtMs: undefined,
     completedAtMs: undefined,
