@@ -20,8 +20,8 @@
   ARGV[5]  retry delay in ms (<= 0: back to pending at once)
   ARGV[6]  1 if the failure is permanent (no retry), else 0
   ARGV[7]  default max attempts, for a hash without max_attempts
-  ARGV[8]  failed TTL in seconds (0 = keep until trimmed off the history)
-  ARGV[9]  failed history cap
+  ARGV[8]  failed TTL in seconds (0 = no TTL)
+  ARGV[9]  failed history cap (-1 = no cap)
   ARGV[10] events channel ('' = publish nothing)
   Returns: 0 not the owner (nothing changed) | 1 retried now | 2 dead-lettered | 3 retry delayed
   Publishes: on "queue:{NAME}:wake", the ms until a delayed retry is due, when it is now the

@@ -23,8 +23,8 @@
   ARGV[2]  most expired leases to handle in this call
   ARGV[3]  default visibility ms, for jobs whose hash has no visibility_ms
   ARGV[4]  default max attempts, for jobs whose hash has no max_attempts
-  ARGV[5]  failed TTL in seconds (0 = keep until trimmed off the history)
-  ARGV[6]  failed history cap
+  ARGV[5]  failed TTL in seconds (0 = no TTL)
+  ARGV[6]  failed history cap (-1 = no cap)
   ARGV[7]  events channel ('' = publish nothing)
   ARGV[8]  most processing entries to examine for foreign claims in this call
   Returns: { {reclaimed ids}, {dead-lettered ids}, {dropped ids}, 1 if more leases are due else 0 }

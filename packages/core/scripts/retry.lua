@@ -3,7 +3,7 @@
   retry: redrives dead-lettered jobs: each id that is in status failed leaves the failed list
   and goes back onto pending (LPUSH, the back of the queue) with a fresh set of attempts. Its
   last_error is kept, for the record. An id whose hash has expired is dropped from the failed
-  list; ids in any other state are left alone.
+  list and counted in failed_dropped_total; ids in any other state are left alone.
 
   KEYS[1]   failed list
   KEYS[2]   pending list
@@ -16,7 +16,7 @@
 --@include lib/job-status.lua
 
 local out = {}
-local redriven = 0
+local redriven, dropped = 0, 0
 for j = 1, #ARGV do
   local id, key = ARGV[j], KEYS[3 + j]
   local status = job_status(key)
@@ -29,9 +29,11 @@ for j = 1, #ARGV do
     redriven = redriven + 1
     out[#out + 1] = 1
   else
-    if not status then remove_from_list(KEYS[1], id) end
+    -- An expired failed job: its id leaves the list, and the loss is counted (as tidy does).
+    if not status and remove_from_list(KEYS[1], id) == 1 then dropped = dropped + 1 end
     out[#out + 1] = status or ''
   end
 end
 if redriven > 0 then redis.call('HINCRBY', KEYS[3], 'redriven_total', redriven) end
+if dropped > 0 then redis.call('HINCRBY', KEYS[3], 'failed_dropped_total', dropped) end
 return out

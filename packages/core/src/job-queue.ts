@@ -8,7 +8,7 @@ import { encodeJson } from './json.ts';
 import { assertJobId, queueKeys, type QueueKeys } from './keys.ts';
 import type { KindName, Kinds } from './kinds.ts';
 import { SCRIPTS, pipeScript, registerScripts, runScript, type LuaScript, type RedisClient } from './lua.ts';
-import { resolveQueueOptions, type QueueOptions, type ResolvedQueueOptions } from './queue-options.ts';
+import { failedHistoryCap, resolveQueueOptions, type QueueOptions, type ResolvedQueueOptions } from './queue-options.ts';
 import { assertRedisVersion, closeClient, connectRedis, duplicateClient, toJobsError, withRedisErrors, type RedisConnectionInput } from './redis-connection.ts';
 import { claimTokenBase, randomHex } from './random-hex.ts';
 import { masterAt, redirectionOf, refreshSlots } from './cluster-redirects.ts';
@@ -143,6 +143,12 @@ export interface QueueStats {
   readonly releasedTotal: number;
   /** Ids found without a hash (or already finished) and dropped. */
   readonly droppedTotal: number;
+  /**
+   * Failed jobs deleted without an operator's redrive or purge: trimmed off a capped failed
+   * list (`failedHistory`), or expired (`failedTtlSeconds`; counted when the id leaves the list).
+   * Always 0 with the defaults, which keep every failed job.
+   */
+  readonly failedDroppedTotal: number;
   readonly pendingDepth: number;
   readonly processingDepth: number;
   readonly delayedDepth: number;
@@ -638,7 +644,7 @@ export class JobQueue<P> {
       permanent ? 1 : 0,
       this.options.maxAttempts,
       this.options.failedTtlSeconds,
-      this.options.failedHistory,
+      failedHistoryCap(this.options),
       this.#channel,
     ];
     const { reply, replicas } = await this.#runAcknowledged(SCRIPTS.fail, keys, args);
@@ -699,7 +705,7 @@ export class JobQueue<P> {
       this.options.visibilityMs,
       this.options.maxAttempts,
       this.options.failedTtlSeconds,
-      this.options.failedHistory,
+      failedHistoryCap(this.options),
       this.#channel,
       scanBudget,
     ];
@@ -744,13 +750,14 @@ export class JobQueue<P> {
 
   /**
    * Drops ids whose hash has expired from the far end of the completed and failed histories, at
-   * most `batch` from each. Returns how many it dropped.
+   * most `batch` from each. Returns how many it dropped; the failed ones (jobs lost to
+   * `failedTtlSeconds`) are counted in `failedDroppedTotal`.
    */
   async tidyHistory(batch = 1_000): Promise<{ completed: number; failed: number }> {
     assertWholeNumber('batch', batch, 1, 100_000);
     const [completed, failed] = await this.#pipeline((pipe) => {
-      pipeScript(pipe, SCRIPTS.tidy, [this.keys.completed], [this.keys.jobPrefix, batch]);
-      pipeScript(pipe, SCRIPTS.tidy, [this.keys.failed], [this.keys.jobPrefix, batch]);
+      pipeScript(pipe, SCRIPTS.tidy, [this.keys.completed, this.keys.stats], [this.keys.jobPrefix, batch, '']);
+      pipeScript(pipe, SCRIPTS.tidy, [this.keys.failed, this.keys.stats], [this.keys.jobPrefix, batch, 'failed_dropped_total']);
     });
     return { completed: Number(completed), failed: Number(failed) };
   }
@@ -827,6 +834,7 @@ export class JobQueue<P> {
       releasedTotal: count('released_total'),
       redrivenTotal: count('redriven_total'),
       droppedTotal: count('dropped_total'),
+      failedDroppedTotal: count('failed_dropped_total'),
       pendingDepth: Number(pending),
       processingDepth: Number(processing),
       delayedDepth: Number(delayed),

@@ -13,6 +13,7 @@ const COUNTERS = {
   released: 'releasedTotal',
   redriven: 'redrivenTotal',
   dropped: 'droppedTotal',
+  failed_dropped: 'failedDroppedTotal',
 } as const satisfies Record<string, keyof QueueStats>;
 
 /**

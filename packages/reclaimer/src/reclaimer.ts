@@ -71,6 +71,8 @@ export class Reclaimer extends EventEmitter<ReclaimerEventMap> {
   readonly #maxAttempts: number;
   readonly #discoverIntervalMs: number;
   readonly #log: Logger;
+  /** Per queue, the failedDroppedTotal the last sweep saw. */
+  readonly #failedDropped = new Map<string, number>();
   #discoveredAt = Number.NEGATIVE_INFINITY;
   #timer: NodeJS.Timeout | undefined;
   #running: Promise<SweepReport[]> | undefined;
@@ -169,6 +171,7 @@ export class Reclaimer extends EventEmitter<ReclaimerEventMap> {
         const report = await sweepQueue(queue, this.#limits);
         reports.push(report);
         this.metrics.recordSweep(report);
+        this.#warnFailedDropped(report);
         const { queue: name, reclaimed, deadLettered, dropped, promoted, tidied, calls, largestCall, durationMs } = report;
         const fields = { queue: name, reclaimed, deadLettered, dropped, promoted, tidied, calls, largestCall, durationMs: Math.round(durationMs * 100) / 100 };
         if (reclaimed + deadLettered + dropped + promoted > 0) this.#log.info(fields, 'swept');
@@ -179,6 +182,15 @@ export class Reclaimer extends EventEmitter<ReclaimerEventMap> {
       }
     }
     return reports;
+  }
+
+  /** Failed jobs are an incident's evidence: say so each time a queue's count of lost ones grows. */
+  #warnFailedDropped({ queue, stats }: SweepReport): void {
+    const before = this.#failedDropped.get(queue) ?? 0;
+    this.#failedDropped.set(queue, stats.failedDroppedTotal);
+    if (stats.failedDroppedTotal > before) {
+      this.#log.warn({ queue, failedDroppedTotal: stats.failedDroppedTotal, since: stats.failedDroppedTotal - before }, 'failed jobs were deleted by the queue\'s failedHistory cap or failedTtlSeconds');
+    }
   }
 
   #failed(queue: string, error: unknown): void {
