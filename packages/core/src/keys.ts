@@ -12,7 +12,7 @@ import { InvalidArgumentError } from './errors.ts';
  * | `queue:{NAME}:pending` | list: LPUSH on the left, claimed from the right | yes |
  * | `queue:{NAME}:processing` | list: claimed ids, newest claim at the head | yes |
  * | `queue:{NAME}:completed` | list: capped history, newest first | yes |
- * | `queue:{NAME}:failed` | list: capped dead letters, newest first | yes |
+ * | `queue:{NAME}:failed` | list: dead letters, newest first (kept unless `failedHistory` caps them) | yes |
  * | `queue:{NAME}:job:<id>` | hash: the job | yes |
  * | `queue:{NAME}:events` | pub/sub channel, `{"id","status"}` messages | yes |
  * | `queue:{NAME}:wake` | pub/sub channel: ms until a delayed job just added is due, when it is the first due | ours |
