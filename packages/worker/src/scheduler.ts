@@ -1,0 +1,116 @@
+import type { EventEmitter } from 'node:events';
+import type { JobsError, Logger } from '@jobs/core';
+import { ClaimLoop } from './claim-loop.ts';
+import type { Clock } from './clock.ts';
+import { CompletionBatcher } from './completion-batcher.ts';
+import type { Execution } from './execution.ts';
+import type { HandlerMap } from './handler-map.ts';
+import { JobStarter } from './job-start.ts';
+import { Lane } from './lane.ts';
+import type { QueueGroup } from './lane-queue.ts';
+import { LeaseKeeper } from './lease-keeper.ts';
+import { OutcomeReporter } from './outcome-reporter.ts';
+import { ReclaimSweeper } from './reclaim-sweeper.ts';
+import { shutDown } from './shutdown.ts';
+import { Slots } from './slots.ts';
+import type { WorkerEventMap } from './worker-events.ts';
+
+/** Hears when delayed jobs come due (see DueNotices). */
+export interface DueJobListener {
+  /** Settles once it listens (or that failed, which it reports). */
+  readonly ready: Promise<void>;
+  close(): Promise<void>;
+}
+
+/** What a {@link WorkerScheduler} runs on: its queue, handlers and clock, and where it reports. */
+export interface SchedulerOptions<P> {
+  readonly group: QueueGroup<P>;
+  readonly handlers: HandlerMap<P>;
+  readonly concurrency: number;
+  /** Sweep for expired leases this often; 0: never. */
+  readonly reclaimIntervalMs: number;
+  readonly log: Logger;
+  /** Where `completed`, `retrying`, `failed`, `lost`, `error` and `closed` go (the worker). */
+  readonly events: EventEmitter<WorkerEventMap>;
+  readonly clock: Clock;
+  /**
+   * Starts listening for delayed jobs that come due. `hasRoom`: whether a slot is free (a full
+   * worker leaves promotions to its next claim); `onError` hears what goes wrong.
+   */
+  listenForDueJobs(hasRoom: () => boolean, onError: (error: unknown, message: string) => void): DueJobListener;
+}
+
+/**
+ * A worker's machinery, wired: its {@link Slots}, one {@link Lane} per partition, the
+ * {@link ClaimLoop}, the {@link JobStarter} and {@link OutcomeReporter}, the
+ * {@link ReclaimSweeper} and the shutdown. It starts at once. It needs no Redis of its own: the
+ * queue and the clock come in, so unit tests run it on a fake queue and fake time.
+ */
+export class WorkerScheduler<P> {
+  readonly #stop = new AbortController();
+  readonly #options: SchedulerOptions<P>;
+  readonly #slots: Slots;
+  readonly #reporter: OutcomeReporter;
+  readonly #claims: ClaimLoop;
+  readonly #lanes: readonly Lane[];
+  readonly #notices: DueJobListener;
+  readonly #sweeper: ReclaimSweeper;
+  #closing: Promise<void> | undefined;
+
+  constructor(options: SchedulerOptions<P>) {
+    this.#options = options;
+    const { group, clock, log, concurrency } = options;
+    const reportError = this.#reportError;
+    const slots = new Slots(concurrency, (job, lane) => starter.start(job, lane));
+    this.#slots = slots;
+    this.#reporter = new OutcomeReporter(options.events, log, reportError, slots, clock);
+    const starter = new JobStarter(group.kinds, options.handlers, slots, this.#reporter, clock, log, reportError);
+    this.#claims = new ClaimLoop(slots, clock, this.#stop.signal, reportError);
+    this.#lanes = group.partitions.map((queue) => {
+      const leases = new LeaseKeeper(queue, (error) => reportError(error, 'lease renewal failed'), clock);
+      return new Lane(queue, leases, (lane) => new CompletionBatcher<Execution>(queue, this.#claims.batchClaimsOf(lane), this.#reporter.completions, Math.ceil(concurrency / 2)));
+    });
+    // Room: a free slot, counting those a waiting claim has reserved (the promotion wakes that claim).
+    this.#notices = options.listenForDueJobs(() => slots.free() + slots.reserved > 0, reportError);
+    this.#claims.start(this.#lanes, () => group.ensureLayout(), this.#notices.ready);
+    this.#sweeper = new ReclaimSweeper(group.partitions, options.reclaimIntervalMs, clock, this.#stop.signal, log, reportError);
+  }
+
+  /** Settles when the worker is about to claim for the first time (true), or was closed before (false). */
+  get started(): Promise<boolean> {
+    return this.#claims.started;
+  }
+
+  /** How many jobs are running now. */
+  get running(): number {
+    return this.#slots.running.size;
+  }
+
+  /** Shuts down (see `Worker.close`); calling it again returns the same promise. */
+  close(graceMs: number): Promise<void> {
+    this.#closing ??= shutDown(
+      {
+        stop: this.#stop,
+        clock: this.#options.clock,
+        log: this.#options.log,
+        events: this.#options.events,
+        slots: this.#slots,
+        claims: this.#claims,
+        lanes: this.#lanes,
+        sweeper: this.#sweeper,
+        notices: this.#notices,
+        closeQueue: () => this.#options.group.close(),
+        reportError: this.#reportError,
+      },
+      graceMs,
+    );
+    return this.#closing;
+  }
+
+  readonly #reportError = (error: unknown, message: string): void => {
+    this.#options.log.error({ err: error instanceof Error ? { name: error.name, message: error.message, code: (error as JobsError).code } : String(error) }, message);
+    // An 'error' event with no listener would throw: emit it only to those who listen.
+    const events = this.#options.events;
+    if (events.listenerCount('error') > 0) events.emit('error', error);
+  };
+}
