@@ -34,13 +34,24 @@ export function startFakeWorker(queues: readonly FakeQueue[], clock: FakeClock, 
   return { scheduler, events, errors, group };
 }
 
-/** Moves `clock` on by `stepMs` at a time, letting the worker run between steps, until `done()` holds. */
+/**
+ * Lets the worker do all it can without time passing: the fake queue answers in a later turn of
+ * the event loop, so a few turns carry a reply through to the claims and starts it leads to.
+ * Turns, not time: the same on a loaded machine.
+ */
+async function settle(): Promise<void> {
+  for (let turn = 0; turn < 8; turn += 1) await new Promise((resolve) => setImmediate(resolve));
+}
+
+/** Moves `clock` on by `stepMs` at a time, letting the worker settle between steps, until `done()` holds. */
 export async function runUntil(clock: FakeClock, done: () => boolean, stepMs = 10, timeoutMs = 15_000): Promise<void> {
   await expect
     .poll(
-      () => {
+      async () => {
+        await settle();
         if (done()) return true;
         clock.advance(stepMs);
+        await settle();
         return done();
       },
       { interval: 1, timeout: timeoutMs },
