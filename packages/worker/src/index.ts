@@ -9,6 +9,7 @@ export { closeOnSignals } from './signals.ts';
 export type { CloseOnSignalsOptions } from './signals.ts';
 export type { Handler, HandlerMap, JobContext } from './handler-map.ts';
 export type { WorkerEventMap } from './worker-events.ts';
+export type { MetricsRegistry, WorkerMetricsOptions } from './worker-metrics.ts';
 export {
   defineKinds,
   silentLogger,

@@ -6,6 +6,7 @@ import { HandlerContext } from './job-context.ts';
 import type { Lane } from './lane.ts';
 import type { OutcomeReporter } from './outcome-reporter.ts';
 import type { Slots } from './slots.ts';
+import type { WorkerMetrics } from './worker-metrics.ts';
 
 type AnyHandler = (payload: unknown, context: JobContext) => unknown;
 
@@ -21,8 +22,9 @@ export class JobStarter<P> {
   readonly #clock: Clock;
   readonly #log: Logger;
   readonly #reportError: (error: unknown, message: string) => void;
+  readonly #metrics: WorkerMetrics | undefined;
 
-  constructor(kinds: Kinds<P>, handlers: HandlerMap<P>, slots: Slots, reporter: OutcomeReporter, clock: Clock, log: Logger, reportError: (error: unknown, message: string) => void) {
+  constructor(kinds: Kinds<P>, handlers: HandlerMap<P>, slots: Slots, reporter: OutcomeReporter, clock: Clock, log: Logger, reportError: (error: unknown, message: string) => void, metrics: WorkerMetrics | undefined) {
     this.#kinds = kinds;
     this.#handlers = handlers as unknown as Readonly<Record<string, AnyHandler>>;
     this.#slots = slots;
@@ -30,6 +32,7 @@ export class JobStarter<P> {
     this.#clock = clock;
     this.#log = log;
     this.#reportError = reportError;
+    this.#metrics = metrics;
   }
 
   /** Runs `job`, claimed from `lane`, in a slot that is its own until its outcome is recorded. */
@@ -59,6 +62,7 @@ export class JobStarter<P> {
     }
     const kind = decoded.kind;
     const kindOptions = kinds.options(kind);
+    if (this.#metrics !== undefined) this.#metrics.started(job, kind);
     execution.leaseMs = job.leaseExpiresAtMs - job.claimedAtMs > 0 ? job.leaseExpiresAtMs - job.claimedAtMs : queue.options.visibilityMs;
     lane.leases.add(job, execution.leaseMs, execution.onLeaseLost);
     const context = new HandlerContext(execution, kind, job.maxAttempts ?? kindOptions.maxAttempts ?? queue.options.maxAttempts, this.#log);

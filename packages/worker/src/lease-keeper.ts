@@ -1,6 +1,7 @@
 import type { ClaimedJob } from '@jobs/core';
 import type { Clock, TimerHandle } from './clock.ts';
 import type { LaneQueue } from './lane-queue.ts';
+import type { WorkerMetrics } from './worker-metrics.ts';
 
 /** A job whose lease is being kept. */
 interface LeasedJob {
@@ -21,16 +22,19 @@ export class LeaseKeeper {
   readonly #queue: Pick<LaneQueue, 'extendLeases'>;
   readonly #onError: (error: unknown) => void;
   readonly #clock: Clock;
+  readonly #metrics: WorkerMetrics | undefined;
   readonly #jobs = new Map<string, LeasedJob>();
   #timer: TimerHandle | undefined;
   #nextTickAt = Number.POSITIVE_INFINITY;
   #ticking: Promise<void> | undefined;
   #stopped = false;
 
-  constructor(queue: Pick<LaneQueue, 'extendLeases'>, onError: (error: unknown) => void, clock: Clock) {
+  /** `metrics`, when given, counts the renewals. */
+  constructor(queue: Pick<LaneQueue, 'extendLeases'>, onError: (error: unknown) => void, clock: Clock, metrics?: WorkerMetrics) {
     this.#queue = queue;
     this.#onError = onError;
     this.#clock = clock;
+    this.#metrics = metrics;
   }
 
   /** Starts keeping `job`'s lease, renewing it for `leaseMs` each time. */
@@ -72,13 +76,16 @@ export class LeaseKeeper {
       for (const [leaseMs, entries] of byLength) {
         try {
           const deadlines = await this.#queue.extendLeases(entries.map((entry) => entry.job), leaseMs);
+          let renewed = 0;
           deadlines.forEach((deadline, index) => {
             const entry = entries[index] as LeasedJob;
-            if (deadline === null && this.#jobs.get(entry.job.token) === entry) {
+            if (deadline !== null) renewed += 1;
+            else if (this.#jobs.get(entry.job.token) === entry) {
               this.#jobs.delete(entry.job.token);
               entry.onLost();
             }
           });
+          this.#metrics?.renewed(renewed);
         } catch (error) {
           // Redis hiccup: try again at the next tick; the lease still has two thirds to go.
           this.#onError(error);

@@ -5,6 +5,7 @@ import type { CompletionListener } from './completion-batcher.ts';
 import type { Execution, HandlerOutcome } from './execution.ts';
 import type { Slots } from './slots.ts';
 import type { WorkerEventMap } from './worker-events.ts';
+import type { WorkerMetrics } from './worker-metrics.ts';
 
 /**
  * Records how each job ended, then frees its slot: a result goes to its lane's completion batch
@@ -17,13 +18,15 @@ export class OutcomeReporter {
   readonly #reportError: (error: unknown, message: string) => void;
   readonly #slots: Slots;
   readonly #clock: Clock;
+  readonly #metrics: WorkerMetrics | undefined;
 
-  constructor(events: EventEmitter<WorkerEventMap>, log: Logger, reportError: (error: unknown, message: string) => void, slots: Slots, clock: Clock) {
+  constructor(events: EventEmitter<WorkerEventMap>, log: Logger, reportError: (error: unknown, message: string) => void, slots: Slots, clock: Clock, metrics: WorkerMetrics | undefined) {
     this.#events = events;
     this.#log = log;
     this.#reportError = reportError;
     this.#slots = slots;
     this.#clock = clock;
+    this.#metrics = metrics;
   }
 
   /** Records `outcome`, the end of a handler that ran for `durationMs`. */
@@ -37,12 +40,12 @@ export class OutcomeReporter {
       this.finish(execution);
       return;
     }
+    execution.durationMs = durationMs;
     if (!outcome.ok) {
       void this.#fail(execution, outcome.error);
       return;
     }
     execution.result = outcome.result;
-    execution.durationMs = durationMs;
     execution.lane.completions.complete(execution);
   }
 
@@ -57,6 +60,7 @@ export class OutcomeReporter {
         } catch (error) {
           this.#reportError(error, 'a completed listener threw');
         }
+        if (this.#metrics !== undefined) this.#metrics.ended(job, 'completed', execution.durationMs);
         this.finish(execution);
       } else if (execution.handedBack) {
         this.finish(execution);
@@ -86,6 +90,7 @@ export class OutcomeReporter {
     try {
       const permanent = isJobsError(error, JOBS_ERROR_CODES.PERMANENT);
       const result = await lane.queue.fail(job, error, { permanent });
+      if (this.#metrics !== undefined) this.#metrics.ended(job, result, execution.durationMs);
       if (result === 'failed') this.#events.emit('failed', { job, error });
       else this.#events.emit('retrying', { job, error, outcome: result });
     } catch (failure) {
@@ -106,6 +111,7 @@ export class OutcomeReporter {
   }
 
   #lost(job: ClaimedJob, reason: string): void {
+    if (this.#metrics !== undefined) this.#metrics.lost(job);
     this.#log.warn({ jobId: job.id, reason }, 'lost the claim on a job; its outcome was not reported');
     this.#events.emit('lost', { job, reason });
   }

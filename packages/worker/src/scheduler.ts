@@ -14,6 +14,7 @@ import { ReclaimSweeper } from './reclaim-sweeper.ts';
 import { shutDown } from './shutdown.ts';
 import { Slots } from './slots.ts';
 import type { WorkerEventMap } from './worker-events.ts';
+import type { WorkerMetrics } from './worker-metrics.ts';
 
 /** Hears when delayed jobs come due (see DueNotices). */
 export interface DueJobListener {
@@ -33,6 +34,8 @@ export interface SchedulerOptions<P> {
   /** Where `completed`, `retrying`, `failed`, `lost`, `error` and `closed` go (the worker). */
   readonly events: EventEmitter<WorkerEventMap>;
   readonly clock: Clock;
+  /** The worker's Prometheus metrics, when it was given a registry. */
+  readonly metrics?: WorkerMetrics | undefined;
   /**
    * Starts listening for delayed jobs that come due. `hasRoom`: whether a slot is free (a full
    * worker leaves promotions to its next claim); `onError` hears what goes wrong.
@@ -63,11 +66,11 @@ export class WorkerScheduler<P> {
     const reportError = this.#reportError;
     const slots = new Slots(concurrency, (job, lane) => starter.start(job, lane));
     this.#slots = slots;
-    this.#reporter = new OutcomeReporter(options.events, log, reportError, slots, clock);
-    const starter = new JobStarter(group.kinds, options.handlers, slots, this.#reporter, clock, log, reportError);
+    this.#reporter = new OutcomeReporter(options.events, log, reportError, slots, clock, options.metrics);
+    const starter = new JobStarter(group.kinds, options.handlers, slots, this.#reporter, clock, log, reportError, options.metrics);
     this.#claims = new ClaimLoop(slots, clock, this.#stop.signal, reportError);
     this.#lanes = group.partitions.map((queue) => {
-      const leases = new LeaseKeeper(queue, (error) => reportError(error, 'lease renewal failed'), clock);
+      const leases = new LeaseKeeper(queue, (error) => reportError(error, 'lease renewal failed'), clock, options.metrics);
       return new Lane(queue, leases, (lane) => new CompletionBatcher<Execution>(queue, this.#claims.batchClaimsOf(lane), this.#reporter.completions, Math.ceil(concurrency / 2)));
     });
     // Room: a free slot, counting those a waiting claim has reserved (the promotion wakes that claim).
@@ -99,7 +102,10 @@ export class WorkerScheduler<P> {
         lanes: this.#lanes,
         sweeper: this.#sweeper,
         notices: this.#notices,
-        closeQueue: () => this.#options.group.close(),
+        closeQueue: () => {
+          this.#options.metrics?.close();
+          return this.#options.group.close();
+        },
         reportError: this.#reportError,
       },
       graceMs,

@@ -18,6 +18,7 @@ import { DueNotices } from './due-notices.ts';
 import type { HandlerMap } from './handler-map.ts';
 import { WorkerScheduler } from './scheduler.ts';
 import type { WorkerEventMap } from './worker-events.ts';
+import { WorkerMetrics, type WorkerMetricsOptions } from './worker-metrics.ts';
 
 /** Options of {@link createWorker}. */
 export interface WorkerOptions<P> extends QueueOptions {
@@ -45,6 +46,13 @@ export interface WorkerOptions<P> extends QueueOptions {
   connectionName?: string;
   /** A command without an answer for this long fails (and is retried by the worker). Default 10 s. */
   commandTimeoutMs?: number;
+  /**
+   * Prometheus metrics of this worker (job run and wait times per kind and outcome, jobs in
+   * flight, lease renewals, lost claims), registered on your service's prom-client registry so
+   * they appear on its own `/metrics`. Off (and costing nothing) when not given. Needs
+   * `prom-client` installed.
+   */
+  metrics?: WorkerMetricsOptions;
 }
 
 /** Options of {@link Worker.close}. */
@@ -70,7 +78,7 @@ export class Worker<P> extends EventEmitter<WorkerEventMap> {
   constructor(options: WorkerOptions<P>) {
     super();
     if (typeof options !== 'object' || options === null) throw new InvalidArgumentError('options', 'expected { redis, queue, kinds, handlers }');
-    const { redis, queue, kinds, handlers, concurrency = 1, partitions = 1, reclaimIntervalMs, logger = silentLogger, connectionName, ...queueOptions } = options;
+    const { redis, queue, kinds, handlers, concurrency = 1, partitions = 1, reclaimIntervalMs, logger = silentLogger, connectionName, metrics, ...queueOptions } = options;
     assertWholeNumber('concurrency', concurrency, 1, 10_000);
     if (typeof handlers !== 'object' || handlers === null) throw new InvalidArgumentError('handlers', 'expected an object with one handler per kind');
     for (const kind of kinds.names) {
@@ -83,8 +91,19 @@ export class Worker<P> extends EventEmitter<WorkerEventMap> {
     const visibility = queueOptions.visibilityMs;
     const interval = reclaimIntervalMs ?? Math.min(5_000, Number.isInteger(visibility) && (visibility as number) > 0 ? (visibility as number) : 30_000);
     assertWholeNumber('reclaimIntervalMs', interval, 0, 86_400_000);
+    if (metrics !== undefined && typeof (metrics as { registry?: { registerMetric?: unknown } } | null)?.registry?.registerMetric !== 'function') {
+      throw new InvalidArgumentError('metrics.registry', 'expected a prom-client Registry (e.g. `register` from prom-client, or `new Registry()`)');
+    }
     const group = new PartitionedQueue({ redis, queue, kinds, partitions, connectionName: connectionName ?? `jobs:worker:${queue}`, ...queueOptions });
     this.#group = group;
+    let workerMetrics: WorkerMetrics | undefined;
+    try {
+      workerMetrics = metrics === undefined ? undefined : new WorkerMetrics(metrics.registry, group.name, () => this.running);
+    } catch (error) {
+      // A registry that holds metrics of these names from elsewhere: nothing stays open.
+      void group.close();
+      throw error;
+    }
     this.queue = group.name;
     this.concurrency = concurrency;
     const log = childLogger(logger, { queue });
@@ -96,6 +115,7 @@ export class Worker<P> extends EventEmitter<WorkerEventMap> {
       log,
       events: this,
       clock: systemClock,
+      metrics: workerMetrics,
       // Hears when a delayed job added meanwhile comes due, so that a waiting worker starts it on time.
       listenForDueJobs: (hasRoom, onError) => new DueNotices(group.client, group.partitions, hasRoom, onError),
     });

@@ -25,7 +25,8 @@ export function taskJob(id: string, nowMs: number, visibilityMs = 30_000): Claim
     attempts: 1,
     maxAttempts: undefined,
     visibilityMs,
-    enqueuedAtMs: undefined,
+    // Every fake job was enqueued a second before its claim.
+    enqueuedAtMs: nowMs - 1_000,
     claimedAtMs: nowMs,
     leaseExpiresAtMs: nowMs + visibilityMs,
     runAtMs: undefined,

@@ -3,6 +3,7 @@ import { expect } from 'vitest';
 import { silentLogger, type Handler } from '../../src/index.ts';
 import { WorkerScheduler } from '../../src/scheduler.ts';
 import type { WorkerEventMap } from '../../src/worker-events.ts';
+import type { WorkerMetrics } from '../../src/worker-metrics.ts';
 import { FakeClock } from './fake-clock.ts';
 import { fakeGroup, type FakeQueue, type TaskPayloads } from './fake-queue.ts';
 
@@ -16,7 +17,7 @@ export interface FakeWorker {
 }
 
 /** Starts a worker's scheduling on `queues`, running `task` jobs with `handler`. */
-export function startFakeWorker(queues: readonly FakeQueue[], clock: FakeClock, concurrency: number, handler: Handler<TaskPayloads['task'], 'task'>): FakeWorker {
+export function startFakeWorker(queues: readonly FakeQueue[], clock: FakeClock, concurrency: number, handler: Handler<TaskPayloads['task'], 'task'>, metrics?: WorkerMetrics): FakeWorker {
   const events = new EventEmitter<WorkerEventMap>();
   const errors: unknown[] = [];
   events.on('error', (error) => errors.push(error));
@@ -29,6 +30,7 @@ export function startFakeWorker(queues: readonly FakeQueue[], clock: FakeClock, 
     log: silentLogger,
     events,
     clock,
+    metrics,
     listenForDueJobs: () => ({ ready: Promise.resolve(), close: () => Promise.resolve() }),
   });
   return { scheduler, events, errors, group };
