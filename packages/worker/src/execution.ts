@@ -36,6 +36,8 @@ export class Execution {
   result: unknown;
   /** How long the handler ran (ms), once it has. */
   durationMs = 0;
+  /** The attempt's span, while it runs, when tracing is on. */
+  span: unknown = undefined;
   readonly #onOutcome: OnOutcome;
   #controller: AbortController | undefined;
   #aborted = false;

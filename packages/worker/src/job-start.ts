@@ -7,6 +7,7 @@ import type { Lane } from './lane.ts';
 import type { OutcomeReporter } from './outcome-reporter.ts';
 import type { Slots } from './slots.ts';
 import type { WorkerMetrics } from './worker-metrics.ts';
+import type { WorkerTracing } from './worker-tracing.ts';
 
 type AnyHandler = (payload: unknown, context: JobContext) => unknown;
 
@@ -23,8 +24,9 @@ export class JobStarter<P> {
   readonly #log: Logger;
   readonly #reportError: (error: unknown, message: string) => void;
   readonly #metrics: WorkerMetrics | undefined;
+  readonly #tracing: WorkerTracing | undefined;
 
-  constructor(kinds: Kinds<P>, handlers: HandlerMap<P>, slots: Slots, reporter: OutcomeReporter, clock: Clock, log: Logger, reportError: (error: unknown, message: string) => void, metrics: WorkerMetrics | undefined) {
+  constructor(kinds: Kinds<P>, handlers: HandlerMap<P>, slots: Slots, reporter: OutcomeReporter, clock: Clock, log: Logger, reportError: (error: unknown, message: string) => void, metrics: WorkerMetrics | undefined, tracing: WorkerTracing | undefined) {
     this.#kinds = kinds;
     this.#handlers = handlers as unknown as Readonly<Record<string, AnyHandler>>;
     this.#slots = slots;
@@ -33,6 +35,7 @@ export class JobStarter<P> {
     this.#log = log;
     this.#reportError = reportError;
     this.#metrics = metrics;
+    this.#tracing = tracing;
   }
 
   /** Runs `job`, claimed from `lane`, in a slot that is its own until its outcome is recorded. */
@@ -72,7 +75,8 @@ export class JobStarter<P> {
     }
     execution.startedAt = this.#clock.now();
     const handler = this.#handlers[kind] as AnyHandler;
-    execution.run(handler, decoded.payload, context);
+    if (this.#tracing !== undefined) this.#tracing.run(execution, kind, handler, decoded.payload, context);
+    else execution.run(handler, decoded.payload, context);
   }
 
   /** A handler ended (or its attempt was aborted): stop its timer and lease, then report. */
@@ -80,6 +84,7 @@ export class JobStarter<P> {
     this.#clock.clearTimeout(execution.timer);
     // A timed-out attempt stops renewing before it is reported.
     execution.lane.leases.remove(execution.job);
+    if (execution.span !== undefined) (this.#tracing as WorkerTracing).end(execution, outcome);
     this.#reporter.report(execution, outcome, this.#clock.now() - execution.startedAt);
   };
 }

@@ -15,6 +15,7 @@ import { shutDown } from './shutdown.ts';
 import { Slots } from './slots.ts';
 import type { WorkerEventMap } from './worker-events.ts';
 import type { WorkerMetrics } from './worker-metrics.ts';
+import type { WorkerTracing } from './worker-tracing.ts';
 
 /** Hears when delayed jobs come due (see DueNotices). */
 export interface DueJobListener {
@@ -36,6 +37,8 @@ export interface SchedulerOptions<P> {
   readonly clock: Clock;
   /** The worker's Prometheus metrics, when it was given a registry. */
   readonly metrics?: WorkerMetrics | undefined;
+  /** A span per attempt, when tracing is on. */
+  readonly tracing?: WorkerTracing | undefined;
   /**
    * Starts listening for delayed jobs that come due. `hasRoom`: whether a slot is free (a full
    * worker leaves promotions to its next claim); `onError` hears what goes wrong.
@@ -67,7 +70,7 @@ export class WorkerScheduler<P> {
     const slots = new Slots(concurrency, (job, lane) => starter.start(job, lane));
     this.#slots = slots;
     this.#reporter = new OutcomeReporter(options.events, log, reportError, slots, clock, options.metrics);
-    const starter = new JobStarter(group.kinds, options.handlers, slots, this.#reporter, clock, log, reportError, options.metrics);
+    const starter = new JobStarter(group.kinds, options.handlers, slots, this.#reporter, clock, log, reportError, options.metrics, options.tracing);
     this.#claims = new ClaimLoop(slots, clock, this.#stop.signal, reportError);
     this.#lanes = group.partitions.map((queue) => {
       const leases = new LeaseKeeper(queue, (error) => reportError(error, 'lease renewal failed'), clock, options.metrics);

@@ -19,6 +19,7 @@ import type { HandlerMap } from './handler-map.ts';
 import { WorkerScheduler } from './scheduler.ts';
 import type { WorkerEventMap } from './worker-events.ts';
 import { WorkerMetrics, type WorkerMetricsOptions } from './worker-metrics.ts';
+import { WorkerTracing, type WorkerTracingOptions } from './worker-tracing.ts';
 
 /** Options of {@link createWorker}. */
 export interface WorkerOptions<P> extends QueueOptions {
@@ -53,6 +54,14 @@ export interface WorkerOptions<P> extends QueueOptions {
    * `prom-client` installed.
    */
   metrics?: WorkerMetricsOptions;
+  /**
+   * OpenTelemetry: a span per attempt (attributes: queue, kind, id, attempt; a handler's error
+   * recorded on it), linked to the producer's trace when the job carries a `traceparent`, with
+   * the handler running in it. `true` uses the global tracer provider. Needs
+   * `@opentelemetry/api` installed (without it, tracing stays off and the log says so). Off
+   * (and costing nothing) when not given. Tracing never fails a job.
+   */
+  tracing?: boolean | WorkerTracingOptions;
 }
 
 /** Options of {@link Worker.close}. */
@@ -78,7 +87,7 @@ export class Worker<P> extends EventEmitter<WorkerEventMap> {
   constructor(options: WorkerOptions<P>) {
     super();
     if (typeof options !== 'object' || options === null) throw new InvalidArgumentError('options', 'expected { redis, queue, kinds, handlers }');
-    const { redis, queue, kinds, handlers, concurrency = 1, partitions = 1, reclaimIntervalMs, logger = silentLogger, connectionName, metrics, ...queueOptions } = options;
+    const { redis, queue, kinds, handlers, concurrency = 1, partitions = 1, reclaimIntervalMs, logger = silentLogger, connectionName, metrics, tracing, ...queueOptions } = options;
     assertWholeNumber('concurrency', concurrency, 1, 10_000);
     if (typeof handlers !== 'object' || handlers === null) throw new InvalidArgumentError('handlers', 'expected an object with one handler per kind');
     for (const kind of kinds.names) {
@@ -87,6 +96,9 @@ export class Worker<P> extends EventEmitter<WorkerEventMap> {
     for (const key of Object.keys(handlers)) {
       if (!kinds.has(key)) throw new InvalidArgumentError(`handlers.${key}`, `"${key}" is not a kind of this queue (${kinds.names.join(', ')})`);
     }
+    if (tracing !== undefined && typeof tracing !== 'boolean' && (typeof tracing !== 'object' || tracing === null)) throw new InvalidArgumentError('tracing', 'expected true, false or { tracerProvider }');
+    const provider = typeof tracing === 'object' ? tracing.tracerProvider : undefined;
+    if (provider !== undefined && typeof (provider as { getTracer?: unknown } | null)?.getTracer !== 'function') throw new InvalidArgumentError('tracing.tracerProvider', 'expected an OpenTelemetry TracerProvider');
     // Checked before the queue opens its connection, so a bad value leaves nothing open.
     const visibility = queueOptions.visibilityMs;
     const interval = reclaimIntervalMs ?? Math.min(5_000, Number.isInteger(visibility) && (visibility as number) > 0 ? (visibility as number) : 30_000);
@@ -107,6 +119,7 @@ export class Worker<P> extends EventEmitter<WorkerEventMap> {
     this.queue = group.name;
     this.concurrency = concurrency;
     const log = childLogger(logger, { queue });
+    const workerTracing = tracing === undefined || tracing === false ? undefined : WorkerTracing.open(group.name, tracing === true ? {} : tracing, log);
     this.#scheduler = new WorkerScheduler({
       group,
       handlers,
@@ -116,6 +129,7 @@ export class Worker<P> extends EventEmitter<WorkerEventMap> {
       events: this,
       clock: systemClock,
       metrics: workerMetrics,
+      tracing: workerTracing,
       // Hears when a delayed job added meanwhile comes due, so that a waiting worker starts it on time.
       listenForDueJobs: (hasRoom, onError) => new DueNotices(group.client, group.partitions, hasRoom, onError),
     });

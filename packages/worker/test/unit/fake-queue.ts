@@ -12,7 +12,7 @@ export type TaskPayloads = PayloadTypesOf<typeof taskKinds>;
 let tokens = 0;
 
 /** A claimed `task` job with id `id`, as a claim hands it over. */
-export function taskJob(id: string, nowMs: number, visibilityMs = 30_000): ClaimedJob {
+export function taskJob(id: string, nowMs: number, visibilityMs = 30_000, traceparent?: string): ClaimedJob {
   const raw = JSON.stringify({ kind: 'task', n: Number(id.replace(/\D/g, '')) || 0 });
   tokens += 1;
   return {
@@ -37,7 +37,7 @@ export function taskJob(id: string, nowMs: number, visibilityMs = 30_000): Claim
     result: undefined,
     lastError: undefined,
     lastErrorAtMs: undefined,
-    fields: { id, kind: 'task', status: 'processing' },
+    fields: { id, kind: 'task', status: 'processing', ...(traceparent !== undefined && { traceparent }) },
   };
 }
 
@@ -77,6 +77,8 @@ export class FakeQueue implements LaneQueue {
   /** While true, release replies wait in {@link held}. */
   holdReleases = false;
   readonly held: Held[] = [];
+  /** Stored on every job claimed from now on, as the producer's trace context. */
+  traceparent: string | undefined;
   /** Completion calls sent and not answered yet. */
   completionsInFlight = 0;
   /** How long a completion's reply takes on the fake clock; 0: the next turn of the event loop. */
@@ -107,7 +109,7 @@ export class FakeQueue implements LaneQueue {
   #take(max: number): ClaimedJob[] {
     const ids = this.#pending.splice(0, max);
     this.claimedCount += ids.length;
-    return ids.map((id) => taskJob(id, this.#clock.now(), this.options.visibilityMs));
+    return ids.map((id) => taskJob(id, this.#clock.now(), this.options.visibilityMs, this.traceparent));
   }
 
   /** Resolves `value` in a later turn of the event loop. */

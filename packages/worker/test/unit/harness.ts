@@ -4,6 +4,7 @@ import { silentLogger, type Handler } from '../../src/index.ts';
 import { WorkerScheduler } from '../../src/scheduler.ts';
 import type { WorkerEventMap } from '../../src/worker-events.ts';
 import type { WorkerMetrics } from '../../src/worker-metrics.ts';
+import type { WorkerTracing } from '../../src/worker-tracing.ts';
 import { FakeClock } from './fake-clock.ts';
 import { fakeGroup, type FakeQueue, type TaskPayloads } from './fake-queue.ts';
 
@@ -17,7 +18,7 @@ export interface FakeWorker {
 }
 
 /** Starts a worker's scheduling on `queues`, running `task` jobs with `handler`. */
-export function startFakeWorker(queues: readonly FakeQueue[], clock: FakeClock, concurrency: number, handler: Handler<TaskPayloads['task'], 'task'>, metrics?: WorkerMetrics): FakeWorker {
+export function startFakeWorker(queues: readonly FakeQueue[], clock: FakeClock, concurrency: number, handler: Handler<TaskPayloads['task'], 'task'>, metrics?: WorkerMetrics, tracing?: WorkerTracing): FakeWorker {
   const events = new EventEmitter<WorkerEventMap>();
   const errors: unknown[] = [];
   events.on('error', (error) => errors.push(error));
@@ -31,6 +32,7 @@ export function startFakeWorker(queues: readonly FakeQueue[], clock: FakeClock, 
     events,
     clock,
     metrics,
+    tracing,
     listenForDueJobs: () => ({ ready: Promise.resolve(), close: () => Promise.resolve() }),
   });
   return { scheduler, events, errors, group };
