@@ -28,6 +28,7 @@ export function taskJob(id: string, nowMs: number, visibilityMs = 30_000, tracep
     // Every fake job was enqueued a second before its claim.
     enqueuedAtMs: nowMs - 1_000,
     claimedAtMs: nowMs,
+    leaseRenewedAtMs: undefined,
     leaseExpiresAtMs: nowMs + visibilityMs,
     runAtMs: undefined,
     completedAtMs: undefined,
