@@ -1,12 +1,11 @@
-import { PermanentError, TimeoutError, type ClaimedJob, type Kinds, type Logger } from '@jobs/core';
-import type { Clock } from './clock.ts';
+import { PermanentError, TimeoutError, type ClaimedJob, type Kinds } from '@jobs/core';
 import { Execution, type HandlerOutcome } from './execution.ts';
 import type { HandlerMap, JobContext } from './handler-map.ts';
 import { HandlerContext } from './job-context.ts';
 import type { Lane } from './lane.ts';
 import type { OutcomeReporter } from './outcome-reporter.ts';
 import type { Slots } from './slots.ts';
-import type { WorkerMetrics } from './worker-metrics.ts';
+import type { WorkerContext } from './worker-context.ts';
 import type { WorkerTracing } from './worker-tracing.ts';
 
 type AnyHandler = (payload: unknown, context: JobContext) => unknown;
@@ -20,22 +19,14 @@ export class JobStarter<P> {
   readonly #handlers: Readonly<Record<string, AnyHandler>>;
   readonly #slots: Slots;
   readonly #reporter: OutcomeReporter;
-  readonly #clock: Clock;
-  readonly #log: Logger;
-  readonly #reportError: (error: unknown, message: string) => void;
-  readonly #metrics: WorkerMetrics | undefined;
-  readonly #tracing: WorkerTracing | undefined;
+  readonly #context: WorkerContext;
 
-  constructor(kinds: Kinds<P>, handlers: HandlerMap<P>, slots: Slots, reporter: OutcomeReporter, clock: Clock, log: Logger, reportError: (error: unknown, message: string) => void, metrics: WorkerMetrics | undefined, tracing: WorkerTracing | undefined) {
+  constructor(context: WorkerContext, kinds: Kinds<P>, handlers: HandlerMap<P>, slots: Slots, reporter: OutcomeReporter) {
+    this.#context = context;
     this.#kinds = kinds;
     this.#handlers = handlers as unknown as Readonly<Record<string, AnyHandler>>;
     this.#slots = slots;
     this.#reporter = reporter;
-    this.#clock = clock;
-    this.#log = log;
-    this.#reportError = reportError;
-    this.#metrics = metrics;
-    this.#tracing = tracing;
   }
 
   /** Runs `job`, claimed from `lane`, in a slot that is its own until its outcome is recorded. */
@@ -45,7 +36,7 @@ export class JobStarter<P> {
     try {
       this.#execute(execution);
     } catch (error) {
-      this.#reportError(error, 'job bookkeeping failed');
+      this.#context.reportError(error, 'job bookkeeping failed');
       this.#reporter.finish(execution);
     }
   }
@@ -65,26 +56,28 @@ export class JobStarter<P> {
     }
     const kind = decoded.kind;
     const kindOptions = kinds.options(kind);
-    if (this.#metrics !== undefined) this.#metrics.started(job, kind);
+    const { clock, metrics, tracing } = this.#context;
+    if (metrics !== undefined) metrics.started(job, kind);
     execution.leaseMs = job.leaseExpiresAtMs - job.claimedAtMs > 0 ? job.leaseExpiresAtMs - job.claimedAtMs : queue.options.visibilityMs;
     lane.leases.add(job, execution.leaseMs, execution.onLeaseLost);
-    const context = new HandlerContext(execution, kind, job.maxAttempts ?? kindOptions.maxAttempts ?? queue.options.maxAttempts, this.#log);
+    const context = new HandlerContext(execution, kind, job.maxAttempts ?? kindOptions.maxAttempts ?? queue.options.maxAttempts, this.#context.log);
     if (kindOptions.timeoutMs !== undefined) {
       const timeoutMs = kindOptions.timeoutMs;
-      execution.timer = this.#clock.setTimeout(() => execution.abort(new TimeoutError(`job ${job.id} (${kind})`, timeoutMs)), timeoutMs);
+      execution.timer = clock.setTimeout(() => execution.abort(new TimeoutError(`job ${job.id} (${kind})`, timeoutMs)), timeoutMs);
     }
-    execution.startedAt = this.#clock.now();
+    execution.startedAt = clock.now();
     const handler = this.#handlers[kind] as AnyHandler;
-    if (this.#tracing !== undefined) this.#tracing.run(execution, kind, handler, decoded.payload, context);
+    if (tracing !== undefined) tracing.run(execution, kind, handler, decoded.payload, context);
     else execution.run(handler, decoded.payload, context);
   }
 
   /** A handler ended (or its attempt was aborted): stop its timer and lease, then report. */
   readonly #onOutcome = (execution: Execution, outcome: HandlerOutcome): void => {
-    this.#clock.clearTimeout(execution.timer);
+    const { clock, tracing } = this.#context;
+    clock.clearTimeout(execution.timer);
     // A timed-out attempt stops renewing before it is reported.
     execution.lane.leases.remove(execution.job);
-    if (execution.span !== undefined) (this.#tracing as WorkerTracing).end(execution, outcome);
-    this.#reporter.report(execution, outcome, this.#clock.now() - execution.startedAt);
+    if (execution.span !== undefined) (tracing as WorkerTracing).end(execution, outcome);
+    this.#reporter.report(execution, outcome, clock.now() - execution.startedAt);
   };
 }

@@ -1,11 +1,8 @@
-import type { EventEmitter } from 'node:events';
-import { isJobsError, JOBS_ERROR_CODES, LostClaimError, PermanentError, type ClaimedJob, type Logger } from '@jobs/core';
-import type { Clock } from './clock.ts';
+import { isJobsError, JOBS_ERROR_CODES, LostClaimError, PermanentError, type ClaimedJob } from '@jobs/core';
 import type { CompletionListener } from './completion-batcher.ts';
 import type { Execution, HandlerOutcome } from './execution.ts';
 import type { Slots } from './slots.ts';
-import type { WorkerEventMap } from './worker-events.ts';
-import type { WorkerMetrics } from './worker-metrics.ts';
+import type { WorkerContext } from './worker-context.ts';
 
 /**
  * Records how each job ended, then frees its slot: a result goes to its lane's completion batch
@@ -13,20 +10,12 @@ import type { WorkerMetrics } from './worker-metrics.ts';
  * a `lost` event. A job handed back at shutdown is no longer ours to report.
  */
 export class OutcomeReporter {
-  readonly #events: EventEmitter<WorkerEventMap>;
-  readonly #log: Logger;
-  readonly #reportError: (error: unknown, message: string) => void;
+  readonly #context: WorkerContext;
   readonly #slots: Slots;
-  readonly #clock: Clock;
-  readonly #metrics: WorkerMetrics | undefined;
 
-  constructor(events: EventEmitter<WorkerEventMap>, log: Logger, reportError: (error: unknown, message: string) => void, slots: Slots, clock: Clock, metrics: WorkerMetrics | undefined) {
-    this.#events = events;
-    this.#log = log;
-    this.#reportError = reportError;
+  constructor(context: WorkerContext, slots: Slots) {
+    this.#context = context;
     this.#slots = slots;
-    this.#clock = clock;
-    this.#metrics = metrics;
   }
 
   /** Records `outcome`, the end of a handler that ran for `durationMs`. */
@@ -54,13 +43,13 @@ export class OutcomeReporter {
     completed: (execution, completion) => {
       const { job } = execution;
       if (completion.status === 'completed') {
-        const events = this.#events;
+        const { events, metrics } = this.#context;
         try {
           if (events.listenerCount('completed') > 0) events.emit('completed', { job, result: execution.result, durationMs: execution.durationMs });
         } catch (error) {
-          this.#reportError(error, 'a completed listener threw');
+          this.#context.reportError(error, 'a completed listener threw');
         }
-        if (this.#metrics !== undefined) this.#metrics.ended(job, 'completed', execution.durationMs);
+        if (metrics !== undefined) metrics.ended(job, 'completed', execution.durationMs);
         this.finish(execution);
       } else if (execution.handedBack) {
         this.finish(execution);
@@ -78,7 +67,7 @@ export class OutcomeReporter {
       } else if (isJobsError(error, 'JOBS_LOST_CLAIM')) {
         this.#lost(execution.job, error.message);
       } else {
-        this.#reportError(error, 'job bookkeeping failed');
+        this.#context.reportError(error, 'job bookkeeping failed');
       }
       this.finish(execution);
     },
@@ -90,13 +79,14 @@ export class OutcomeReporter {
     try {
       const permanent = isJobsError(error, JOBS_ERROR_CODES.PERMANENT);
       const result = await lane.queue.fail(job, error, { permanent });
-      if (this.#metrics !== undefined) this.#metrics.ended(job, result, execution.durationMs);
-      if (result === 'failed') this.#events.emit('failed', { job, error });
-      else this.#events.emit('retrying', { job, error, outcome: result });
+      const { events, metrics } = this.#context;
+      if (metrics !== undefined) metrics.ended(job, result, execution.durationMs);
+      if (result === 'failed') events.emit('failed', { job, error });
+      else events.emit('retrying', { job, error, outcome: result });
     } catch (failure) {
       if (execution.handedBack) return;
       if (isJobsError(failure, 'JOBS_LOST_CLAIM')) this.#lost(job, failure.message);
-      else this.#reportError(failure, 'job bookkeeping failed');
+      else this.#context.reportError(failure, 'job bookkeeping failed');
     } finally {
       this.finish(execution);
     }
@@ -104,15 +94,16 @@ export class OutcomeReporter {
 
   /** The worker is done with `execution`: its timer and lease stop, and its slot is free again. */
   finish(execution: Execution): void {
-    this.#clock.clearTimeout(execution.timer);
+    this.#context.clock.clearTimeout(execution.timer);
     execution.lane.leases.remove(execution.job);
     execution.finish();
     this.#slots.ended(execution);
   }
 
   #lost(job: ClaimedJob, reason: string): void {
-    if (this.#metrics !== undefined) this.#metrics.lost(job);
-    this.#log.warn({ jobId: job.id, reason }, 'lost the claim on a job; its outcome was not reported');
-    this.#events.emit('lost', { job, reason });
+    const { events, log, metrics } = this.#context;
+    if (metrics !== undefined) metrics.lost(job);
+    log.warn({ jobId: job.id, reason }, 'lost the claim on a job; its outcome was not reported');
+    events.emit('lost', { job, reason });
   }
 }

@@ -13,6 +13,7 @@ import { OutcomeReporter } from './outcome-reporter.ts';
 import { ReclaimSweeper } from './reclaim-sweeper.ts';
 import { shutDown } from './shutdown.ts';
 import { Slots } from './slots.ts';
+import type { WorkerContext } from './worker-context.ts';
 import type { WorkerEventMap } from './worker-events.ts';
 import type { WorkerMetrics } from './worker-metrics.ts';
 import type { WorkerTracing } from './worker-tracing.ts';
@@ -55,8 +56,8 @@ export interface SchedulerOptions<P> {
 export class WorkerScheduler<P> {
   readonly #stop = new AbortController();
   readonly #options: SchedulerOptions<P>;
+  readonly #context: WorkerContext;
   readonly #slots: Slots;
-  readonly #reporter: OutcomeReporter;
   readonly #claims: ClaimLoop;
   readonly #lanes: readonly Lane[];
   readonly #notices: DueJobListener;
@@ -65,21 +66,31 @@ export class WorkerScheduler<P> {
 
   constructor(options: SchedulerOptions<P>) {
     this.#options = options;
-    const { group, clock, log, concurrency } = options;
-    const reportError = this.#reportError;
+    const { group, clock, concurrency } = options;
+    const context: WorkerContext = {
+      clock,
+      log: options.log,
+      events: options.events,
+      stop: this.#stop.signal,
+      metrics: options.metrics,
+      tracing: options.tracing,
+      reportError: (error, message) => reportError(options.log, options.events, error, message),
+    };
+    this.#context = context;
     const slots = new Slots(concurrency, (job, lane) => starter.start(job, lane));
     this.#slots = slots;
-    this.#reporter = new OutcomeReporter(options.events, log, reportError, slots, clock, options.metrics);
-    const starter = new JobStarter(group.kinds, options.handlers, slots, this.#reporter, clock, log, reportError, options.metrics, options.tracing);
-    this.#claims = new ClaimLoop(slots, clock, this.#stop.signal, reportError);
+    const reporter = new OutcomeReporter(context, slots);
+    const starter = new JobStarter(context, group.kinds, options.handlers, slots, reporter);
+    const claims = new ClaimLoop(slots, clock, context.stop, context.reportError);
+    this.#claims = claims;
     this.#lanes = group.partitions.map((queue) => {
-      const leases = new LeaseKeeper(queue, (error) => reportError(error, 'lease renewal failed'), clock, options.metrics);
-      return new Lane(queue, leases, (lane) => new CompletionBatcher<Execution>(queue, this.#claims.batchClaimsOf(lane), this.#reporter.completions, Math.ceil(concurrency / 2)));
+      const leases = new LeaseKeeper(queue, (error) => context.reportError(error, 'lease renewal failed'), clock, options.metrics);
+      return new Lane(queue, leases, (lane) => new CompletionBatcher<Execution>(queue, claims.batchClaimsOf(lane), reporter.completions, Math.ceil(concurrency / 2)));
     });
     // Room: a free slot, counting those a waiting claim has reserved (the promotion wakes that claim).
-    this.#notices = options.listenForDueJobs(() => slots.free() + slots.reserved > 0, reportError);
-    this.#claims.start(this.#lanes, () => group.ensureLayout(), this.#notices.ready);
-    this.#sweeper = new ReclaimSweeper(group.partitions, options.reclaimIntervalMs, clock, this.#stop.signal, log, reportError);
+    this.#notices = options.listenForDueJobs(() => slots.free() + slots.reserved > 0, context.reportError);
+    claims.start(this.#lanes, () => group.ensureLayout(), this.#notices.ready);
+    this.#sweeper = new ReclaimSweeper(context, group.partitions, options.reclaimIntervalMs);
   }
 
   /** Settles when the worker is about to claim for the first time (true), or was closed before (false). */
@@ -96,10 +107,8 @@ export class WorkerScheduler<P> {
   close(graceMs: number): Promise<void> {
     this.#closing ??= shutDown(
       {
+        context: this.#context,
         stop: this.#stop,
-        clock: this.#options.clock,
-        log: this.#options.log,
-        events: this.#options.events,
         slots: this.#slots,
         claims: this.#claims,
         lanes: this.#lanes,
@@ -109,17 +118,15 @@ export class WorkerScheduler<P> {
           this.#options.metrics?.close();
           return this.#options.group.close();
         },
-        reportError: this.#reportError,
       },
       graceMs,
     );
     return this.#closing;
   }
+}
 
-  readonly #reportError = (error: unknown, message: string): void => {
-    this.#options.log.error({ err: error instanceof Error ? { name: error.name, message: error.message, code: (error as JobsError).code } : String(error) }, message);
-    // An 'error' event with no listener would throw: emit it only to those who listen.
-    const events = this.#options.events;
-    if (events.listenerCount('error') > 0) events.emit('error', error);
-  };
+/** Logs `error` and emits it to the worker's `error` listeners, if any (an `error` event with none would throw). */
+function reportError(log: Logger, events: EventEmitter<WorkerEventMap>, error: unknown, message: string): void {
+  log.error({ err: error instanceof Error ? { name: error.name, message: error.message, code: (error as JobsError).code } : String(error) }, message);
+  if (events.listenerCount('error') > 0) events.emit('error', error);
 }

@@ -1,18 +1,16 @@
-import type { EventEmitter } from 'node:events';
-import { JobsError, JOBS_ERROR_CODES, type ClaimedJob, type Logger } from '@jobs/core';
-import { pause, type Clock } from './clock.ts';
+import { JobsError, JOBS_ERROR_CODES, type ClaimedJob } from '@jobs/core';
+import { pause } from './clock.ts';
 import type { ClaimLoop } from './claim-loop.ts';
 import type { Lane } from './lane.ts';
 import type { ReclaimSweeper } from './reclaim-sweeper.ts';
 import type { Slots, WaitingJob } from './slots.ts';
-import type { WorkerEventMap } from './worker-events.ts';
+import type { WorkerContext } from './worker-context.ts';
 
 /** What a worker's shutdown stops, waits for and closes. */
 export interface ShutdownParts {
+  readonly context: WorkerContext;
+  /** Aborts the context's stop signal. */
   readonly stop: AbortController;
-  readonly clock: Clock;
-  readonly log: Logger;
-  readonly events: EventEmitter<WorkerEventMap>;
   readonly slots: Slots;
   readonly claims: ClaimLoop;
   readonly lanes: readonly Lane[];
@@ -21,7 +19,6 @@ export interface ShutdownParts {
   readonly notices: { close(): Promise<void> };
   /** Closes the connections the worker opened. */
   closeQueue(): Promise<void>;
-  reportError(error: unknown, message: string): void;
 }
 
 /**
@@ -31,7 +28,8 @@ export interface ShutdownParts {
  * over. Then closes what the worker opened and emits `closed`.
  */
 export async function shutDown(parts: ShutdownParts, graceMs: number): Promise<void> {
-  const { slots, claims, log } = parts;
+  const { slots, claims } = parts;
+  const { log, clock, events } = parts.context;
   log.info({ running: slots.running.size, graceMs }, 'worker closing');
   parts.stop.abort();
   claims.abandonStart();
@@ -40,7 +38,7 @@ export async function shutDown(parts: ShutdownParts, graceMs: number): Promise<v
   // One grace period for both: a claim in flight (it ends at once unless Redis is away) and
   // the jobs running.
   const graceOver = new AbortController();
-  const grace = pause(parts.clock, graceMs, graceOver.signal);
+  const grace = pause(clock, graceMs, graceOver.signal);
   let graceEnded = false;
   void grace.then(() => {
     graceEnded = true;
@@ -68,7 +66,7 @@ export async function shutDown(parts: ShutdownParts, graceMs: number): Promise<v
   await parts.notices.close();
   await parts.closeQueue();
   log.info({}, 'worker closed');
-  parts.events.emit('closed');
+  events.emit('closed');
 }
 
 /** Hands `jobs` (running ones whose grace period is over, claimed ones not started) back to pending, one call per lane. */
@@ -82,10 +80,10 @@ async function handBack(parts: ShutdownParts, jobs: readonly WaitingJob[]): Prom
   for (const [lane, laneJobs] of byLane) {
     try {
       const released = await lane.queue.release(laneJobs);
-      parts.log.info({ partition: lane.queue.name, released: released.filter(Boolean).length }, 'handed unfinished jobs back to pending');
+      parts.context.log.info({ partition: lane.queue.name, released: released.filter(Boolean).length }, 'handed unfinished jobs back to pending');
     } catch (error) {
       // They come back anyway once their leases expire, which no one renews now.
-      parts.reportError(error, 'could not hand unfinished jobs back; they return when their leases expire');
+      parts.context.reportError(error, 'could not hand unfinished jobs back; they return when their leases expire');
     }
   }
 }

@@ -12,18 +12,10 @@ describe('worker tracing', () => {
     const tracerProvider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
     const producer = createProducer({ redis, queue: queueName, kinds });
     let failed = 0;
-    const worker = createWorker({
-      redis,
-      queue: queueName,
-      kinds,
-      tracing: { tracerProvider },
-      handlers: {
-        ...okHandlers,
-        webhook: () => {
-          throw new Error('502 from the endpoint');
-        },
-      },
-    });
+    const webhook = (): never => {
+      throw new Error('502 from the endpoint');
+    };
+    const worker = createWorker({ redis, queue: queueName, kinds, tracing: { tracerProvider }, handlers: { ...okHandlers, webhook } });
     worker.on('failed', () => (failed += 1));
     // webhook: 2 attempts, no backoff; then dead-lettered.
     const id = await producer.enqueue('webhook', { url: 'https://example.com/hook' });
