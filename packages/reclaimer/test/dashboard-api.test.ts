@@ -7,12 +7,14 @@ import { startTestDashboard, TOKENS, type TestDashboard } from './dashboard-clie
 
 const kinds = defineKinds({ email: { schema: { type: 'object', properties: { to: { type: 'string' } } } } });
 
-function openQueue(redis: RedisClient, queueName: string): JobQueue<unknown> {
-  return new JobQueue({ redis, queue: queueName, kinds }) as JobQueue<unknown>;
+function openQueue(redis: RedisClient, queueName: string) {
+  return new JobQueue({ redis, queue: queueName, kinds });
 }
 
+type Queue = ReturnType<typeof openQueue>;
+
 /** Enqueues a job and lets it fail on its only attempt: a dead letter. */
-async function deadLetter(queue: JobQueue<unknown>, to: string): Promise<string> {
+async function deadLetter(queue: Queue, to: string): Promise<string> {
   const id = await queue.enqueue('email', { to }, { maxAttempts: 1 });
   const [job] = await queue.claim();
   if (!job || job.id !== id) throw new Error('expected to claim the job just enqueued');
@@ -20,7 +22,7 @@ async function deadLetter(queue: JobQueue<unknown>, to: string): Promise<string>
   return id;
 }
 
-async function withDashboard(queue: JobQueue<unknown>, run: (d: TestDashboard) => Promise<void>, credentials = { operatorToken: TOKENS.operator, viewerToken: TOKENS.viewer }): Promise<void> {
+async function withDashboard(queue: Queue, run: (d: TestDashboard) => Promise<void>, credentials = { operatorToken: TOKENS.operator, viewerToken: TOKENS.viewer }): Promise<void> {
   const d = await startTestDashboard([queue], { credentials });
   try {
     await run(d);

@@ -14,13 +14,14 @@ const kinds = defineKinds({
   report: { schema: { type: 'object', properties: { n: { type: 'integer' } } } },
 });
 const RESULTS = fileURLToPath(new URL('../test-results/', import.meta.url));
+type Queue = ReturnType<typeof openQueue>;
 const credentials = { operatorToken: TOKENS.operator, viewerToken: TOKENS.viewer };
 
-function openQueue(redis: TestRedis, queueName: string): JobQueue<unknown> {
-  return new JobQueue({ redis, queue: queueName, kinds }) as JobQueue<unknown>;
+function openQueue(redis: TestRedis, queueName: string) {
+  return new JobQueue({ redis, queue: queueName, kinds });
 }
 
-async function deadLetter(queue: JobQueue<unknown>, to: string): Promise<string> {
+async function deadLetter(queue: Queue, to: string): Promise<string> {
   const id = await queue.enqueue('email', { to }, { maxAttempts: 1 });
   const [job] = await queue.claim();
   if (job?.id !== id) throw new Error('expected to claim the job just enqueued');
@@ -128,7 +129,7 @@ describe('the dashboard in a real browser', () => {
       await expect.poll(() => page.locator('#job-status').textContent()).toBe('failed');
       expect(await page.locator('#job-retry').count()).toBe(0);
       const status = await page.evaluate(async (path) => {
-        const session = await (await fetch('api/session')).json();
+        const session = (await (await fetch('api/session')).json()) as { csrfToken: string };
         const answer = await fetch(path, { method: 'POST', headers: { 'x-csrf-token': session.csrfToken, 'content-type': 'application/json' }, body: '{}' });
         return answer.status;
       }, `api/queues/${queueName}/jobs/${id}/retry`);
@@ -145,9 +146,9 @@ describe('the dashboard in a real browser', () => {
     const d = await startTestDashboard([queue]);
     const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
     // Every fifth report fails on its only attempt, so the failed line has something to draw.
-    const report = ({ n }: { n?: number }): { n?: number } => {
+    const report = ({ n }: { n?: number }) => {
       if (n !== undefined && n % 5 === 0) throw new Error(`report ${n}: upstream answered 503`);
-      return { n };
+      return { done: n ?? null };
     };
     const worker = createWorker({ redis: redisUrl, queue: queueName, kinds, concurrency: 2, handlers: { email: () => ({ sent: true }), report } });
     try {
@@ -222,7 +223,7 @@ describe('the dashboard in a real browser', () => {
       await expect.poll(() => answered).toBe(6);
       await page.evaluate(() => new Promise((resolve) => setTimeout(resolve, 300)));
       expect(inFlight).toBe(0);
-      expect(await page.evaluate(() => localStorage.getItem('jobs-dashboard-poll-ms'))).toBe('0');
+      expect(await page.evaluate(() => (globalThis as unknown as { localStorage: { getItem(key: string): string | null } }).localStorage.getItem('jobs-dashboard-poll-ms'))).toBe('0');
     } finally {
       while (inFlight > 0) release?.();
       await page.close();

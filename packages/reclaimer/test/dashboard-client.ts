@@ -1,5 +1,5 @@
-import type { JobQueue } from '@jobs/core';
-import { createDashboard, type Dashboard, type DashboardOptions, type DashboardServer } from '../src/index.ts';
+
+import { createDashboard, type Dashboard, type DashboardOptions, type DashboardQueue, type DashboardServer } from '../src/index.ts';
 
 /** Tokens for tests (long enough to be accepted). */
 export const TOKENS = { operator: 'operator-token-0123456789', viewer: 'viewer-token-0123456789ab' } as const;
@@ -12,7 +12,9 @@ export interface TestDashboard {
   readonly url: string;
   /** Signs in with `token`; resolves with the session cookie and CSRF token. */
   login(token: string): Promise<Session>;
+  // The answers are read loosely in tests: each test asserts the fields it cares about.
   /** A request as the dashboard's own page sends it (same Origin), with the session's cookie and CSRF token. */
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
   call(method: string, path: string, options?: { session?: Session; body?: unknown; csrf?: string | null; origin?: string | null; host?: string }): Promise<{ status: number; body: any; headers: Headers }>;
   close(): Promise<void>;
 }
@@ -25,7 +27,7 @@ export interface Session {
 }
 
 /** Starts a dashboard for `queues` with `options`. */
-export async function startTestDashboard(queues: readonly JobQueue<unknown>[] | undefined, options: Partial<DashboardOptions> = {}): Promise<TestDashboard> {
+export async function startTestDashboard(queues: readonly DashboardQueue[] | undefined, options: Partial<DashboardOptions> = {}): Promise<TestDashboard> {
   const dashboard = createDashboard({ ...(queues && { queues }), sampleIntervalMs: 0, ...options });
   const server = await dashboard.listen({ port: 0 });
   const url = server.url;

@@ -1,11 +1,11 @@
 import { createServer, type IncomingMessage, type RequestListener, type ServerResponse } from 'node:http';
-import { assertWholeNumber, InvalidArgumentError, silentLogger, type JobQueue, type Logger } from '@jobs/core';
+import { assertWholeNumber, InvalidArgumentError, silentLogger, type Logger } from '@jobs/core';
 import { handleApi, httpErrorOf, type ApiContext } from './api-routes.ts';
 import { ASSETS } from './assets.generated.ts';
 import { assertCredentials, requiresLogin, roleForToken, type DashboardCredentials } from './credentials.ts';
 import { capabilitiesOf, type DashboardDataSource } from './data-source.ts';
 import { HttpError, readBody, redirect, sendAsset, sendError, sendJson } from './http-io.ts';
-import { jobQueueSource } from './job-queue-source.ts';
+import { jobQueueSource, type DashboardQueue } from './job-queue-source.ts';
 import { RateHistory } from './rate-history.ts';
 import { csrfMatches, hostAllowed, isLoopbackHost, originProblem } from './request-checks.ts';
 import { SessionStore, type DashboardSession } from './sessions.ts';
@@ -13,7 +13,7 @@ import { SessionStore, type DashboardSession } from './sessions.ts';
 /** Options of {@link createDashboard}. */
 export interface DashboardOptions {
   /** The queues to show: `JobQueue`s, or a function returning the current set. Or give `source`. */
-  queues?: readonly JobQueue<unknown>[] | (() => readonly JobQueue<unknown>[]);
+  queues?: readonly DashboardQueue[] | (() => readonly DashboardQueue[]);
   /** Where to read and act instead of `queues`; its optional members light up pause, timelines... */
   source?: DashboardDataSource;
   /** The tokens that open it. None: no login, everyone is an operator, and it listens on loopback only. */

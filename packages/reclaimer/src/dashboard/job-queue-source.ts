@@ -1,6 +1,9 @@
 import { defineKinds, JobQueue, type RedisClient } from '@jobs/core';
 import type { DashboardDataSource } from './data-source.ts';
 
+/** What the dashboard uses of a `JobQueue`: any queue fits, whatever its kinds. */
+export type DashboardQueue = Pick<JobQueue<unknown>, 'name' | 'stats' | 'list' | 'getJob' | 'retry' | 'retryFailed' | 'cancel' | 'purge'>;
+
 /** The most dead-lettered jobs one redrive call moves (one script call each). */
 const REDRIVE_BATCH = 500;
 
@@ -8,9 +11,9 @@ const REDRIVE_BATCH = 500;
  * A {@link DashboardDataSource} over `JobQueue`s: the queues given, or those a function returns
  * when asked (for a set that changes, as the daemon's does).
  */
-export function jobQueueSource(queues: readonly JobQueue<unknown>[] | (() => readonly JobQueue<unknown>[])): DashboardDataSource {
+export function jobQueueSource(queues: readonly DashboardQueue[] | (() => readonly DashboardQueue[])): DashboardDataSource {
   const all = typeof queues === 'function' ? queues : () => queues;
-  const byName = (name: string): JobQueue<unknown> => {
+  const byName = (name: string): DashboardQueue => {
     const queue = all().find((candidate) => candidate.name === name);
     // The routes check the name against queueNames() first; this guards a set that just changed.
     if (!queue) throw new Error(`no queue ${JSON.stringify(name)}`);
