@@ -58,10 +58,13 @@ export class FakeScheduleStore implements ScheduleStore {
   failNext = 0;
   #revision = 0;
 
-  constructor(
-    readonly clock: FakeClock,
-    readonly epochMs: number,
-  ) {}
+  readonly clock: FakeClock;
+  readonly epochMs: number;
+
+  constructor(clock: FakeClock, epochMs: number) {
+    this.clock = clock;
+    this.epochMs = epochMs;
+  }
 
   redisNow(): number {
     return this.epochMs + this.clock.t;

@@ -101,9 +101,9 @@ export class ScheduleRunner {
   }
 
   async #loop(): Promise<void> {
-    /** The ticks to fire when the sleep ends on time, and the Redis time they are due at. */
-    let upcoming: DueSchedule[] = [];
     while (!this.#stopped) {
+      /** The ticks to fire when the sleep ends on time. */
+      let upcoming: DueSchedule[];
       let waitMs: number;
       try {
         ({ waitMs, upcoming } = await this.#pass());
