@@ -155,7 +155,7 @@ describe('schedule runners on real Redis', () => {
     const changes: { at: number; every: number }[] = [];
     let seen = 0;
     for (let n = 1; n <= 8; n += 1) {
-      // At least one tick between two changes.
+      // At least one tick between two changes: one counted after the last change was written.
       seen = await waitFor(async () => {
         const count = (await tickJobs(queue, 'chg')).length;
         return count > seen ? count : false;
@@ -163,6 +163,7 @@ describe('schedule runners on real Redis', () => {
       const every = n % 2 === 0 ? 300 : 250;
       await schedules.upsert(spec(n, every));
       changes.push({ at: (await schedules.get('chg'))?.updatedAt as number, every });
+      seen = (await tickJobs(queue, 'chg')).length;
     }
     await waitFor(async () => (await tickJobs(queue, 'chg')).length >= 10, { timeoutMs: 10_000 });
     await within(Promise.all(runners.map((runner) => runner.stop())), 5_000, () => 'runners stop');
