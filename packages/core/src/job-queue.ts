@@ -14,6 +14,7 @@ import { claimTokenBase, randomHex } from './random-hex.ts';
 import { masterAt, redirectionOf, refreshSlots } from './cluster-redirects.ts';
 import { TickBatcher } from './tick-batcher.ts';
 import { WorkWaiter } from './wait-for-work.ts';
+import { Schedules } from './schedules/schedules.ts';
 import { assertWholeNumber } from './whole-number.ts';
 
 /** Options of {@link JobQueue}. */
@@ -844,6 +845,14 @@ export class JobQueue<P> {
       visibilityMs: this.options.visibilityMs,
       nowMs: Number(nowMs),
     };
+  }
+
+  #schedules: Schedules<P> | undefined;
+
+  /** The queue's schedules: create, change, list, pause, resume and remove them. */
+  get schedules(): Schedules<P> {
+    this.#schedules ??= new Schedules(this);
+    return this.#schedules;
   }
 
   /** Stops waits in flight and closes the connections this queue opened (not yours). */

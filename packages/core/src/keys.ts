@@ -22,6 +22,10 @@ import { InvalidArgumentError } from './errors.ts';
  * | `queue:{NAME}:idem:<key>` | string: id of the job holding an idempotency key | ours |
  * | `queue:{NAME}:reclaim-cursor` | string: where the sweep for foreign claims is | ours |
  * | `queue:{NAME}:partitions` | string: the partition count of a partitioned queue `NAME`, whose partitions are the queues `NAME:p0`... | ours |
+ * | `queue:{NAME}:schedules` | sorted set: every schedule's id (score 0, so in id order) | ours |
+ * | `queue:{NAME}:schedules-due` | sorted set: each active schedule's id, scored by its next run (ms) | ours |
+ * | `queue:{NAME}:schedule:<id>` | hash: schedule `id`: its kind, payload, timing and next run | ours |
+ * | `queue:{NAME}:schedules-wake` | pub/sub channel: a schedule was created, changed or resumed | ours |
  */
 export interface QueueKeys {
   /** The queue's name, as given. */
@@ -51,6 +55,16 @@ export interface QueueKeys {
   job(id: string): string;
   /** The key that holds idempotency key `key`. */
   idempotency(key: string): string;
+  /** Every schedule's id, in a sorted set scored 0 (so listed in id order). */
+  readonly schedules: string;
+  /** The active schedules' ids, scored by their next run (ms, Redis clock). */
+  readonly schedulesDue: string;
+  /** `queue:{NAME}:schedule:`, to which a schedule id is appended. */
+  readonly schedulePrefix: string;
+  /** The hash of schedule `id`. */
+  schedule(id: string): string;
+  /** The pub/sub channel (not a key) on which a schedule just created, changed or resumed is announced. */
+  readonly schedulesWake: string;
 }
 
 /** Queue names: letters, digits and `. _ - :`, starting with a letter or digit, at most 128. */
@@ -103,5 +117,10 @@ export function queueKeys(name: string): QueueKeys {
     jobPrefix,
     job: (id: string) => `${jobPrefix}${id}`,
     idempotency: (key: string) => `${prefix}idem:${key}`,
+    schedules: `${prefix}schedules`,
+    schedulesDue: `${prefix}schedules-due`,
+    schedulePrefix: `${prefix}schedule:`,
+    schedule: (id: string) => `${prefix}schedule:${id}`,
+    schedulesWake: `${prefix}schedules-wake`,
   });
 }

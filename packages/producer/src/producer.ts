@@ -5,6 +5,7 @@ import {
   PartitionedQueue,
   type CancelOutcome,
   type EnqueueResult,
+  type JobQueue,
   type JobRecord,
   type KindName,
   type Kinds,
@@ -13,6 +14,7 @@ import {
   type QueueOptions,
   type QueueStats,
   type RedisConnectionInput,
+  type Schedules,
 } from '@jobs/core';
 import { ResultWaiter } from './result-waiter.ts';
 
@@ -116,6 +118,21 @@ export class Producer<P> {
   /** Cancels a job that has not started (pending or delayed). */
   cancel(id: string): Promise<CancelOutcome> {
     return this.#queue.cancel(id);
+  }
+
+  /**
+   * The queue's schedules: `upsert` a kind and payload on a cron pattern (with a time zone) or an
+   * interval, `list` them with their next runs, `pause`, `resume`, `remove`. Workers and the
+   * reclaimer daemon fire the ticks, one job per tick. On a partitioned queue, schedules and
+   * their jobs live in partition 0.
+   *
+   * @example
+   * ```ts
+   * await producer.schedules.upsert({ id: 'digest', kind: 'email', payload: { recipient: 'team@example.com' }, cron: '0 8 * * *', tz: 'Europe/Paris' });
+   * ```
+   */
+  get schedules(): Schedules<P> {
+    return (this.#queue.partitions[0] as JobQueue<P>).schedules;
   }
 
   /** The queue's depths and counters. */

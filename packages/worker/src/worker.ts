@@ -22,6 +22,7 @@ import {
 import type { HandlerMap, JobContext } from './handler-map.ts';
 import { CompletionBatcher, type CompletionListener } from './completion-batcher.ts';
 import { DueNotices } from './due-notices.ts';
+import { keepSchedules } from './schedule-keeping.ts';
 import { Execution, type HandlerOutcome } from './execution.ts';
 import { HandlerContext } from './job-context.ts';
 import { Lane } from './lane.ts';
@@ -54,6 +55,11 @@ export interface WorkerOptions<P> extends QueueOptions {
   connectionName?: string;
   /** A command without an answer for this long fails (and is retried by the worker). Default 10 s. */
   commandTimeoutMs?: number;
+  /**
+   * Fire the queue's schedules' ticks (see the producer's `schedules`). Any number of workers and
+   * reclaimers may: each tick makes one job. Default true; false leaves it to others.
+   */
+  schedules?: boolean;
 }
 
 /** Options of {@link Worker.close}. */
@@ -143,11 +149,12 @@ export class Worker<P> extends EventEmitter<WorkerEventMap> {
   #sweeping: Promise<void> | undefined;
   #sweepTimer: NodeJS.Timeout | undefined;
   #closing: Promise<void> | undefined;
+  readonly #stopSchedules: () => Promise<void>;
 
   constructor(options: WorkerOptions<P>) {
     super();
     if (typeof options !== 'object' || options === null) throw new InvalidArgumentError('options', 'expected { redis, queue, kinds, handlers }');
-    const { redis, queue, kinds, handlers, concurrency = 1, partitions = 1, reclaimIntervalMs, logger = silentLogger, connectionName, ...queueOptions } = options;
+    const { redis, queue, kinds, handlers, concurrency = 1, partitions = 1, reclaimIntervalMs, logger = silentLogger, connectionName, schedules = true, ...queueOptions } = options;
     assertWholeNumber('concurrency', concurrency, 1, 10_000);
     if (typeof handlers !== 'object' || handlers === null) throw new InvalidArgumentError('handlers', 'expected an object with one handler per kind');
     for (const kind of kinds.names) {
@@ -169,6 +176,7 @@ export class Worker<P> extends EventEmitter<WorkerEventMap> {
     this.#lanes = this.#group.partitions.map((partition) => this.#openLane(partition as JobQueue<unknown>));
     // Room: a free slot, counting those a waiting claim has reserved (the promotion wakes that claim).
     this.#dueNotices = new DueNotices(this.#group.client, this.#lanes, () => this.#free() + this.#reserved > 0, (error, message) => this.#reportError(error, message));
+    this.#stopSchedules = schedules ? keepSchedules(this.#lanes, (error) => this.#reportError(error, 'schedule runner failed')) : async () => undefined;
     this.#started = new Promise((resolve) => {
       this.#markStarted = resolve;
     });
@@ -649,6 +657,7 @@ export class Worker<P> extends EventEmitter<WorkerEventMap> {
     await this.#handBack(this.#ready.splice(0));
     await Promise.all(this.#lanes.map((lane) => lane.leases.stop()));
     await this.#sweeping;
+    await this.#stopSchedules();
     await this.#dueNotices.close();
     await this.#group.close();
     this.#log.info({}, 'worker closed');
