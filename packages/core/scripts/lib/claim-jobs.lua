@@ -114,7 +114,8 @@ local function claim_levels(c, levels, wanted, flow, out)
   for _, level in ipairs(levels) do
     local left = wanted - c.claimed
     if left <= 0 then return end
-    if claim_from(c, priority_list(c.job_prefix, tonumber(level)), left, flow, out) then
+    local list = priority_list(c.job_prefix, tonumber(level))
+    if claim_from(c, list, left, flow, out) or redis.call('LLEN', list) == 0 then
       redis.call('ZREM', queue_prefix(c.job_prefix) .. 'priorities', level)
     end
   end
@@ -166,6 +167,7 @@ local function claim_ready(c, wanted, out)
       local dry = false
       if c.claimed < wanted then
         dry = claim_from(c, c.pending, wanted - c.claimed, { kinds = kinds, carriers = true }, out)
+          or redis.call('LLEN', c.pending) == 0
       end
       if c.claimed < wanted then
         claim_levels(c, redis.call('ZRANGE', levels_key, '(0', '-inf', 'BYSCORE', 'REV'), wanted, flow, out)
