@@ -18,7 +18,7 @@ describe('priorities', () => {
     expect(second?.payload).toMatchObject({ n: 0 });
     expect((await queue.stats()).pendingDepth).toBe(99_999);
     await queue.close();
-  });
+  }, 90_000);
 
   test('claims the highest priority first, FIFO within a priority, the default (0) between the positive and negative ones', async ({ redis, queueName }) => {
     const queue = openQueue(redis, queueName);
