@@ -25,6 +25,8 @@ export type {
 } from './job-queue.ts';
 export type { DurabilityOptions, QueueOptions } from './queue-options.ts';
 export type { EnqueueOptions } from './enqueue-options.ts';
+export { assertPriority, MAX_PRIORITY, MIN_PRIORITY } from './priority.ts';
+export { MAX_PROGRESS_BYTES } from './flow-control.ts';
 
 export { defineKinds, Kinds, KIND_NAME_PATTERN } from './kinds.ts';
 export type { DecodedPayload, DefineKindsOptions, KindDefinition, KindDefinitions, KindName, KindOptions, PayloadMap, PayloadOf, PayloadTypesOf } from './kinds.ts';

@@ -26,6 +26,13 @@ import { InvalidArgumentError } from './errors.ts';
  * | `queue:{NAME}:schedules-due` | sorted set: each active schedule's id, scored by its next run (ms) | ours |
  * | `queue:{NAME}:schedule:<id>` | hash: schedule `id`: its kind, payload, timing and next run | ours |
  * | `queue:{NAME}:schedules-wake` | pub/sub channel: a schedule was created, changed or resumed | ours |
+ * | `queue:{NAME}:flow` | hash: flow control in use: `paused`, `paused_kind:<kind>`, `priorities` (absent when none is) | ours |
+ * | `queue:{NAME}:priorities` | sorted set: the priority levels (other than 0) whose list may hold jobs | ours |
+ * | `queue:{NAME}:priority:<p>` | list: waiting jobs of priority `p` (priority 0 is `pending`) | ours |
+ * | `queue:{NAME}:parked:<kind>` | list: jobs of a paused kind, set aside by the claims that met them | ours |
+ * | `queue:{NAME}:resume` | list: a token pushed on resume, waking the claims of a paused queue's workers | ours |
+ *
+ * The Lua scripts build the flow keys from the job prefix in the same way (scripts/lib/flow.lua).
  */
 export interface QueueKeys {
   /** The queue's name, as given. */
@@ -42,6 +49,12 @@ export interface QueueKeys {
   readonly reclaimCursor: string;
   /** The partition count of a partitioned queue of this name (its partitions are other queues). */
   readonly partitions: string;
+  /** The flow-control hash: pause state and whether other priorities are in use. */
+  readonly flow: string;
+  /** The sorted set of priority levels (other than 0) whose list may hold jobs. */
+  readonly priorities: string;
+  /** The list a paused queue's workers block on; resuming pushes a token onto it. */
+  readonly resume: string;
   /** The pub/sub channel (not a key) of the queue's events. */
   readonly events: string;
   /**
@@ -65,6 +78,10 @@ export interface QueueKeys {
   schedule(id: string): string;
   /** The pub/sub channel (not a key) on which a schedule just created, changed or resumed is announced. */
   readonly schedulesWake: string;
+  /** The list of waiting jobs of priority `level` (not 0: those wait in `pending`). */
+  priorityList(level: number): string;
+  /** The list of the parked jobs of paused kind `kind`. */
+  parked(kind: string): string;
 }
 
 /** Queue names: letters, digits and `. _ - :`, starting with a letter or digit, at most 128. */
@@ -112,6 +129,9 @@ export function queueKeys(name: string): QueueKeys {
     stats: `${prefix}stats`,
     reclaimCursor: `${prefix}reclaim-cursor`,
     partitions: `${prefix}partitions`,
+    flow: `${prefix}flow`,
+    priorities: `${prefix}priorities`,
+    resume: `${prefix}resume`,
     events: `${prefix}events`,
     wake: `${prefix}wake`,
     jobPrefix,
@@ -122,5 +142,7 @@ export function queueKeys(name: string): QueueKeys {
     schedulePrefix: `${prefix}schedule:`,
     schedule: (id: string) => `${prefix}schedule:${id}`,
     schedulesWake: `${prefix}schedules-wake`,
+    priorityList: (level: number) => `${prefix}priority:${level}`,
+    parked: (kind: string) => `${prefix}parked:${kind}`,
   });
 }
