@@ -3,7 +3,8 @@
   fail: records a failed attempt of a claimed job, fenced like complete. The script, not the
   caller, decides between retry and dead letter, from the hash's attempts and max_attempts:
   a permanent failure, or attempts >= max_attempts, moves the job to the failed list with its
-  reason; otherwise it is retried, after the given delay through the delayed set, or at once.
+  reason; otherwise it is retried, after the given delay through the delayed set, or at once
+  (onto pending, or its priority's list: a retried job keeps its priority).
 
   KEYS[1]  the job's hash
   KEYS[2]  processing list
@@ -35,6 +36,7 @@
 --@include lib/history.lua
 --@include lib/dead-letter.lua
 --@include lib/due-notice.lua
+--@include lib/flow.lua
 
 local key, id, token, reason = KEYS[1], ARGV[2], ARGV[3], ARGV[4]
 local owned = holds_claim(key, token) and remove_from_list(KEYS[2], id) == 1
@@ -63,5 +65,5 @@ if delay > 0 then
   return 3
 end
 redis.call('HSET', key, 'status', 'pending')
-redis.call('LPUSH', KEYS[3], id)
+push_pending(ARGV[1], KEYS[3], id, redis.call('HGET', key, 'priority'), false)
 return 1

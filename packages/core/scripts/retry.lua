@@ -1,7 +1,7 @@
 #!lua flags=allow-oom
 --[[
   retry: redrives dead-lettered jobs: each id that is in status failed leaves the failed list
-  and goes back onto pending (LPUSH, the back of the queue) with a fresh set of attempts. Its
+  and goes back onto pending (LPUSH, the back of the queue; or of its priority's list) with a fresh set of attempts. Its
   last_error is kept, for the record. An id whose hash has expired is dropped from the failed
   list and counted in failed_dropped_total; ids in any other state are left alone.
 
@@ -9,23 +9,25 @@
   KEYS[2]   pending list
   KEYS[3]   stats hash
   KEYS[4..] the job hash of each id, in the order of ARGV
-  ARGV[1..] job ids
+  ARGV[1]   job key prefix ("queue:{NAME}:job:"), for the lists of other priorities
+  ARGV[2..] job ids
   Returns:  per id 1 if redriven, else the job's status ('' when there is no such job)
 ]]
 --@include lib/remove-from-list.lua
 --@include lib/job-status.lua
+--@include lib/flow.lua
 
 local out = {}
 local redriven, dropped = 0, 0
-for j = 1, #ARGV do
-  local id, key = ARGV[j], KEYS[3 + j]
+for j = 2, #ARGV do
+  local id, key = ARGV[j], KEYS[2 + j]
   local status = job_status(key)
   if status == 'failed' then
     remove_from_list(KEYS[1], id)
     redis.call('HSET', key, 'status', 'pending', 'attempts', 0, 'claim_token', '', 'claimed_at_ms', 0)
     redis.call('HDEL', key, 'failed_at_ms', 'first_claimed_at_ms')
     redis.call('PERSIST', key)
-    redis.call('LPUSH', KEYS[2], id)
+    push_pending(ARGV[1], KEYS[2], id, redis.call('HGET', key, 'priority'), false)
     redriven = redriven + 1
     out[#out + 1] = 1
   else

@@ -9,17 +9,33 @@
   KEYS[4]  completed list
   KEYS[5]  failed list
   KEYS[6]  stats hash
+  KEYS[7]  flow hash (see lib/flow.lua)
   ARGV[1]  job key prefix ("queue:{NAME}:job:")
   Returns: { now ms, pending, processing, delayed, completed, failed,
-             oldest pending enqueued_at_ms or -1, { counter field, value, ... } }
+             oldest pending enqueued_at_ms or -1, { counter field, value, ... },
+             { flow field, value, ... }, jobs waiting in the lists of other priorities,
+             parked jobs of paused kinds }
 ]]
 --@include lib/now.lua
 --@include lib/job-status.lua
+--@include lib/flow.lua
 
 local oldest = -1
 local tail = redis.call('LINDEX', KEYS[1], -1)
 if tail and job_status(ARGV[1] .. tail) then
   oldest = tonumber(redis.call('HGET', ARGV[1] .. tail, 'enqueued_at_ms')) or -1
+end
+local flow = redis.call('HGETALL', KEYS[7])
+local prioritized, parked = 0, 0
+if #flow > 0 then
+  for _, level in ipairs(redis.call('ZRANGE', queue_prefix(ARGV[1]) .. 'priorities', 0, -1)) do
+    prioritized = prioritized + redis.call('LLEN', priority_list(ARGV[1], tonumber(level)))
+  end
+  for i = 1, #flow, 2 do
+    if string.sub(flow[i], 1, 12) == 'paused_kind:' then
+      parked = parked + redis.call('LLEN', parked_list(ARGV[1], string.sub(flow[i], 13)))
+    end
+  end
 end
 return {
   now_ms(),
@@ -30,4 +46,7 @@ return {
   redis.call('LLEN', KEYS[5]),
   oldest,
   redis.call('HGETALL', KEYS[6]),
+  flow,
+  prioritized,
+  parked,
 }

@@ -1,7 +1,7 @@
 import type { ClaimedJob } from './job-record.ts';
 
 /** Values per claimed job in a claim reply (see scripts/lib/claim-jobs.lua). */
-export const CLAIM_STRIDE = 9;
+export const CLAIM_STRIDE = 10;
 
 function toNumber(value: unknown): number | undefined {
   if (value === null || value === undefined || value === '') return undefined;
@@ -37,6 +37,7 @@ function readClaimedJob(reply: readonly unknown[], at: number, nowMs: number): C
   const kindField = optional(reply[at + 6]);
   const enqueuedAt = toNumber(reply[at + 7]);
   const lastError = optional(reply[at + 8]) || undefined;
+  const priority = toNumber(reply[at + 9]);
   const payload = parsePayload(rawPayload);
   const payloadKind = typeof payload === 'object' && payload !== null ? (payload as { kind?: unknown }).kind : undefined;
   const fields: Record<string, string> = {
@@ -52,6 +53,7 @@ function readClaimedJob(reply: readonly unknown[], at: number, nowMs: number): C
   if (kindField !== undefined) fields.kind = kindField;
   if (enqueuedAt !== undefined) fields.enqueued_at_ms = String(enqueuedAt);
   if (lastError !== undefined) fields.last_error = lastError;
+  if (priority !== undefined) fields.priority = String(priority);
   return {
     id,
     token,
@@ -74,6 +76,10 @@ function readClaimedJob(reply: readonly unknown[], at: number, nowMs: number): C
     result: undefined,
     lastError,
     lastErrorAtMs: undefined,
+    priority: priority ?? 0,
+    // Not in the claim reply (an expired job is never claimed); progress starts afresh.
+    expiresAtMs: undefined,
+    progress: undefined,
     fields: Object.freeze(fields),
   };
 }

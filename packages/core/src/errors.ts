@@ -43,6 +43,11 @@ export const JOBS_ERROR_CODES = {
    * time, so a failover now could lose it. Repeating the call (with an idempotency key) is safe.
    */
   NOT_REPLICATED: 'JOBS_NOT_REPLICATED',
+  /**
+   * A job was not started before its expiry (`ttlMs` / `expiresAt`): it never ran, and is in
+   * the failed list with a `last_error` that starts with this code.
+   */
+  EXPIRED: 'JOBS_EXPIRED',
 } as const;
 
 /** One of {@link JOBS_ERROR_CODES}. */

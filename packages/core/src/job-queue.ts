@@ -14,6 +14,8 @@ import { claimTokenBase, randomHex } from './random-hex.ts';
 import { masterAt, redirectionOf, refreshSlots } from './cluster-redirects.ts';
 import { TickBatcher } from './tick-batcher.ts';
 import { WorkWaiter } from './wait-for-work.ts';
+import { Schedules } from './schedules/schedules.ts';
+import { MAX_PROGRESS_BYTES, readPauseState, resumeInBatches } from './flow-control.ts';
 import { assertWholeNumber } from './whole-number.ts';
 
 /** Options of {@link JobQueue}. */
@@ -149,6 +151,17 @@ export interface QueueStats {
    * Always 0 with the defaults, which keep every failed job.
    */
   readonly failedDroppedTotal: number;
+  /** Jobs not started before their expiry, moved to failed (counted in `failedTotal` too). */
+  readonly expiredTotal: number;
+  /** True while the queue is paused (see {@link JobQueue.pause}). */
+  readonly paused: boolean;
+  /** The kinds paused on their own. */
+  readonly pausedKinds: readonly string[];
+  /** Jobs waiting in the lists of priorities other than 0 (not in `pendingDepth`). */
+  readonly prioritizedDepth: number;
+  /** Jobs of paused kinds set aside until their kind resumes (not in `pendingDepth`). */
+  readonly parkedDepth: number;
+  /** Jobs in the pending list: those of priority 0, as the recipe sees them. */
   readonly pendingDepth: number;
   readonly processingDepth: number;
   readonly delayedDepth: number;
@@ -201,6 +214,8 @@ export class JobQueue<P> {
   #isReady = false;
   /** From the last claim: ms until the next delayed job was due (-1: none), and when that was. */
   #dueHint: { untilDueMs: number; atMs: number } | undefined;
+  /** The last claim found the queue paused: waits block on its resume list, not on pending. */
+  #pausedSeen = false;
   #closed = false;
   readonly #idSuffix: string;
   /** Single enqueues of one tick, written in one script call. */
@@ -398,11 +413,12 @@ export class JobQueue<P> {
     const maxAttempts = options.maxAttempts ?? kindOptions.maxAttempts ?? 0;
     const visibilityMs = options.visibilityMs ?? kindOptions.visibilityMs ?? 0;
     const idempotencyKey = options.idempotencyKey === undefined ? undefined : this.keys.idempotency(options.idempotencyKey);
-    // Most jobs use every default: one empty argument then, not five zeros.
+    const priority = options.priority ?? kindOptions.priority ?? 0;
+    // Most jobs use every default: one empty argument then, not eight zeros.
     const packed =
-      options.delayMs === 0 && options.runAtMs === 0 && maxAttempts === 0 && visibilityMs === 0 && idempotencyKey === undefined
+      options.delayMs === 0 && options.runAtMs === 0 && maxAttempts === 0 && visibilityMs === 0 && idempotencyKey === undefined && priority === 0 && options.ttlMs === 0 && options.expiresAtMs === 0
         ? ''
-        : `${options.delayMs},${options.runAtMs},${maxAttempts},${visibilityMs},${idempotencyKey === undefined ? 0 : options.idempotencyTtlMs}`;
+        : `${options.delayMs},${options.runAtMs},${maxAttempts},${visibilityMs},${idempotencyKey === undefined ? 0 : options.idempotencyTtlMs},${priority},${options.ttlMs},${options.expiresAtMs}`;
     return { id, args: [id, json, job.kind, packed], idempotencyKey };
   }
 
@@ -431,11 +447,17 @@ export class JobQueue<P> {
   }
 
   #claimArgs(max: number): (string | number)[] {
-    return [this.keys.jobPrefix, this.options.visibilityMs, this.options.maxAttempts, max, claimTokenBase()];
+    const o = this.options;
+    return [this.keys.jobPrefix, o.visibilityMs, o.maxAttempts, max, claimTokenBase(), o.failedTtlSeconds, o.failedHistory, this.#channel];
   }
 
   #claimKeys(): string[] {
-    return [this.keys.pending, this.keys.processing, this.keys.leases, this.keys.stats, this.keys.delayed];
+    return [this.keys.pending, this.keys.processing, this.keys.leases, this.keys.stats, this.keys.delayed, this.keys.failed, this.keys.flow];
+  }
+
+  /** Notes what a claim reply says of the queue's pause (-2 in place of the next due time). */
+  #notePaused(nextDue: number): void {
+    this.#pausedSeen = nextDue === -2;
   }
 
   #promoteKeys(): string[] {
@@ -468,12 +490,16 @@ export class JobQueue<P> {
         reply = (await this.#run(SCRIPTS.claim, this.#claimKeys(), this.#claimArgs(max))) as unknown[];
       } else {
         // Wake for the next delayed job too; a delayed job is not in pending, so no push wakes us.
+        // A paused queue waits on its resume list: its pending jobs would end every wait at once.
         await this.#ensureReady();
-        const claimed = await this.#waiter.waitThenRun(Math.min(remaining, untilDue), SCRIPTS.claim, this.#claimKeys(), this.#claimArgs(max), options.signal);
+        const blockOn = this.#pausedSeen ? this.keys.resume : this.keys.pending;
+        const claimed = await this.#waiter.waitThenRun(this.#pausedSeen ? remaining : Math.min(remaining, untilDue), SCRIPTS.claim, this.#claimKeys(), this.#claimArgs(max), options.signal, blockOn);
         reply = claimed ?? ((await this.#run(SCRIPTS.claim, this.#claimKeys(), this.#claimArgs(max))) as unknown[]);
       }
       nowMs = Number(reply[0]);
       nextDueMs = Number(reply[1]);
+      this.#notePaused(nextDueMs);
+      if (nextDueMs === -2) nextDueMs = -1;
       this.#dueHint = { untilDueMs: nextDueMs >= 0 ? nextDueMs - nowMs : -1, atMs: Date.now() };
       const jobs = readClaimedJobs(reply, 2, nowMs);
       if (jobs.length > 0 || deadline - Date.now() <= 0 || this.#closed || options.signal?.aborted) return jobs;
@@ -488,7 +514,7 @@ export class JobQueue<P> {
   async waitForWork(timeoutMs: number, signal?: AbortSignal): Promise<void> {
     assertWholeNumber('timeoutMs', timeoutMs, 0, 3_600_000);
     await this.#ensureReady();
-    await this.#waiter.wait(timeoutMs, signal);
+    await this.#waiter.wait(timeoutMs, signal, this.#pausedSeen ? this.keys.resume : this.keys.pending);
   }
 
   #encodeResult(result: unknown, field: string): string {
@@ -586,12 +612,13 @@ export class JobQueue<P> {
       ({ completed, replicas } = await this.#runComplete(accepted, accepted.length !== 1));
     } else {
       const o = this.options;
-      const keys = [this.keys.pending, this.keys.processing, this.keys.leases, this.keys.stats, this.keys.delayed, this.keys.completed];
-      const args = this.#completeArgs(accepted, [this.keys.jobPrefix, o.visibilityMs, o.maxAttempts, max, claimTokenBase(), o.completedTtlSeconds, o.completedHistory, this.#channel, this.#onlyHeard]);
+      const keys = [this.keys.pending, this.keys.processing, this.keys.leases, this.keys.stats, this.keys.delayed, this.keys.completed, this.keys.failed, this.keys.flow];
+      const args = this.#completeArgs(accepted, [this.keys.jobPrefix, o.visibilityMs, o.maxAttempts, max, claimTokenBase(), o.completedTtlSeconds, o.completedHistory, this.#channel, this.#onlyHeard, o.failedTtlSeconds, o.failedHistory]);
       const sent = await this.#runAcknowledged(SCRIPTS['complete-and-claim'], keys, args);
       const reply = sent.reply as unknown[];
       completed = accepted.map((_, i) => Number(reply[3 + i]) === 1);
       next = readClaimedJobs(reply, 3 + Number(reply[2]), Number(reply[0]));
+      this.#notePaused(Number(reply[1]));
       replicas = sent.replicas;
     }
     accepted.forEach(({ index }, i) => {
@@ -683,7 +710,7 @@ export class JobQueue<P> {
   async release(jobs: readonly ClaimedJob[]): Promise<boolean[]> {
     if (jobs.length === 0) return [];
     const keys = [this.keys.processing, this.keys.pending, this.keys.leases, this.keys.stats, ...jobs.map((job) => this.keys.job(job.id))];
-    const args: (string | number)[] = [this.#channel];
+    const args: (string | number)[] = [this.#channel, this.keys.jobPrefix];
     for (const job of jobs) args.push(job.id, job.token);
     const reply = (await this.#run(SCRIPTS.release, keys, args)) as number[];
     return reply.map((code) => Number(code) === 1);
@@ -731,7 +758,7 @@ export class JobQueue<P> {
     if (ids.length === 0) return [];
     ids.forEach((id, index) => assertJobId(id, `ids[${index}]`));
     const keys = [this.keys.failed, this.keys.pending, this.keys.stats, ...ids.map((id) => this.keys.job(id))];
-    const reply = (await this.#run(SCRIPTS.retry, keys, ids)) as (number | string)[];
+    const reply = (await this.#run(SCRIPTS.retry, keys, [this.keys.jobPrefix, ...ids])) as (number | string)[];
     return reply.map((code) => (Number(code) === 1 ? true : String(code) || 'not_found'));
   }
 
@@ -786,7 +813,7 @@ export class JobQueue<P> {
   async cancel(id: string): Promise<CancelOutcome> {
     assertJobId(id);
     const keys = [this.keys.job(id), this.keys.pending, this.keys.delayed, this.keys.stats];
-    const [cancelled, status] = (await this.#run(SCRIPTS.cancel, keys, [id, this.options.cancelledTtlSeconds, this.#channel])) as [number, string?];
+    const [cancelled, status] = (await this.#run(SCRIPTS.cancel, keys, [id, this.options.cancelledTtlSeconds, this.#channel, this.keys.jobPrefix])) as [number, string?];
     if (Number(cancelled) === 1) return { cancelled: true };
     return { cancelled: false, status: status ? status : 'not_found' };
   }
@@ -818,11 +845,12 @@ export class JobQueue<P> {
 
   /** Depths, counters and the oldest pending job's age, in one consistent snapshot. */
   async stats(): Promise<QueueStats> {
-    const keys = [this.keys.pending, this.keys.processing, this.keys.delayed, this.keys.completed, this.keys.failed, this.keys.stats];
-    const [nowMs, pending, processing, delayed, completed, failed, oldest, counters] = (await this.#run(SCRIPTS.stats, keys, [this.keys.jobPrefix])) as [
-      number, number, number, number, number, number, number, string[],
+    const keys = [this.keys.pending, this.keys.processing, this.keys.delayed, this.keys.completed, this.keys.failed, this.keys.stats, this.keys.flow];
+    const [nowMs, pending, processing, delayed, completed, failed, oldest, counters, flow, prioritized, parked] = (await this.#run(SCRIPTS.stats, keys, [this.keys.jobPrefix])) as [
+      number, number, number, number, number, number, number, string[], string[], number, number,
     ];
     const c = pairsToObject(counters);
+    const pause = readPauseState(flow);
     const count = (field: string): number => Number(c[field] ?? 0);
     return {
       enqueuedTotal: count('enqueued_total'),
@@ -835,6 +863,11 @@ export class JobQueue<P> {
       redrivenTotal: count('redriven_total'),
       droppedTotal: count('dropped_total'),
       failedDroppedTotal: count('failed_dropped_total'),
+      expiredTotal: count('expired_total'),
+      paused: pause.paused,
+      pausedKinds: pause.kinds,
+      prioritizedDepth: Number(prioritized),
+      parkedDepth: Number(parked),
       pendingDepth: Number(pending),
       processingDepth: Number(processing),
       delayedDepth: Number(delayed),
@@ -844,6 +877,59 @@ export class JobQueue<P> {
       visibilityMs: this.options.visibilityMs,
       nowMs: Number(nowMs),
     };
+  }
+
+  #schedules: Schedules<P> | undefined;
+
+  /** The queue's schedules: create, change, list, pause, resume and remove them. */
+  get schedules(): Schedules<P> {
+    this.#schedules ??= new Schedules(this);
+    return this.#schedules;
+  }
+
+  /**
+   * Pauses the queue, or with `kind` one kind of it: once this resolves, no worker starts a new
+   * job of it (claims check inside Redis, so a claim already blocked in Redis, or one racing this
+   * call, starts nothing either); running jobs finish; enqueues go on. The pause is kept in Redis
+   * until {@link resume}: it holds across worker and Redis restarts (with persistence on).
+   */
+  async pause(options: { kind?: string } = {}): Promise<void> {
+    const kind = this.#flowKind(options);
+    await this.#run(SCRIPTS.pause, this.#pauseKeys(), [this.keys.jobPrefix, 'pause', kind, 0]);
+  }
+
+  /**
+   * Resumes the queue (or one kind): workers blocked on the paused queue wake at once, and a
+   * kind's parked jobs go back to the front of their lists, in batches of `batch` (default
+   * 1000) per script call (jobs of the kind enqueued meanwhile may start before the last batch).
+   */
+  async resume(options: { kind?: string; batch?: number } = {}): Promise<void> {
+    const kind = this.#flowKind(options);
+    const batch = assertWholeNumber('batch', options.batch ?? 1_000, 1, 100_000);
+    await resumeInBatches((action) => this.#run(SCRIPTS.pause, this.#pauseKeys(), [this.keys.jobPrefix, action, kind, batch]));
+  }
+
+  #pauseKeys(): string[] {
+    return [this.keys.flow, this.keys.resume, this.keys.pending];
+  }
+
+  #flowKind(options: { kind?: string }): string {
+    if (typeof options !== 'object' || options === null) throw new InvalidArgumentError('options', 'expected an object');
+    if (options.kind === undefined) return '';
+    if (!this.kinds.has(options.kind)) throw new InvalidArgumentError('kind', `${JSON.stringify(options.kind)} is not a kind of this queue (${this.kinds.names.join(', ')})`);
+    return options.kind;
+  }
+
+  /**
+   * Records the progress of a job this process is running (JSON, at most 16 KiB), fenced by its
+   * claim: stored on the job (`progress` in {@link getJob}) and published on the events channel
+   * as `{"id":…,"status":"processing","progress":…}`. Throws {@link LostClaimError} when the
+   * claim is no longer valid, and writes nothing.
+   */
+  async progress(job: ClaimedJob, value: unknown): Promise<void> {
+    const json = encodeJson(value, 'progress', MAX_PROGRESS_BYTES);
+    const stored = await this.#run(SCRIPTS.progress, [this.keys.job(job.id)], [job.id, job.token, json, this.#channel]);
+    if (Number(stored) !== 1) throw new LostClaimError(job.id, 'record the progress of');
   }
 
   /** Stops waits in flight and closes the connections this queue opened (not yours). */

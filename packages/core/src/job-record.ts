@@ -3,7 +3,8 @@
  * `payload`, `status`, `attempts`, `enqueued_at_ms`, `claimed_at_ms`, `claim_token`,
  * `completed_at_ms`, `result`, `last_error`, `last_error_at_ms`, `reclaimed_at_ms`) and adds
  * ours (`kind`, `max_attempts`, `visibility_ms`, `run_at_ms`, `lease_expires_at_ms`,
- * `first_claimed_at_ms`, `failed_at_ms`, `cancelled_at_ms`), which recipe clients ignore.
+ * `first_claimed_at_ms`, `failed_at_ms`, `cancelled_at_ms`, `priority`, `expires_at_ms`,
+ * `progress`, `progress_at_ms`), which recipe clients ignore.
  * A lease renewal moves `claimed_at_ms` to its own time (a recipe reclaimer reads it) and keeps
  * the attempt's claim time in `first_claimed_at_ms`.
  */
@@ -44,6 +45,12 @@ export interface JobRecord {
   readonly result: unknown;
   readonly lastError: string | undefined;
   readonly lastErrorAtMs: number | undefined;
+  /** Its priority (higher is claimed first); 0, the default, when the hash has none. */
+  readonly priority: number;
+  /** When it expires if not started by then, if it can. */
+  readonly expiresAtMs: number | undefined;
+  /** The last progress its handler reported (`ctx.progress`), parsed; undefined when none. */
+  readonly progress: unknown;
   /** Every field as stored. */
   readonly fields: Readonly<Record<string, string>>;
 }
@@ -120,6 +127,9 @@ export function parseJobRecord(id: string, fields: Record<string, string>): JobR
     result: parseJson(fields.result).value,
     lastError: fields.last_error || undefined,
     lastErrorAtMs: toTime(fields.last_error_at_ms),
+    priority: toNumber(fields.priority) ?? 0,
+    expiresAtMs: toTime(fields.expires_at_ms),
+    progress: parseJson(fields.progress).value,
     fields: Object.freeze(fields),
   };
 }

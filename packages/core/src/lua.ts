@@ -12,7 +12,11 @@ import { coalesceWrites } from './write-coalescing.ts';
  */
 
 /** The scripts, by file name. */
-export const SCRIPT_NAMES = ['enqueue', 'claim', 'complete', 'complete-and-claim', 'fail', 'release', 'reclaim', 'extend', 'promote', 'cancel', 'retry', 'tidy', 'stats', 'peek'] as const;
+export const SCRIPT_NAMES = [
+  'enqueue', 'claim', 'complete', 'complete-and-claim', 'fail', 'release', 'reclaim', 'extend', 'promote', 'cancel', 'retry', 'tidy', 'stats', 'peek',
+  'schedule-upsert', 'schedule-fire', 'schedule-due', 'schedule-list', 'schedule-pause', 'schedule-resume', 'schedule-remove',
+  'pause', 'progress',
+] as const;
 
 /** A script's name. */
 export type ScriptName = (typeof SCRIPT_NAMES)[number];

@@ -22,6 +22,8 @@ export interface LaneQueue {
   extendLeases(jobs: readonly ClaimedJob[], leaseMs: number): Promise<(number | null)[]>;
   /** Renews one lease; rejects with `JOBS_LOST_CLAIM` when the claim was lost. */
   extendLease(job: ClaimedJob, leaseMs: number): Promise<number>;
+  /** Records a running job's progress; rejects with `JOBS_LOST_CLAIM` when the claim was lost. */
+  progress(job: ClaimedJob, value: unknown): Promise<void>;
   /** Hands claimed jobs back to pending (per job, whether it still held the claim). */
   release(jobs: readonly ClaimedJob[]): Promise<boolean[]>;
   /** One bounded sweep for expired leases. */

@@ -103,6 +103,11 @@ export class WorkerScheduler<P> {
     return this.#slots.running.size;
   }
 
+  /** Logs `error` with `message` and emits it to the worker's `error` listeners. */
+  reportError(error: unknown, message: string): void {
+    this.#context.reportError(error, message);
+  }
+
   /** Shuts down (see `Worker.close`); calling it again returns the same promise. */
   close(graceMs: number): Promise<void> {
     this.#closing ??= shutDown(

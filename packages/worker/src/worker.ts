@@ -15,6 +15,7 @@ import {
 } from '@jobs/core';
 import { systemClock } from './clock.ts';
 import { DueNotices } from './due-notices.ts';
+import { keepSchedules } from './schedule-keeping.ts';
 import type { HandlerMap } from './handler-map.ts';
 import { WorkerScheduler } from './scheduler.ts';
 import type { WorkerEventMap } from './worker-events.ts';
@@ -47,6 +48,11 @@ export interface WorkerOptions<P> extends QueueOptions {
   connectionName?: string;
   /** A command without an answer for this long fails (and is retried by the worker). Default 10 s. */
   commandTimeoutMs?: number;
+  /**
+   * Fire the queue's schedules' ticks (see the producer's `schedules`). Any number of workers and
+   * reclaimers may: each tick makes one job. Default true; false leaves it to others.
+   */
+  schedules?: boolean;
   /**
    * Prometheus metrics of this worker (job run and wait times per kind and outcome, jobs in
    * flight, lease renewals, lost claims), registered on your service's prom-client registry so
@@ -87,7 +93,7 @@ export class Worker<P> extends EventEmitter<WorkerEventMap> {
   constructor(options: WorkerOptions<P>) {
     super();
     if (typeof options !== 'object' || options === null) throw new InvalidArgumentError('options', 'expected { redis, queue, kinds, handlers }');
-    const { redis, queue, kinds, handlers, concurrency = 1, partitions = 1, reclaimIntervalMs, logger = silentLogger, connectionName, metrics, tracing, ...queueOptions } = options;
+    const { redis, queue, kinds, handlers, concurrency = 1, partitions = 1, reclaimIntervalMs, logger = silentLogger, connectionName, metrics, tracing, schedules = true, ...queueOptions } = options;
     assertWholeNumber('concurrency', concurrency, 1, 10_000);
     if (typeof handlers !== 'object' || handlers === null) throw new InvalidArgumentError('handlers', 'expected an object with one handler per kind');
     for (const kind of kinds.names) {
@@ -120,8 +126,10 @@ export class Worker<P> extends EventEmitter<WorkerEventMap> {
     this.concurrency = concurrency;
     const log = childLogger(logger, { queue });
     const workerTracing = tracing === undefined || tracing === false ? undefined : WorkerTracing.open(group.name, tracing === true ? {} : tracing, log);
+    const stopSchedules = schedules ? keepSchedules(group.partitions, (error) => this.#scheduler.reportError(error, 'schedule runner failed')) : async () => undefined;
     this.#scheduler = new WorkerScheduler({
-      group,
+      // The schedule runners stop before the connection they share closes.
+      group: { kinds: group.kinds, partitions: group.partitions, ensureLayout: () => group.ensureLayout(), close: () => stopSchedules().then(() => group.close()) },
       handlers,
       concurrency,
       reclaimIntervalMs: interval,

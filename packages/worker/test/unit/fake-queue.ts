@@ -29,6 +29,9 @@ export function taskJob(id: string, nowMs: number, visibilityMs = 30_000, tracep
     enqueuedAtMs: nowMs - 1_000,
     claimedAtMs: nowMs,
     leaseRenewedAtMs: undefined,
+    priority: 0,
+    expiresAtMs: undefined,
+    progress: undefined,
     leaseExpiresAtMs: nowMs + visibilityMs,
     runAtMs: undefined,
     completedAtMs: undefined,
@@ -173,6 +176,10 @@ export class FakeQueue implements LaneQueue {
 
   extendLease(_job: ClaimedJob, leaseMs: number): Promise<number> {
     return this.#reply(this.#clock.now() + leaseMs);
+  }
+
+  progress(): Promise<void> {
+    return this.#reply(undefined);
   }
 
   release(jobs: readonly ClaimedJob[]): Promise<boolean[]> {
