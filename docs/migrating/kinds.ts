@@ -21,7 +21,16 @@ export const kinds = defineKinds({
       additionalProperties: false,
     },
     maxAttempts: 2,
+    priority: -10, // below the default 0: reports wait while other work is pending (higher runs first)
     timeoutMs: 10 * 60_000, // past it the attempt fails and the handler's signal aborts
     visibilityMs: 60_000, // this kind's lease (`lockDuration`), renewed while it runs
+  },
+  digest: {
+    schema: {
+      type: 'object',
+      properties: { team: { type: 'string' } },
+      required: ['team'],
+      additionalProperties: false,
+    },
   },
 });

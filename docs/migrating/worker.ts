@@ -16,11 +16,13 @@ export const worker = createWorker({
       if (userId.startsWith('deleted_')) throw new PermanentError(`user ${userId} is gone`); // UnrecoverableError
       return { sent: true, locale: locale ?? 'en' }; // the return value, as in BullMQ
     },
-    report: async ({ month }, { signal, extendLease }) => {
-      await extendLease(5 * 60_000); // job.extendLock(token, ms)
-      signal.throwIfAborted(); // aborted past timeoutMs, when the lease was lost, or at shutdown
+    report: async ({ month }, ctx) => {
+      await ctx.extendLease(5 * 60_000); // job.extendLock(token, ms)
+      await ctx.progress({ step: 1, of: 2 }); // job.updateProgress(value)
+      ctx.signal.throwIfAborted(); // aborted past timeoutMs, when the lease was lost, or at shutdown
       return { month, rows: 0 };
     },
+    digest: async ({ team }) => ({ team, sent: true }),
   },
 });
 

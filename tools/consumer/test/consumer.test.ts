@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { createRequire } from 'node:module';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { build } from 'esbuild';
@@ -8,7 +8,7 @@ import { createProducer, defineKinds } from '@jobs/producer';
 import { openRedis, within } from '@jobs/testing';
 import { afterAll, beforeAll, describe, expect, inject, test, vi } from 'vitest';
 import { describeResult, runCommand, startCommand, type CommandResult, type RunningCommand } from '../src/run-command.ts';
-import { createScratchProject, PUBLISHED_PACKAGES, type ScratchProject } from '../src/scratch-project.ts';
+import { createScratchProject, PUBLISHED_PACKAGES, WORKSPACE_ROOT, type ScratchProject } from '../src/scratch-project.ts';
 
 const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
 const redisUrl = inject('redisUrl');
@@ -25,6 +25,11 @@ const mailKinds = defineKinds({
     schema: { type: 'object', properties: { customerId: { type: 'string' }, amountCents: { type: 'integer' } }, required: ['customerId', 'amountCents'], additionalProperties: false },
   },
 });
+
+/** Every README example of the published packages (packages/NAME/examples/*.ts). */
+const examples = PUBLISHED_PACKAGES.flatMap((name) => readdirSync(join(WORKSPACE_ROOT, 'packages', name, 'examples')).filter((file) => file.endsWith('.ts'))).sort();
+/** Examples that serve until told to stop, and those with checks of their own; every other one must run to its end. */
+const checkedOnTheirOwn = ['queue.ts', 'enqueue.ts', 'worker.ts', 'reclaimer.ts', 'dashboard.ts'];
 
 let project: ScratchProject;
 /** The strict `module: nodenext` compile of the copied sources, which also emits them to dist/ for the runs. */
@@ -145,7 +150,7 @@ describe('the packed packages', () => {
 
 describe('the README examples and the migration guide in a fresh npm project', () => {
   test('type-check under strict TypeScript with module nodenext (misuse included, and refused)', () => {
-    expect(project.examples.map((file) => file.split('/').pop()).sort()).toEqual(['enqueue.ts', 'queue.ts', 'reclaimer.ts', 'worker.ts']);
+    expect(project.examples.map((file) => file.split('/').pop()).sort()).toEqual(examples);
     expect(project.migrating.length).toBeGreaterThan(0);
     expect(nodenext.code, describeResult(nodenext)).toBe(0);
   });
@@ -200,6 +205,23 @@ describe('the README examples and the migration guide in a fresh npm project', (
       const exit = await within(reclaimer.stop(), 20_000, () => `the reclaimer did not exit after SIGTERM:\n${reclaimer.output()}`);
       expect(exit.code, describeResult(exit)).toBe(0);
     }
+  });
+
+  test('examples/dashboard.ts (reclaimer) runs: it serves its two queues on loopback, and exits 0 on SIGTERM', async () => {
+    const dashboard = startCommand(process.execPath, ['dist/examples/dashboard.js'], { cwd: project.dir, env: { ...project.env, REDIS_URL: redisUrl, PORT: '0' }, timeoutMs: 90_000 });
+    try {
+      const [, url] = await dashboard.waitForOutput(/dashboard on (http:\/\/127\.0\.0\.1:\d+\/)/);
+      const overview = (await (await fetch(new URL('api/overview', url))).json()) as { queues: { name: string }[] };
+      expect(overview.queues.map((queue) => queue.name)).toEqual([queueOf('dashboard', 'billing'), queueOf('dashboard', 'mail')]);
+    } finally {
+      const exit = await within(dashboard.stop(), 20_000, () => `the dashboard did not exit after SIGTERM:\n${dashboard.output()}`);
+      expect(exit.code, describeResult(exit)).toBe(0);
+    }
+  });
+
+  test.each(examples.filter((file) => !checkedOnTheirOwn.includes(file)))('examples/%s runs to its end and exits 0', async (file) => {
+    const result = await startExample(`dist/examples/${file.replace(/\.ts$/, '.js')}`).exited;
+    expect(result.code, describeResult(result)).toBe(0);
   });
 
   // Awaits the core reshape (Lua embedded in the code): until then the bundle cannot find
