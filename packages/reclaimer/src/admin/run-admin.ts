@@ -53,6 +53,15 @@ function shownField(field: string, value: string): [string, string] {
   return [match[1] as string, ms > 0 ? isoTime(ms) : '-'];
 }
 
+/** One line of `stats` for people: the snapshot's time in ISO 8601, durations short, lists joined. */
+function shownStat(key: string, value: unknown): [string, string | number] {
+  if (key === 'nowMs') return ['at', isoTime(value as number)];
+  if (key === 'oldestPendingAgeMs') return [key, humanDuration(value as number | null)];
+  if (Array.isArray(value)) return [key, value.length > 0 ? value.join(', ') : '-'];
+  if (typeof value === 'boolean') return [key, value ? 'yes' : 'no'];
+  return [key, value as number];
+}
+
 function statsRow(queue: string, stats: QueueStats): (string | number)[] {
   return [queue, stats.pendingDepth, stats.processingDepth, stats.delayedDepth, stats.completedDepth, stats.failedDepth, humanDuration(stats.oldestPendingAgeMs)];
 }
@@ -85,10 +94,7 @@ export async function runAdminCommand(command: Exclude<AdminCommand, { name: 'ex
       if (command.name === 'stats' && command.queue !== undefined) {
         const queue = await openNamed(client, command.queue);
         const stats = shownStats(await queue.stats());
-        const pairs: [string, string | number][] = Object.entries(stats).map(([key, value]) => {
-          if (key === 'nowMs') return ['at', isoTime(value as number)];
-          return [key, key === 'oldestPendingAgeMs' ? humanDuration(value as number | null) : (value as number)];
-        });
+        const pairs = Object.entries(stats).map(([key, value]) => shownStat(key, value));
         if (queue.partitions.length > 1) pairs.unshift(['partitions', queue.partitions.length]);
         return { code: 0, text: renderPairs(pairs), json: { queue: command.queue, ...(queue.partitions.length > 1 && { partitions: queue.partitions.length }), ...stats } };
       }
