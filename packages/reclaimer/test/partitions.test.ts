@@ -35,7 +35,7 @@ describe('partitioned queues in the reclaimer and the admin CLI', () => {
     }
   });
 
-  test('jobsctl stats sums the partitions; show and cancel find a job by its id; purge removes them all', async ({ redis, redisUrl, queueName }) => {
+  test('jobsctl stats sums the partitions; show and cancel find a job by its id; export-failed reads them all; purge removes them all', async ({ redis, redisUrl, queueName }) => {
     const queue = new PartitionedQueue({ redis, queue: queueName, kinds, partitions: 4 });
     const ids = (await queue.enqueueMany([0, 1, 2, 3, 4, 5, 6, 7].map((n) => ({ kind: 'task' as const, payload: { n }, options: { partitionKey: `order-${n}` } })))).map((r) => r.id);
     const env = { REDIS_URL: redisUrl };
@@ -47,6 +47,18 @@ describe('partitioned queues in the reclaimer and the admin CLI', () => {
     expect((await runCli(BIN.jobsctl, ['cancel', '-q', queueName, ids[6] as string], env)).code).toBe(0);
     const ls = await runCli(BIN.jobsctl, ['ls', 'pending', '-q', queueName, '--json'], env);
     expect((JSON.parse(ls.stdout) as unknown[]).length).toBe(7);
+    // Dead letters in two partitions: the export reads every partition's failed list.
+    const failed = [];
+    for (const partition of queue.partitions.slice(0, 2)) {
+      const [job] = await partition.claim();
+      if (job) await partition.fail(job, 'kept as evidence', { permanent: true });
+      failed.push(job?.id);
+    }
+    const exported = await runCli(BIN.jobsctl, ['export-failed', '-q', queueName], env);
+    expect(exported.code).toBe(0);
+    const lines = exported.stdout.trimEnd().split('\n').map((line) => JSON.parse(line) as { queue: string; id: string; last_error: string });
+    expect(lines.map((line) => line.id).sort()).toEqual([...failed].sort());
+    expect(lines.every((line) => line.queue === queueName && line.last_error === 'kept as evidence')).toBe(true);
     const purge = await runCli(BIN.jobsctl, ['purge', '-q', queueName, '--yes'], env);
     expect(purge.code).toBe(0);
     for (const partition of queue.partitions) {
