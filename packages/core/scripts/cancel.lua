@@ -1,7 +1,7 @@
 #!lua flags=allow-oom
 --[[
-  cancel: cancels a job that has not started: one in pending (or its priority's list, or parked
-  while its kind is paused) or in the delayed set. Its hash
+  cancel: cancels a job that has not started: one in pending (or its priority's list, its
+  group's list, or parked while its kind is paused or limited) or in the delayed set. Its hash
   says status=cancelled and expires after the TTL. A job that is processing, or already
   finished, is left alone.
 
@@ -12,7 +12,7 @@
   ARGV[1]  id
   ARGV[2]  TTL of the cancelled hash in seconds (0 = keep)
   ARGV[3]  events channel ('' = publish nothing)
-  ARGV[4]  job key prefix ("queue:{NAME}:job:"), for the priority and parked lists
+  ARGV[4]  job key prefix ("queue:{NAME}:job:"), for the priority, group and parked lists
   Returns: { 1 } if cancelled, else { 0, the status that kept it from being cancelled }, with
            status '' when there is no such job
 ]]
@@ -30,11 +30,12 @@ if status == 'pending' then
   removed = redis.call('LREM', KEYS[2], 1, id)
   if removed == 0 then
     -- Not in pending: in its priority's list, or parked while its kind is paused.
-    local f = read_hash(key, 'priority', 'kind')
+    local f = read_hash(key, 'priority', 'kind', 'group')
     if f and tonumber(f[1]) and tonumber(f[1]) ~= 0 then
       removed = redis.call('LREM', priority_list(ARGV[4], tonumber(f[1])), 1, id)
     end
     if removed == 0 and f and f[2] then removed = redis.call('LREM', parked_list(ARGV[4], f[2]), 1, id) end
+    if removed == 0 and f and f[3] then removed = redis.call('LREM', group_list(ARGV[4], f[3]), 1, id) end
   end
   -- Status pending but not in the list: a recipe client moved it and has not stamped it yet.
   if removed == 0 then return { 0, 'processing' } end

@@ -18,7 +18,8 @@
             "delay ms,run-at ms,max attempts,visibility ms,idempotency retention ms,priority,
             ttl ms,expires-at ms", whole numbers (priority may be negative), 0 meaning: no
             delay, use the delay, queue default, queue default, no key, the default priority,
-            no ttl, no expiry
+            no ttl, no expiry; then, for a job of a group, "|" and the group key (see
+            lib/limits.lua: it waits in its group's turn)
   Returns:  flat array, per job: id, 1 if written (now, or by an earlier run of this same call)
             or 0 if an earlier job holds its idempotency key
   Errors:   "JOBS_DUPLICATE_ID <id>" when a job hash with that id exists with another payload
@@ -40,13 +41,14 @@ local now_text = int_text(now)
 -- A job's options (see ARGV): delay, run-at, max attempts and visibility as text, the
 -- idempotency retention as a number, the priority as text, and the expiry (ms, 0 = none).
 local function job_options(text)
-  if text == '' then return '0', '0', '0', '0', 0, '0', 0 end
+  if text == '' then return '0', '0', '0', '0', 0, '0', 0, nil end
+  local numbers, group = string.match(text, '^([^|]*)|(.+)$')
   local delay, run_at, max_attempts, visibility, idem, priority, ttl, expires_at =
-    string.match(text, '^(%d+),(%d+),(%d+),(%d+),(%d+),(-?%d+),(%d+),(%d+)$')
+    string.match(numbers or text, '^(%d+),(%d+),(%d+),(%d+),(%d+),(-?%d+),(%d+),(%d+)$')
   if not expires_at then error('enqueue: malformed job options "' .. text .. '"') end
   local expiry = tonumber(expires_at)
   if ttl ~= '0' then expiry = now + tonumber(ttl) end
-  return delay, run_at, max_attempts, visibility, tonumber(idem), priority, expiry
+  return delay, run_at, max_attempts, visibility, tonumber(idem), priority, expiry, group
 end
 
 -- Pass 1: check before writing anything, so a refused call leaves nothing half-written. A job
@@ -76,7 +78,7 @@ local idem_index = 4
 for j = 0, n - 1 do
   local base = 3 + j * FIELDS
   local id, payload, kind = ARGV[base], ARGV[base + 1], ARGV[base + 2]
-  local delay_text, run_at_text, max_attempts, visibility_ms, idem_ms, priority, expiry = job_options(ARGV[base + 3])
+  local delay_text, run_at_text, max_attempts, visibility_ms, idem_ms, priority, expiry, group = job_options(ARGV[base + 3])
   local job_key = job_prefix .. id
   local holder = false
   local idem_key = false
@@ -108,11 +110,14 @@ for j = 0, n - 1 do
     write_job_hash(job_key, id, payload, kind, status, now_text, max_attempts, visibility_ms)
     if priority ~= '0' then redis.call('HSET', job_key, 'priority', priority) end
     if expiry > 0 then redis.call('HSET', job_key, 'expires_at_ms', int_text(expiry)) end
+    if group then redis.call('HSET', job_key, 'group', group) end
     if status == 'delayed' then
       local due_text = int_text(due)
       redis.call('HSET', job_key, 'run_at_ms', due_text)
       redis.call('ZADD', KEYS[2], due_text, id)
       if not earliest or due < earliest then earliest = due end
+    elseif group then
+      push_pending(job_prefix, KEYS[1], id, priority, false, group)
     elseif priority ~= '0' then
       if not by_level[priority] then
         by_level[priority] = {}

@@ -4,6 +4,8 @@
   jobs per tick, not one call per job). Like SQS's ChangeMessageVisibility, the new deadline is
   now + the given time, not the old deadline plus it. Fenced: a job whose token no longer
   matches (it was reclaimed or finished) is not renewed, and the caller learns it.
+  A job that holds a running slot of a concurrency cap (see lib/limits.lua) renews it too; once
+  its lease has expired the slot may be another job's, so such a job is not renewed (lost).
   A renewal also moves claimed_at_ms to now, since a recipe reclaimer judges a claim by
   claimed_at_ms + its visibility and would otherwise take a healthy long job; the attempt's
   claim time moves to first_claimed_at_ms at its first renewal (claim itself stays as it was).
@@ -11,23 +13,33 @@
   KEYS[1]   lease index sorted set
   KEYS[2..] the job hash of each job, in the order of the ARGV pairs
   ARGV[1]   lease length in ms, counted from now
-  ARGV[2..] per job, 2 values: id, claim token
+  ARGV[2]   queue key prefix ("queue:{NAME}:"), for the running sets of capped jobs
+  ARGV[3..] per job, 2 values: id, claim token
   Returns:  per job the new deadline in ms, or 0 if the caller no longer owns the job
 ]]
 --@include lib/now.lua
 --@include lib/read-hash.lua
+
+-- Moves the deadline of the running slots a job holds (JSON {k = kind, g = group}) with its lease.
+local function renew_slots(prefix, id, slots_text, deadline_text)
+  local ok, slots = pcall(cjson.decode, slots_text)
+  if not ok or type(slots) ~= 'table' then return end
+  if type(slots.k) == 'string' then redis.call('ZADD', prefix .. 'running:kind:' .. slots.k, 'XX', deadline_text, id) end
+  if type(slots.g) == 'string' then redis.call('ZADD', prefix .. 'running:group:' .. slots.g, 'XX', deadline_text, id) end
+end
 
 local now = now_ms()
 local now_text = int_text(now)
 local deadline = now + tonumber(ARGV[1])
 local deadline_text = int_text(deadline)
 local out = {}
-for j = 0, (#ARGV - 1) / 2 - 1 do
-  local id, token = ARGV[2 + j * 2], ARGV[3 + j * 2]
+for j = 0, (#ARGV - 2) / 2 - 1 do
+  local id, token = ARGV[3 + j * 2], ARGV[4 + j * 2]
   local key = KEYS[2 + j]
   -- The claim check of lib/holds-claim.lua, reading the claim times in the same call.
-  local f = token ~= '' and read_hash(key, 'status', 'claim_token', 'claimed_at_ms', 'first_claimed_at_ms', 'reclaimed_at_ms')
-  if f and f[1] == 'processing' and f[2] == token then
+  local f = token ~= '' and read_hash(key, 'status', 'claim_token', 'claimed_at_ms', 'first_claimed_at_ms', 'reclaimed_at_ms', 'slots', 'lease_expires_at_ms')
+  if f and f[1] == 'processing' and f[2] == token and not (f[6] and (tonumber(f[7]) or 0) <= now) then
+    if f[6] then renew_slots(ARGV[2], id, f[6], deadline_text) end
     redis.call('ZADD', KEYS[1], deadline_text, id)
     -- A first_claimed_at_ms older than a recipe client's reclaim belongs to an earlier attempt
     -- (recipe clients do not know the field): this attempt's claim time is claimed_at_ms.

@@ -37,6 +37,7 @@
 --@include lib/dead-letter.lua
 --@include lib/due-notice.lua
 --@include lib/flow.lua
+--@include lib/free-slots.lua
 
 local key, id, token, reason = KEYS[1], ARGV[2], ARGV[3], ARGV[4]
 local owned = holds_claim(key, token) and remove_from_list(KEYS[2], id) == 1
@@ -44,8 +45,13 @@ if not owned then return 0 end
 
 local now = now_ms()
 redis.call('ZREM', KEYS[6], id)
-local attempts = tonumber(redis.call('HGET', key, 'attempts')) or 0
-local max_attempts = tonumber(redis.call('HGET', key, 'max_attempts')) or tonumber(ARGV[7])
+local f = redis.call('HMGET', key, 'attempts', 'max_attempts', 'slots', 'priority', 'group')
+local attempts = tonumber(f[1]) or 0
+local max_attempts = tonumber(f[2]) or tonumber(ARGV[7])
+if f[3] then
+  redis.call('HDEL', key, 'slots')
+  free_slots(ARGV[1], id, f[3])
+end
 if ARGV[6] == '1' or attempts >= max_attempts then
   dead_letter({ job_prefix = ARGV[1], failed = KEYS[5], stats = KEYS[7], cap = tonumber(ARGV[9]),
     ttl = tonumber(ARGV[8]), channel = ARGV[10], now = now }, id, reason)
@@ -65,5 +71,5 @@ if delay > 0 then
   return 3
 end
 redis.call('HSET', key, 'status', 'pending')
-push_pending(ARGV[1], KEYS[3], id, redis.call('HGET', key, 'priority'), false)
+push_pending(ARGV[1], KEYS[3], id, f[4], false, f[5])
 return 1

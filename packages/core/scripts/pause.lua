@@ -49,9 +49,9 @@ local parked = parked_list(job_prefix, kind)
 local ids = redis.call('LRANGE', parked, 0, tonumber(ARGV[4]) - 1)
 -- Newest first: each batch's oldest ends up rightmost, and each later (older) batch beyond it.
 for _, id in ipairs(ids) do
-  local f = read_hash(job_prefix .. id, 'status', 'priority')
+  local f = read_hash(job_prefix .. id, 'status', 'priority', 'group')
   if f and (f[1] == 'pending' or f[1] == nil) and redis.call('EXISTS', job_prefix .. id) == 1 then
-    push_pending(job_prefix, KEYS[3], id, f[2], true)
+    push_pending(job_prefix, KEYS[3], id, f[2], true, f[3])
   end
 end
 if #ids > 0 then redis.call('LTRIM', parked, #ids, -1) end

@@ -37,6 +37,7 @@
 --@include lib/history.lua
 --@include lib/dead-letter.lua
 --@include lib/flow.lua
+--@include lib/free-slots.lua
 
 local job_prefix = ARGV[1]
 local batch = tonumber(ARGV[2])
@@ -85,8 +86,13 @@ for _, id in ipairs(expired) do
   elseif (status == 'processing' or status == 'pending')
     and remove_from_list(KEYS[2], id) == 1 then
     -- 'pending' while in processing: a recipe claimer moved it and died before its stamp.
-    local attempts = tonumber(redis.call('HGET', key, 'attempts')) or 0
-    local max_attempts = tonumber(redis.call('HGET', key, 'max_attempts')) or default_max_attempts
+    local f = redis.call('HMGET', key, 'attempts', 'max_attempts', 'slots', 'priority', 'group')
+    local attempts = tonumber(f[1]) or 0
+    local max_attempts = tonumber(f[2]) or default_max_attempts
+    if f[3] then
+      redis.call('HDEL', key, 'slots')
+      free_slots(job_prefix, id, f[3])
+    end
     if attempts >= max_attempts then
       dead_letter(ctx, id, 'lease expired on attempt ' .. attempts .. ' of ' .. max_attempts ..
         ': the worker stopped renewing it (crashed, hung or lost its connection)')
@@ -96,7 +102,7 @@ for _, id in ipairs(expired) do
         'reclaimed_at_ms', now)
       redis.call('HDEL', key, 'lease_expires_at_ms', 'first_claimed_at_ms')
       publish_event(ctx.channel, id, 'reclaimed')
-      reclaimed[#reclaimed + 1] = { id, redis.call('HGET', key, 'priority') }
+      reclaimed[#reclaimed + 1] = { id, f[4], f[5] }
     end
   end
   -- Otherwise the job already moved on (a recipe client finished or re-queued it); the stale
@@ -105,7 +111,7 @@ end
 -- Back to the claim end, the longest-expired rightmost, so they run first and in their order.
 local reclaimed_ids = {}
 for i = #reclaimed, 1, -1 do
-  push_pending(job_prefix, KEYS[1], reclaimed[i][1], reclaimed[i][2], true)
+  push_pending(job_prefix, KEYS[1], reclaimed[i][1], reclaimed[i][2], true, reclaimed[i][3])
   reclaimed_ids[i] = reclaimed[i][1]
 end
 if #reclaimed > 0 then redis.call('HINCRBY', KEYS[5], 'reclaimed_total', #reclaimed) end

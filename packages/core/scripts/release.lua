@@ -20,6 +20,7 @@
 --@include lib/holds-claim.lua
 --@include lib/events.lua
 --@include lib/flow.lua
+--@include lib/free-slots.lua
 
 local now_text = int_text(now_ms())
 local out, released = {}, {}
@@ -33,17 +34,19 @@ for j = 0, (#ARGV - 2) / 2 - 1 do
       'released_at_ms', now_text)
     -- Not HINCRBY: on a hand-written non-integer it would abort the script with the job already
     -- out of processing and not yet back on pending.
-    local attempts = tonumber(redis.call('HGET', key, 'attempts'))
+    local f = redis.call('HMGET', key, 'attempts', 'priority', 'group', 'slots')
+    local attempts = tonumber(f[1])
     if attempts and attempts >= 1 then redis.call('HSET', key, 'attempts', int_text(attempts - 1)) end
-    redis.call('HDEL', key, 'lease_expires_at_ms', 'first_claimed_at_ms')
+    redis.call('HDEL', key, 'lease_expires_at_ms', 'first_claimed_at_ms', 'slots')
+    if f[4] then free_slots(ARGV[2], id, f[4]) end
     publish_event(ARGV[1], id, 'released')
-    released[#released + 1] = { id, redis.call('HGET', key, 'priority') }
+    released[#released + 1] = { id, f[2], f[3] }
     out[#out + 1] = 1
   else
     out[#out + 1] = 0
   end
 end
 -- Back to the claim end, first claimed rightmost, so they run next and in their order.
-for i = #released, 1, -1 do push_pending(ARGV[2], KEYS[2], released[i][1], released[i][2], true) end
+for i = #released, 1, -1 do push_pending(ARGV[2], KEYS[2], released[i][1], released[i][2], true, released[i][3]) end
 if #released > 0 then redis.call('HINCRBY', KEYS[4], 'released_total', #released) end
 return out

@@ -27,7 +27,8 @@ for j = 2, #ARGV do
     redis.call('HSET', key, 'status', 'pending', 'attempts', 0, 'claim_token', '', 'claimed_at_ms', 0)
     redis.call('HDEL', key, 'failed_at_ms', 'first_claimed_at_ms')
     redis.call('PERSIST', key)
-    push_pending(ARGV[1], KEYS[2], id, redis.call('HGET', key, 'priority'), false)
+    local f = redis.call('HMGET', key, 'priority', 'group')
+    push_pending(ARGV[1], KEYS[2], id, f[1], false, f[2])
     redriven = redriven + 1
     out[#out + 1] = 1
   else

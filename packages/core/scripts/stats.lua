@@ -14,7 +14,7 @@
   Returns: { now ms, pending, processing, delayed, completed, failed,
              oldest pending enqueued_at_ms or -1, { counter field, value, ... },
              { flow field, value, ... }, jobs waiting in the lists of other priorities,
-             parked jobs of paused kinds }
+             parked jobs of paused and limited kinds, groups with jobs waiting in their turn }
 ]]
 --@include lib/now.lua
 --@include lib/job-status.lua
@@ -26,14 +26,19 @@ if tail and job_status(ARGV[1] .. tail) then
   oldest = tonumber(redis.call('HGET', ARGV[1] .. tail, 'enqueued_at_ms')) or -1
 end
 local flow = redis.call('HGETALL', KEYS[7])
-local prioritized, parked = 0, 0
+local prioritized, parked, groups = 0, 0, 0
 if #flow > 0 then
+  groups = redis.call('ZCARD', queue_prefix(ARGV[1]) .. 'groups')
   for _, level in ipairs(redis.call('ZRANGE', queue_prefix(ARGV[1]) .. 'priorities', 0, -1)) do
     prioritized = prioritized + redis.call('LLEN', priority_list(ARGV[1], tonumber(level)))
   end
+  local seen = {}
   for i = 1, #flow, 2 do
-    if string.sub(flow[i], 1, 12) == 'paused_kind:' then
-      parked = parked + redis.call('LLEN', parked_list(ARGV[1], string.sub(flow[i], 13)))
+    local kind = string.match(flow[i], '^paused_kind:(.*)$') or string.match(flow[i], '^rate_kind:(.*)$')
+      or string.match(flow[i], '^cap_kind:(.*)$') or string.match(flow[i], '^limited_until:(.*)$')
+    if kind and not seen[kind] then
+      seen[kind] = true
+      parked = parked + redis.call('LLEN', parked_list(ARGV[1], kind))
     end
   end
 end
@@ -49,4 +54,5 @@ return {
   flow,
   prioritized,
   parked,
+  groups,
 }

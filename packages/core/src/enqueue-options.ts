@@ -1,4 +1,5 @@
 import { InvalidArgumentError } from './errors.ts';
+import { assertGroupKey } from './limits.ts';
 import { assertPriority } from './priority.ts';
 import { assertWholeNumber } from './whole-number.ts';
 
@@ -31,6 +32,11 @@ export interface EnqueueOptions {
   ttlMs?: number;
   /** Like `ttlMs`, as a time (a Date or Unix ms). Give one of the two. */
   expiresAt?: Date | number;
+  /**
+   * The job's group (a customer, a tenant: 1 to 128 characters): groups take fair turns, and the
+   * queue's `groups` limits (see `setLimits`) hold for each group on its own.
+   */
+  group?: string;
 }
 
 /** The checked, script-ready form of {@link EnqueueOptions}. */
@@ -46,6 +52,7 @@ export interface ResolvedEnqueueOptions {
   ttlMs: number;
   /** 0: none. */
   expiresAtMs: number;
+  group: string | undefined;
 }
 
 const YEAR_MS = 365 * 86_400_000;
@@ -53,7 +60,7 @@ const YEAR_MS = 365 * 86_400_000;
 /** Checks `options` (from untrusted callers too) and fills in defaults. */
 export function resolveEnqueueOptions(options: EnqueueOptions | undefined, defaultIdempotencyTtlMs: number, field = 'options'): ResolvedEnqueueOptions {
   if (options === undefined) {
-    return { delayMs: 0, runAtMs: 0, maxAttempts: undefined, visibilityMs: undefined, idempotencyKey: undefined, idempotencyTtlMs: 0, priority: undefined, ttlMs: 0, expiresAtMs: 0 };
+    return { delayMs: 0, runAtMs: 0, maxAttempts: undefined, visibilityMs: undefined, idempotencyKey: undefined, idempotencyTtlMs: 0, priority: undefined, ttlMs: 0, expiresAtMs: 0, group: undefined };
   }
   if (typeof options !== 'object' || options === null) throw new InvalidArgumentError(field, 'expected an object');
   const delayMs = options.delayMs === undefined ? 0 : assertWholeNumber(`${field}.delayMs`, options.delayMs, 0, YEAR_MS);
@@ -86,5 +93,6 @@ export function resolveEnqueueOptions(options: EnqueueOptions | undefined, defau
     const ms = options.expiresAt instanceof Date ? options.expiresAt.getTime() : options.expiresAt;
     expiresAtMs = assertWholeNumber(`${field}.expiresAt`, ms, 1, Date.now() + YEAR_MS);
   }
-  return { delayMs, runAtMs, maxAttempts, visibilityMs, idempotencyKey, idempotencyTtlMs, priority, ttlMs, expiresAtMs };
+  const group = options.group === undefined ? undefined : assertGroupKey(`${field}.group`, options.group);
+  return { delayMs, runAtMs, maxAttempts, visibilityMs, idempotencyKey, idempotencyTtlMs, priority, ttlMs, expiresAtMs, group };
 }

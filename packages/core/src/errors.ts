@@ -48,6 +48,11 @@ export const JOBS_ERROR_CODES = {
    * the failed list with a `last_error` that starts with this code.
    */
   EXPIRED: 'JOBS_EXPIRED',
+  /**
+   * Thrown by a handler: the service behind the job's kind pushed back (an HTTP 429, say). No
+   * worker claims that kind for `retryAfterMs`, and the job goes back without using an attempt.
+   */
+  RATE_LIMITED: 'JOBS_RATE_LIMITED',
 } as const;
 
 /** One of {@link JOBS_ERROR_CODES}. */
@@ -234,6 +239,30 @@ export class RedisUnavailableError extends JobsError {
 export class PermanentError extends JobsError {
   constructor(message: string, options: { cause?: unknown } = {}) {
     super(JOBS_ERROR_CODES.PERMANENT, message, options);
+  }
+}
+
+/**
+ * Throw it from a handler when the service the job calls pushed back (an HTTP 429 with
+ * `Retry-After`, a quota error): every worker stops claiming jobs of the job's kind for
+ * `retryAfterMs` (checked inside Redis by each claim), and the job goes back to the front of its
+ * list without the attempt counting against it.
+ *
+ * @example
+ * ```ts
+ * if (response.status === 429) throw new RateLimitedError(Number(response.headers.get('retry-after') ?? 1) * 1000);
+ * ```
+ */
+export class RateLimitedError extends JobsError {
+  /** How long the kind is not claimed, in ms (1 ms to 1 day). */
+  readonly retryAfterMs: number;
+
+  constructor(retryAfterMs: number, message = `the service pushed back: retry after ${retryAfterMs} ms`) {
+    super(JOBS_ERROR_CODES.RATE_LIMITED, message, { field: 'retryAfterMs' });
+    if (!Number.isInteger(retryAfterMs) || retryAfterMs < 1 || retryAfterMs > 86_400_000) {
+      throw new InvalidArgumentError('retryAfterMs', `expected a whole number of ms from 1 to 86400000, got ${String(retryAfterMs)}`);
+    }
+    this.retryAfterMs = retryAfterMs;
   }
 }
 

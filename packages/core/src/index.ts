@@ -27,6 +27,8 @@ export type { DurabilityOptions, QueueOptions } from './queue-options.ts';
 export type { EnqueueOptions } from './enqueue-options.ts';
 export { assertPriority, MAX_PRIORITY, MIN_PRIORITY } from './priority.ts';
 export { MAX_PROGRESS_BYTES } from './flow-control.ts';
+export { assertGroupKey, MAX_CONCURRENCY, MAX_GROUP_KEY_LENGTH, MAX_RATE, MAX_RATE_WINDOW_MS, MIN_RATE_WINDOW_MS } from './limits.ts';
+export type { KindLimits, LimitsState, QueueLimits, RateLimit } from './limits.ts';
 
 export { defineKinds, Kinds, KIND_NAME_PATTERN } from './kinds.ts';
 export type { DecodedPayload, DefineKindsOptions, KindDefinition, KindDefinitions, KindName, KindOptions, PayloadMap, PayloadOf, PayloadTypesOf } from './kinds.ts';
@@ -72,6 +74,7 @@ export {
   NotSerializableError,
   PayloadTooLargeError,
   PermanentError,
+  RateLimitedError,
   RedisUnavailableError,
   TimeoutError,
   UnknownKindError,

@@ -16,6 +16,7 @@ import { TickBatcher } from './tick-batcher.ts';
 import { WorkWaiter } from './wait-for-work.ts';
 import { Schedules } from './schedules/schedules.ts';
 import { MAX_PROGRESS_BYTES, readPauseState, resumeInBatches } from './flow-control.ts';
+import { applyLimits, limitFields, readDueField, readLimits, type LimitsState, type QueueLimits } from './limits.ts';
 import { assertWholeNumber } from './whole-number.ts';
 
 /** Options of {@link JobQueue}. */
@@ -153,13 +154,19 @@ export interface QueueStats {
   readonly failedDroppedTotal: number;
   /** Jobs not started before their expiry, moved to failed (counted in `failedTotal` too). */
   readonly expiredTotal: number;
+  /** Jobs a handler's RateLimitedError sent back (see {@link JobQueue.rateLimited}). */
+  readonly rateLimitedTotal: number;
+  /** The queue's rate limits and caps (see {@link JobQueue.setLimits}) and the pushbacks in force. */
+  readonly limits: LimitsState;
+  /** Groups with jobs waiting for their turn (see the enqueue option `group`). */
+  readonly groupsWaiting: number;
   /** True while the queue is paused (see {@link JobQueue.pause}). */
   readonly paused: boolean;
   /** The kinds paused on their own. */
   readonly pausedKinds: readonly string[];
   /** Jobs waiting in the lists of priorities other than 0 (not in `pendingDepth`). */
   readonly prioritizedDepth: number;
-  /** Jobs of paused kinds set aside until their kind resumes (not in `pendingDepth`). */
+  /** Jobs of paused or limited kinds set aside until their kind may start (not in `pendingDepth`). */
   readonly parkedDepth: number;
   /** Jobs in the pending list: those of priority 0, as the recipe sees them. */
   readonly pendingDepth: number;
@@ -214,8 +221,13 @@ export class JobQueue<P> {
   #isReady = false;
   /** From the last claim: ms until the next delayed job was due (-1: none), and when that was. */
   #dueHint: { untilDueMs: number; atMs: number } | undefined;
-  /** The last claim found the queue paused: waits block on its resume list, not on pending. */
+  /**
+   * The last claim found the queue paused, or over its rate limit: waits block on its resume
+   * list, not on pending (its pending jobs would end every wait at once).
+   */
   #pausedSeen = false;
+  /** The last claim found the queue over its rate limit: a wait ends when the limit lets claims start again. */
+  #limitedSeen = false;
   #closed = false;
   readonly #idSuffix: string;
   /** Single enqueues of one tick, written in one script call. */
@@ -415,10 +427,11 @@ export class JobQueue<P> {
     const idempotencyKey = options.idempotencyKey === undefined ? undefined : this.keys.idempotency(options.idempotencyKey);
     const priority = options.priority ?? kindOptions.priority ?? 0;
     // Most jobs use every default: one empty argument then, not eight zeros.
-    const packed =
-      options.delayMs === 0 && options.runAtMs === 0 && maxAttempts === 0 && visibilityMs === 0 && idempotencyKey === undefined && priority === 0 && options.ttlMs === 0 && options.expiresAtMs === 0
+    let packed =
+      options.delayMs === 0 && options.runAtMs === 0 && maxAttempts === 0 && visibilityMs === 0 && idempotencyKey === undefined && priority === 0 && options.ttlMs === 0 && options.expiresAtMs === 0 && options.group === undefined
         ? ''
         : `${options.delayMs},${options.runAtMs},${maxAttempts},${visibilityMs},${idempotencyKey === undefined ? 0 : options.idempotencyTtlMs},${priority},${options.ttlMs},${options.expiresAtMs}`;
+    if (options.group !== undefined) packed += `|${options.group}`;
     return { id, args: [id, json, job.kind, packed], idempotencyKey };
   }
 
@@ -455,9 +468,16 @@ export class JobQueue<P> {
     return [this.keys.pending, this.keys.processing, this.keys.leases, this.keys.stats, this.keys.delayed, this.keys.failed, this.keys.flow];
   }
 
-  /** Notes what a claim reply says of the queue's pause (-2 in place of the next due time). */
-  #notePaused(nextDue: number): void {
-    this.#pausedSeen = nextDue === -2;
+  /**
+   * Notes what a claim reply's second value says (see {@link readDueField}): the queue's pause,
+   * or its rate limit (then the next due time is when it lets claims start again). Returns the
+   * next due time, -1 for none.
+   */
+  #noteDue(value: number): number {
+    const due = readDueField(value);
+    this.#pausedSeen = due.paused || due.limitedUntilMs > 0;
+    this.#limitedSeen = due.limitedUntilMs > 0;
+    return due.dueMs;
   }
 
   #promoteKeys(): string[] {
@@ -493,13 +513,11 @@ export class JobQueue<P> {
         // A paused queue waits on its resume list: its pending jobs would end every wait at once.
         await this.#ensureReady();
         const blockOn = this.#pausedSeen ? this.keys.resume : this.keys.pending;
-        const claimed = await this.#waiter.waitThenRun(this.#pausedSeen ? remaining : Math.min(remaining, untilDue), SCRIPTS.claim, this.#claimKeys(), this.#claimArgs(max), options.signal, blockOn);
+        const claimed = await this.#waiter.waitThenRun(this.#pausedSeen && !this.#limitedSeen ? remaining : Math.min(remaining, untilDue), SCRIPTS.claim, this.#claimKeys(), this.#claimArgs(max), options.signal, blockOn);
         reply = claimed ?? ((await this.#run(SCRIPTS.claim, this.#claimKeys(), this.#claimArgs(max))) as unknown[]);
       }
       nowMs = Number(reply[0]);
-      nextDueMs = Number(reply[1]);
-      this.#notePaused(nextDueMs);
-      if (nextDueMs === -2) nextDueMs = -1;
+      nextDueMs = this.#noteDue(Number(reply[1]));
       this.#dueHint = { untilDueMs: nextDueMs >= 0 ? nextDueMs - nowMs : -1, atMs: Date.now() };
       const jobs = readClaimedJobs(reply, 2, nowMs);
       if (jobs.length > 0 || deadline - Date.now() <= 0 || this.#closed || options.signal?.aborted) return jobs;
@@ -514,7 +532,9 @@ export class JobQueue<P> {
   async waitForWork(timeoutMs: number, signal?: AbortSignal): Promise<void> {
     assertWholeNumber('timeoutMs', timeoutMs, 0, 3_600_000);
     await this.#ensureReady();
-    await this.#waiter.wait(timeoutMs, signal, this.#pausedSeen ? this.keys.resume : this.keys.pending);
+    const hint = this.#dueHint;
+    const untilLimitEnds = this.#limitedSeen && hint && hint.untilDueMs >= 0 ? Math.max(1, hint.untilDueMs - (Date.now() - hint.atMs)) : timeoutMs;
+    await this.#waiter.wait(Math.min(timeoutMs, untilLimitEnds), signal, this.#pausedSeen ? this.keys.resume : this.keys.pending);
   }
 
   #encodeResult(result: unknown, field: string): string {
@@ -618,7 +638,8 @@ export class JobQueue<P> {
       const reply = sent.reply as unknown[];
       completed = accepted.map((_, i) => Number(reply[3 + i]) === 1);
       next = readClaimedJobs(reply, 3 + Number(reply[2]), Number(reply[0]));
-      this.#notePaused(Number(reply[1]));
+      const nextDue = this.#noteDue(Number(reply[1]));
+      if (next.length === 0) this.#dueHint = { untilDueMs: nextDue >= 0 ? nextDue - Number(reply[0]) : -1, atMs: Date.now() };
       replicas = sent.replicas;
     }
     accepted.forEach(({ index }, i) => {
@@ -689,7 +710,7 @@ export class JobQueue<P> {
     assertWholeNumber('leaseMs', leaseMs, 1, 12 * 3_600_000);
     if (jobs.length === 0) return [];
     const keys = [this.keys.leases, ...jobs.map((job) => this.keys.job(job.id))];
-    const args: (string | number)[] = [leaseMs];
+    const args: (string | number)[] = [leaseMs, this.keys.prefix];
     for (const job of jobs) args.push(job.id, job.token);
     const reply = (await this.#run(SCRIPTS.extend, keys, args)) as number[];
     return reply.map((deadline) => (Number(deadline) > 0 ? Number(deadline) : null));
@@ -846,8 +867,8 @@ export class JobQueue<P> {
   /** Depths, counters and the oldest pending job's age, in one consistent snapshot. */
   async stats(): Promise<QueueStats> {
     const keys = [this.keys.pending, this.keys.processing, this.keys.delayed, this.keys.completed, this.keys.failed, this.keys.stats, this.keys.flow];
-    const [nowMs, pending, processing, delayed, completed, failed, oldest, counters, flow, prioritized, parked] = (await this.#run(SCRIPTS.stats, keys, [this.keys.jobPrefix])) as [
-      number, number, number, number, number, number, number, string[], string[], number, number,
+    const [nowMs, pending, processing, delayed, completed, failed, oldest, counters, flow, prioritized, parked, groups] = (await this.#run(SCRIPTS.stats, keys, [this.keys.jobPrefix])) as [
+      number, number, number, number, number, number, number, string[], string[], number, number, number,
     ];
     const c = pairsToObject(counters);
     const pause = readPauseState(flow);
@@ -864,6 +885,9 @@ export class JobQueue<P> {
       droppedTotal: count('dropped_total'),
       failedDroppedTotal: count('failed_dropped_total'),
       expiredTotal: count('expired_total'),
+      rateLimitedTotal: count('rate_limited_total'),
+      limits: readLimits(flow),
+      groupsWaiting: Number(groups),
       paused: pause.paused,
       pausedKinds: pause.kinds,
       prioritizedDepth: Number(prioritized),
@@ -907,6 +931,39 @@ export class JobQueue<P> {
     const kind = this.#flowKind(options);
     const batch = assertWholeNumber('batch', options.batch ?? 1_000, 1, 100_000);
     await resumeInBatches((action) => this.#run(SCRIPTS.pause, this.#pauseKeys(), [this.keys.jobPrefix, action, kind, batch]));
+  }
+
+  /**
+   * Replaces the queue's rate limits and concurrency caps (see {@link QueueLimits}); `{}` removes
+   * them all. Stored in Redis, so every worker obeys them from its next claim; checked first
+   * (a limit of 0 or below, a window under 10 ms, an unknown kind: `JOBS_INVALID_ARGUMENT`, and
+   * nothing is written). Jobs held back by a limit that is gone go back to their lists.
+   */
+  async setLimits(limits: QueueLimits): Promise<void> {
+    const fields = limitFields(limits, (name) => this.kinds.has(name));
+    await applyLimits(
+      () => this.#run(SCRIPTS['set-limits'], [this.keys.flow], fields),
+      (kind) => this.#run(SCRIPTS.pause, this.#pauseKeys(), [this.keys.jobPrefix, 'unpark', kind, 1_000]),
+    );
+  }
+
+  /** The queue's limits as stored in Redis, and the kinds a handler's pushback holds back (until when). */
+  async limits(): Promise<LimitsState> {
+    return readLimits((await this.client.hgetall(this.keys.flow).then((hash) => Object.entries(hash).flat())) as string[]);
+  }
+
+  /**
+   * A handler's pushback (see {@link RateLimitedError}): no worker claims jobs of `job`'s kind for
+   * `retryAfterMs`, and `job` goes back to the front of its list without the attempt counting.
+   * Returns until when the kind is held (Redis clock, ms). Throws {@link LostClaimError} when
+   * this claim is no longer valid.
+   */
+  async rateLimited(job: ClaimedJob, retryAfterMs: number, reason = `rate limited for ${retryAfterMs} ms`): Promise<number> {
+    assertWholeNumber('retryAfterMs', retryAfterMs, 1, 86_400_000);
+    const keys = [this.keys.job(job.id), this.keys.processing, this.keys.pending, this.keys.leases, this.keys.stats, this.keys.flow];
+    const until = Number(await this.#run(SCRIPTS['rate-limited'], keys, [this.keys.jobPrefix, job.id, job.token, retryAfterMs, errorText(reason), this.#channel]));
+    if (until === 0) throw new LostClaimError(job.id, 'hand back');
+    return until;
   }
 
   #pauseKeys(): string[] {

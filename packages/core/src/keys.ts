@@ -31,6 +31,10 @@ import { InvalidArgumentError } from './errors.ts';
  * | `queue:{NAME}:priority:<p>` | list: waiting jobs of priority `p` (priority 0 is `pending`) | ours |
  * | `queue:{NAME}:parked:<kind>` | list: jobs of a paused kind, set aside by the claims that met them | ours |
  * | `queue:{NAME}:resume` | list: a token pushed on resume, waking the claims of a paused queue's workers | ours |
+ * | `queue:{NAME}:rate`, `:rate:kind:<k>`, `:rate:group:<g>` | sorted set: start times (ms) in a rate limit's sliding window, member: claim token | ours |
+ * | `queue:{NAME}:running:kind:<k>`, `:running:group:<g>` | sorted set: ids holding a slot of a concurrency cap, scored by lease deadline | ours |
+ * | `queue:{NAME}:groups` | sorted set: groups with jobs waiting, scored by when their next turn may be taken | ours |
+ * | `queue:{NAME}:group:<g>` | list: waiting jobs of group `g` (behind its carrier in pending) | ours |
  *
  * The Lua scripts build the flow keys from the job prefix in the same way (scripts/lib/flow.lua).
  */
@@ -80,8 +84,22 @@ export interface QueueKeys {
   readonly schedulesWake: string;
   /** The list of waiting jobs of priority `level` (not 0: those wait in `pending`). */
   priorityList(level: number): string;
-  /** The list of the parked jobs of paused kind `kind`. */
+  /** The list of the parked jobs of paused (or limited) kind `kind`. */
   parked(kind: string): string;
+  /** The sliding window of the queue's own rate limit. */
+  readonly rate: string;
+  /** The sliding window of kind `kind`'s rate limit. */
+  kindRate(kind: string): string;
+  /** The sliding window of group `group`'s rate limit. */
+  groupRate(group: string): string;
+  /** The running slots of kind `kind`'s concurrency cap. */
+  kindRunning(kind: string): string;
+  /** The running slots of group `group`'s concurrency cap. */
+  groupRunning(group: string): string;
+  /** The groups with jobs waiting, scored by when their next turn may be taken. */
+  readonly groups: string;
+  /** The waiting jobs of group `group`. */
+  group(group: string): string;
 }
 
 /** Queue names: letters, digits and `. _ - :`, starting with a letter or digit, at most 128. */
@@ -144,5 +162,12 @@ export function queueKeys(name: string): QueueKeys {
     schedulesWake: `${prefix}schedules-wake`,
     priorityList: (level: number) => `${prefix}priority:${level}`,
     parked: (kind: string) => `${prefix}parked:${kind}`,
+    rate: `${prefix}rate`,
+    kindRate: (kind: string) => `${prefix}rate:kind:${kind}`,
+    groupRate: (group: string) => `${prefix}rate:group:${group}`,
+    kindRunning: (kind: string) => `${prefix}running:kind:${kind}`,
+    groupRunning: (group: string) => `${prefix}running:group:${group}`,
+    groups: `${prefix}groups`,
+    group: (group: string) => `${prefix}group:${group}`,
   });
 }

@@ -15,7 +15,7 @@ import { coalesceWrites } from './write-coalescing.ts';
 export const SCRIPT_NAMES = [
   'enqueue', 'claim', 'complete', 'complete-and-claim', 'fail', 'release', 'reclaim', 'extend', 'promote', 'cancel', 'retry', 'tidy', 'stats', 'peek',
   'schedule-upsert', 'schedule-fire', 'schedule-due', 'schedule-list', 'schedule-pause', 'schedule-resume', 'schedule-remove',
-  'pause', 'progress',
+  'pause', 'progress', 'set-limits', 'rate-limited',
 ] as const;
 
 /** A script's name. */

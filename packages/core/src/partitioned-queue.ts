@@ -5,6 +5,7 @@ import type { EnqueueOptions } from './enqueue-options.ts';
 import { assertJobId, queueKeys, type QueueKeys } from './keys.ts';
 import type { KindName, Kinds } from './kinds.ts';
 import type { RedisClient } from './lua.ts';
+import type { LimitsState, QueueLimits } from './limits.ts';
 import { partitionIdSuffix, partitionNames, partitionOfId, partitionOfKey } from './partitions.ts';
 import { resolveQueueOptions } from './queue-options.ts';
 import { closeClient, connectRedis, withRedisErrors } from './redis-connection.ts';
@@ -57,7 +58,7 @@ function sumStats(all: readonly QueueStats[]): QueueStats {
   const total = { ...first } as unknown as Record<string, number | null>;
   for (const stats of all.slice(1)) {
     for (const [field, value] of Object.entries(stats) as [keyof QueueStats, number | null][]) {
-      if (field === 'visibilityMs' || field === 'paused' || field === 'pausedKinds') continue;
+      if (field === 'visibilityMs' || field === 'paused' || field === 'pausedKinds' || field === 'limits') continue;
       if (field === 'nowMs' || field === 'oldestPendingAgeMs') {
         const current = total[field] ?? null;
         total[field] = value === null ? current : current === null ? value : Math.max(current, value);
@@ -144,6 +145,8 @@ export class PartitionedQueue<P> {
     const count = this.partitions.length;
     let index: number;
     if (options?.partitionKey !== undefined) index = partitionOfKey(options.partitionKey, count);
+    // A group's jobs share a partition, where its limits and turns hold.
+    else if (typeof options?.group === 'string' && options.group.length > 0) index = partitionOfKey(options.group, count);
     else if (typeof options?.idempotencyKey === 'string' && options.idempotencyKey.length > 0) index = partitionOfKey(options.idempotencyKey, count);
     else {
       // Round robin in runs (see ROUND_ROBIN_RUN): the enqueues of one tick still fill whole
@@ -282,6 +285,21 @@ export class PartitionedQueue<P> {
   /** Resumes every partition (or one kind in every partition): see {@link JobQueue.resume}. */
   async resume(options: { kind?: string; batch?: number } = {}): Promise<void> {
     await Promise.all(this.partitions.map((queue) => queue.resume(options)));
+  }
+
+  /**
+   * Sets the same limits on every partition (see {@link JobQueue.setLimits}). They hold per
+   * partition: a limit of K starts per window lets N partitions start up to N×K in all (each
+   * partition is its own hash slot, and Redis Cluster has no atomic step across slots). A
+   * group's jobs all go to one partition (by the group key), so group limits hold exactly.
+   */
+  async setLimits(limits: QueueLimits): Promise<void> {
+    await Promise.all(this.partitions.map((queue) => queue.setLimits(limits)));
+  }
+
+  /** The limits of the first partition (they are set on all alike). */
+  async limits(): Promise<LimitsState> {
+    return (this.partitions[0] as JobQueue<P>).limits();
   }
 
   /** Closes every partition and the connection, if this queue opened it. */

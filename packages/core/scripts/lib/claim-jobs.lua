@@ -2,6 +2,7 @@
 --@include lib/now.lua
 --@include lib/flow.lua
 --@include lib/dead-letter.lua
+--@include lib/limits.lua
 -- Claims up to `wanted` jobs from the claim end (the right) of one list of waiting jobs: each id
 -- moves to the head of processing and its hash is stamped in the same atomic step:
 -- status=processing, a fresh claim_token (16 hex digits: a random 12-digit base per call and a
@@ -18,7 +19,8 @@
 --      token_base, now, failed, cap, ttl, channel, claimed, dropped, expired, deadline_text }
 --   (failed, cap, ttl, channel, now and job_prefix are also dead_letter's ctx)
 -- flow: nil on a queue without flow control, else { kinds = set of paused kinds or nil,
---   carriers = true for pending while other priorities are in use (see push_pending) }
+--   carriers = true for pending while other priorities are in use (see push_pending),
+--   lim = the limits and groups in use or nil (see lib/limits.lua) }
 -- Appends CLAIM_STRIDE values per claimed job to `out`: id, token, attempts, max_attempts,
 -- lease deadline, payload, kind, enqueued_at_ms, last_error, priority (a missing field is nil).
 -- Returns true when the list ran dry.
@@ -45,7 +47,7 @@ local function claim_from(c, list, wanted, flow, out)
     -- Oldest first: the rightmost id of the window.
     local reads = {}
     for i = #ids, 1, -1 do
-      local f = read_hash(c.job_prefix .. ids[i], 'status', 'visibility_ms', 'attempts', 'max_attempts', 'id', 'payload', 'kind', 'enqueued_at_ms', 'last_error', 'expires_at_ms', 'priority')
+      local f = read_hash(c.job_prefix .. ids[i], 'status', 'visibility_ms', 'attempts', 'max_attempts', 'id', 'payload', 'kind', 'enqueued_at_ms', 'last_error', 'expires_at_ms', 'priority', 'group')
       reads[#reads + 1] = f or false
     end
     redis.call('LTRIM', list, 0, -#ids - 1)
@@ -67,6 +69,8 @@ local function claim_from(c, list, wanted, flow, out)
         local level = tonumber(f[11])
         redis.call('RPUSH', priority_list(c.job_prefix, level), id)
         redis.call('ZADD', queue_prefix(c.job_prefix) .. 'priorities', level, level)
+      elseif flow and flow.lim and limits_hold(c, flow.lim, id, f[7] or payload_kind(f[6]), f[12] or nil) then
+        -- Held back by a limit (see lib/limits.lua): parked, or filed in its group's list.
       else
         c.claimed = c.claimed + 1
         local key = c.job_prefix .. id
@@ -89,6 +93,7 @@ local function claim_from(c, list, wanted, flow, out)
         end
         -- A hash that carried a TTL (left over from an earlier life) must not expire mid-job.
         redis.call('PERSIST', key)
+        if flow and flow.lim then limits_started(c, flow.lim, id, key, token, deadline_s, f[7] or payload_kind(f[6]), f[12] or nil) end
         moved[#moved + 1] = id
         lease_args[#lease_args + 1] = deadline_s
         lease_args[#lease_args + 1] = id
@@ -124,7 +129,11 @@ end
 -- Claims up to `wanted` jobs in priority order: the levels above 0 highest first, then pending
 -- (level 0, the recipe's list), then the levels below 0; FIFO within each. One read (the flow
 -- hash) tells a queue without flow control to go straight to pending. A paused queue claims
--- nothing and sets out[2] to -2; jobs of a paused kind are parked (see flow.lua).
+-- nothing and sets out[2] to -2; jobs of a paused kind are parked (see flow.lua). Limits and
+-- groups in use (lib/limits.lua): a queue over its rate claims nothing and sets out[2] to minus
+-- the time it may start again; jobs of a kind without room are parked; grouped jobs are claimed
+-- in turns between groups after the lists; out[2] becomes the earliest time a held job may start
+-- when that comes before the next delayed job.
 -- Returns the count claimed.
 local function claim_ready(c, wanted, out)
   c.claimed, c.dropped, c.expired, c.deadline_text = 0, 0, 0, {}
@@ -132,7 +141,7 @@ local function claim_ready(c, wanted, out)
   if #state == 0 then
     claim_from(c, c.pending, wanted, nil, out)
   else
-    local paused, priorities, kinds = false, false, nil
+    local paused, priorities, kinds, lim = false, false, nil, nil
     for i = 1, #state, 2 do
       local field = state[i]
       if field == 'paused' then
@@ -142,13 +151,19 @@ local function claim_ready(c, wanted, out)
       elseif string.sub(field, 1, 12) == 'paused_kind:' then
         kinds = kinds or {}
         kinds[string.sub(field, 13)] = true
+      else
+        lim = read_limit(lim, field, state[i + 1])
       end
     end
     if paused then
       out[2] = -2
       return 0
     end
-    local flow = { kinds = kinds }
+    local flow = { kinds = kinds, lim = lim, key = c.flow }
+    if lim then
+      wanted = limits_before(c, flow, wanted, out)
+      if wanted == 0 then return 0 end
+    end
     if not priorities then
       claim_from(c, c.pending, wanted, flow, out)
     else
@@ -166,7 +181,7 @@ local function claim_ready(c, wanted, out)
       claim_levels(c, redis.call('ZRANGE', levels_key, '+inf', '(0', 'BYSCORE', 'REV'), wanted, flow, out)
       local dry = false
       if c.claimed < wanted then
-        dry = claim_from(c, c.pending, wanted - c.claimed, { kinds = kinds, carriers = true }, out)
+        dry = claim_from(c, c.pending, wanted - c.claimed, { kinds = kinds, carriers = true, lim = lim, key = c.flow }, out)
           or redis.call('LLEN', c.pending) == 0
       end
       if c.claimed < wanted then
@@ -174,6 +189,14 @@ local function claim_ready(c, wanted, out)
       end
       -- Nothing of another priority waits any more: claims go back to reading pending alone.
       if dry and redis.call('ZCARD', levels_key) == 0 then redis.call('HDEL', c.flow, 'priorities') end
+    end
+    if lim then
+      if lim.groups then
+        claim_groups(c, lim, wanted, function(list) return claim_from(c, list, 1, flow, out) end)
+        -- No group waits any more: claims stop taking turns between groups.
+        if redis.call('ZCARD', c.prefix .. 'groups') == 0 then redis.call('HDEL', c.flow, 'groups') end
+      end
+      limits_after(c, out)
     end
   end
   if c.dropped > 0 then redis.call('HINCRBY', c.stats, 'dropped_total', c.dropped) end

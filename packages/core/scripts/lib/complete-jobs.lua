@@ -1,8 +1,9 @@
---@include lib/holds-claim.lua
+--@include lib/read-hash.lua
 --@include lib/remove-from-list.lua
 --@include lib/events.lua
 --@include lib/history.lua
 --@include lib/now.lua
+--@include lib/free-slots.lua
 -- Completes claimed jobs given as (id, token, result JSON) triples in argv from index `first`.
 -- Each completion is fenced: the token must be non-empty and equal the job's claim_token, the
 -- job must be in status processing, and its id must be in the processing list. Then the id
@@ -20,10 +21,13 @@ local function complete_jobs(ctx, argv, first, out)
   -- Asking who listens takes two calls; for a lone completion, publishing outright takes one.
   local channel = ctx.channel
   if #argv - first + 1 > 3 then channel = heard_channel(ctx.channel, ctx.only_heard) end
-  -- Fenced by token first; then the jobs that hold their claim leave processing in one go.
-  local held = {}
+  -- Fenced by token first (holds_claim's check, reading the job's running slots in the same
+  -- call); then the jobs that hold their claim leave processing in one go.
+  local held, slots = {}, {}
   for i = first, #argv, 3 do
-    held[#held + 1] = holds_claim(ctx.job_prefix .. argv[i], argv[i + 1]) and argv[i]
+    local f = argv[i + 1] ~= '' and read_hash(ctx.job_prefix .. argv[i], 'status', 'claim_token', 'slots')
+    held[#held + 1] = f and f[1] == 'processing' and f[2] == argv[i + 1] and argv[i]
+    slots[#held] = f and f[3]
   end
   local removed = remove_many_from_list(ctx.processing, held)
   local keep = ctx.cap > 0 or redis.call('LLEN', ctx.completed) > 0
@@ -38,12 +42,13 @@ local function complete_jobs(ctx, argv, first, out)
       if keep then
         redis.call('HSET', key, 'status', 'completed', 'completed_at_ms', now_text, 'result', argv[i + 2],
           'claim_token', '')
-        redis.call('HDEL', key, 'lease_expires_at_ms', 'last_error', 'last_error_at_ms')
+        redis.call('HDEL', key, 'lease_expires_at_ms', 'last_error', 'last_error_at_ms', 'slots')
         if ctx.ttl > 0 then redis.call('EXPIRE', key, ttl_text) end
       else
         gone[#gone + 1] = key
       end
       publish_event(channel, id, 'completed')
+      if slots[n] then free_slots(ctx.job_prefix, id, slots[n]) end
       done[#done + 1] = id
       out[#out + 1] = 1
     else

@@ -14,10 +14,10 @@ local function promote_due(delayed, pending, job_prefix, limit, now)
   redis.call('ZREM', delayed, unpack(due))
   for _, id in ipairs(due) do
     local key = job_prefix .. id
-    local f = read_hash(key, 'status', 'priority')
+    local f = read_hash(key, 'status', 'priority', 'group')
     if f and f[1] == 'delayed' then
       redis.call('HSET', key, 'status', 'pending')
-      push_pending(job_prefix, pending, id, f[2], false)
+      push_pending(job_prefix, pending, id, f[2], false, f[3])
       promoted = promoted + 1
     end
   end
