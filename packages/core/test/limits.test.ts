@@ -14,7 +14,7 @@ describe('rate limits', () => {
     expect(await queue.claim({ max: 10 })).toHaveLength(3);
     expect(await queue.claim({ max: 10 })).toHaveLength(0);
     // The reply says until when: minus a time about a window from now.
-    const reply = (await redis.zrange(queue.keys.rate, 0, -1, 'WITHSCORES')) as string[];
+    const reply = (await redis.zrange(queue.keys.rate, '0', '-1', 'WITHSCORES')) as string[];
     expect(reply).toHaveLength(6);
     expect(await queue.stats()).toMatchObject({ pendingDepth: 2, processingDepth: 3, limits: { rate: { max: 3, windowMs: 60_000 } } });
     await queue.close();
@@ -138,7 +138,7 @@ describe('groups', () => {
   test('a group cap of 1 runs one job of a group at a time, in order, while other groups go on', async ({ redis, queueName }) => {
     const queue = openQueue(redis, queueName);
     await queue.setLimits({ groups: { concurrency: 1 } });
-    const a = [];
+    const a: string[] = [];
     for (let n = 0; n < 3; n += 1) a.push(await queue.enqueue('email', mail(n), { group: 'acme' }));
     const b = await queue.enqueue('email', mail(9), { group: 'globex' });
     const first = await queue.claim({ max: 10 });

@@ -9,7 +9,9 @@ import {
   type JobRecord,
   type KindName,
   type Kinds,
+  type LimitsState,
   type PartitionedEnqueueOptions,
+  type QueueLimits,
   type PartitionedEnqueueRequest,
   type QueueOptions,
   type QueueStats,
@@ -138,6 +140,26 @@ export class Producer<P> {
   /** Resumes the queue (or one kind): waiting workers start its jobs at once. */
   resume(options: { kind?: KindName<P> } = {}): Promise<void> {
     return this.#queue.resume(options);
+  }
+
+  /**
+   * Replaces the queue's rate limits and concurrency caps, kept in Redis so that every worker
+   * obeys them from its next claim; `{}` removes them. Bad values (a limit of 0, a window under
+   * 10 ms, an unknown kind) throw `JOBS_INVALID_ARGUMENT` and write nothing. On a partitioned
+   * queue each partition gets them (they hold per partition).
+   *
+   * @example
+   * ```ts
+   * await producer.setLimits({ kinds: { webhook: { rate: { max: 100, windowMs: 1000 }, concurrency: 10 } }, groups: { concurrency: 1 } });
+   * ```
+   */
+  setLimits(limits: QueueLimits): Promise<void> {
+    return this.#queue.setLimits(limits);
+  }
+
+  /** The queue's limits as stored in Redis, and the kinds a handler's pushback holds back. */
+  limits(): Promise<LimitsState> {
+    return this.#queue.limits();
   }
 
   /** Cancels a job that has not started (pending or delayed). */

@@ -18,6 +18,8 @@ export interface LaneQueue {
   completeManyAndClaim(items: readonly { job: ClaimedJob; result: unknown }[], options: { max: number }): Promise<CompleteAndClaimResult>;
   /** Records a failed attempt: a retry, or a dead letter when `permanent` or out of attempts. */
   fail(job: ClaimedJob, error: unknown, options: { permanent: boolean }): Promise<FailOutcome>;
+  /** A handler's pushback (RateLimitedError): the kind waits `retryAfterMs`, the job goes back without using an attempt. */
+  rateLimited(job: ClaimedJob, retryAfterMs: number, reason?: string): Promise<number>;
   /** Renews the leases of `jobs` for `leaseMs`; per job the new deadline, or null when the claim was lost. */
   extendLeases(jobs: readonly ClaimedJob[], leaseMs: number): Promise<(number | null)[]>;
   /** Renews one lease; rejects with `JOBS_LOST_CLAIM` when the claim was lost. */

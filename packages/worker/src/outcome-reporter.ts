@@ -1,4 +1,4 @@
-import { isJobsError, JOBS_ERROR_CODES, LostClaimError, PermanentError, type ClaimedJob } from '@jobs/core';
+import { isJobsError, JOBS_ERROR_CODES, LostClaimError, PermanentError, RateLimitedError, type ClaimedJob } from '@jobs/core';
 import type { CompletionListener } from './completion-batcher.ts';
 import type { Execution, HandlerOutcome } from './execution.ts';
 import type { Slots } from './slots.ts';
@@ -73,10 +73,16 @@ export class OutcomeReporter {
     },
   };
 
-  /** Records a failed attempt: retried (now or after its backoff) or dead-lettered. */
+  /** Records a failed attempt: retried (now or after its backoff) or dead-lettered; a pushback holds the kind back instead. */
   async #fail(execution: Execution, error: unknown): Promise<void> {
     const { job, lane } = execution;
     try {
+      if (error instanceof RateLimitedError) {
+        const until = await lane.queue.rateLimited(job, error.retryAfterMs, error.message);
+        this.#context.log.info({ jobId: job.id, kind: job.kind, untilMs: until }, 'the service pushed back: the kind waits, the job goes back without using an attempt');
+        this.#context.events.emit('rateLimited', { job, error, untilMs: until });
+        return;
+      }
       const permanent = isJobsError(error, JOBS_ERROR_CODES.PERMANENT);
       const result = await lane.queue.fail(job, error, { permanent });
       const { events, metrics } = this.#context;

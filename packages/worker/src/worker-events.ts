@@ -6,6 +6,11 @@ export interface WorkerEventMap {
   completed: [event: { job: ClaimedJob; result: unknown; durationMs: number }];
   /** An attempt failed and the job will run again (`retry`: at once, `delayed`: after its backoff). */
   retrying: [event: { job: ClaimedJob; error: unknown; outcome: Exclude<FailOutcome, 'failed'> }];
+  /**
+   * A handler threw RateLimitedError: no worker claims the job's kind until `untilMs` (Redis
+   * clock), and the job went back to the front of its list without using an attempt.
+   */
+  rateLimited: [event: { job: ClaimedJob; error: unknown; untilMs: number }];
   /** A job failed for good and is in the failed list. */
   failed: [event: { job: ClaimedJob; error: unknown }];
   /** The worker lost a job's claim (its lease expired and it was reclaimed); nothing was reported. */

@@ -56,7 +56,8 @@ export type Call =
   | { readonly verb: 'claim'; readonly max: number; readonly blockMs: number; readonly completionsInFlight: number }
   | { readonly verb: 'complete'; readonly ids: readonly string[]; readonly max: number }
   | { readonly verb: 'fail'; readonly id: string; readonly permanent: boolean }
-  | { readonly verb: 'release'; readonly ids: readonly string[] };
+  | { readonly verb: 'release'; readonly ids: readonly string[] }
+  | { readonly verb: 'rateLimited'; readonly id: string; readonly retryAfterMs: number };
 
 /**
  * A queue in memory, driven by a {@link FakeClock}: pending ids are claimed in order, a blocking
@@ -168,6 +169,11 @@ export class FakeQueue implements LaneQueue {
   fail(job: ClaimedJob, _error: unknown, options: { permanent: boolean }): Promise<FailOutcome> {
     this.calls.push({ verb: 'fail', id: job.id, permanent: options.permanent });
     return this.#reply(options.permanent ? 'failed' : 'retried');
+  }
+
+  rateLimited(job: ClaimedJob, retryAfterMs: number): Promise<number> {
+    this.calls.push({ verb: 'rateLimited', id: job.id, retryAfterMs });
+    return this.#reply(this.#clock.now() + retryAfterMs);
   }
 
   extendLeases(jobs: readonly ClaimedJob[], leaseMs: number): Promise<(number | null)[]> {
