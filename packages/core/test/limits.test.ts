@@ -161,3 +161,29 @@ describe('groups', () => {
     await queue.close();
   });
 });
+
+describe('limits at scale', () => {
+  test('a per-group rate limit holds for each of 10,000 groups: one start each per window, no group twice', async ({ redis, queueName }) => {
+    const queue = openQueue(redis, queueName);
+    await queue.setLimits({ groups: { rate: { max: 1, windowMs: 600_000 } } });
+    const groups = 10_000;
+    for (let round = 0; round < 2; round += 1) {
+      for (let first = 0; first < groups; first += 2_000) {
+        await queue.enqueueMany(Array.from({ length: 2_000 }, (_, i) => ({ kind: 'email' as const, payload: mail(first + i), options: { group: `tenant-${first + i}` } })));
+      }
+    }
+    const seen = new Set<string>();
+    for (;;) {
+      const jobs = await queue.claim({ max: 1_000 });
+      if (jobs.length === 0) break;
+      for (const job of jobs) {
+        const group = `tenant-${(job.payload as { n: number }).n}`;
+        expect(seen.has(group), group).toBe(false);
+        seen.add(group);
+      }
+    }
+    expect(seen.size).toBe(groups);
+    expect((await queue.stats()).groupsWaiting).toBe(groups);
+    await queue.close();
+  }, 120_000);
+});
