@@ -187,3 +187,24 @@ describe('limits at scale', () => {
     await queue.close();
   }, 120_000);
 });
+
+describe('pushback with a backlog', () => {
+  test('when a pushback is over, every job it parked comes back, however few each claim asks for', async ({ redis, queueName }) => {
+    const queue = openQueue(redis, queueName);
+    await queue.enqueue('webhook', hook(0));
+    const [job] = await queue.claim();
+    await queue.rateLimited(job!, 200);
+    await queue.enqueueMany(Array.from({ length: 5 }, (_, n) => ({ kind: 'webhook' as const, payload: hook(n + 1) })));
+    expect(await queue.claim({ max: 10 })).toEqual([]);
+    expect((await queue.stats()).parkedDepth).toBe(6);
+    const taken: string[] = [];
+    for (let i = 0; i < 6; i += 1) {
+      const [next] = await queue.claim({ max: 1, blockMs: 5_000 });
+      taken.push(next!.id);
+    }
+    expect(new Set(taken).size).toBe(6);
+    expect(taken[0]).toBe(job!.id);
+    expect((await queue.limits()).limitedUntil).toEqual({});
+    await queue.close();
+  });
+});

@@ -165,13 +165,15 @@ local function limits_before(c, flow, wanted, out)
     wanted = math.min(wanted, s.room)
   end
   for kind, k in pairs(lim.kinds) do
-    if k.until_ms and k.until_ms <= c.now then
+    local parked = parked_list(c.job_prefix, kind)
+    local waiting = redis.call('LLEN', parked)
+    -- A pushback that is over leaves once its parked jobs are all on their way back (until then
+    -- it is what brings claims here to move them), unless another limit or a pause does that.
+    local paused = flow.kinds and flow.kinds[kind]
+    if k.until_ms and k.until_ms <= c.now and (k.rate or k.cap or paused or waiting <= wanted) then
       redis.call('HDEL', flow.key, 'limited_until:' .. kind)
-      k.until_ms = nil
     end
-    if not (flow.kinds and flow.kinds[kind]) then
-      local parked = parked_list(c.job_prefix, kind)
-      local waiting = redis.call('LLEN', parked)
+    if not paused then
       if waiting > 0 then
         local room, open_at = kind_room(c, lim, kind)
         if room <= 0 then
@@ -183,6 +185,8 @@ local function limits_before(c, flow, wanted, out)
             push_pending(c.job_prefix, c.pending, ids[i], f and f[1], true, f and f[2])
           end
           redis.call('LTRIM', parked, 0, -#ids - 1)
+          -- More may start now than this claim asked for: the next claim need not wait.
+          if waiting > #ids and room > #ids then note_hint(c, c.now) end
         end
       end
     end
