@@ -35,7 +35,7 @@ describe('limits across worker processes', () => {
     const starts = await Promise.all(ids.map(async (id) => (await admin.getJob(id))?.claimedAtMs ?? Number.NaN));
     expect(starts.every(Number.isFinite)).toBe(true);
     const most = mostInWindow(starts, 1_000);
-    console.log(`rate limit ${limit}/s, 3 processes, ${ids.length} jobs over ${Math.max(...starts) - Math.min(...starts)} ms: at most ${most} starts in a sliding second`);
+    process.stdout.write(`rate limit ${limit}/s, 3 processes, ${ids.length} jobs over ${Math.max(...starts) - Math.min(...starts)} ms: at most ${most} starts in a sliding second\n`);
     expect(most).toBeLessThanOrEqual(limit);
     // Each process took a share: the limit held across processes, not inside one.
     const pids = new Set(await Promise.all(ids.map(async (id) => ((await admin.getJob(id))?.result as { pid: number }).pid)));
@@ -61,7 +61,7 @@ describe('limits across worker processes', () => {
     const survivor = createWorker({ redis, queue: queueName, kinds, visibilityMs: 500, reclaimIntervalMs: 3_600_000, handlers: { slow: () => 'ran', call: () => null } });
     expect(await producer.waitForResult(next, { timeoutMs: 15_000 })).toBe('ran');
     const job = await producer.getJob(next);
-    console.log(`slot back after kill -9: the next job started ${(job?.claimedAtMs ?? 0) - killedAt} ms after the kill (lease 500 ms)`);
+    process.stdout.write(`slot back after kill -9: the next job started ${(job?.claimedAtMs ?? 0) - killedAt} ms after the kill (lease 500 ms)\n`);
     expect(job?.claimedAtMs).toBeGreaterThan(killedAt);
     await Promise.all([survivor.close(), producer.close()]);
   });
