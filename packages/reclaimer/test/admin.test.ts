@@ -34,6 +34,18 @@ describe('jobsctl (the admin CLI, run as a child process)', () => {
     await queue.close();
   });
 
+  test("stats shows the queue's limits on one line (and as JSON)", async ({ redis, redisUrl, queueName }) => {
+    const queue = new JobQueue({ redis, queue: queueName, kinds });
+    await queue.enqueue('task', { n: 1 });
+    await queue.setLimits({ rate: { max: 100, windowMs: 1_000 }, kinds: { task: { concurrency: 2 } }, groups: { concurrency: 1 } });
+    const env = { REDIS_URL: redisUrl };
+    const stats = await runCli(BIN.jobsctl, ['stats', '--queue', queueName], env);
+    expect(stats.stdout, stats.stderr).toMatch(/^limits\s+rate 100\/1000ms; task: concurrency 2; groups: concurrency 1$/m);
+    const json = JSON.parse((await runCli(BIN.jobsctl, ['stats', '-q', queueName, '--json'], env)).stdout) as Record<string, unknown>;
+    expect(json).toMatchObject({ limits: { rate: { max: 100, windowMs: 1_000 }, kinds: { task: { concurrency: 2 } }, groups: { concurrency: 1 } } });
+    await queue.close();
+  });
+
   test('ls, show, cancel, retry and retry --all-failed', async ({ redis, redisUrl, queueName }) => {
     const queue = new JobQueue({ redis, queue: queueName, kinds });
     const env = { REDIS_URL: redisUrl, JOBS_QUEUE: queueName };

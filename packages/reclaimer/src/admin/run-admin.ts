@@ -1,4 +1,4 @@
-import { defineKinds, JobQueue, PartitionedQueue, recordedPartitions, type JobRecord, type QueueStats, type RedisClient } from '@jobs/core';
+import { defineKinds, JobQueue, PartitionedQueue, recordedPartitions, type JobRecord, type KindLimits, type LimitsState, type QueueStats, type RedisClient } from '@jobs/core';
 import { jobsAclRules } from '../acl.ts';
 import { discoverQueues } from '../discover-queues.ts';
 import { humanDuration, renderPairs, renderTable } from '../table.ts';
@@ -55,11 +55,23 @@ function shownField(field: string, value: string): [string, string] {
   return [match[1] as string, ms > 0 ? isoTime(ms) : '-'];
 }
 
+/** A queue's limits on one line: `rate 100/1000ms; email: rate 5/1000ms, concurrency 2; held: webhook until <time>`. */
+function limitsText(limits: LimitsState): string {
+  const one = (l: KindLimits): string => [l.rate && `rate ${l.rate.max}/${l.rate.windowMs}ms`, l.concurrency !== undefined && `concurrency ${l.concurrency}`].filter(Boolean).join(', ');
+  const parts: string[] = [];
+  if (limits.rate) parts.push(one({ rate: limits.rate }));
+  for (const [kind, l] of Object.entries(limits.kinds ?? {})) parts.push(`${kind}: ${one(l)}`);
+  if (limits.groups) parts.push(`groups: ${one(limits.groups)}`);
+  const held = Object.entries(limits.limitedUntil).map(([kind, until]) => `${kind} until ${isoTime(until)}`);
+  if (held.length > 0) parts.push(`held: ${held.join(', ')}`);
+  return parts.length > 0 ? parts.join('; ') : '-';
+}
+
 /** The order `stats` shows a queue in: its flow state, then where its jobs are, then its counters. */
 const STATS_ORDER: readonly (keyof QueueStats)[] = [
-  'paused', 'pausedKinds',
-  'pendingDepth', 'prioritizedDepth', 'parkedDepth', 'processingDepth', 'delayedDepth', 'completedDepth', 'failedDepth', 'oldestPendingAgeMs',
-  'enqueuedTotal', 'completedTotal', 'failedTotal', 'expiredTotal', 'retriedTotal', 'reclaimedTotal', 'cancelledTotal', 'redrivenTotal', 'releasedTotal', 'droppedTotal', 'failedDroppedTotal',
+  'paused', 'pausedKinds', 'limits',
+  'pendingDepth', 'prioritizedDepth', 'parkedDepth', 'groupsWaiting', 'processingDepth', 'delayedDepth', 'completedDepth', 'failedDepth', 'oldestPendingAgeMs',
+  'enqueuedTotal', 'completedTotal', 'failedTotal', 'expiredTotal', 'rateLimitedTotal', 'retriedTotal', 'reclaimedTotal', 'cancelledTotal', 'redrivenTotal', 'releasedTotal', 'droppedTotal', 'failedDroppedTotal',
   'nowMs',
 ];
 
@@ -77,6 +89,7 @@ function statsPairs(stats: Omit<QueueStats, 'visibilityMs'>, pausedPartitions: s
       if (key === 'nowMs') return ['at', isoTime(value as number)];
       if (key === 'oldestPendingAgeMs') return [key, humanDuration(value as number | null)];
       if (key === 'paused') return [key, pausedPartitions ?? (value ? 'yes: workers start none of its jobs (jobsctl resume)' : 'no')];
+      if (key === 'limits') return [key, limitsText(value as LimitsState)];
       if (key === 'pausedKinds') return [key, (value as string[]).length > 0 ? (value as string[]).join(', ') : '-'];
       if (Array.isArray(value)) return [key, value.length > 0 ? value.join(', ') : '-'];
       if (typeof value === 'boolean') return [key, value ? 'yes' : 'no'];
