@@ -4,37 +4,42 @@
   says status=cancelled and expires after the TTL. A job that is processing, or already
   finished, is left alone.
 
-  KEYS[1]  the job's hash
-  KEYS[2]  pending list
-  KEYS[3]  delayed sorted set
-  KEYS[4]  stats hash
-  ARGV[1]  id
-  ARGV[2]  TTL of the cancelled hash in seconds (0 = keep)
-  ARGV[3]  events channel ('' = publish nothing)
-  Returns: { 1 } if cancelled, else { 0, the status that kept it from being cancelled }, with
-           status '' when there is no such job
+  KEYS[1]  job: the job's hash
+  KEYS[2]  pending: pending list
+  KEYS[3]  delayed: delayed sorted set
+  KEYS[4]  stats: stats hash
+  ARGV[1]  id: the job's id
+  ARGV[2]  ttlSeconds: TTL of the cancelled hash in seconds (0 = keep)
+  ARGV[3]  channel: events channel ('' = publish nothing)
+  Returns: { CANCELLED } if cancelled, else { NOT_CANCELLED, the status that kept it from being
+           cancelled }, with status '' when there is no such job
+  Reply:   [code: number, status?: string]
 ]]
 --@include lib/now.lua
 --@include lib/job-status.lua
 --@include lib/events.lua
 
+-- The reply's first value.
+local CANCELLED = 1 --@export
+local NOT_CANCELLED = 0 --@export
+
 local key, id = KEYS[1], ARGV[1]
 local status = job_status(key)
-if not status then return { 0, '' } end
+if not status then return { NOT_CANCELLED, '' } end
 local removed = 0
 if status == 'pending' then
   -- O(length of pending): cancelling is rare, and the list has no other index.
   removed = redis.call('LREM', KEYS[2], 1, id)
   -- Status pending but not in the list: a recipe client moved it and has not stamped it yet.
-  if removed == 0 then return { 0, 'processing' } end
+  if removed == 0 then return { NOT_CANCELLED, 'processing' } end
 elseif status == 'delayed' then
   removed = redis.call('ZREM', KEYS[3], id)
-  if removed == 0 then return { 0, 'processing' } end
+  if removed == 0 then return { NOT_CANCELLED, 'processing' } end
 else
-  return { 0, status }
+  return { NOT_CANCELLED, status }
 end
 redis.call('HSET', key, 'status', 'cancelled', 'cancelled_at_ms', now_ms())
 if tonumber(ARGV[2]) > 0 then redis.call('EXPIRE', key, tonumber(ARGV[2])) end
 redis.call('HINCRBY', KEYS[4], 'cancelled_total', 1)
 publish_event(ARGV[3], id, 'cancelled')
-return { 1 }
+return { CANCELLED }

@@ -5,19 +5,20 @@
   step (status=processing, a fresh claim_token, claimed_at_ms, attempts+1, a lease in the lease
   index). Ids of finished or vanished jobs are dropped, never returned.
 
-  KEYS[1]   pending list
-  KEYS[2]   processing list
-  KEYS[3]   lease index sorted set (member: id, score: lease deadline in ms)
-  KEYS[4]   stats hash
-  KEYS[5]   delayed sorted set
-  ARGV[1]   job key prefix ("queue:{NAME}:job:"), in this queue's hash slot
-  ARGV[2]   default visibility ms, for jobs whose hash has no visibility_ms
-  ARGV[3]   default max attempts, stamped on jobs whose hash has no max_attempts
-  ARGV[4]   N, the most jobs to claim
-  ARGV[5]   token base: 12 fresh random hex digits per call; the n-th claim's token is base .. %04x of n
+  KEYS[1]   pending: pending list
+  KEYS[2]   processing: processing list
+  KEYS[3]   leases: lease index sorted set (member: id, score: lease deadline in ms)
+  KEYS[4]   stats: stats hash
+  KEYS[5]   delayed: delayed sorted set
+  ARGV[1]   jobPrefix: job key prefix ("queue:{NAME}:job:"), in this queue's hash slot
+  ARGV[2]   visibilityMs: default visibility ms, for jobs whose hash has no visibility_ms
+  ARGV[3]   maxAttempts: default max attempts, stamped on jobs whose hash has no max_attempts
+  ARGV[4]   max: N, the most jobs to claim
+  ARGV[5]   tokenBase: token base: 12 fresh random hex digits per call; the n-th claim's token is base .. %04x of n
   Returns:  { now ms, due time of the next delayed job in ms or -1,
-              then 9 values per claimed job: id, token, attempts, max_attempts, lease deadline ms,
-              payload, kind, enqueued_at_ms, last_error (nil when the hash has none) }
+              then CLAIM_STRIDE values per claimed job: id, token, attempts, max_attempts, lease
+              deadline ms, payload, kind, enqueued_at_ms, last_error (nil when the hash has none) }
+  Reply:    [nowMs: number, nextDueMs: number, ...claimed: Array<string | number | null>]
 ]]
 --@include lib/now.lua
 --@include lib/promote-due.lua

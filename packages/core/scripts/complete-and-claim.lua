@@ -4,25 +4,26 @@
   complete.lua does, fenced by their tokens) and, in the same atomic step and round trip,
   promotes due delayed jobs and claims up to N next ones (exactly as claim.lua does).
 
-  KEYS[1]   pending list
-  KEYS[2]   processing list
-  KEYS[3]   lease index sorted set
-  KEYS[4]   stats hash
-  KEYS[5]   delayed sorted set
-  KEYS[6]   completed list
-  ARGV[1]   job key prefix ("queue:{NAME}:job:")
-  ARGV[2]   default visibility ms
-  ARGV[3]   default max attempts
-  ARGV[4]   N, the most jobs to claim (0 = claim none)
-  ARGV[5]   token base: 12 fresh random hex digits per call; the n-th claim's token is base .. %04x of n
-  ARGV[6]   completed TTL in seconds (0 = keep until trimmed off the history)
-  ARGV[7]   completed history cap
-  ARGV[8]   events channel ('' = publish nothing)
-  ARGV[9]   '1': publish only when the channel has a subscriber on this server; '0': always
-  ARGV[10..] per job to complete, 3 values: id, claim token, result JSON
+  KEYS[1]   pending: pending list
+  KEYS[2]   processing: processing list
+  KEYS[3]   leases: lease index sorted set
+  KEYS[4]   stats: stats hash
+  KEYS[5]   delayed: delayed sorted set
+  KEYS[6]   completed: completed list
+  ARGV[1]   jobPrefix: job key prefix ("queue:{NAME}:job:")
+  ARGV[2]   visibilityMs: default visibility ms
+  ARGV[3]   maxAttempts: default max attempts
+  ARGV[4]   max: N, the most jobs to claim (0 = claim none)
+  ARGV[5]   tokenBase: token base: 12 fresh random hex digits per call; the n-th claim's token is base .. %04x of n
+  ARGV[6]   ttlSeconds: completed TTL in seconds (0 = keep until trimmed off the history)
+  ARGV[7]   historyCap: completed history cap
+  ARGV[8]   channel: events channel ('' = publish nothing)
+  ARGV[9]   onlyHeard: '1': publish only when the channel has a subscriber on this server; '0': always
+  ARGV[10..] completions: per job to complete, 3 values: id, claim token, result JSON
   Returns:  { now ms, due time of the next delayed job in ms or -1, M (jobs given to complete),
-              M values 1 (completed) or 0 (not the caller's; nothing changed),
-              then 9 values per claimed job as claim.lua returns them }
+              M values CLAIM_DONE (completed) or NOT_OWNER (not the caller's; nothing changed),
+              then CLAIM_STRIDE values per claimed job as claim.lua returns them }
+  Reply:    [nowMs: number, nextDueMs: number, count: number, ...rest: Array<string | number | null>]
 ]]
 --@include lib/now.lua
 --@include lib/complete-jobs.lua

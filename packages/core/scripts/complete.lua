@@ -7,17 +7,19 @@
   does nothing), the id goes onto the capped completed history, and the hash gets its TTL.
   Job hashes are built from the queue's hash-tagged prefix (the same slot as every key here).
 
-  KEYS[1]   processing list
-  KEYS[2]   completed list
-  KEYS[3]   lease index sorted set
-  KEYS[4]   stats hash
-  ARGV[1]   job key prefix ("queue:{NAME}:job:")
-  ARGV[2]   completed TTL in seconds (0 = keep until trimmed off the history)
-  ARGV[3]   completed history cap (0 = keep no history)
-  ARGV[4]   events channel ('' = publish nothing)
-  ARGV[5]   '1': publish only when the channel has a subscriber on this server; '0': always
-  ARGV[6..] per job, 3 values: id, claim token, result JSON
-  Returns:  per job 1 if completed, 0 if the caller does not own the job (nothing changed)
+  KEYS[1]   processing: processing list
+  KEYS[2]   completed: completed list
+  KEYS[3]   leases: lease index sorted set
+  KEYS[4]   stats: stats hash
+  ARGV[1]   jobPrefix: job key prefix ("queue:{NAME}:job:")
+  ARGV[2]   ttlSeconds: completed TTL in seconds (0 = keep until trimmed off the history)
+  ARGV[3]   historyCap: completed history cap (0 = keep no history)
+  ARGV[4]   channel: events channel ('' = publish nothing)
+  ARGV[5]   onlyHeard: '1': publish only when the channel has a subscriber on this server; '0': always
+  ARGV[6..] completions: per job, 3 values: id, claim token, result JSON
+  Returns:  per job CLAIM_DONE if completed, NOT_OWNER if the caller does not own the job
+            (nothing changed)
+  Reply:    number[]
 ]]
 --@include lib/now.lua
 --@include lib/complete-jobs.lua

@@ -7,26 +7,31 @@
   Runs only when Redis has memory to spare (no allow-oom flag): under maxmemory with noeviction
   the whole call is refused before it writes anything.
 
-  KEYS[1]   pending list
-  KEYS[2]   delayed sorted set (member: id, score: due time in ms)
-  KEYS[3]   stats hash
-  KEYS[4..] the idempotency keys of the jobs that have one, in job order
-  ARGV[1]   number of jobs N
-  ARGV[2]   job key prefix ("queue:{NAME}:job:"): a job's hash is this plus its id
-  ARGV[3..] per job, 4 values: id, payload JSON, kind, options: '' for none, or
+  KEYS[1]   pending: pending list
+  KEYS[2]   delayed: delayed sorted set (member: id, score: due time in ms)
+  KEYS[3]   stats: stats hash
+  KEYS[4..] idempotencyKeys: the idempotency keys of the jobs that have one, in job order
+  ARGV[1]   count: number of jobs N
+  ARGV[2]   jobPrefix: job key prefix ("queue:{NAME}:job:"): a job's hash is this plus its id
+  ARGV[3]   wakeChannel: the wake channel (see lib/due-notice.lua)
+  ARGV[4..] jobs: per job, 4 values: id, payload JSON, kind, options: '' for none, or
             "delay ms,run-at ms,max attempts,visibility ms,idempotency retention ms", whole
             numbers, 0 meaning: no delay, use the delay, queue default, queue default, no key
-  Returns:  flat array, per job: id, 1 if written (now, or by an earlier run of this same call)
-            or 0 if an earlier job holds its idempotency key
+  Returns:  flat array, per job: id, ENQUEUE_WRITTEN if written (now, or by an earlier run of this
+            same call) or ENQUEUE_HELD if an earlier job holds its idempotency key
+  Reply:    (string | number)[]
   Errors:   "JOBS_DUPLICATE_ID <id>" when a job hash with that id exists with another payload
             (nothing is written)
-  Publishes: on "queue:{NAME}:wake", the ms until the earliest job it delays is due, when that
+  Publishes: on the wake channel, the ms until the earliest job it delays is due, when that
             job is now the first one due (see lib/due-notice.lua)
 ]]
 --@include lib/now.lua
 --@include lib/due-notice.lua
 
 local FIELDS = 4
+local FIRST_JOB = 4
+local ENQUEUE_WRITTEN = 1 --@export
+local ENQUEUE_HELD = 0 --@export
 local n = tonumber(ARGV[1])
 local job_prefix = ARGV[2]
 local now = now_ms()
@@ -46,7 +51,7 @@ end
 -- after a lost reply): it was written the first time and is not written twice.
 local replayed = {}
 for j = 0, n - 1 do
-  local base = 3 + j * FIELDS
+  local base = FIRST_JOB + j * FIELDS
   local job_key = job_prefix .. ARGV[base]
   if redis.call('EXISTS', job_key) == 1 then
     if redis.call('HGET', job_key, 'payload') ~= ARGV[base + 1] then
@@ -64,7 +69,7 @@ local written = 0
 local earliest = nil
 local idem_index = 4
 for j = 0, n - 1 do
-  local base = 3 + j * FIELDS
+  local base = FIRST_JOB + j * FIELDS
   local id, payload, kind = ARGV[base], ARGV[base + 1], ARGV[base + 2]
   local delay_text, run_at_text, max_attempts, visibility_ms, idem_ms = job_options(ARGV[base + 3])
   local job_key = job_prefix .. id
@@ -85,11 +90,11 @@ for j = 0, n - 1 do
   if replayed[j] then
     redis.call('HSET', job_key, 'id', id)
     out[#out + 1] = id
-    out[#out + 1] = 1
+    out[#out + 1] = ENQUEUE_WRITTEN
   elseif holder then
     redis.call('SET', idem_key, holder, 'XX', 'KEEPTTL')
     out[#out + 1] = holder
-    out[#out + 1] = 0
+    out[#out + 1] = ENQUEUE_HELD
   else
     local due = now + tonumber(delay_text)
     if run_at_text ~= '0' then due = tonumber(run_at_text) end
@@ -110,7 +115,7 @@ for j = 0, n - 1 do
     end
     written = written + 1
     out[#out + 1] = id
-    out[#out + 1] = 1
+    out[#out + 1] = ENQUEUE_WRITTEN
   end
 end
 -- In slices: unpack is bounded by Lua's stack (a call may carry 10,000 jobs).
@@ -118,5 +123,5 @@ for first = 1, #pushed, 1000 do
   redis.call('LPUSH', KEYS[1], unpack(pushed, first, math.min(first + 999, #pushed)))
 end
 if written > 0 then redis.call('HINCRBY', KEYS[3], 'enqueued_total', written) end
-if earliest then notice_due(KEYS[2], job_prefix, earliest, now) end
+if earliest then notice_due(KEYS[2], ARGV[3], earliest, now) end
 return out

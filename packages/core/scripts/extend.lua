@@ -5,11 +5,12 @@
   now + the given time, not the old deadline plus it. Fenced: a job whose token no longer
   matches (it was reclaimed or finished) is not renewed, and the caller learns it.
 
-  KEYS[1]   lease index sorted set
-  KEYS[2..] the job hash of each job, in the order of the ARGV pairs
-  ARGV[1]   lease length in ms, counted from now
-  ARGV[2..] per job, 2 values: id, claim token
-  Returns:  per job the new deadline in ms, or 0 if the caller no longer owns the job
+  KEYS[1]   leases: lease index sorted set
+  KEYS[2..] jobs: the job hash of each job, in the order of the ARGV pairs
+  ARGV[1]   leaseMs: lease length in ms, counted from now
+  ARGV[2..] claims: per job, 2 values: id, claim token
+  Returns:  per job the new deadline in ms, or NOT_OWNER (0) if the caller no longer owns the job
+  Reply:    number[]
 ]]
 --@include lib/now.lua
 --@include lib/job-status.lua
@@ -26,7 +27,7 @@ for j = 0, (#ARGV - 1) / 2 - 1 do
     redis.call('HSET', key, 'lease_expires_at_ms', deadline)
     out[#out + 1] = deadline
   else
-    out[#out + 1] = 0
+    out[#out + 1] = NOT_OWNER
   end
 end
 return out

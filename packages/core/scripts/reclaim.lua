@@ -13,21 +13,22 @@
      max_attempts claims goes to the failed list with the reason instead (a poison job does not
      loop forever). Each expired lease is handled by exactly one call, however many run at once.
 
-  KEYS[1]  pending list
-  KEYS[2]  processing list
-  KEYS[3]  lease index sorted set
-  KEYS[4]  failed list
-  KEYS[5]  stats hash
-  KEYS[6]  reclaim cursor (string: how far from the tail of processing the adoption walk is)
-  ARGV[1]  job key prefix ("queue:{NAME}:job:")
-  ARGV[2]  most expired leases to handle in this call
-  ARGV[3]  default visibility ms, for jobs whose hash has no visibility_ms
-  ARGV[4]  default max attempts, for jobs whose hash has no max_attempts
-  ARGV[5]  failed TTL in seconds (0 = keep until trimmed off the history)
-  ARGV[6]  failed history cap
-  ARGV[7]  events channel ('' = publish nothing)
-  ARGV[8]  most processing entries to examine for foreign claims in this call
+  KEYS[1]  pending: pending list
+  KEYS[2]  processing: processing list
+  KEYS[3]  leases: lease index sorted set
+  KEYS[4]  failed: failed list
+  KEYS[5]  stats: stats hash
+  KEYS[6]  cursor: reclaim cursor (string: how far from the tail of processing the adoption walk is)
+  ARGV[1]  jobPrefix: job key prefix ("queue:{NAME}:job:")
+  ARGV[2]  batch: most expired leases to handle in this call
+  ARGV[3]  visibilityMs: default visibility ms, for jobs whose hash has no visibility_ms
+  ARGV[4]  maxAttempts: default max attempts, for jobs whose hash has no max_attempts
+  ARGV[5]  ttlSeconds: failed TTL in seconds (0 = keep until trimmed off the history)
+  ARGV[6]  historyCap: failed history cap
+  ARGV[7]  channel: events channel ('' = publish nothing)
+  ARGV[8]  scanBudget: most processing entries to examine for foreign claims in this call
   Returns: { {reclaimed ids}, {dead-lettered ids}, {dropped ids}, 1 if more leases are due else 0 }
+  Reply:   [reclaimed: string[], deadLettered: string[], dropped: string[], more: number]
 ]]
 --@include lib/now.lua
 --@include lib/job-status.lua

@@ -4,14 +4,16 @@
   fenced like complete; each id leaves processing and the lease index, goes back to the claim
   end of pending in its order, and the interrupted attempt is not counted against it.
 
-  KEYS[1]   processing list
-  KEYS[2]   pending list
-  KEYS[3]   lease index sorted set
-  KEYS[4]   stats hash
-  KEYS[5..] the job hash of each job, in the order of the ARGV pairs
-  ARGV[1]   events channel ('' = publish nothing)
-  ARGV[2..] per job, 2 values: id, claim token
-  Returns:  per job 1 if released, 0 if the caller does not own the job (nothing changed)
+  KEYS[1]   processing: processing list
+  KEYS[2]   pending: pending list
+  KEYS[3]   leases: lease index sorted set
+  KEYS[4]   stats: stats hash
+  KEYS[5..] jobs: the job hash of each job, in the order of the ARGV pairs
+  ARGV[1]   channel: events channel ('' = publish nothing)
+  ARGV[2..] claims: per job, 2 values: id, claim token
+  Returns:  per job CLAIM_DONE if released, NOT_OWNER if the caller does not own the job
+            (nothing changed)
+  Reply:    number[]
 ]]
 --@include lib/now.lua
 --@include lib/job-status.lua
@@ -36,9 +38,9 @@ for j = 0, (#ARGV - 1) / 2 - 1 do
     redis.call('HDEL', key, 'lease_expires_at_ms')
     publish_event(ARGV[1], id, 'released')
     released[#released + 1] = id
-    out[#out + 1] = 1
+    out[#out + 1] = CLAIM_DONE
   else
-    out[#out + 1] = 0
+    out[#out + 1] = NOT_OWNER
   end
 end
 -- Back to the claim end, first claimed rightmost, so they run next and in their order.

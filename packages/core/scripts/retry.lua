@@ -5,15 +5,18 @@
   last_error is kept, for the record. An id whose hash has expired is dropped from the failed
   list; ids in any other state are left alone.
 
-  KEYS[1]   failed list
-  KEYS[2]   pending list
-  KEYS[3]   stats hash
-  KEYS[4..] the job hash of each id, in the order of ARGV
-  ARGV[1..] job ids
-  Returns:  per id 1 if redriven, else the job's status ('' when there is no such job)
+  KEYS[1]   failed: failed list
+  KEYS[2]   pending: pending list
+  KEYS[3]   stats: stats hash
+  KEYS[4..] jobs: the job hash of each id, in the order of ARGV
+  ARGV[1..] ids: job ids
+  Returns:  per id REDRIVEN, else the job's status ('' when there is no such job)
+  Reply:    (number | string)[]
 ]]
 --@include lib/remove-from-list.lua
 --@include lib/job-status.lua
+
+local REDRIVEN = 1 --@export
 
 local out = {}
 local redriven = 0
@@ -27,7 +30,7 @@ for j = 1, #ARGV do
     redis.call('PERSIST', key)
     redis.call('LPUSH', KEYS[2], id)
     redriven = redriven + 1
-    out[#out + 1] = 1
+    out[#out + 1] = REDRIVEN
   else
     if not status then remove_from_list(KEYS[1], id) end
     out[#out + 1] = status or ''

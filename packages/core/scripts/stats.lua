@@ -3,15 +3,16 @@
   stats: one consistent snapshot of a queue: the depth of every list and set, the counters
   that the scripts keep, and the enqueue time of the oldest pending job.
 
-  KEYS[1]  pending list
-  KEYS[2]  processing list
-  KEYS[3]  delayed sorted set
-  KEYS[4]  completed list
-  KEYS[5]  failed list
-  KEYS[6]  stats hash
-  ARGV[1]  job key prefix ("queue:{NAME}:job:")
+  KEYS[1]  pending: pending list
+  KEYS[2]  processing: processing list
+  KEYS[3]  delayed: delayed sorted set
+  KEYS[4]  completed: completed list
+  KEYS[5]  failed: failed list
+  KEYS[6]  stats: stats hash
+  ARGV[1]  jobPrefix: job key prefix ("queue:{NAME}:job:")
   Returns: { now ms, pending, processing, delayed, completed, failed,
              oldest pending enqueued_at_ms or -1, { counter field, value, ... } }
+  Reply:   [nowMs: number, pending: number, processing: number, delayed: number, completed: number, failed: number, oldestEnqueuedAtMs: number, counters: Array<string>]
 ]]
 --@include lib/now.lua
 --@include lib/job-status.lua

@@ -4,10 +4,11 @@
   most ARGV[2] per call, stopping at the first id that still has its hash. Hashes expire in the
   order the ids were pushed, so the expired ones gather at the tail.
 
-  KEYS[1]  the history list (completed or failed)
-  ARGV[1]  job key prefix ("queue:{NAME}:job:")
-  ARGV[2]  most ids to drop in this call
+  KEYS[1]  list: the history list (completed or failed)
+  ARGV[1]  jobPrefix: job key prefix ("queue:{NAME}:job:")
+  ARGV[2]  batch: most ids to drop in this call
   Returns: how many ids were dropped
+  Reply:   number
 ]]
 --@include lib/job-status.lua
 

@@ -43,6 +43,11 @@ export const JOBS_ERROR_CODES = {
    * time, so a failover now could lose it. Repeating the call (with an idempotency key) is safe.
    */
   NOT_REPLICATED: 'JOBS_NOT_REPLICATED',
+  /**
+   * An enqueue named a job id that another job with another payload already holds; nothing was
+   * written. The ids @jobs makes are random, so this means two writers chose the same id.
+   */
+  DUPLICATE_ID: 'JOBS_DUPLICATE_ID',
 } as const;
 
 /** One of {@link JOBS_ERROR_CODES}. */

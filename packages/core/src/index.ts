@@ -8,21 +8,14 @@ export { JobQueue } from './job-queue.ts';
 export { PartitionedQueue, recordedPartitions } from './partitioned-queue.ts';
 export type { PartitionedEnqueueOptions, PartitionedEnqueueRequest, PartitionedQueueOptions } from './partitioned-queue.ts';
 export { MAX_PARTITIONS, partitionName, partitionNames, partitionOfId, partitionOfKey } from './partitions.ts';
-export type {
-  CancelOutcome,
-  ClaimOptions,
-  CompleteAndClaimResult,
-  CompleteOutcome,
-  EnqueueRequest,
-  EnqueueResult,
-  FailOptions,
-  FailOutcome,
-  JobQueueOptions,
-  PreparedEnqueue,
-  ListState,
-  QueueStats,
-  ReclaimResult,
-} from './job-queue.ts';
+export type { JobQueueOptions } from './job-queue.ts';
+export type { CancelOutcome } from './commands/cancel.ts';
+export type { ClaimOptions } from './commands/claim.ts';
+export type { CompleteAndClaimResult, CompleteOutcome } from './commands/complete.ts';
+export type { EnqueueRequest, EnqueueResult, PreparedEnqueue } from './commands/enqueue.ts';
+export type { FailOptions, FailOutcome } from './commands/fail.ts';
+export type { ReclaimResult } from './commands/reclaim.ts';
+export type { ListState, QueueStats } from './commands/views.ts';
 export type { DurabilityOptions, QueueOptions } from './queue-options.ts';
 export type { EnqueueOptions } from './enqueue-options.ts';
 
@@ -44,7 +37,7 @@ export type { QueueKeys } from './keys.ts';
 
 export { closeClient, connectRedis, describeRedis, duplicateClient, isRedisClient, MIN_REDIS_VERSION, toJobsError } from './redis-connection.ts';
 export type { ClusterConnectionOptions, RedisConnection, RedisConnectionInput } from './redis-connection.ts';
-export type { RedisClient } from './lua.ts';
+export type { RedisClient } from './redis-connection.ts';
 
 export {
   InvalidArgumentError,

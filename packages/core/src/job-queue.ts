@@ -1,17 +1,24 @@
-import { Cluster, type Redis } from 'ioredis';
-import { backoffDelayMs } from './backoff.ts';
-import { resolveEnqueueOptions, type EnqueueOptions } from './enqueue-options.ts';
-import { InvalidArgumentError, JOBS_ERROR_CODES, JobsError, LostClaimError, NotReplicatedError } from './errors.ts';
-import { readClaimedJobs } from './claimed-job.ts';
-import { parseJobRecord, pairsToObject, type ClaimedJob, type JobRecord } from './job-record.ts';
-import { encodeJson } from './json.ts';
-import { assertJobId, queueKeys, type QueueKeys } from './keys.ts';
+import { Cluster } from 'ioredis';
+import { cancel, type CancelOutcome } from './commands/cancel.ts';
+import { Claimer, type ClaimOptions } from './commands/claim.ts';
+import { Completer, type CompleteAndClaimResult, type CompleteOutcome } from './commands/complete.ts';
+import { ENQUEUE_BATCH, encodeEnqueue, enqueuePrepared, prepareEnqueueMany, writeEnqueues, type EnqueueRequest, type EnqueueResult, type PreparedEnqueue } from './commands/enqueue.ts';
+import { extendLease, extendLeases } from './commands/extend.ts';
+import { fail, type FailOptions, type FailOutcome } from './commands/fail.ts';
+import type { QueueContext } from './commands/queue-context.ts';
+import { reclaimStuck, type ReclaimResult } from './commands/reclaim.ts';
+import { release } from './commands/release.ts';
+import { retry, retryFailed } from './commands/retry.ts';
+import { promoteDue, purge, tidyHistory } from './commands/tidy.ts';
+import { getJob, list, stats, type ListState, type QueueStats } from './commands/views.ts';
+import type { EnqueueOptions } from './enqueue-options.ts';
+import { InvalidArgumentError, JOBS_ERROR_CODES, JobsError } from './errors.ts';
+import type { ClaimedJob, JobRecord } from './job-record.ts';
+import { queueKeys, type QueueKeys } from './keys.ts';
 import type { KindName, Kinds } from './kinds.ts';
-import { SCRIPTS, pipeScript, registerScripts, runScript, type LuaScript, type RedisClient } from './lua.ts';
 import { resolveQueueOptions, type QueueOptions, type ResolvedQueueOptions } from './queue-options.ts';
-import { assertRedisVersion, closeClient, connectRedis, duplicateClient, toJobsError, withRedisErrors, type RedisConnectionInput } from './redis-connection.ts';
-import { claimTokenBase, randomHex } from './random-hex.ts';
-import { masterAt, redirectionOf, refreshSlots } from './cluster-redirects.ts';
+import { assertRedisVersion, closeClient, connectRedis, duplicateClient, withRedisErrors, type RedisClient, type RedisConnectionInput } from './redis-connection.ts';
+import { ScriptSender } from './script-sender.ts';
 import { TickBatcher } from './tick-batcher.ts';
 import { WorkWaiter } from './wait-for-work.ts';
 import { assertWholeNumber } from './whole-number.ts';
@@ -38,135 +45,15 @@ export interface JobQueueOptions<P> extends QueueOptions {
   idSuffix?: string;
 }
 
-/** One job of {@link JobQueue.enqueueMany}. */
-export type EnqueueRequest<P> = {
-  [N in KindName<P>]: { kind: N; payload: P[N]; options?: EnqueueOptions };
-}[KindName<P>];
-
-/** What {@link JobQueue.enqueueMany} did with one job. */
-export interface EnqueueResult {
-  /** The job's id: the new job's, or, for an idempotency key still held, the earlier job's. */
-  readonly id: string;
-  /** False when an earlier job holds the idempotency key and nothing was written. */
-  readonly created: boolean;
-}
-
-/** Options of {@link JobQueue.claim}. */
-export interface ClaimOptions {
-  /** Most jobs to claim in this call (one round trip). Default 1, at most 1000. */
-  max?: number;
-  /** Wait up to this long for work when none is pending. Default 0: do not wait. */
-  blockMs?: number;
-  /** Stops a wait early. */
-  signal?: AbortSignal;
-}
-
-/** Options of {@link JobQueue.fail}. */
-export interface FailOptions {
-  /** Fail at once, with no retry. */
-  permanent?: boolean;
-  /** Delay before the retry; default from the kind's (or queue's) backoff policy. */
-  retryDelayMs?: number;
-}
-
-/**
- * Most single enqueues written in one script call. A full batch goes out at once, mid-tick, so
- * with many enqueues in flight Redis runs one batch while the next is prepared (measured with
- * 64 in flight: batches of 32 ~70-85k jobs/s, of 500 ~50k, of 16 ~60k).
- */
-const ENQUEUE_BATCH = 32;
-
-/** One job, checked and encoded for the enqueue script (see {@link JobQueue.prepareEnqueue}). */
-export interface PreparedEnqueue {
-  readonly id: string;
-  /** Its 4 script arguments: id, payload JSON, kind, options (see scripts/enqueue.lua). */
-  readonly args: readonly string[];
-  /** Its idempotency key in Redis, when it has one. */
-  readonly idempotencyKey: string | undefined;
-}
-
-/** What {@link JobQueue.completeManyAndClaim} did. */
-export interface CompleteAndClaimResult {
-  /** Per item, as {@link JobQueue.completeSettled} reports it. */
-  outcomes: CompleteOutcome[];
-  /** The jobs claimed: the caller must run them (or release them). */
-  next: ClaimedJob[];
-  /** Durable mode only: set when fewer replicas than asked confirmed the call in time. */
-  notReplicated?: NotReplicatedError;
-}
-
-/** What {@link JobQueue.completeSettled} did with one job. */
-export type CompleteOutcome = { readonly status: 'completed' } | { readonly status: 'lost' } | { readonly status: 'refused'; readonly error: JobsError };
-
-/** What {@link JobQueue.fail} did: retried at once, retry scheduled later, or dead-lettered. */
-export type FailOutcome = 'retried' | 'delayed' | 'failed';
-
-/** What {@link JobQueue.reclaimStuck} did. */
-export interface ReclaimResult {
-  /** Jobs whose lease expired, back on pending. */
-  readonly reclaimed: readonly string[];
-  /** Jobs whose lease expired on their last attempt, now in failed. */
-  readonly deadLettered: readonly string[];
-  /** Ids dropped from processing because their hash was gone. */
-  readonly dropped: readonly string[];
-  /** True when more leases had expired than one call handles: call again. */
-  readonly more: boolean;
-}
-
-/** What {@link JobQueue.cancel} did. */
-export type CancelOutcome = { readonly cancelled: true } | { readonly cancelled: false; readonly status: string };
-
-/** The lists and sets a job can be in, for {@link JobQueue.list}. */
-export type ListState = 'pending' | 'processing' | 'delayed' | 'completed' | 'failed';
-
-const LIST_STATES: readonly ListState[] = ['pending', 'processing', 'delayed', 'completed', 'failed'];
-
-/** Throws `JOBS_INVALID_ARGUMENT` (field `state`) unless `state` names a list a job can be in. */
-export function assertListState(state: unknown): asserts state is ListState {
-  if (!LIST_STATES.includes(state as ListState)) throw new InvalidArgumentError('state', `expected one of ${LIST_STATES.join(', ')}, got ${JSON.stringify(state)}`);
-}
-
-/** A snapshot of a queue, taken in one step. */
-export interface QueueStats {
-  readonly enqueuedTotal: number;
-  readonly completedTotal: number;
-  /** Jobs dead-lettered (moved to failed). */
-  readonly failedTotal: number;
-  /** Failed attempts that were retried. */
-  readonly retriedTotal: number;
-  /** Expired leases returned to pending. */
-  readonly reclaimedTotal: number;
-  readonly cancelledTotal: number;
-  /** Dead-lettered jobs redriven to pending. */
-  readonly redrivenTotal: number;
-  /** Claimed jobs handed back by workers shutting down. */
-  readonly releasedTotal: number;
-  /** Ids found without a hash (or already finished) and dropped. */
-  readonly droppedTotal: number;
-  readonly pendingDepth: number;
-  readonly processingDepth: number;
-  readonly delayedDepth: number;
-  readonly completedDepth: number;
-  readonly failedDepth: number;
-  /** How long the oldest pending job has waited, or null when none is pending. */
-  readonly oldestPendingAgeMs: number | null;
-  readonly visibilityMs: number;
-  /** The Redis server's clock when the snapshot was taken. */
-  readonly nowMs: number;
-}
-
-const FAIL_OUTCOMES: Record<number, FailOutcome> = { 1: 'retried', 2: 'failed', 3: 'delayed' };
-const MAX_ERROR_CHARS = 4_096;
-
-function errorText(error: unknown): string {
-  const text = error instanceof Error ? (error.name && error.name !== 'Error' ? `${error.name}: ${error.message}` : error.message) : String(error);
-  return text.length > MAX_ERROR_CHARS ? `${text.slice(0, MAX_ERROR_CHARS)}...` : text;
-}
+/** The context of each queue, for the commands of another queue object (a partitioned queue's). */
+let contextOf: <P>(queue: JobQueue<P>) => QueueContext<P>;
 
 /**
  * The low-level queue: the recipe's verbs (`enqueue`, `claim`, `complete`, `fail`,
  * `reclaimStuck`, `stats`, `getJob`) on the recipe's keys, each one atomic Lua script, with the
- * recipe's flaws fixed. `@jobs/producer` and `@jobs/worker` are thin layers over it.
+ * recipe's flaws fixed. Each verb lives in its own module under `commands/`; this class holds
+ * the connection and hands each verb the queue's context. `@jobs/producer` and `@jobs/worker`
+ * are thin layers over it.
  *
  * @example
  * ```ts
@@ -190,15 +77,18 @@ export class JobQueue<P> {
   readonly client: RedisClient;
   readonly #owned: boolean;
   readonly #waiter: WorkWaiter;
-  #ready: Promise<unknown> | undefined;
-  /** Set once the checks of {@link #ensureReady} passed. */
-  #isReady = false;
-  /** From the last claim: ms until the next delayed job was due (-1: none), and when that was. */
-  #dueHint: { untilDueMs: number; atMs: number } | undefined;
-  #closed = false;
-  readonly #idSuffix: string;
+  readonly #scripts: ScriptSender;
+  readonly #ctx: QueueContext<P>;
+  readonly #claimer: Claimer<P>;
+  readonly #completer: Completer<P>;
   /** Single enqueues of one tick, written in one script call. */
-  readonly #enqueues = new TickBatcher<PreparedEnqueue, EnqueueResult>((jobs) => this.#writeEnqueues(jobs), ENQUEUE_BATCH);
+  readonly #enqueues: TickBatcher<PreparedEnqueue, EnqueueResult>;
+  #started: Promise<unknown> | undefined;
+  #closed = false;
+
+  static {
+    contextOf = (queue) => queue.#ctx;
+  }
 
   constructor(options: JobQueueOptions<P>) {
     if (typeof options !== 'object' || options === null) throw new InvalidArgumentError('options', 'expected an object');
@@ -209,15 +99,31 @@ export class JobQueue<P> {
     }
     this.kinds = options.kinds;
     this.options = resolveQueueOptions(options);
-    this.#idSuffix = options.idSuffix ?? '';
-    if (this.#idSuffix !== '' && !/^[A-Za-z0-9._:-]{1,16}$/.test(this.#idSuffix)) throw new InvalidArgumentError('idSuffix', 'expected 1 to 16 letters, digits, ".", "_", "-" or ":"');
+    const idSuffix = options.idSuffix ?? '';
+    if (idSuffix !== '' && !/^[A-Za-z0-9._:-]{1,16}$/.test(idSuffix)) throw new InvalidArgumentError('idSuffix', 'expected 1 to 16 letters, digits, ".", "_", "-" or ":"');
     const commandTimeoutMs = assertWholeNumber('commandTimeoutMs', options.commandTimeoutMs ?? 10_000, 100, 3_600_000);
     const { client, owned } = connectRedis(options.redis, options.connectionName ?? `jobs:${options.queue}`, { commandTimeout: commandTimeoutMs });
     this.client = client;
     this.#owned = owned;
-    registerScripts(client);
     // A blocking wait must end well within the command timeout, or the timeout would cut it off.
     this.#waiter = new WorkWaiter(() => duplicateClient(client), this.keys.pending, Math.min(5_000, Math.floor(commandTimeoutMs / 2)));
+    const ready = (): Promise<unknown> => this.#ensureReady();
+    this.#scripts = new ScriptSender(client, this.options.durability, ready);
+    this.#ctx = Object.freeze({
+      name: this.name,
+      client,
+      keys: this.keys,
+      kinds: this.kinds,
+      options: this.options,
+      scripts: this.#scripts,
+      channel: this.options.events ? this.keys.events : '',
+      onlyHeard: client instanceof Cluster ? '0' : '1',
+      idSuffix,
+      ready,
+    });
+    this.#claimer = new Claimer(this.#ctx, this.#waiter, () => this.#closed);
+    this.#completer = new Completer(this.#ctx);
+    this.#enqueues = new TickBatcher((jobs) => writeEnqueues(this.#ctx, jobs), ENQUEUE_BATCH);
   }
 
   /**
@@ -226,110 +132,17 @@ export class JobQueue<P> {
    */
   #ensureReady(): Promise<unknown> {
     if (this.#closed) return Promise.reject(new JobsError(JOBS_ERROR_CODES.CLOSED, `queue ${this.name} is closed`));
-    this.#ready ??= (async () => {
+    this.#started ??= (async () => {
       await assertRedisVersion(this.client);
       const partitions = await withRedisErrors(() => this.client.get(this.keys.partitions));
       if (partitions !== null && Number(partitions) > 1) {
         throw new InvalidArgumentError('partitions', `queue "${this.name}" is partitioned into ${partitions} (${this.keys.partitions}): open it with partitions: ${partitions}`);
       }
-      this.#isReady = true;
     })().catch((error: unknown) => {
-      this.#ready = undefined;
+      this.#started = undefined;
       throw error;
     });
-    return this.#ready;
-  }
-
-  /**
-   * Runs a script. Once the queue is known ready the command is sent at once, in this call (so
-   * a batch sent mid-tick is on the wire while the tick goes on); `coalesce` holds the socket's
-   * writes to the end of the tick (see write-coalescing.ts).
-   */
-  #run(script: LuaScript, keys: readonly string[], args: readonly (string | number)[], coalesce = true): Promise<unknown> {
-    if (this.#isReady && !this.#closed) return withRedisErrors(() => runScript(this.client, script, keys, args, coalesce));
-    return this.#ensureReady().then(() => withRedisErrors(() => runScript(this.client, script, keys, args, coalesce)));
-  }
-
-  /**
-   * Runs a write that acknowledges something (an enqueue, a completion, a failure). In durable
-   * mode `WAIT` follows it in the same pipeline, on the same connection (in a cluster, the
-   * queue's node): returns the reply and how many replicas hold the write. Otherwise the
-   * replica count is `undefined`.
-   */
-  async #runAcknowledged(script: LuaScript, keys: readonly string[], args: readonly (string | number)[], coalesce = true): Promise<{ reply: unknown; replicas: number | undefined }> {
-    const { replicas, timeoutMs } = this.options.durability;
-    if (replicas === 0) return { reply: await this.#run(script, keys, args, coalesce), replicas: undefined };
-    let withSource = false;
-    // After ASK: the node to send the next attempt to, with ASKING before the script.
-    let asking: Redis | undefined;
-    let redirects = 0;
-    for (;;) {
-      try {
-        const [reply, acknowledged] = await this.#pipeline((pipe) => {
-          // Plain EVALSHA (or EVAL), not the registered command: on NOSCRIPT ioredis would resend
-          // a registered script by itself, outside this pipeline, after WAIT had answered, and
-          // the write would be acknowledged before any replica held it.
-          if (withSource) pipe.eval(script.source, keys.length, ...keys, ...args);
-          else pipe.evalsha(script.sha1, keys.length, ...keys, ...args);
-          pipe.wait(replicas, timeoutMs);
-        }, asking);
-        return { reply, replicas: Number(acknowledged) };
-      } catch (error) {
-        if (!(error instanceof Error)) throw error;
-        // The server lost its script cache (a restart, a failover, SCRIPT FLUSH): the script did
-        // not run; send it with its source, WAIT again behind it.
-        if (!withSource && error.message.startsWith('NOSCRIPT')) {
-          withSource = true;
-          continue;
-        }
-        // ioredis follows redirections for a pipeline only when its other commands are read-only,
-        // and WAIT is not: after a failover or during a slot move every call would fail. A
-        // redirected script did not run, so sending the pipeline again is safe. As ioredis does
-        // for single commands: MOVED refreshes the slot map, ASK sends once to the node named,
-        // TRYAGAIN waits, up to the client's maxRedirections.
-        const client = this.client;
-        const redirection = client instanceof Cluster ? redirectionOf(error) : undefined;
-        if (!(client instanceof Cluster) || !redirection || (redirects += 1) > (client.options.maxRedirections ?? 16)) throw error;
-        asking = undefined;
-        if (redirection.kind === 'moved') await refreshSlots(client);
-        else if (redirection.kind === 'tryagain') await new Promise((resolve) => setTimeout(resolve, client.options.retryDelayOnTryAgain || 100));
-        else if (!(asking = await masterAt(client, redirection.address))) throw error;
-      }
-    }
-  }
-
-  /** Throws {@link NotReplicatedError} when durable mode asked for more replicas than confirmed. */
-  #assertReplicated(what: string, replicas: number | undefined, ids: readonly string[] = []): void {
-    const { replicas: required, timeoutMs } = this.options.durability;
-    if (replicas !== undefined && replicas < required) throw new NotReplicatedError(what, replicas, required, timeoutMs, ids);
-  }
-
-  /**
-   * Runs the queued scripts of `build` in one round trip and returns their replies in order; on
-   * `asking` (a cluster node that answered ASK for them), right behind an `ASKING`.
-   */
-  async #pipeline(build: (pipe: ReturnType<RedisClient['pipeline']>) => void, asking?: Redis): Promise<unknown[]> {
-    await this.#ensureReady();
-    const pipe = (asking ?? this.client).pipeline();
-    if (asking) pipe.asking();
-    build(pipe);
-    const replies = await withRedisErrors(async () => (await pipe.exec()) ?? []);
-    return replies.slice(asking ? 1 : 0).map(([error, reply]) => {
-      if (error) throw toJobsError(error);
-      return reply;
-    });
-  }
-
-  /**
-   * '1' lets completions skip their events when nobody subscribes: exact on one server. In a
-   * cluster a subscriber may sit on another node, where the script cannot see it: '0'.
-   */
-  get #onlyHeard(): string {
-    return this.client instanceof Cluster ? '0' : '1';
-  }
-
-  get #channel(): string {
-    return this.options.events ? this.keys.events : '';
+    return this.#started;
   }
 
   /**
@@ -339,7 +152,7 @@ export class JobQueue<P> {
    */
   async enqueue<N extends KindName<P>>(kind: N, payload: P[N], options?: EnqueueOptions): Promise<string> {
     // Checked and encoded now, so a bad job fails alone; written with the others of this tick.
-    const prepared = this.#prepareEnqueue({ kind, payload, ...(options !== undefined && { options }) } as unknown as EnqueueRequest<P>, 'payload', 'options');
+    const prepared = encodeEnqueue(this.#ctx, { kind, payload, ...(options !== undefined && { options }) } as unknown as EnqueueRequest<P>, 'payload', 'options');
     return (await this.#enqueues.add(prepared)).id;
   }
 
@@ -348,92 +161,7 @@ export class JobQueue<P> {
    * before anything is written: one bad job and none is written.
    */
   async enqueueMany(jobs: readonly EnqueueRequest<P>[]): Promise<EnqueueResult[]> {
-    if (!Array.isArray(jobs)) throw new InvalidArgumentError('jobs', 'expected an array');
-    if (jobs.length === 0) return [];
-    if (jobs.length > 10_000) throw new InvalidArgumentError('jobs', `at most 10000 jobs per call, got ${jobs.length}`);
-    const prepared = jobs.map((job, index) => {
-      if (typeof job !== 'object' || job === null) throw new InvalidArgumentError(`jobs[${index}]`, 'expected { kind, payload, options? }');
-      return this.prepareEnqueue(job, jobs.length === 1 ? undefined : index);
-    });
-    return this.enqueuePrepared(prepared);
-  }
-
-  /**
-   * Checks and encodes one job for {@link enqueuePrepared}, writing nothing; throws as
-   * {@link enqueueMany} would (`at`: its index in the caller's batch, for the error's field).
-   * For a caller that must check jobs bound for several queues before writing to any (a
-   * partitioned queue's batch), so that no job is checked twice.
-   */
-  prepareEnqueue(job: EnqueueRequest<P>, at?: number): PreparedEnqueue {
-    const prefix = at === undefined ? '' : `jobs[${at}].`;
-    if (typeof job !== 'object' || job === null) throw new InvalidArgumentError(at === undefined ? 'job' : `jobs[${at}]`, 'expected { kind, payload, options? }');
-    return this.#prepareEnqueue(job, `${prefix}payload`, `${prefix}options`);
-  }
-
-  /** Writes jobs from {@link prepareEnqueue} in one round trip and one atomic script. */
-  async enqueuePrepared(prepared: readonly PreparedEnqueue[]): Promise<EnqueueResult[]> {
-    if (prepared.length === 0) return [];
-    const answers = await this.#writeEnqueues(prepared);
-    const failed = answers.find((answer): answer is Error => answer instanceof Error);
-    if (failed) {
-      // One call, one answer: durable mode's shortfall names every id written.
-      if (failed instanceof NotReplicatedError) throw new NotReplicatedError(`${prepared.length} jobs`, failed.acknowledged, failed.required, this.options.durability.timeoutMs, answers.map((answer, i) => (answer instanceof Error ? (prepared[i] as PreparedEnqueue).id : answer.id)));
-      throw failed;
-    }
-    return answers as EnqueueResult[];
-  }
-
-  /** Validates and encodes one job for the enqueue script (throws, writing nothing, when it is bad). */
-  #prepareEnqueue(job: EnqueueRequest<P>, payloadField: string, optionsField: string): PreparedEnqueue {
-    const json = this.kinds.encode(job.kind, job.payload, payloadField);
-    const kindOptions = this.kinds.options(job.kind);
-    const options = resolveEnqueueOptions(job.options, this.options.idempotencyTtlMs, optionsField);
-    const id = this.#idSuffix === '' ? randomHex() : randomHex() + this.#idSuffix;
-    const maxAttempts = options.maxAttempts ?? kindOptions.maxAttempts ?? 0;
-    const visibilityMs = options.visibilityMs ?? kindOptions.visibilityMs ?? 0;
-    const idempotencyKey = options.idempotencyKey === undefined ? undefined : this.keys.idempotency(options.idempotencyKey);
-    // Most jobs use every default: one empty argument then, not five zeros.
-    const packed =
-      options.delayMs === 0 && options.runAtMs === 0 && maxAttempts === 0 && visibilityMs === 0 && idempotencyKey === undefined
-        ? ''
-        : `${options.delayMs},${options.runAtMs},${maxAttempts},${visibilityMs},${idempotencyKey === undefined ? 0 : options.idempotencyTtlMs}`;
-    return { id, args: [id, json, job.kind, packed], idempotencyKey };
-  }
-
-  /**
-   * Writes prepared jobs in one script call. Per job its result, or (durable mode) a
-   * {@link NotReplicatedError} naming it: written on the primary, not yet on the replicas.
-   */
-  async #writeEnqueues(jobs: readonly PreparedEnqueue[]): Promise<(EnqueueResult | Error)[]> {
-    const keys = [this.keys.pending, this.keys.delayed, this.keys.stats];
-    const args: string[] = [String(jobs.length), this.keys.jobPrefix];
-    for (const job of jobs) {
-      if (job.idempotencyKey !== undefined) keys.push(job.idempotencyKey);
-      for (const arg of job.args) args.push(arg);
-    }
-    // Not held to the end of the tick: enqueues are batched already, and a full batch should
-    // reach Redis while the tick's other calls are still being prepared.
-    const { reply, replicas } = await this.#runAcknowledged(SCRIPTS.enqueue, keys, args, false);
-    const values = reply as (string | number)[];
-    const results: (EnqueueResult | Error)[] = [];
-    for (let i = 0; i < values.length; i += 2) results.push({ id: String(values[i]), created: Number(values[i + 1]) === 1 });
-    const { replicas: required, timeoutMs } = this.options.durability;
-    if (replicas !== undefined && replicas < required) {
-      return results.map((result) => new NotReplicatedError(`job ${(result as EnqueueResult).id}`, replicas, required, timeoutMs, [(result as EnqueueResult).id]));
-    }
-    return results;
-  }
-
-  #claimArgs(max: number): (string | number)[] {
-    return [this.keys.jobPrefix, this.options.visibilityMs, this.options.maxAttempts, max, claimTokenBase()];
-  }
-
-  #claimKeys(): string[] {
-    return [this.keys.pending, this.keys.processing, this.keys.leases, this.keys.stats, this.keys.delayed];
-  }
-
-  #promoteKeys(): string[] {
-    return [this.keys.delayed, this.keys.pending];
+    return enqueuePrepared(this.#ctx, prepareEnqueueMany(this.#ctx, jobs));
   }
 
   /**
@@ -442,36 +170,8 @@ export class JobQueue<P> {
    * step. With `blockMs`, waits for work (blocking in Redis, no polling) and returns as soon as
    * some is claimed; an empty array means none came in time.
    */
-  async claim(options: ClaimOptions = {}): Promise<ClaimedJob[]> {
-    const max = assertWholeNumber('max', options.max ?? 1, 1, 1_000);
-    const blockMs = assertWholeNumber('blockMs', options.blockMs ?? 0, 0, 3_600_000);
-    const deadline = Date.now() + blockMs;
-    let nextDueMs = -1;
-    let nowMs = 0;
-    for (;;) {
-      const remaining = deadline - Date.now();
-      // How long until the next delayed job is due: from this call's last claim, else from the
-      // previous call's (then the wait starts at once: a push wakes it, and the claim behind it
-      // runs either way); with neither, claim once first to learn it.
-      const hint = this.#dueHint;
-      let untilDue: number | undefined;
-      if (nowMs !== 0) untilDue = nextDueMs >= 0 ? Math.max(1, nextDueMs - nowMs) : remaining;
-      else if (hint) untilDue = hint.untilDueMs >= 0 ? Math.max(1, hint.untilDueMs - (Date.now() - hint.atMs)) : remaining;
-      let reply: unknown[];
-      if (untilDue === undefined || remaining <= 0) {
-        reply = (await this.#run(SCRIPTS.claim, this.#claimKeys(), this.#claimArgs(max))) as unknown[];
-      } else {
-        // Wake for the next delayed job too; a delayed job is not in pending, so no push wakes us.
-        await this.#ensureReady();
-        const claimed = await this.#waiter.waitThenRun(Math.min(remaining, untilDue), SCRIPTS.claim, this.#claimKeys(), this.#claimArgs(max), options.signal);
-        reply = claimed ?? ((await this.#run(SCRIPTS.claim, this.#claimKeys(), this.#claimArgs(max))) as unknown[]);
-      }
-      nowMs = Number(reply[0]);
-      nextDueMs = Number(reply[1]);
-      this.#dueHint = { untilDueMs: nextDueMs >= 0 ? nextDueMs - nowMs : -1, atMs: Date.now() };
-      const jobs = readClaimedJobs(reply, 2, nowMs);
-      if (jobs.length > 0 || deadline - Date.now() <= 0 || this.#closed || options.signal?.aborted) return jobs;
-    }
+  claim(options: ClaimOptions = {}): Promise<ClaimedJob[]> {
+    return this.#claimer.claim(options);
   }
 
   /**
@@ -485,57 +185,18 @@ export class JobQueue<P> {
     await this.#waiter.wait(timeoutMs, signal);
   }
 
-  #encodeResult(result: unknown, field: string): string {
-    return encodeJson(result === undefined ? null : result, field, this.options.maxResultBytes);
-  }
-
-  #completeArgs(items: readonly { job: ClaimedJob; json: string }[], args: (string | number)[]): (string | number)[] {
-    for (const { job, json } of items) args.push(job.id, job.token, json);
-    return args;
-  }
-
-  /** Runs the completion script (scripts/complete.lua) on `items`: per item, true when completed; and the replicas that confirmed it (durable mode). */
-  async #runComplete(items: readonly { job: ClaimedJob; json: string }[], coalesce: boolean): Promise<{ completed: boolean[]; replicas: number | undefined }> {
-    const keys = [this.keys.processing, this.keys.completed, this.keys.leases, this.keys.stats];
-    const args = this.#completeArgs(items, [this.keys.jobPrefix, this.options.completedTtlSeconds, this.options.completedHistory, this.#channel, this.#onlyHeard]);
-    const { reply, replicas } = await this.#runAcknowledged(SCRIPTS.complete, keys, args, coalesce);
-    return { completed: (reply as unknown[]).map((code) => Number(code) === 1), replicas };
-  }
-
-  async #completeEncoded(items: readonly { job: ClaimedJob; json: string }[]): Promise<boolean[]> {
-    if (items.length === 0) return [];
-    const { completed, replicas } = await this.#runComplete(items, true);
-    this.#assertReplicated(items.length === 1 ? `the completion of job ${items[0]?.job.id}` : `${items.length} completions`, replicas);
-    return completed;
-  }
-
   /**
    * Completes a claimed job with its result (stored as JSON). Throws {@link LostClaimError}
    * when this claim is no longer valid (the lease expired and the job was reclaimed, or it
    * was already completed or failed): nothing is changed then.
    */
-  async complete(job: ClaimedJob, result: unknown): Promise<void> {
-    const [ok] = await this.completeMany([{ job, result }]);
-    if (!ok) throw new LostClaimError(job.id, 'complete');
+  complete(job: ClaimedJob, result: unknown): Promise<void> {
+    return this.#completer.complete(job, result);
   }
 
   /** Completes many claimed jobs in one round trip; per job, true when completed. Throws (and changes nothing) if any result cannot be stored. */
-  async completeMany(items: readonly { job: ClaimedJob; result: unknown }[]): Promise<boolean[]> {
-    const encoded = items.map(({ job, result }, index) => ({ job, json: this.#encodeResult(result, items.length === 1 ? 'result' : `items[${index}].result`) }));
-    return this.#completeEncoded(encoded);
-  }
-
-  /** Encodes each result on its own: one that cannot be stored refuses that job only. */
-  #encodeSettled(items: readonly { job: ClaimedJob; result: unknown }[], outcomes: CompleteOutcome[]): { job: ClaimedJob; json: string; index: number }[] {
-    const accepted: { job: ClaimedJob; json: string; index: number }[] = [];
-    items.forEach(({ job, result }, index) => {
-      try {
-        accepted.push({ job, json: this.#encodeResult(result, 'result'), index });
-      } catch (error) {
-        outcomes[index] = { status: 'refused', error: error as JobsError };
-      }
-    });
-    return accepted;
+  completeMany(items: readonly { job: ClaimedJob; result: unknown }[]): Promise<boolean[]> {
+    return this.#completer.completeMany(items);
   }
 
   /**
@@ -543,14 +204,8 @@ export class JobQueue<P> {
    * stored (too large, not JSON) refuses that job only. Per job: `completed`, `lost` (the claim
    * was no longer valid), or `refused` with the error.
    */
-  async completeSettled(items: readonly { job: ClaimedJob; result: unknown }[]): Promise<CompleteOutcome[]> {
-    const outcomes: CompleteOutcome[] = new Array(items.length);
-    const accepted = this.#encodeSettled(items, outcomes);
-    const done = await this.#completeEncoded(accepted);
-    accepted.forEach(({ index }, i) => {
-      outcomes[index] = { status: done[i] ? 'completed' : 'lost' };
-    });
-    return outcomes;
+  completeSettled(items: readonly { job: ClaimedJob; result: unknown }[]): Promise<CompleteOutcome[]> {
+    return this.#completer.completeSettled(items);
   }
 
   /**
@@ -559,58 +214,16 @@ export class JobQueue<P> {
    * step. Never waits for work; `max` 0 only completes. In durable mode a shortfall of replicas
    * is reported in `notReplicated`, not thrown, since the claimed jobs must reach the caller.
    */
-  async completeManyAndClaim(items: readonly { job: ClaimedJob; result: unknown }[], options: { max?: number } = {}): Promise<CompleteAndClaimResult> {
-    const max = assertWholeNumber('max', options.max ?? 1, 0, 1_000);
-    const outcomes: CompleteOutcome[] = new Array(items.length);
-    return this.#completeEncodedAndClaim(this.#encodeSettled(items, outcomes), outcomes, max);
-  }
-
-  /** {@link completeManyAndClaim} for results already encoded; fills in `outcomes` at each index. */
-  async #completeEncodedAndClaim(accepted: readonly { job: ClaimedJob; json: string; index: number }[], outcomes: CompleteOutcome[], max: number): Promise<CompleteAndClaimResult> {
-    if (accepted.length === 0 && max === 0) return { outcomes, next: [] };
-    let completed: boolean[];
-    let next: ClaimedJob[] = [];
-    let replicas: number | undefined;
-    if (max === 0) {
-      // Nothing to claim (a worker at low load, mostly): the completion script alone, which is
-      // complete-and-claim without its claim (some 10k fewer instructions in redis-server per
-      // lone completion: fewer arguments, fewer routines defined per call). A lone completion
-      // leaves at once: held to the end of the tick, it waited behind whatever else the tick
-      // did, and its round trip is the job's latency. Busier calls still share the tick's write.
-      ({ completed, replicas } = await this.#runComplete(accepted, accepted.length !== 1));
-    } else {
-      const o = this.options;
-      const keys = [this.keys.pending, this.keys.processing, this.keys.leases, this.keys.stats, this.keys.delayed, this.keys.completed];
-      const args = this.#completeArgs(accepted, [this.keys.jobPrefix, o.visibilityMs, o.maxAttempts, max, claimTokenBase(), o.completedTtlSeconds, o.completedHistory, this.#channel, this.#onlyHeard]);
-      const sent = await this.#runAcknowledged(SCRIPTS['complete-and-claim'], keys, args);
-      const reply = sent.reply as unknown[];
-      completed = accepted.map((_, i) => Number(reply[3 + i]) === 1);
-      next = readClaimedJobs(reply, 3 + Number(reply[2]), Number(reply[0]));
-      replicas = sent.replicas;
-    }
-    accepted.forEach(({ index }, i) => {
-      outcomes[index] = { status: completed[i] ? 'completed' : 'lost' };
-    });
-    const result: CompleteAndClaimResult = { outcomes, next };
-    // Never thrown here: the jobs just claimed must reach the caller.
-    try {
-      this.#assertReplicated(`${accepted.length} completion(s)`, replicas);
-    } catch (error) {
-      result.notReplicated = error as NotReplicatedError;
-    }
-    return result;
+  completeManyAndClaim(items: readonly { job: ClaimedJob; result: unknown }[], options: { max?: number } = {}): Promise<CompleteAndClaimResult> {
+    return this.#completer.completeManyAndClaim(items, options);
   }
 
   /**
    * Completes a job and claims up to `max` next ones in the same round trip (never waits).
    * `completed` is false when the claim on `job` was no longer valid.
    */
-  async completeAndClaim(job: ClaimedJob, result: unknown, options: { max?: number } = {}): Promise<{ completed: boolean; next: ClaimedJob[] }> {
-    const max = assertWholeNumber('max', options.max ?? 1, 1, 1_000);
-    // A result that cannot be stored throws here, as complete() does, and nothing is claimed.
-    const json = this.#encodeResult(result, 'result');
-    const { outcomes, next } = await this.#completeEncodedAndClaim([{ job, json, index: 0 }], new Array<CompleteOutcome>(1), max);
-    return { completed: outcomes[0]?.status === 'completed', next };
+  completeAndClaim(job: ClaimedJob, result: unknown, options: { max?: number } = {}): Promise<{ completed: boolean; next: ClaimedJob[] }> {
+    return this.#completer.completeAndClaim(job, result, options);
   }
 
   /**
@@ -619,54 +232,21 @@ export class JobQueue<P> {
    * with `error` as its `last_error`. Throws {@link LostClaimError} when this claim is no
    * longer valid.
    */
-  async fail(job: ClaimedJob, error: unknown, options: FailOptions = {}): Promise<FailOutcome> {
-    const permanent = options.permanent === true;
-    let delay: number;
-    if (options.retryDelayMs !== undefined) {
-      delay = assertWholeNumber('retryDelayMs', options.retryDelayMs, 0, 365 * 86_400_000);
-    } else {
-      const kindBackoff = job.kind !== undefined && this.kinds.has(job.kind) ? this.kinds.options(job.kind).backoff : undefined;
-      delay = backoffDelayMs(kindBackoff ?? this.options.backoff, job.attempts);
-    }
-    const keys = [this.keys.job(job.id), this.keys.processing, this.keys.pending, this.keys.delayed, this.keys.failed, this.keys.leases, this.keys.stats];
-    const args = [
-      this.keys.jobPrefix,
-      job.id,
-      job.token,
-      errorText(error),
-      delay,
-      permanent ? 1 : 0,
-      this.options.maxAttempts,
-      this.options.failedTtlSeconds,
-      this.options.failedHistory,
-      this.#channel,
-    ];
-    const { reply, replicas } = await this.#runAcknowledged(SCRIPTS.fail, keys, args);
-    const outcome = FAIL_OUTCOMES[Number(reply)];
-    if (outcome === undefined) throw new LostClaimError(job.id, 'fail');
-    this.#assertReplicated(`the failed attempt of job ${job.id}`, replicas);
-    return outcome;
+  fail(job: ClaimedJob, error: unknown, options: FailOptions = {}): Promise<FailOutcome> {
+    return fail(this.#ctx, job, error, options);
   }
 
   /**
    * Renews the leases of many claimed jobs in one round trip: each stays claimed for `leaseMs`
    * from now. Per job, the new deadline (Redis clock, ms), or null when the claim was lost.
    */
-  async extendLeases(jobs: readonly ClaimedJob[], leaseMs: number): Promise<(number | null)[]> {
-    assertWholeNumber('leaseMs', leaseMs, 1, 12 * 3_600_000);
-    if (jobs.length === 0) return [];
-    const keys = [this.keys.leases, ...jobs.map((job) => this.keys.job(job.id))];
-    const args: (string | number)[] = [leaseMs];
-    for (const job of jobs) args.push(job.id, job.token);
-    const reply = (await this.#run(SCRIPTS.extend, keys, args)) as number[];
-    return reply.map((deadline) => (Number(deadline) > 0 ? Number(deadline) : null));
+  extendLeases(jobs: readonly ClaimedJob[], leaseMs: number): Promise<(number | null)[]> {
+    return extendLeases(this.#ctx, jobs, leaseMs);
   }
 
   /** Renews one job's lease for `leaseMs` from now; throws {@link LostClaimError} if lost. */
-  async extendLease(job: ClaimedJob, leaseMs: number): Promise<number> {
-    const [deadline] = await this.extendLeases([job], leaseMs);
-    if (deadline === null || deadline === undefined) throw new LostClaimError(job.id, 'extend the lease of');
-    return deadline;
+  extendLease(job: ClaimedJob, leaseMs: number): Promise<number> {
+    return extendLease(this.#ctx, job, leaseMs);
   }
 
   /**
@@ -674,175 +254,94 @@ export class JobQueue<P> {
    * interrupted attempt: for a worker that shuts down before they finish. Per job, true when
    * released (false when the claim was already lost).
    */
-  async release(jobs: readonly ClaimedJob[]): Promise<boolean[]> {
-    if (jobs.length === 0) return [];
-    const keys = [this.keys.processing, this.keys.pending, this.keys.leases, this.keys.stats, ...jobs.map((job) => this.keys.job(job.id))];
-    const args: (string | number)[] = [this.#channel];
-    for (const job of jobs) args.push(job.id, job.token);
-    const reply = (await this.#run(SCRIPTS.release, keys, args)) as number[];
-    return reply.map((code) => Number(code) === 1);
+  release(jobs: readonly ClaimedJob[]): Promise<boolean[]> {
+    return release(this.#ctx, jobs);
   }
 
   /**
    * One bounded reclaim sweep: jobs whose lease expired go back to pending (or to failed on
-   * their last attempt), at most `batch` (default 500) per call; up to `scanBudget` processing entries are
-   * checked for claims made by recipe clients, which carry no lease. Safe to run from any
-   * number of processes at once.
+   * their last attempt), at most `batch` (default 500) per call; up to `scanBudget` processing
+   * entries are checked for claims made by recipe clients, which carry no lease. Safe to run
+   * from any number of processes at once.
    */
-  async reclaimStuck(options: { batch?: number; scanBudget?: number } = {}): Promise<ReclaimResult> {
-    const batch = assertWholeNumber('batch', options.batch ?? 500, 1, 100_000);
-    const scanBudget = assertWholeNumber('scanBudget', options.scanBudget ?? 100, 0, 100_000);
-    const keys = [this.keys.pending, this.keys.processing, this.keys.leases, this.keys.failed, this.keys.stats, this.keys.reclaimCursor];
-    const args = [
-      this.keys.jobPrefix,
-      batch,
-      this.options.visibilityMs,
-      this.options.maxAttempts,
-      this.options.failedTtlSeconds,
-      this.options.failedHistory,
-      this.#channel,
-      scanBudget,
-    ];
-    const [reclaimed, deadLettered, dropped, more] = (await this.#run(SCRIPTS.reclaim, keys, args)) as [string[], string[], string[], number];
-    return { reclaimed, deadLettered, dropped, more: Number(more) === 1 };
+  reclaimStuck(options: { batch?: number; scanBudget?: number } = {}): Promise<ReclaimResult> {
+    return reclaimStuck(this.#ctx, options);
   }
 
   /**
    * Moves due delayed jobs to pending, at most `batch`; returns how many, when the next is due
    * (null: none left), and the server's clock when it looked (both in ms, on that clock).
    */
-  async promoteDue(batch = 1_000): Promise<{ promoted: number; nextDueMs: number | null; nowMs: number }> {
-    assertWholeNumber('batch', batch, 1, 100_000);
-    const [promoted, nextDue, now] = (await this.#run(SCRIPTS.promote, this.#promoteKeys(), [this.keys.jobPrefix, batch])) as [number, number, number];
-    return { promoted: Number(promoted), nextDueMs: Number(nextDue) >= 0 ? Number(nextDue) : null, nowMs: Number(now) };
+  promoteDue(batch = 1_000): Promise<{ promoted: number; nextDueMs: number | null; nowMs: number }> {
+    return promoteDue(this.#ctx, batch);
   }
 
   /**
    * Redrives dead-lettered jobs by id: back onto pending with a fresh set of attempts. Per id,
    * true when redriven, else the status that kept it (`not_found` when there is no such job).
    */
-  async retry(ids: readonly string[]): Promise<(true | string)[]> {
-    if (ids.length === 0) return [];
-    ids.forEach((id, index) => assertJobId(id, `ids[${index}]`));
-    const keys = [this.keys.failed, this.keys.pending, this.keys.stats, ...ids.map((id) => this.keys.job(id))];
-    const reply = (await this.#run(SCRIPTS.retry, keys, ids)) as (number | string)[];
-    return reply.map((code) => (Number(code) === 1 ? true : String(code) || 'not_found'));
+  retry(ids: readonly string[]): Promise<(true | string)[]> {
+    return retry(this.#ctx, ids);
   }
 
   /**
    * Redrives up to `batch` of the oldest dead-lettered jobs (the far end of the failed list).
    * `more` is true while the failed list still holds ids.
    */
-  async retryFailed(options: { batch?: number } = {}): Promise<{ retried: string[]; more: boolean }> {
-    const batch = assertWholeNumber('batch', options.batch ?? 500, 1, 10_000);
-    await this.#ensureReady();
-    const ids = await withRedisErrors(() => this.client.lrange(this.keys.failed, -batch, -1));
-    const outcomes = await this.retry(ids);
-    const remaining = await withRedisErrors(() => this.client.llen(this.keys.failed));
-    return { retried: ids.filter((_, index) => outcomes[index] === true), more: remaining > 0 };
+  retryFailed(options: { batch?: number } = {}): Promise<{ retried: string[]; more: boolean }> {
+    return retryFailed(this.#ctx, options);
   }
 
   /**
    * Drops ids whose hash has expired from the far end of the completed and failed histories, at
    * most `batch` from each. Returns how many it dropped.
    */
-  async tidyHistory(batch = 1_000): Promise<{ completed: number; failed: number }> {
-    assertWholeNumber('batch', batch, 1, 100_000);
-    const [completed, failed] = await this.#pipeline((pipe) => {
-      pipeScript(pipe, SCRIPTS.tidy, [this.keys.completed], [this.keys.jobPrefix, batch]);
-      pipeScript(pipe, SCRIPTS.tidy, [this.keys.failed], [this.keys.jobPrefix, batch]);
-    });
-    return { completed: Number(completed), failed: Number(failed) };
+  tidyHistory(batch = 1_000): Promise<{ completed: number; failed: number }> {
+    return tidyHistory(this.#ctx, batch);
   }
 
   /**
    * Deletes every key of the queue: its lists, sets, counters and job hashes. Not atomic: stop
    * the producers and workers of the queue first. Returns how many keys it deleted.
    */
-  async purge(): Promise<number> {
-    await this.#ensureReady();
-    const nodes: Redis[] = this.client instanceof Cluster ? this.client.nodes('master') : [this.client];
-    let deleted = 0;
-    for (const node of nodes) {
-      let cursor = '0';
-      do {
-        // The name holds no glob characters (assertQueueName), so the pattern is this queue's only.
-        const [next, keys] = await withRedisErrors(() => node.scan(cursor, 'MATCH', `${this.keys.prefix}*`, 'COUNT', 1_000));
-        cursor = next;
-        if (keys.length > 0) deleted += await withRedisErrors(() => node.unlink(...keys));
-      } while (cursor !== '0');
-    }
-    return deleted;
+  purge(): Promise<number> {
+    return purge(this.#ctx);
   }
 
   /** Cancels a job that has not started (pending or delayed). */
-  async cancel(id: string): Promise<CancelOutcome> {
-    assertJobId(id);
-    const keys = [this.keys.job(id), this.keys.pending, this.keys.delayed, this.keys.stats];
-    const [cancelled, status] = (await this.#run(SCRIPTS.cancel, keys, [id, this.options.cancelledTtlSeconds, this.#channel])) as [number, string?];
-    if (Number(cancelled) === 1) return { cancelled: true };
-    return { cancelled: false, status: status ? status : 'not_found' };
+  cancel(id: string): Promise<CancelOutcome> {
+    return cancel(this.#ctx, id);
   }
 
   /** The job with id `id`, or null when there is none (or its hash has expired). */
-  async getJob(id: string): Promise<JobRecord | null> {
-    assertJobId(id);
-    await this.#ensureReady();
-    const fields = await withRedisErrors(() => this.client.hgetall(this.keys.job(id)));
-    return Object.keys(fields).length === 0 ? null : parseJobRecord(id, fields);
+  getJob(id: string): Promise<JobRecord | null> {
+    return getJob(this.#ctx, id);
   }
 
   /**
    * One page of a list, read in one step: pending oldest first, delayed soonest first,
    * processing, completed and failed newest first. Ids whose hash expired are left out.
    */
-  async list(state: ListState, options: { offset?: number; limit?: number } = {}): Promise<JobRecord[]> {
-    const offset = assertWholeNumber('offset', options.offset ?? 0, 0, Number.MAX_SAFE_INTEGER);
-    const limit = assertWholeNumber('limit', options.limit ?? 50, 1, 1_000);
-    assertListState(state);
-    const key = this.keys[state];
-    const range =
-      state === 'pending'
-        ? [-(offset + limit), -(offset + 1), '1']
-        : [offset, offset + limit - 1, '0'];
-    const reply = (await this.#run(SCRIPTS.peek, [key], [this.keys.jobPrefix, state === 'delayed' ? 'zset' : 'list', ...range])) as string[][];
-    return reply.map((entry) => parseJobRecord(entry[0] as string, pairsToObject(entry, 1)));
+  list(state: ListState, options: { offset?: number; limit?: number } = {}): Promise<JobRecord[]> {
+    return list(this.#ctx, state, options);
   }
 
   /** Depths, counters and the oldest pending job's age, in one consistent snapshot. */
-  async stats(): Promise<QueueStats> {
-    const keys = [this.keys.pending, this.keys.processing, this.keys.delayed, this.keys.completed, this.keys.failed, this.keys.stats];
-    const [nowMs, pending, processing, delayed, completed, failed, oldest, counters] = (await this.#run(SCRIPTS.stats, keys, [this.keys.jobPrefix])) as [
-      number, number, number, number, number, number, number, string[],
-    ];
-    const c = pairsToObject(counters);
-    const count = (field: string): number => Number(c[field] ?? 0);
-    return {
-      enqueuedTotal: count('enqueued_total'),
-      completedTotal: count('completed_total'),
-      failedTotal: count('failed_total'),
-      retriedTotal: count('retried_total'),
-      reclaimedTotal: count('reclaimed_total'),
-      cancelledTotal: count('cancelled_total'),
-      releasedTotal: count('released_total'),
-      redrivenTotal: count('redriven_total'),
-      droppedTotal: count('dropped_total'),
-      pendingDepth: Number(pending),
-      processingDepth: Number(processing),
-      delayedDepth: Number(delayed),
-      completedDepth: Number(completed),
-      failedDepth: Number(failed),
-      oldestPendingAgeMs: Number(oldest) >= 0 ? Math.max(0, Number(nowMs) - Number(oldest)) : null,
-      visibilityMs: this.options.visibilityMs,
-      nowMs: Number(nowMs),
-    };
+  stats(): Promise<QueueStats> {
+    return stats(this.#ctx);
   }
 
   /** Stops waits in flight and closes the connections this queue opened (not yours). */
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
+    this.#scripts.close();
     this.#waiter.close();
     if (this.#owned) await closeClient(this.client);
   }
+}
+
+/** The context `queue` hands its commands: for a partitioned queue, which runs commands on its partitions. */
+export function queueContext<P>(queue: JobQueue<P>): QueueContext<P> {
+  return contextOf(queue);
 }

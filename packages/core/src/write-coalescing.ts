@@ -1,4 +1,4 @@
-import type { RedisClient } from './lua.ts';
+import type { RedisClient } from './redis-connection.ts';
 
 /** The part of a socket this needs (ioredis keeps its connection's socket in `stream`). */
 interface CorkableStream {

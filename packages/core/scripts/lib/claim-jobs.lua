@@ -15,7 +15,7 @@
 -- Appends CLAIM_STRIDE values per claimed job to `out`: id, token, attempts, max_attempts,
 -- lease deadline, payload, kind, enqueued_at_ms, last_error (a missing field is nil).
 -- Returns the count claimed.
-local CLAIM_STRIDE = 9
+local CLAIM_STRIDE = 9 --@export
 local function claim_jobs(pending, processing, leases, stats, job_prefix, default_visibility, default_max_attempts, wanted, token_base, now, out)
   local claimed, dropped = 0, 0
   local now_text = int_text(now)

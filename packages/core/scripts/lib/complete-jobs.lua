@@ -14,7 +14,7 @@
 -- (only_heard '1': skip the events when nobody subscribes; see heard_channel)
 -- With no history kept (cap 0) and none left over from an earlier cap, each hash would be
 -- written and trimmed off again at once: it is deleted outright instead (the same end state).
--- Appends per job 1 (completed) or 0 (not the caller's to complete; nothing changed) to `out`.
+-- Appends per job CLAIM_DONE (completed) or NOT_OWNER (not the caller's to complete; nothing changed) to `out`.
 local function complete_jobs(ctx, argv, first, out)
   local done = {}
   -- Asking who listens takes two calls; for a lone completion, publishing outright takes one.
@@ -45,9 +45,9 @@ local function complete_jobs(ctx, argv, first, out)
       end
       publish_event(channel, id, 'completed')
       done[#done + 1] = id
-      out[#out + 1] = 1
+      out[#out + 1] = CLAIM_DONE
     else
-      out[#out + 1] = 0
+      out[#out + 1] = NOT_OWNER
     end
   end
   if #done > 0 then

@@ -1,4 +1,8 @@
 --@include lib/read-hash.lua
+-- Per-job codes of the verbs a claim fences: done, or the claim is not the caller's (nothing changed).
+local CLAIM_DONE = 1 --@export
+local NOT_OWNER = 0 --@export
+
 -- True when token is a live claim on the job in `key`: non-empty (an empty token matches
 -- nothing: the recipe's B10), equal to the hash's claim_token, and the job still processing.
 local function holds_claim(key, token)

@@ -1,0 +1,17 @@
+import { cancelScript } from '../generated/cancel.ts';
+import { CANCELLED } from '../generated/constants.ts';
+import { assertJobId } from '../keys.ts';
+import type { QueueContext } from './queue-context.ts';
+
+/** What {@link JobQueue.cancel} did. */
+export type CancelOutcome = { readonly cancelled: true } | { readonly cancelled: false; readonly status: string };
+
+/** See {@link JobQueue.cancel}. */
+export async function cancel<P>(ctx: QueueContext<P>, id: string): Promise<CancelOutcome> {
+  assertJobId(id);
+  const k = ctx.keys;
+  const argv = cancelScript.argv({ job: k.job(id), pending: k.pending, delayed: k.delayed, stats: k.stats }, { id, ttlSeconds: ctx.options.cancelledTtlSeconds, channel: ctx.channel });
+  const [code, status] = await ctx.scripts.run(cancelScript, argv);
+  if (Number(code) === CANCELLED) return { cancelled: true };
+  return { cancelled: false, status: status ? status : 'not_found' };
+}
