@@ -1,16 +1,23 @@
 #!lua flags=allow-oom
 --[[
-  cancel: cancels a job that has not started: one in pending or in the delayed set. Its hash
-  says status=cancelled and expires after the TTL. A job that is processing, or already
-  finished, is left alone.
+  cancel: cancels a job that has not started: one in pending or in the delayed set, or a flow's
+  parent waiting for its children. Its hash says status=cancelled and expires after the TTL. A
+  job that is processing, or already finished, is left alone. A cancelled parent's unstarted
+  children are cancelled too, down the tree; a cancelled child fails its parent, or counts as
+  settled, as the parent's on_child_failure says (see lib/flow.lua).
 
   KEYS[1]  job: the job's hash
   KEYS[2]  pending: pending list
   KEYS[3]  delayed: delayed sorted set
   KEYS[4]  stats: stats hash
+  KEYS[5]  failed: failed list, where a parent failed by its cancelled child goes
   ARGV[1]  id: the job's id
   ARGV[2]  ttlSeconds: TTL of the cancelled hash in seconds (0 = keep)
   ARGV[3]  channel: events channel ('' = publish nothing)
+  ARGV[4]  jobPrefix: job key prefix ("queue:{NAME}:job:"), for the flow's other jobs
+  ARGV[5]  failedTtlSeconds: failed TTL in seconds (0 = keep until trimmed off the history)
+  ARGV[6]  historyCap: failed history cap
+  ARGV[7]  wakeChannel: the wake channel (see lib/due-notice.lua)
   Returns: { CANCELLED } if cancelled, else { NOT_CANCELLED, the status that kept it from being
            cancelled }, with status '' when there is no such job
   Reply:   [code: number, status?: string]
@@ -18,6 +25,7 @@
 --@include lib/now.lua
 --@include lib/job-status.lua
 --@include lib/events.lua
+--@include lib/dead-letter.lua
 
 -- The reply's first value.
 local CANCELLED = 1 --@export
@@ -35,11 +43,15 @@ if status == 'pending' then
 elseif status == 'delayed' then
   removed = redis.call('ZREM', KEYS[3], id)
   if removed == 0 then return { NOT_CANCELLED, 'processing' } end
-else
+elseif status ~= 'waiting-children' then
   return { NOT_CANCELLED, status }
 end
-redis.call('HSET', key, 'status', 'cancelled', 'cancelled_at_ms', now_ms())
+local now = now_ms()
+redis.call('HSET', key, 'status', 'cancelled', 'cancelled_at_ms', now)
 if tonumber(ARGV[2]) > 0 then redis.call('EXPIRE', key, tonumber(ARGV[2])) end
-redis.call('HINCRBY', KEYS[4], 'cancelled_total', 1)
 publish_event(ARGV[3], id, 'cancelled')
+local flow = { job_prefix = ARGV[4], pending = KEYS[2], delayed = KEYS[3], stats = KEYS[4], failed = KEYS[5],
+  cancelled_ttl = tonumber(ARGV[2]), ttl = tonumber(ARGV[5]), cap = tonumber(ARGV[6]), channel = ARGV[3],
+  wake = ARGV[7], now = now }
+redis.call('HINCRBY', KEYS[4], 'cancelled_total', 1 + flow_cancelled(flow, key, id, dead_letter))
 return { CANCELLED }

@@ -19,7 +19,8 @@
   ARGV[7]   historyCap: completed history cap
   ARGV[8]   channel: events channel ('' = publish nothing)
   ARGV[9]   onlyHeard: '1': publish only when the channel has a subscriber on this server; '0': always
-  ARGV[10..] completions: per job to complete, 3 values: id, claim token, result JSON
+  ARGV[10]  wakeChannel: the wake channel (see lib/due-notice.lua)
+  ARGV[11..] completions: per job to complete, 3 values: id, claim token, result JSON
   Returns:  { now ms, due time of the next delayed job in ms or -1, M (jobs given to complete),
               M values CLAIM_DONE (completed) or NOT_OWNER (not the caller's; nothing changed),
               then CLAIM_STRIDE values per claimed job as claim.lua returns them }
@@ -31,10 +32,10 @@
 --@include lib/claim-jobs.lua
 
 local now = now_ms()
-local out = { now, -1, (#ARGV - 9) / 3 }
+local out = { now, -1, (#ARGV - 10) / 3 }
 complete_jobs({ processing = KEYS[2], completed = KEYS[6], leases = KEYS[3], stats = KEYS[4],
   job_prefix = ARGV[1], ttl = tonumber(ARGV[6]), cap = tonumber(ARGV[7]), channel = ARGV[8],
-  only_heard = ARGV[9], now = now }, ARGV, 10, out)
+  only_heard = ARGV[9], now = now, pending = KEYS[1], delayed = KEYS[5], wake = ARGV[10] }, ARGV, 11, out)
 local wanted = tonumber(ARGV[4])
 if wanted > 0 then
   local _, next_due = promote_due(KEYS[5], KEYS[1], ARGV[1], 1000, now)

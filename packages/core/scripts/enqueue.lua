@@ -27,6 +27,7 @@
 ]]
 --@include lib/now.lua
 --@include lib/due-notice.lua
+--@include lib/write-job.lua
 
 local FIELDS = 4
 local FIRST_JOB = 4
@@ -100,10 +101,7 @@ for j = 0, n - 1 do
     if run_at_text ~= '0' then due = tonumber(run_at_text) end
     local status = 'pending'
     if due > now then status = 'delayed' end
-    redis.call('HSET', job_key, 'id', id, 'payload', payload, 'status', status, 'attempts', '0',
-      'enqueued_at_ms', now_text, 'claim_token', '', 'kind', kind)
-    if max_attempts ~= '0' then redis.call('HSET', job_key, 'max_attempts', max_attempts) end
-    if visibility_ms ~= '0' then redis.call('HSET', job_key, 'visibility_ms', visibility_ms) end
+    write_job_hash(job_key, id, payload, kind, status, now_text, max_attempts, visibility_ms)
     if status == 'delayed' then
       local due_text = int_text(due)
       redis.call('HSET', job_key, 'run_at_ms', due_text)

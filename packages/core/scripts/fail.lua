@@ -53,7 +53,8 @@ local attempts = tonumber(redis.call('HGET', key, 'attempts')) or 0
 local max_attempts = tonumber(redis.call('HGET', key, 'max_attempts')) or tonumber(ARGV[7])
 if ARGV[6] == '1' or attempts >= max_attempts then
   dead_letter({ job_prefix = ARGV[1], failed = KEYS[5], stats = KEYS[7], cap = tonumber(ARGV[9]),
-    ttl = tonumber(ARGV[8]), channel = ARGV[10], now = now }, id, reason)
+    ttl = tonumber(ARGV[8]), channel = ARGV[10], now = now, pending = KEYS[3], delayed = KEYS[4],
+    wake = ARGV[11] }, id, reason)
   return FAIL_DEAD_LETTERED
 end
 

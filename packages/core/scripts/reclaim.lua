@@ -19,6 +19,7 @@
   KEYS[4]  failed: failed list
   KEYS[5]  stats: stats hash
   KEYS[6]  cursor: reclaim cursor (string: how far from the tail of processing the adoption walk is)
+  KEYS[7]  delayed: delayed sorted set, where a flow's parent goes while its run-at is ahead
   ARGV[1]  jobPrefix: job key prefix ("queue:{NAME}:job:")
   ARGV[2]  batch: most expired leases to handle in this call
   ARGV[3]  visibilityMs: default visibility ms, for jobs whose hash has no visibility_ms
@@ -27,6 +28,7 @@
   ARGV[6]  historyCap: failed history cap
   ARGV[7]  channel: events channel ('' = publish nothing)
   ARGV[8]  scanBudget: most processing entries to examine for foreign claims in this call
+  ARGV[9]  wakeChannel: the wake channel (see lib/due-notice.lua)
   Returns: { {reclaimed ids}, {dead-lettered ids}, {dropped ids}, 1 if more leases are due else 0 }
   Reply:   [reclaimed: string[], deadLettered: string[], dropped: string[], more: number]
 ]]
@@ -44,7 +46,8 @@ local default_max_attempts = tonumber(ARGV[4])
 local scan_budget = tonumber(ARGV[8])
 local now = now_ms()
 local ctx = { job_prefix = job_prefix, failed = KEYS[4], stats = KEYS[5], cap = tonumber(ARGV[6]),
-  ttl = tonumber(ARGV[5]), channel = ARGV[7], now = now }
+  ttl = tonumber(ARGV[5]), channel = ARGV[7], now = now, pending = KEYS[1], delayed = KEYS[7],
+  wake = ARGV[9] }
 local dropped = {}
 
 -- 1. Adopt foreign claims.

@@ -10,7 +10,11 @@ export type CancelOutcome = { readonly cancelled: true } | { readonly cancelled:
 export async function cancel<P>(ctx: QueueContext<P>, id: string): Promise<CancelOutcome> {
   assertJobId(id);
   const k = ctx.keys;
-  const argv = cancelScript.argv({ job: k.job(id), pending: k.pending, delayed: k.delayed, stats: k.stats }, { id, ttlSeconds: ctx.options.cancelledTtlSeconds, channel: ctx.channel });
+  const o = ctx.options;
+  const argv = cancelScript.argv(
+    { job: k.job(id), pending: k.pending, delayed: k.delayed, stats: k.stats, failed: k.failed },
+    { id, ttlSeconds: o.cancelledTtlSeconds, channel: ctx.channel, jobPrefix: k.jobPrefix, failedTtlSeconds: o.failedTtlSeconds, historyCap: o.failedHistory, wakeChannel: k.wake },
+  );
   const [code, status] = await ctx.scripts.run(cancelScript, argv);
   if (Number(code) === CANCELLED) return { cancelled: true };
   return { cancelled: false, status: status ? status : 'not_found' };

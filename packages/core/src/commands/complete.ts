@@ -49,7 +49,7 @@ export class Completer<P> {
   constructor(ctx: QueueContext<P>) {
     this.#ctx = ctx;
     const k = ctx.keys;
-    this.#completeKeys = { processing: k.processing, completed: k.completed, leases: k.leases, stats: k.stats };
+    this.#completeKeys = { processing: k.processing, completed: k.completed, leases: k.leases, stats: k.stats, pending: k.pending, delayed: k.delayed };
     this.#completeAndClaimKeys = { pending: k.pending, processing: k.processing, leases: k.leases, stats: k.stats, delayed: k.delayed, completed: k.completed };
   }
 
@@ -66,6 +66,7 @@ export class Completer<P> {
       historyCap: o.completedHistory,
       channel: this.#ctx.channel,
       onlyHeard: this.#ctx.onlyHeard,
+      wakeChannel: this.#ctx.keys.wake,
       completions: completions(items),
     });
     const { reply, replicas } = await this.#ctx.scripts.runAcknowledged(completeScript, argv, coalesce);
@@ -155,6 +156,7 @@ export class Completer<P> {
         historyCap: o.completedHistory,
         channel: ctx.channel,
         onlyHeard: ctx.onlyHeard,
+        wakeChannel: ctx.keys.wake,
         completions: completions(accepted),
       });
       const sent = await ctx.scripts.runAcknowledged(completeAndClaimScript, argv);
