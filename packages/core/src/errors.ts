@@ -48,6 +48,11 @@ export const JOBS_ERROR_CODES = {
    * written. The ids @jobs makes are random, so this means two writers chose the same id.
    */
   DUPLICATE_ID: 'JOBS_DUPLICATE_ID',
+  /**
+   * A flow's parent failed because one of its children failed for good (dead-lettered or
+   * cancelled): its `last_error` starts with this code and names the child.
+   */
+  CHILD_FAILED: 'JOBS_CHILD_FAILED',
 } as const;
 
 /** One of {@link JOBS_ERROR_CODES}. */
