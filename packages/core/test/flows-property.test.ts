@@ -1,7 +1,8 @@
 import { openRedis, redisTest as test, waitFor, within } from '@jobs/testing';
 import { describe, expect } from 'vitest';
 import type { ChildFailurePolicy, ClaimedJob, FlowRequest, FlowResult, PayloadTypesOf } from '../src/index.ts';
-import { kinds, openQueue } from './fixtures.ts';
+import type { kinds} from './fixtures.ts';
+import { openQueue } from './fixtures.ts';
 
 /**
  * The flows property: over random trees with injected handler failures, worker deaths (a claim
