@@ -26,6 +26,7 @@ export {
 } from '@jobs/core';
 export type {
   BackoffPolicy,
+  ChildResult,
   Logger,
   ClaimedJob,
   FailOutcome,

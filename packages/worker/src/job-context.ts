@@ -1,4 +1,4 @@
-import { childLogger, type Logger } from '@jobs/core';
+import { childLogger, type ChildResult, type Logger } from '@jobs/core';
 import type { Execution } from './execution.ts';
 import type { JobContext } from './handler-map.ts';
 
@@ -37,4 +37,8 @@ export class HandlerContext implements JobContext {
   }
 
   readonly extendLease = (ms?: number): Promise<void> => this.#execution.extendLease(ms);
+
+  children(): Promise<Record<string, ChildResult>> {
+    return this.#execution.lane.queue.children(this.id);
+  }
 }
