@@ -4,7 +4,7 @@
   parent waiting for its children. Its hash says status=cancelled and expires after the TTL. A
   job that is processing, or already finished, is left alone. A cancelled parent's unstarted
   children are cancelled too, down the tree; a cancelled child fails its parent, or counts as
-  settled, as the parent's on_child_failure says (see lib/flow.lua).
+  settled, as the parent's on_child_failure says (see lib/flow-children.lua).
 
   KEYS[1]  job: the job's hash
   KEYS[2]  pending: pending list

@@ -1,7 +1,7 @@
 #!lua
 --[[
   enqueue-flow: writes a flow atomically: a tree of jobs in which each parent runs once its
-  children have settled (see lib/flow.lua). A job without children is written as enqueue.lua
+  children have settled (see lib/flow-children.lua). A job without children is written as enqueue.lua
   writes one (pending, or delayed); a parent waits in status waiting-children, in no list, with
   children_left, the children's ids and a waiting entry per child. The tree comes parents first: a job's parent is
   written before it. Runs only when Redis has memory to spare (no allow-oom flag).
@@ -26,7 +26,7 @@
 --@include lib/now.lua
 --@include lib/due-notice.lua
 --@include lib/write-job.lua
---@include lib/flow.lua
+--@include lib/flow-children.lua
 
 local FIELDS = 6
 local FIRST_JOB = 4

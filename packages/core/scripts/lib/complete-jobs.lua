@@ -3,7 +3,7 @@
 --@include lib/events.lua
 --@include lib/history.lua
 --@include lib/now.lua
---@include lib/flow.lua
+--@include lib/flow-children.lua
 -- Completes claimed jobs given as (id, token, result JSON) triples in argv from index `first`.
 -- Each completion is fenced: the token must be non-empty and equal the job's claim_token, the
 -- job must be in status processing, and its id must be in the processing list. Then the id
@@ -12,7 +12,7 @@
 -- complete, does nothing), the id goes onto the capped completed history, the hash gets its
 -- TTL, and the recipe's event is published.
 -- ctx: { processing, completed, leases, stats, job_prefix, ttl, cap, channel, only_heard, now,
--- pending, delayed, wake } (the last three start a flow's parent: see lib/flow.lua)
+-- pending, delayed, wake } (the last three start a flow's parent: see lib/flow-children.lua)
 -- (only_heard '1': skip the events when nobody subscribes; see heard_channel)
 -- With no history kept (cap 0) and none left over from an earlier cap, each hash would be
 -- written and trimmed off again at once: it is deleted outright instead (the same end state).

@@ -1,9 +1,9 @@
 --@include lib/history.lua
 --@include lib/events.lua
---@include lib/flow.lua
+--@include lib/flow-children.lua
 -- Moves a job (already out of processing and out of the lease index) to the failed list with
 -- its reason, expires its hash after the failed TTL and counts it.
--- A child of a flow tells its parent (see lib/flow.lua), which may fail in turn.
+-- A child of a flow tells its parent (see lib/flow-children.lua), which may fail in turn.
 -- ctx: { job_prefix, failed, stats, cap, ttl, channel, now, pending, delayed, wake }
 local function dead_letter(ctx, id, reason)
   local key = ctx.job_prefix .. id
