@@ -1,10 +1,11 @@
 #!lua
 --[[
   enqueue-flow: writes a flow atomically: a tree of jobs in which each parent runs once its
-  children have settled (see lib/flow-children.lua). A job without children is written as enqueue.lua
-  writes one (pending, or delayed); a parent waits in status waiting-children, in no list, with
-  children_left, the children's ids and a waiting entry per child. The tree comes parents first: a job's parent is
-  written before it. Runs only when Redis has memory to spare (no allow-oom flag).
+  children have settled (see lib/flow-children.lua). A job without children is written as
+  enqueue.lua writes one (pending, or delayed); a parent waits in status waiting-children, in
+  no list, with children_left, the children's ids and a waiting entry per child. The tree comes
+  parents first: a job's parent is written before it. Runs only when Redis has memory to spare
+  (no allow-oom flag).
 
   KEYS[1]   pending: pending list
   KEYS[2]   delayed: delayed sorted set (member: id, score: due time in ms)

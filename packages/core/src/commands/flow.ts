@@ -108,7 +108,7 @@ export async function writeFlow<P>(ctx: QueueContext<P>, flow: PreparedFlow): Pr
   return flow.tree;
 }
 
-/** Reads a child's entry as the scripts write it (scripts/lib/flow.lua). */
+/** Reads a child's entry as the scripts write it (scripts/lib/flow-children.lua). */
 function parseEntry(raw: string): ChildResult {
   try {
     return JSON.parse(raw) as ChildResult;
