@@ -27,8 +27,9 @@ local function flow_entry(status, kind, result, err)
   return entry .. '}'
 end
 
--- A parent whose children have all settled goes where a new job would: to the delayed set while
--- its run_at_ms is ahead, else onto pending.
+-- A parent whose children have all settled goes to the delayed set while its run_at_ms is ahead,
+-- else onto the claim end of pending: it was enqueued with its children, so it keeps its place
+-- ahead of the jobs that came after its flow (as a reclaimed job does), and runs next.
 local function flow_start_parent(ctx, parent_key, parent_id)
   local due = tonumber(redis.call('HGET', parent_key, 'run_at_ms')) or 0
   if due > ctx.now then
@@ -37,7 +38,7 @@ local function flow_start_parent(ctx, parent_key, parent_id)
     notice_due(ctx.delayed, ctx.wake, due, ctx.now)
   else
     redis.call('HSET', parent_key, 'status', 'pending')
-    redis.call('LPUSH', ctx.pending, parent_id)
+    redis.call('RPUSH', ctx.pending, parent_id)
   end
 end
 
