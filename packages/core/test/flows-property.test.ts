@@ -80,46 +80,56 @@ describe('flows under faults', () => {
     const failedByHandler = new Set<string>();
     const redriven = new Set<string>();
     let rounds = 0;
-    for (;;) {
-      rounds += 1;
-      expect(rounds, 'the flows settle within a bounded number of rounds').toBeLessThan(2_000);
-      await queue.reclaimStuck();
-      const claimed: ClaimedJob[] = await queue.claim({ max: 16 });
-      for (const job of claimed) {
-        const dice = random();
-        if (dice < 0.62) await queue.complete(job, { id: job.id });
-        else if (dice < 0.82) {
-          failedByHandler.add(job.id);
-          await queue.fail(job, dice < 0.75 ? 'transient' : 'broken', { permanent: dice >= 0.75, retryDelayMs: 0 });
+    const drain = async (): Promise<void> => {
+      for (;;) {
+        rounds += 1;
+        expect(rounds, 'the flows settle within a bounded number of rounds').toBeLessThan(2_000);
+        await queue.reclaimStuck();
+        const claimed: ClaimedJob[] = await queue.claim({ max: 16 });
+        for (const job of claimed) {
+          const dice = random();
+          if (dice < 0.62) await queue.complete(job, { id: job.id });
+          else if (dice < 0.82) {
+            failedByHandler.add(job.id);
+            await queue.fail(job, dice < 0.75 ? 'transient' : 'broken', { permanent: dice >= 0.75, retryDelayMs: 0 });
+          }
+          // else: the worker dies holding it; its lease runs out and a sweep takes it back.
         }
-        // else: the worker dies holding it; its lease runs out and a sweep takes it back.
-      }
-      if (random() < 0.15) {
-        const victim = all[Math.floor(random() * all.length)] as Node;
-        await queue.cancel(victim.id);
-      }
-      if (random() < 0.2) {
-        // A late redrive: an operator retries a child that failed for good, maybe after its parent settled.
-        const failed = leaves.filter((leaf) => !redriven.has(leaf.id));
-        const pick = failed[Math.floor(random() * failed.length)];
-        if (pick && (await queue.getJob(pick.id))?.status === 'failed') {
-          redriven.add(pick.id);
-          await queue.retry([pick.id]);
+        if (random() < 0.15) {
+          const victim = all[Math.floor(random() * all.length)] as Node;
+          await queue.cancel(victim.id);
         }
+        if (random() < 0.2) {
+          // A late redrive: an operator retries a child that failed for good, maybe after its parent settled.
+          const failed = leaves.filter((leaf) => !redriven.has(leaf.id));
+          const pick = failed[Math.floor(random() * failed.length)];
+          if (pick && (await queue.getJob(pick.id))?.status === 'failed') {
+            redriven.add(pick.id);
+            await queue.retry([pick.id]);
+          }
+        }
+        if (claimed.length > 0) continue;
+        const stats = await queue.stats();
+        if (stats.pendingDepth + stats.delayedDepth > 0) continue;
+        if (stats.processingDepth > 0) {
+          // Only abandoned claims are left: wait for their leases to run out, then sweep again.
+          await waitFor(async () => {
+            const swept = await queue.reclaimStuck();
+            return swept.reclaimed.length + swept.deadLettered.length > 0 || (await queue.stats()).processingDepth === 0;
+          }, { what: 'abandoned leases swept' });
+          continue;
+        }
+        break;
       }
-      if (claimed.length > 0) continue;
-      const stats = await queue.stats();
-      if (stats.pendingDepth + stats.delayedDepth > 0) continue;
-      if (stats.processingDepth > 0) {
-        // Only abandoned claims are left: wait for their leases to run out, then sweep again.
-        await waitFor(async () => {
-          const swept = await queue.reclaimStuck();
-          return swept.reclaimed.length + swept.deadLettered.length > 0 || (await queue.stats()).processingDepth === 0;
-        }, { what: 'abandoned leases swept' });
-        continue;
-      }
-      break;
-    }
+    };
+    await drain();
+    // Late redrives: once all is quiet, every child still failed for good is retried, long after
+    // its parent settled; the children run again, and no parent may settle a second time.
+    const late: string[] = [];
+    for (const leaf of leaves) if ((await queue.getJob(leaf.id))?.status === 'failed') late.push(leaf.id);
+    expect(late.length, 'children left failed for a late redrive').toBeGreaterThan(0);
+    expect(await queue.retry(late)).toEqual(late.map(() => true));
+    await drain();
 
     // Nothing is left to run: no parent may still be waiting.
     const states = new Map<string, string>();
