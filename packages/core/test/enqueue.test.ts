@@ -2,7 +2,8 @@ import { startRedisServer } from '@jobs/dev-redis';
 import { queueKeysIn, redisTest as test } from '@jobs/testing';
 import { Redis } from 'ioredis';
 import { describe, expect, test as plainTest } from 'vitest';
-import { isJobsError, JobQueue, queueKeys, toJobsError } from '../src/index.ts';
+import { isJobsError, JobQueue, queueKeys } from '../src/index.ts';
+import { toJobsError } from '../src/internal.ts';
 import { kinds, openQueue } from './fixtures.ts';
 
 describe('enqueue', () => {

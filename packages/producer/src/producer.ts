@@ -1,6 +1,5 @@
 import {
   assertJobId,
-  assertWholeNumber,
   InvalidArgumentError,
   PartitionedQueue,
   type CancelOutcome,
@@ -14,6 +13,7 @@ import {
   type QueueStats,
   type RedisConnectionInput,
 } from '@jobs/core';
+import { assertWholeNumber } from '@jobs/core/internal';
 import { ResultWaiter } from './result-waiter.ts';
 
 /** Options of {@link createProducer}. */

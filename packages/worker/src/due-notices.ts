@@ -1,4 +1,5 @@
-import { closeClient, duplicateClient, type RedisClient } from '@jobs/core';
+import { type RedisClient } from '@jobs/core';
+import { closeClient, duplicateClient } from '@jobs/core/internal';
 import type { Lane } from './lane.ts';
 
 /** How far this clock may have run ahead of the server's by the time a notice's delay is over (ms). */

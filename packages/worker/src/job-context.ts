@@ -1,4 +1,5 @@
-import { childLogger, type Logger } from '@jobs/core';
+import { type Logger } from '@jobs/core';
+import { childLogger } from '@jobs/core/internal';
 import type { Execution } from './execution.ts';
 import type { JobContext } from './handler-map.ts';
 

@@ -1,6 +1,5 @@
 import { EventEmitter } from 'node:events';
 import {
-  assertWholeNumber,
   InvalidArgumentError,
   isJobsError,
   JOBS_ERROR_CODES,
@@ -10,7 +9,6 @@ import {
   LostClaimError,
   PermanentError,
   TimeoutError,
-  childLogger,
   silentLogger,
   type ClaimedJob,
   type Kinds,
@@ -19,6 +17,7 @@ import {
   type QueueStats,
   type RedisConnectionInput,
 } from '@jobs/core';
+import { assertWholeNumber, childLogger } from '@jobs/core/internal';
 import type { HandlerMap, JobContext } from './handler-map.ts';
 import { CompletionBatcher, type CompletionListener } from './completion-batcher.ts';
 import { DueNotices } from './due-notices.ts';

@@ -1,5 +1,6 @@
 #!/usr/bin/env node
-import { closeClient, connectRedis, describeRedis, isJobsError, toJobsError } from '@jobs/core';
+import { describeRedis, isJobsError } from '@jobs/core';
+import { closeClient, connectRedis, toJobsError } from '@jobs/core/internal';
 import { ADMIN_HELP, parseAdminArgs, type AdminInvocation } from '../admin/admin-args.ts';
 import { aclResult, runAdminCommand } from '../admin/run-admin.ts';
 import { UsageError } from '../usage-error.ts';
