@@ -60,7 +60,7 @@ function quiet<C extends RedisClient>(client: C): C {
  */
 export function connectRedis(input: RedisConnectionInput, connectionName: string, overrides: RedisOptions = {}): RedisConnection {
   if (isRedisClient(input)) return { client: input, owned: false };
-  // No auto-pipelining: measured, it made enqueue (64 in flight) and processing 25% slower.
+  // No auto-pipelining: it made enqueue and processing slower (docs/BENCHMARKS.md).
   const defaults: RedisOptions = { connectionName, maxRetriesPerRequest: 20, enableAutoPipelining: false, ...overrides };
   if (typeof input === 'string') {
     const cluster = parseClusterUrl(input);

@@ -38,6 +38,8 @@ local function claim_jobs(pending, processing, leases, stats, job_prefix, defaul
     local moved, lease_args = {}, {}
     for n = 1, #reads do
       local id, f = ids[#ids + 1 - n], reads[n]
+      -- job_status's rule (no status, id or payload: no job; no status: pending), applied to the
+      -- one HMGET above rather than through job_status, which would read the hash a second time.
       local status = f and (f[1] or f[5] or f[6]) and (f[1] or 'pending')
       if not status or status == 'completed' or status == 'failed' or status == 'cancelled' then
         dropped = dropped + 1
