@@ -1,6 +1,7 @@
 #!lua flags=allow-oom
 --[[
-  cancel: cancels a job that has not started: one in pending or in the delayed set. Its hash
+  cancel: cancels a job that has not started: one in pending (or its priority's list, or parked
+  while its kind is paused) or in the delayed set. Its hash
   says status=cancelled and expires after the TTL. A job that is processing, or already
   finished, is left alone.
 
@@ -11,6 +12,7 @@
   ARGV[1]  id: the job's id
   ARGV[2]  ttlSeconds: TTL of the cancelled hash in seconds (0 = keep)
   ARGV[3]  channel: events channel ('' = publish nothing)
+  ARGV[4]  prefix: the queue's key prefix ("queue:{NAME}:"), for the priority and parked lists (see lib/flow.lua)
   Returns: { CANCELLED } if cancelled, else { NOT_CANCELLED, the status that kept it from being
            cancelled }, with status '' when there is no such job
   Reply:   [code: number, status?: string]
@@ -18,6 +20,7 @@
 --@include lib/now.lua
 --@include lib/job-status.lua
 --@include lib/events.lua
+--@include lib/flow.lua
 
 -- The reply's first value.
 local CANCELLED = 1 --@export
@@ -30,6 +33,14 @@ local removed = 0
 if status == 'pending' then
   -- O(length of pending): cancelling is rare, and the list has no other index.
   removed = redis.call('LREM', KEYS[2], 1, id)
+  if removed == 0 then
+    -- Not in pending: in its priority's list, or parked while its kind is paused.
+    local f = read_hash(key, 'priority', 'kind')
+    if f and tonumber(f[1]) and tonumber(f[1]) ~= 0 then
+      removed = redis.call('LREM', priority_list(ARGV[4], tonumber(f[1])), 1, id)
+    end
+    if removed == 0 and f and f[2] then removed = redis.call('LREM', parked_list(ARGV[4], f[2]), 1, id) end
+  end
   -- Status pending but not in the list: a recipe client moved it and has not stamped it yet.
   if removed == 0 then return { NOT_CANCELLED, 'processing' } end
 elseif status == 'delayed' then

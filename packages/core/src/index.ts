@@ -19,6 +19,8 @@ export type { ReclaimResult } from './commands/reclaim.ts';
 export type { ListState, QueueStats } from './commands/views.ts';
 export type { DurabilityOptions, QueueOptions } from './queue-options.ts';
 export type { EnqueueOptions } from './enqueue-options.ts';
+export { assertPriority, MAX_PRIORITY, MIN_PRIORITY } from './priority.ts';
+export { MAX_PROGRESS_BYTES } from './flow-control.ts';
 
 export { defineKinds, Kinds, KIND_NAME_PATTERN } from './kinds.ts';
 export type { DecodedPayload, DefineKindsOptions, KindDefinition, KindDefinitions, KindName, KindOptions, PayloadMap, PayloadOf, PayloadTypesOf } from './kinds.ts';
@@ -30,6 +32,18 @@ export { backoffDelayMs, DEFAULT_BACKOFF } from './backoff.ts';
 export type { BackoffPolicy } from './backoff.ts';
 
 export { JOB_STATUSES } from './job-record.ts';
+
+export { Schedules } from './schedules/schedules.ts';
+export type { ScheduleHost, SchedulesOptions, UpsertScheduleResult } from './schedules/schedules.ts';
+export { assertScheduleId, SCHEDULE_ID_PATTERN } from './schedules/schedule-spec.ts';
+export type { ScheduleSpec } from './schedules/schedule-spec.ts';
+export type { ScheduleRecord, ScheduleStatus } from './schedules/schedule-record.ts';
+export { MIN_EVERY_MS, nextRunAfter } from './schedules/schedule-timing.ts';
+export type { ScheduleTiming } from './schedules/schedule-timing.ts';
+export { ScheduleRunner, systemClock } from './schedules/schedule-runner.ts';
+export type { FiredTick, RunnerClock, ScheduleRunnerOptions } from './schedules/schedule-runner.ts';
+export { RedisScheduleStore } from './schedules/schedule-store.ts';
+export type { DueSchedule, FireResult, ScheduleStore } from './schedules/schedule-store.ts';
 export type { ClaimedJob, JobRecord, JobStatus } from './job-record.ts';
 
 export { assertJobId, assertQueueName, JOB_ID_PATTERN, QUEUE_NAME_PATTERN, queueKeys } from './keys.ts';

@@ -5,15 +5,16 @@ import type { ReplyOf } from '../src/lua-script.ts';
 
 describe('generated script types', () => {
   test('a script is called with its keys and arguments by the names in its header', () => {
-    expectTypeOf<keyof ClaimKeys>().toEqualTypeOf<'pending' | 'processing' | 'leases' | 'stats' | 'delayed'>();
-    const keys = { pending: 'p', processing: 'q', leases: 'l', stats: 's', delayed: 'd' };
-    expectTypeOf(claimScript.argv).toBeCallableWith(keys, { jobPrefix: 'j', visibilityMs: 1, maxAttempts: 1, max: 1, tokenBase: 't' });
+    expectTypeOf<keyof ClaimKeys>().toEqualTypeOf<'pending' | 'processing' | 'leases' | 'stats' | 'delayed' | 'failed' | 'flow'>();
+    const keys = { pending: 'p', processing: 'q', leases: 'l', stats: 's', delayed: 'd', failed: 'f', flow: 'w' };
+    const args = { jobPrefix: 'j', visibilityMs: 1, maxAttempts: 1, max: 1, tokenBase: 't', failedTtlSeconds: 0, failedHistoryCap: -1, channel: '', prefix: 'q' };
+    expectTypeOf(claimScript.argv).toBeCallableWith(keys, args);
     // @ts-expect-error: an argument the header does not name (a type test: never run)
-    claimScript.argv(keys, { jobPrefix: 'j', visibilityMs: 1, maxAttempts: 1, max: 1, tokenBase: 't', extra: 1 });
+    claimScript.argv(keys, { ...args, extra: 1 });
     // @ts-expect-error: an argument left out
     expectTypeOf(claimScript.argv).toBeCallableWith(keys, { jobPrefix: 'j', visibilityMs: 1, maxAttempts: 1, max: 1 });
     // @ts-expect-error: a key left out
-    expectTypeOf(claimScript.argv).toBeCallableWith({ pending: 'p' }, { jobPrefix: 'j', visibilityMs: 1, maxAttempts: 1, max: 1, tokenBase: 't' });
+    expectTypeOf(claimScript.argv).toBeCallableWith({ pending: 'p' }, args);
   });
 
   test('its reply is typed from the header', () => {

@@ -44,4 +44,9 @@ export type {
   DurabilityOptions,
   RedisConnectionInput,
   ValidationIssue,
+  Schedules,
+  ScheduleRecord,
+  ScheduleSpec,
+  ScheduleStatus,
+  UpsertScheduleResult,
 } from '@jobs/core';

@@ -156,7 +156,7 @@ describe('producer', () => {
     await onEveryNode(redis, (node) => node.acl('DELUSER', user));
   });
 
-  test('while Redis stays down, enqueue fails with JOBS_REDIS_UNAVAILABLE after the command timeout instead of hanging', async () => {
+  test('while Redis stays down, enqueue fails with JOBS_REDIS_UNAVAILABLE within the command timeout instead of hanging', async () => {
     const { findFreePort } = await import('@jobs/dev-redis');
     const port = await findFreePort();
     // Nothing listens on the port: one server, or a cluster whose only seed is down.

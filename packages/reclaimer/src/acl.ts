@@ -34,7 +34,7 @@ export function jobsAclRules(queues: readonly string[], options: { partitions?: 
     'resetkeys',
     ...keys.map((k) => `~${k.prefix}*`),
     'resetchannels',
-    ...keys.flatMap((k) => [`&${k.events}`, `&${k.wake}`]),
+    ...keys.flatMap((k) => [`&${k.events}`, `&${k.wake}`, `&${k.schedulesWake}`]),
     '-@all',
     '+@connection',
     ...[...CLIENT_COMMANDS, ...SCRIPT_COMMANDS].map((command) => `+${command}`),

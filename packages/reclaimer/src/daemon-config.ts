@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util';
 import { assertQueueName, isJobsError } from '@jobs/core';
+import { assertDaemonDashboard } from './dashboard/daemon-dashboard.ts';
 import { LOG_LEVELS, type LogLevel } from './json-logger.ts';
 import { parseWholeNumber, UsageError } from './usage-error.ts';
 
@@ -21,6 +22,10 @@ Options (each also read from the environment variable in brackets; a flag wins):
   --visibility-ms N          lease given to claims of recipe clients [JOBS_VISIBILITY_MS] (default 30000)
   --metrics-port N           serve /metrics and /healthz on this port [JOBS_METRICS_PORT] (default: off)
   --metrics-host HOST        address to bind [JOBS_METRICS_HOST] (default 127.0.0.1)
+  --dashboard-port N         serve the ops dashboard on this port [JOBS_DASHBOARD_PORT] (default: off);
+                             tokens only from JOBS_DASHBOARD_TOKEN / JOBS_DASHBOARD_VIEWER_TOKEN
+  --dashboard-host HOST      address to bind [JOBS_DASHBOARD_HOST] (default 127.0.0.1; another
+                             address needs a token)
   --log-level LEVEL          debug, info, warn or error [JOBS_LOG_LEVEL] (default info)
   --once                     sweep once and exit
   -h, --help                 show this help
@@ -37,6 +42,9 @@ export interface DaemonConfig {
   visibilityMs: number;
   metricsPort: number | undefined;
   metricsHost: string;
+  /** The dashboard's port and address; undefined port: no dashboard. */
+  dashboardPort: number | undefined;
+  dashboardHost: string;
   logLevel: LogLevel;
   once: boolean;
 }
@@ -57,6 +65,8 @@ export function parseDaemonConfig(argv: readonly string[], env: NodeJS.ProcessEn
         'visibility-ms': { type: 'string' },
         'metrics-port': { type: 'string' },
         'metrics-host': { type: 'string' },
+        'dashboard-port': { type: 'string' },
+        'dashboard-host': { type: 'string' },
         'log-level': { type: 'string' },
         once: { type: 'boolean', default: false },
         help: { type: 'boolean', short: 'h', default: false },
@@ -78,6 +88,9 @@ export function parseDaemonConfig(argv: readonly string[], env: NodeJS.ProcessEn
   const logLevel = (values['log-level'] ?? env.JOBS_LOG_LEVEL ?? 'info') as LogLevel;
   if (!LOG_LEVELS.includes(logLevel)) throw new UsageError(`--log-level must be one of ${LOG_LEVELS.join(', ')}, got ${JSON.stringify(logLevel)}`);
   const metricsPortRaw = values['metrics-port'] ?? env.JOBS_METRICS_PORT;
+  const dashboardPortRaw = values['dashboard-port'] ?? env.JOBS_DASHBOARD_PORT;
+  const dashboardHost = values['dashboard-host'] ?? env.JOBS_DASHBOARD_HOST ?? '127.0.0.1';
+  if (dashboardPortRaw !== undefined && dashboardPortRaw !== '') assertDaemonDashboard(dashboardHost, env);
   return {
     help: values.help,
     redisUrl,
@@ -87,6 +100,8 @@ export function parseDaemonConfig(argv: readonly string[], env: NodeJS.ProcessEn
     visibilityMs: parseWholeNumber('--visibility-ms', values['visibility-ms'] ?? env.JOBS_VISIBILITY_MS, 30_000, 1, 12 * 3_600_000),
     metricsPort: metricsPortRaw === undefined || metricsPortRaw === '' ? undefined : parseWholeNumber('--metrics-port', metricsPortRaw, 0, 0, 65_535),
     metricsHost: values['metrics-host'] ?? env.JOBS_METRICS_HOST ?? '127.0.0.1',
+    dashboardPort: dashboardPortRaw === undefined || dashboardPortRaw === '' ? undefined : parseWholeNumber('--dashboard-port', dashboardPortRaw, 0, 0, 65_535),
+    dashboardHost,
     logLevel,
     once: values.once,
   };

@@ -4,6 +4,8 @@ import {
   defineKinds,
   isJobsError,
   JobQueue,
+  RedisScheduleStore,
+  ScheduleRunner,
   silentLogger,
   type Logger,
   type RedisClient,
@@ -36,6 +38,11 @@ export interface ReclaimerOptions {
   logger?: Logger;
   /** Where to record metrics. Default: a registry of its own (`reclaimer.metrics.registry`). */
   metrics?: ReclaimerMetrics;
+  /**
+   * Once started, fire the ticks of the schedules of the queues it sweeps. Any number of
+   * reclaimers and workers may: each tick makes one job. Default true.
+   */
+  schedules?: boolean;
 }
 
 /** The events a reclaimer emits. */
@@ -62,11 +69,17 @@ export class Reclaimer extends EventEmitter<ReclaimerEventMap> {
   readonly #owned: boolean;
   readonly #fixedQueues: readonly string[] | undefined;
   readonly #queues = new Map<string, JobQueue<unknown>>();
+  /** Per queue, its schedule runner (started with the reclaimer). */
+  readonly #runners = new Map<string, ScheduleRunner>();
+  readonly #schedules: boolean;
+  #started = false;
   readonly #limits: { batch: number; maxCalls: number };
   readonly #visibilityMs: number;
   readonly #maxAttempts: number;
   readonly #discoverIntervalMs: number;
   readonly #log: Logger;
+  /** Per queue, the failedDroppedTotal the last sweep saw. */
+  readonly #failedDropped = new Map<string, number>();
   #discoveredAt = Number.NEGATIVE_INFINITY;
   #timer: NodeJS.Timeout | undefined;
   #running: Promise<SweepReport[]> | undefined;
@@ -83,6 +96,7 @@ export class Reclaimer extends EventEmitter<ReclaimerEventMap> {
     // Every name is checked before a connection is opened, so a bad one leaves nothing open.
     for (const name of this.#fixedQueues ?? []) assertQueueName(name);
     this.#log = options.logger ?? silentLogger;
+    this.#schedules = options.schedules ?? true;
     this.metrics = options.metrics ?? new ReclaimerMetrics();
     // Commands fail fast while Redis is away (the next sweep tries again); the connection keeps
     // reconnecting in the background. A cluster client holds commands while it reaches no node,
@@ -97,8 +111,19 @@ export class Reclaimer extends EventEmitter<ReclaimerEventMap> {
     if (!queue) {
       queue = new JobQueue({ redis: this.#client, queue: name, kinds: empty, visibilityMs: this.#visibilityMs, maxAttempts: this.#maxAttempts }) as JobQueue<unknown>;
       this.#queues.set(name, queue);
+      if (this.#started) this.#runSchedules(queue);
     }
     return queue;
+  }
+
+  #runSchedules(queue: JobQueue<unknown>): void {
+    if (!this.#schedules || this.#stopped || this.#runners.has(queue.name)) return;
+    const runner = new ScheduleRunner({
+      store: new RedisScheduleStore(queue.client, queue.keys),
+      onError: (error) => this.#log.error({ queue: queue.name, error: error instanceof Error ? error.message : String(error) }, 'schedule runner failed'),
+    });
+    this.#runners.set(queue.name, runner);
+    runner.start();
   }
 
   /** The queues it sweeps now. */
@@ -138,6 +163,8 @@ export class Reclaimer extends EventEmitter<ReclaimerEventMap> {
     for (const [name, queue] of this.#queues) {
       if (this.#fixedQueues && !names.includes(name)) {
         this.#queues.delete(name);
+        void this.#runners.get(name)?.stop();
+        this.#runners.delete(name);
         void queue.close();
       }
     }
@@ -165,6 +192,7 @@ export class Reclaimer extends EventEmitter<ReclaimerEventMap> {
         const report = await sweepQueue(queue, this.#limits);
         reports.push(report);
         this.metrics.recordSweep(report);
+        this.#warnFailedDropped(report);
         const { queue: name, reclaimed, deadLettered, dropped, promoted, tidied, calls, largestCall, durationMs } = report;
         const fields = { queue: name, reclaimed, deadLettered, dropped, promoted, tidied, calls, largestCall, durationMs: Math.round(durationMs * 100) / 100 };
         if (reclaimed + deadLettered + dropped + promoted > 0) this.#log.info(fields, 'swept');
@@ -177,6 +205,15 @@ export class Reclaimer extends EventEmitter<ReclaimerEventMap> {
     return reports;
   }
 
+  /** Failed jobs are an incident's evidence: say so each time a queue's count of lost ones grows. */
+  #warnFailedDropped({ queue, stats }: SweepReport): void {
+    const before = this.#failedDropped.get(queue) ?? 0;
+    this.#failedDropped.set(queue, stats.failedDroppedTotal);
+    if (stats.failedDroppedTotal > before) {
+      this.#log.warn({ queue, failedDroppedTotal: stats.failedDroppedTotal, since: stats.failedDroppedTotal - before }, 'failed jobs were deleted by the queue\'s failedHistory cap or failedTtlSeconds');
+    }
+  }
+
   #failed(queue: string, error: unknown): void {
     const down = isJobsError(error, 'JOBS_REDIS_UNAVAILABLE');
     this.metrics.recordError(queue, down);
@@ -187,6 +224,8 @@ export class Reclaimer extends EventEmitter<ReclaimerEventMap> {
   /** Sweeps now, then every `intervalMs` (measured from the end of one sweep to the next). */
   start(): void {
     if (this.#stopped || this.#timer) return;
+    this.#started = true;
+    for (const queue of this.#queues.values()) this.#runSchedules(queue);
     const loop = (): void => {
       void this.runOnce().finally(() => {
         if (!this.#stopped) this.#timer = setTimeout(loop, this.intervalMs);
@@ -219,6 +258,7 @@ export class Reclaimer extends EventEmitter<ReclaimerEventMap> {
     clearTimeout(this.#timer);
     this.#timer = undefined;
     await this.#running;
+    await Promise.all([...this.#runners.values()].map((runner) => runner.stop()));
     await Promise.all([...this.#queues.values()].map((queue) => queue.close()));
     if (this.#owned) await closeClient(this.#client);
   }

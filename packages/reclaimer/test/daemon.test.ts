@@ -104,6 +104,8 @@ describe('jobs-reclaimer (the daemon, run as a child process)', () => {
     const queue = new JobQueue({ redis: client, queue: 'watched', kinds, visibilityMs: 1 });
     await queue.enqueueMany([{ kind: 'task', payload: { n: 1 } }, { kind: 'task', payload: { n: 2 } }, { kind: 'task', payload: { n: 3 } }]);
     await queue.claim();
+    await queue.pause();
+    await queue.pause({ kind: 'task' });
     const daemon = startDaemon(['--interval-ms', '100', '--metrics-port', '0'], { REDIS_URL: server.url });
     try {
       const serving = await daemon.waitForLog((line) => line.msg === 'serving metrics');
@@ -127,6 +129,8 @@ describe('jobs-reclaimer (the daemon, run as a child process)', () => {
       expect(samples.get('jobs_reclaimer_sweep_duration_seconds_count{queue="watched"}')).toBeGreaterThan(0);
       expect(samples.get('jobs_queue_oldest_pending_age_seconds{queue="watched"}')).toBeGreaterThanOrEqual(0);
       expect(samples.get('jobs_redis_up')).toBe(1);
+      expect(samples.get('jobs_queue_paused{queue="watched",kind=""}')).toBe(1);
+      expect(samples.get('jobs_queue_paused{queue="watched",kind="task"}')).toBe(1);
       expect(metrics).toMatch(/# TYPE jobs_reclaimer_sweep_duration_seconds histogram/);
 
       expect((await fetch(`${base}/healthz`)).status).toBe(200);

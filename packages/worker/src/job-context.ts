@@ -38,4 +38,8 @@ export class HandlerContext implements JobContext {
   }
 
   readonly extendLease = (ms?: number): Promise<void> => this.#execution.extendLease(ms);
+
+  progress(value: unknown): Promise<void> {
+    return this.#execution.lane.queue.progress(this.#execution.job, value);
+  }
 }

@@ -3,6 +3,7 @@ import { describeRedis } from '@jobs/core';
 import { DAEMON_HELP, parseDaemonConfig, type DaemonConfig } from '../daemon-config.ts';
 import { jsonLogger } from '../json-logger.ts';
 import { startMetricsServer, type MetricsServer } from '../metrics-server.ts';
+import { startDaemonDashboard } from '../dashboard/daemon-dashboard.ts';
 import { createReclaimer } from '../reclaimer.ts';
 import { UsageError } from '../usage-error.ts';
 
@@ -42,6 +43,10 @@ async function main(): Promise<number> {
     server = await startMetricsServer({ port: config.metricsPort, host: config.metricsHost, metrics: reclaimer.metrics, healthy: () => reclaimer.healthy() });
     log.info({ url: `http://${server.host}:${server.port}/metrics`, health: `http://${server.host}:${server.port}/healthz` }, 'serving metrics');
   }
+  const dashboard =
+    config.dashboardPort === undefined
+      ? undefined
+      : await startDaemonDashboard({ redis: config.redisUrl, queues: () => reclaimer.queues, port: config.dashboardPort, host: config.dashboardHost, env: process.env, logger: log });
   reclaimer.start();
   const signal = await new Promise<NodeJS.Signals>((resolve) => {
     process.once('SIGTERM', () => resolve('SIGTERM'));
@@ -50,6 +55,7 @@ async function main(): Promise<number> {
   log.info({ signal }, 'stopping');
   await reclaimer.stop();
   await server?.close();
+  await dashboard?.close();
   log.info({}, 'stopped');
   return 0;
 }
