@@ -34,7 +34,13 @@ export interface ReclaimerOptions {
   maxAttempts?: number;
   /** How often to look for new queues when `queues` is not given. Default 60 s. */
   discoverIntervalMs?: number;
-  /** Structured logs. Default: silent. */
+  /**
+   * After this many sweeps in a row fail (on any of their queues), {@link Reclaimer.healthy}
+   * reports unhealthy even while Redis answers PING: a permission taken away, a script Redis
+   * refuses. Default 3.
+   */
+  unhealthyAfterFailedSweeps?: number;
+  /** Structured logs (pino or the like; errors go under `err`). Default: silent. */
   logger?: Logger;
   /** Where to record metrics. Default: a registry of its own (`reclaimer.metrics.registry`). */
   metrics?: ReclaimerMetrics;
@@ -80,6 +86,10 @@ export class Reclaimer extends EventEmitter<ReclaimerEventMap> {
   readonly #log: Logger;
   /** Per queue, the failedDroppedTotal the last sweep saw. */
   readonly #failedDropped = new Map<string, number>();
+  readonly #unhealthyAfter: number;
+  /** Sweeps in a row that failed, and the last failure. */
+  #failedSweeps = 0;
+  #lastFailure: unknown;
   #discoveredAt = Number.NEGATIVE_INFINITY;
   #timer: NodeJS.Timeout | undefined;
   #running: Promise<SweepReport[]> | undefined;
@@ -92,6 +102,7 @@ export class Reclaimer extends EventEmitter<ReclaimerEventMap> {
     this.#visibilityMs = assertWholeNumber('visibilityMs', options.visibilityMs ?? 30_000, 1, 12 * 3_600_000);
     this.#maxAttempts = assertWholeNumber('maxAttempts', options.maxAttempts ?? 3, 1, 1_000);
     this.#discoverIntervalMs = assertWholeNumber('discoverIntervalMs', options.discoverIntervalMs ?? 60_000, 0, 86_400_000);
+    this.#unhealthyAfter = assertWholeNumber('unhealthyAfterFailedSweeps', options.unhealthyAfterFailedSweeps ?? 3, 1, 1_000);
     this.#fixedQueues = options.queues && options.queues.length > 0 ? [...options.queues] : undefined;
     // Every name is checked before a connection is opened, so a bad one leaves nothing open.
     for (const name of this.#fixedQueues ?? []) assertQueueName(name);
@@ -120,7 +131,7 @@ export class Reclaimer extends EventEmitter<ReclaimerEventMap> {
     if (!this.#schedules || this.#stopped || this.#runners.has(queue.name)) return;
     const runner = new ScheduleRunner({
       store: new RedisScheduleStore(queue.client, queue.keys),
-      onError: (error) => this.#log.error({ queue: queue.name, error: error instanceof Error ? error.message : String(error) }, 'schedule runner failed'),
+      onError: (error) => this.#log.error({ queue: queue.name, err: error }, 'schedule runner failed'),
     });
     this.#runners.set(queue.name, runner);
     runner.start();
@@ -180,9 +191,11 @@ export class Reclaimer extends EventEmitter<ReclaimerEventMap> {
   }
 
   async #sweepAll(): Promise<SweepReport[]> {
+    let failures = 0;
     try {
       await this.#discover();
     } catch (error) {
+      failures += 1;
       this.#failed('*', error);
     }
     const reports: SweepReport[] = [];
@@ -199,9 +212,11 @@ export class Reclaimer extends EventEmitter<ReclaimerEventMap> {
         else this.#log.debug(fields, 'swept');
         this.emit('sweep', report);
       } catch (error) {
+        failures += 1;
         this.#failed(queue.name, error);
       }
     }
+    if (!this.#stopped) this.#failedSweeps = failures > 0 ? this.#failedSweeps + 1 : 0;
     return reports;
   }
 
@@ -217,7 +232,8 @@ export class Reclaimer extends EventEmitter<ReclaimerEventMap> {
   #failed(queue: string, error: unknown): void {
     const down = isJobsError(error, 'JOBS_REDIS_UNAVAILABLE');
     this.metrics.recordError(queue, down);
-    this.#log.error({ queue, error: error instanceof Error ? error.message : String(error), code: isJobsError(error) ? error.code : undefined }, 'sweep failed');
+    this.#lastFailure = error;
+    this.#log.error({ queue, err: error }, 'sweep failed');
     if (this.listenerCount('error') > 0) this.emit('error', error);
   }
 
@@ -234,8 +250,18 @@ export class Reclaimer extends EventEmitter<ReclaimerEventMap> {
     loop();
   }
 
-  /** Answers whether Redis answers a PING within `timeoutMs`. */
+  /**
+   * Healthy when Redis answers a PING within `timeoutMs` and fewer than
+   * `unhealthyAfterFailedSweeps` sweeps in a row have failed; else the reason.
+   */
   async healthy(timeoutMs = 1_000): Promise<{ ok: boolean; error?: string }> {
+    const redis = await this.#ping(timeoutMs);
+    if (!redis.ok || this.#failedSweeps < this.#unhealthyAfter) return redis;
+    const last = this.#lastFailure instanceof Error ? this.#lastFailure.message : String(this.#lastFailure);
+    return { ok: false, error: `the last ${this.#failedSweeps} sweeps failed; the last error: ${last}` };
+  }
+
+  async #ping(timeoutMs: number): Promise<{ ok: boolean; error?: string }> {
     let timer: NodeJS.Timeout | undefined;
     try {
       await Promise.race([

@@ -19,7 +19,7 @@ describe('jobs-reclaimer --dashboard-port', () => {
   test('serves the queues it sweeps behind the token, and never logs the token', async ({ redisUrl, redis, queueName }) => {
     const queue = new JobQueue({ redis, queue: queueName, kinds });
     await queue.enqueue('task', {});
-    const daemon = startDaemon(['--queue', queueName, '--interval-ms', '200', '--dashboard-port', '0'], { REDIS_URL: redisUrl, JOBS_DASHBOARD_TOKEN: TOKENS.operator });
+    const daemon = startDaemon(['--queue', queueName, '--interval-ms', '200', '--dashboard-port', '0', '--metrics-port', '0'], { REDIS_URL: redisUrl, JOBS_DASHBOARD_TOKEN: TOKENS.operator });
     try {
       const line = await daemon.waitForLog((entry) => entry.msg === 'serving the dashboard');
       expect(line.login).toBe('token');

@@ -191,6 +191,6 @@ export function httpErrorOf(error: unknown, log: Logger): HttpError {
   if (error instanceof HttpError) return error;
   if (isJobsError(error, 'JOBS_INVALID_ARGUMENT')) return new HttpError(400, 'invalid_argument', error.message);
   if (isJobsError(error, 'JOBS_REDIS_UNAVAILABLE')) return new HttpError(503, 'redis_unavailable', 'Redis did not answer; try again shortly');
-  log.error({ error: error instanceof Error ? error.message : String(error), code: isJobsError(error) ? error.code : undefined }, 'dashboard request failed');
+  log.error({ err: error }, 'dashboard request failed');
   return new HttpError(500, 'internal', 'the dashboard could not answer; see its logs');
 }
