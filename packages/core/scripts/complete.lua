@@ -19,7 +19,8 @@
   ARGV[4]   channel: events channel ('' = publish nothing)
   ARGV[5]   onlyHeard: '1': publish only when the channel has a subscriber on this server; '0': always
   ARGV[6]   wakeChannel: the wake channel (see lib/due-notice.lua)
-  ARGV[7..] completions: per job, 3 values: id, claim token, result JSON
+  ARGV[7]   prefix: the queue's key prefix ("queue:{NAME}:"), for the flow-control keys (see lib/flow.lua)
+  ARGV[8..] completions: per job, 3 values: id, claim token, result JSON
   Returns:  per job CLAIM_DONE if completed, NOT_OWNER if the caller does not own the job
             (nothing changed)
   Reply:    number[]
@@ -30,5 +31,6 @@
 local out = {}
 complete_jobs({ processing = KEYS[1], completed = KEYS[2], leases = KEYS[3], stats = KEYS[4],
   job_prefix = ARGV[1], ttl = tonumber(ARGV[2]), cap = tonumber(ARGV[3]), channel = ARGV[4],
-  only_heard = ARGV[5], now = now_ms(), pending = KEYS[5], delayed = KEYS[6], wake = ARGV[6] }, ARGV, 7, out)
+  only_heard = ARGV[5], now = now_ms(), pending = KEYS[5], delayed = KEYS[6], wake = ARGV[6],
+  prefix = ARGV[7] }, ARGV, 8, out)
 return out

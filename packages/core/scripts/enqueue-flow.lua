@@ -13,9 +13,11 @@
   ARGV[1]   count: number of jobs N
   ARGV[2]   jobPrefix: job key prefix ("queue:{NAME}:job:"): a job's hash is this plus its id
   ARGV[3]   wakeChannel: the wake channel (see lib/due-notice.lua)
-  ARGV[4..] jobs: per job, 6 values: id, payload JSON, kind, options as in enqueue.lua ('' or
-            "delay ms,run-at ms,max attempts,visibility ms,0"), the parent's id ('' for the
-            root), and on-child-failure ('fail' or 'ignore'; '' for a job without children)
+  ARGV[4]   prefix: the queue's key prefix ("queue:{NAME}:"), for the flow-control keys (see lib/flow.lua)
+  ARGV[5..] jobs: per job, 6 values: id, payload JSON, kind, options as in enqueue.lua ('' or
+            "delay ms,run-at ms,max attempts,visibility ms,0,priority,ttl ms,expires-at ms"),
+            the parent's id ('' for the root), and on-child-failure ('fail' or 'ignore'; '' for
+            a job without children)
   Returns:  FLOW_WRITTEN, also when this same call ran before (the client resent it after a
             lost reply)
   Reply:    number
@@ -30,10 +32,11 @@
 --@include lib/flow-children.lua
 
 local FIELDS = 6
-local FIRST_JOB = 4
+local FIRST_JOB = 5
 local FLOW_WRITTEN = 1 --@export
 local n = tonumber(ARGV[1])
 local job_prefix = ARGV[2]
+local prefix = ARGV[4]
 local now = now_ms()
 local now_text = int_text(now)
 
@@ -67,11 +70,14 @@ for j = 0, n - 1 do
   local base = FIRST_JOB + j * FIELDS
   local id, payload, kind, options = ARGV[base], ARGV[base + 1], ARGV[base + 2], ARGV[base + 3]
   local parent, on_failure = ARGV[base + 4], ARGV[base + 5]
-  local delay, run_at, max_attempts, visibility = '0', '0', '0', '0'
+  local delay, run_at, max_attempts, visibility, priority, ttl, expires_at = '0', '0', '0', '0', '0', '0', '0'
   if options ~= '' then
-    delay, run_at, max_attempts, visibility = string.match(options, '^(%d+),(%d+),(%d+),(%d+),0$')
-    if not visibility then error('enqueue-flow: malformed job options "' .. options .. '"') end
+    delay, run_at, max_attempts, visibility, priority, ttl, expires_at =
+      string.match(options, '^(%d+),(%d+),(%d+),(%d+),0,(-?%d+),(%d+),(%d+)$')
+    if not expires_at then error('enqueue-flow: malformed job options "' .. options .. '"') end
   end
+  local expiry = tonumber(expires_at)
+  if ttl ~= '0' then expiry = now + tonumber(ttl) end
   local job_key = job_prefix .. id
   local due = now + tonumber(delay)
   if run_at ~= '0' then due = tonumber(run_at) end
@@ -79,6 +85,8 @@ for j = 0, n - 1 do
   local status = 'pending'
   if waiting then status = 'waiting-children' elseif due > now then status = 'delayed' end
   write_job_hash(job_key, id, payload, kind, status, now_text, max_attempts, visibility)
+  if priority ~= '0' then redis.call('HSET', job_key, 'priority', priority) end
+  if expiry > 0 then redis.call('HSET', job_key, 'expires_at_ms', int_text(expiry)) end
   if parent ~= '' then
     redis.call('HSET', job_key, 'parent_id', parent)
     redis.call('HSET', job_prefix .. parent, 'child:' .. id, flow_entry('waiting', kind))
@@ -93,6 +101,8 @@ for j = 0, n - 1 do
     redis.call('HSET', job_key, 'run_at_ms', due_text)
     redis.call('ZADD', KEYS[2], due_text, id)
     if not earliest or due < earliest then earliest = due end
+  elseif priority ~= '0' then
+    push_pending(prefix, KEYS[1], id, priority, false)
   else
     pushed[#pushed + 1] = id
   end

@@ -2,7 +2,7 @@
 --[[
   release: hands claimed jobs back to pending at once (a worker shutting down, not a failure):
   fenced like complete; each id leaves processing and the lease index, goes back to the claim
-  end of pending in its order, and the interrupted attempt is not counted against it.
+  end of pending (or of its priority's list) in its order, and the interrupted attempt is not counted against it.
 
   KEYS[1]   processing: processing list
   KEYS[2]   pending: pending list
@@ -10,7 +10,8 @@
   KEYS[4]   stats: stats hash
   KEYS[5..] jobs: the job hash of each job, in the order of the ARGV pairs
   ARGV[1]   channel: events channel ('' = publish nothing)
-  ARGV[2..] claims: per job, 2 values: id, claim token
+  ARGV[2]   prefix: the queue's key prefix ("queue:{NAME}:"), for the flow-control keys (see lib/flow.lua)
+  ARGV[3..] claims: per job, 2 values: id, claim token
   Returns:  per job CLAIM_DONE if released, NOT_OWNER if the caller does not own the job
             (nothing changed)
   Reply:    number[]
@@ -20,11 +21,12 @@
 --@include lib/remove-from-list.lua
 --@include lib/holds-claim.lua
 --@include lib/events.lua
+--@include lib/flow.lua
 
 local now_text = int_text(now_ms())
 local out, released = {}, {}
-for j = 0, (#ARGV - 1) / 2 - 1 do
-  local id, token = ARGV[2 + j * 2], ARGV[3 + j * 2]
+for j = 0, (#ARGV - 2) / 2 - 1 do
+  local id, token = ARGV[3 + j * 2], ARGV[4 + j * 2]
   local key = KEYS[5 + j]
   local owned = holds_claim(key, token) and remove_from_list(KEYS[1], id) == 1
   if owned then
@@ -35,15 +37,15 @@ for j = 0, (#ARGV - 1) / 2 - 1 do
     -- out of processing and not yet back on pending.
     local attempts = tonumber(redis.call('HGET', key, 'attempts'))
     if attempts and attempts >= 1 then redis.call('HSET', key, 'attempts', int_text(attempts - 1)) end
-    redis.call('HDEL', key, 'lease_expires_at_ms')
+    redis.call('HDEL', key, 'lease_expires_at_ms', 'first_claimed_at_ms')
     publish_event(ARGV[1], id, 'released')
-    released[#released + 1] = id
+    released[#released + 1] = { id, redis.call('HGET', key, 'priority') }
     out[#out + 1] = CLAIM_DONE
   else
     out[#out + 1] = NOT_OWNER
   end
 end
 -- Back to the claim end, first claimed rightmost, so they run next and in their order.
-for i = #released, 1, -1 do redis.call('RPUSH', KEYS[2], released[i]) end
+for i = #released, 1, -1 do push_pending(ARGV[2], KEYS[2], released[i][1], released[i][2], true) end
 if #released > 0 then redis.call('HINCRBY', KEYS[4], 'released_total', #released) end
 return out

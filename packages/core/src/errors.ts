@@ -49,6 +49,11 @@ export const JOBS_ERROR_CODES = {
    */
   DUPLICATE_ID: 'JOBS_DUPLICATE_ID',
   /**
+   * A job was not started before its expiry (`ttlMs` / `expiresAt`): it never ran, and is in
+   * the failed list with a `last_error` that starts with this code.
+   */
+  EXPIRED: 'JOBS_EXPIRED',
+  /**
    * A flow's parent failed because one of its children failed for good (dead-lettered or
    * cancelled): its `last_error` starts with this code and names the child.
    */

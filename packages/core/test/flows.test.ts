@@ -151,6 +151,41 @@ describe('enqueueFlow', () => {
   });
 });
 
+describe('flows with flow control', () => {
+  test('a child that expires before it starts fails its parent; under ignore, the claim that expires it starts the parent', async ({ redis, queueName }) => {
+    const queue = openQueue(redis, queueName);
+    const failing = await queue.enqueueFlow({ ...email(0), children: [{ ...thumb('a'), options: { ttlMs: 1 } }] });
+    const ignoring = await queue.enqueueFlow({ ...email(1), options: { onChildFailure: 'ignore' }, children: [{ ...thumb('b'), options: { ttlMs: 1 } }] });
+    // Both children's expiry passes on the Redis clock before anything claims.
+    const expiry = Number(await redis.hget(`queue:{${queueName}}:job:${(ignoring.children[0] as FlowResult).id}`, 'expires_at_ms'));
+    await waitFor(async () => {
+      const [seconds, micros] = await redis.time();
+      return Number(seconds) * 1000 + Math.floor(Number(micros) / 1000) > expiry;
+    }, { what: 'the children expired' });
+    const [parent] = await waitFor(async () => {
+      const claimed = await queue.claim({ max: 5 });
+      return claimed.length > 0 && claimed;
+    }, { what: 'the expired children dead-lettered and the ignoring parent claimed' });
+    expect(parent?.id).toBe(ignoring.id);
+    const failed = await queue.getJob(failing.id);
+    expect(failed?.status).toBe('failed');
+    expect(failed?.lastError).toMatch(/^JOBS_CHILD_FAILED: child \S+ \(thumbnail\) failed: JOBS_EXPIRED/);
+    expect(Object.values(await queue.children(ignoring.id))[0]).toMatchObject({ status: 'failed', kind: 'thumbnail' });
+    await queue.close();
+  });
+
+  test('a parent with a priority starts ahead of lower-priority work once its children are done', async ({ redis, queueName }) => {
+    const queue = openQueue(redis, queueName);
+    const flow = await queue.enqueueFlow({ ...email(0), options: { priority: 10 }, children: [thumb('a')] });
+    const [child] = (await queue.claim()) as [ClaimedJob];
+    for (let n = 1; n <= 3; n += 1) await queue.enqueue('email', { recipient: 'a@example.com', n });
+    await queue.complete(child, 1);
+    const [first] = (await queue.claim()) as [ClaimedJob];
+    expect(first.id).toBe(flow.id);
+    await queue.close();
+  });
+});
+
 describe('cancelling a flow', () => {
   test('cancelling the parent cancels its unstarted children down the tree; a running child finishes and starts nothing', async ({ redis, queueName }) => {
     const queue = openQueue(redis, queueName);

@@ -2,6 +2,7 @@
 --@include lib/job-status.lua
 --@include lib/events.lua
 --@include lib/due-notice.lua
+--@include lib/flow.lua
 -- Flows: a parent job waits in status waiting-children (in no list, so no claim sees it) until
 -- each of its children has settled. Its hash keeps the count of unsettled children in
 -- children_left, their ids in children (a JSON array) and, per child, a field "child:<id>" holding a JSON entry that starts with its
@@ -10,7 +11,7 @@
 -- parent's on_child_failure says what a child that fails for good does: 'fail' (the parent
 -- fails, and its own parent hears of that) or 'ignore' (the child counts as settled).
 -- ctx: the caller's { job_prefix, stats, channel, now } and, to start a parent, { pending,
--- delayed, wake }; to fail one, { failed, cap, ttl } (see lib/dead-letter.lua).
+-- delayed, prefix, wake }; to fail one, { failed, cap, ttl } (see lib/dead-letter.lua).
 
 -- The start of a waiting child's entry: an entry is settled once, however often its child runs.
 local FLOW_WAITING = '{"status":"waiting",'
@@ -31,14 +32,16 @@ end
 -- else onto the claim end of pending: it was enqueued with its children, so it keeps its place
 -- ahead of the jobs that came after its flow (as a reclaimed job does), and runs next.
 local function flow_start_parent(ctx, parent_key, parent_id)
-  local due = tonumber(redis.call('HGET', parent_key, 'run_at_ms')) or 0
+  local f = redis.call('HMGET', parent_key, 'run_at_ms', 'priority')
+  local due = tonumber(f[1]) or 0
   if due > ctx.now then
     redis.call('HSET', parent_key, 'status', 'delayed')
     redis.call('ZADD', ctx.delayed, int_text(due), parent_id)
-    notice_due(ctx.delayed, ctx.wake, due, ctx.now)
+    -- A claim that expires a child has no wake channel: waiting workers see the parent when their wait ends.
+    if ctx.wake then notice_due(ctx.delayed, ctx.wake, due, ctx.now) end
   else
     redis.call('HSET', parent_key, 'status', 'pending')
-    redis.call('RPUSH', ctx.pending, parent_id)
+    push_pending(ctx.prefix, ctx.pending, parent_id, f[2], true)
   end
 end
 

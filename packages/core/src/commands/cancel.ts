@@ -1,3 +1,4 @@
+import { failedHistoryCap } from '../queue-options.ts';
 import { cancelScript } from '../generated/cancel.ts';
 import { CANCELLED } from '../generated/constants.ts';
 import { assertJobId } from '../keys.ts';
@@ -13,7 +14,7 @@ export async function cancel<P>(ctx: QueueContext<P>, id: string): Promise<Cance
   const o = ctx.options;
   const argv = cancelScript.argv(
     { job: k.job(id), pending: k.pending, delayed: k.delayed, stats: k.stats, failed: k.failed },
-    { id, ttlSeconds: o.cancelledTtlSeconds, channel: ctx.channel, jobPrefix: k.jobPrefix, failedTtlSeconds: o.failedTtlSeconds, historyCap: o.failedHistory, wakeChannel: k.wake },
+    { id, ttlSeconds: o.cancelledTtlSeconds, channel: ctx.channel, prefix: k.prefix, jobPrefix: k.jobPrefix, failedTtlSeconds: o.failedTtlSeconds, historyCap: failedHistoryCap(o), wakeChannel: k.wake },
   );
   const [code, status] = await ctx.scripts.run(cancelScript, argv);
   if (Number(code) === CANCELLED) return { cancelled: true };
