@@ -1,35 +1,49 @@
 #!lua flags=allow-oom
 --[[
   cancel: cancels a job that has not started: one in pending (or its priority's list, its
-  group's list, or parked while its kind is paused or limited) or in the delayed set. Its hash
-  says status=cancelled and expires after the TTL. A job that is processing, or already
-  finished, is left alone.
+  group's list, or parked while its kind is paused or limited), in the delayed set, or a flow's
+  parent waiting for its children. Its hash says status=cancelled and expires after the TTL. A
+  job that is processing, or already finished, is left alone. A cancelled parent's unstarted
+  children are cancelled too, down the tree; a cancelled child fails its parent, or counts as
+  settled, as the parent's on_child_failure says (see lib/flow-children.lua).
 
-  KEYS[1]  the job's hash
-  KEYS[2]  pending list
-  KEYS[3]  delayed sorted set
-  KEYS[4]  stats hash
-  ARGV[1]  id
-  ARGV[2]  TTL of the cancelled hash in seconds (0 = keep)
-  ARGV[3]  events channel ('' = publish nothing)
-  ARGV[4]  job key prefix ("queue:{NAME}:job:"), for the priority, group and parked lists
-  Returns: { 1 } if cancelled, else { 0, the status that kept it from being cancelled }, with
-           status '' when there is no such job
+  KEYS[1]  job: the job's hash
+  KEYS[2]  pending: pending list
+  KEYS[3]  delayed: delayed sorted set
+  KEYS[4]  stats: stats hash
+  KEYS[5]  failed: failed list, where a parent failed by its cancelled child goes
+  ARGV[1]  id: the job's id
+  ARGV[2]  ttlSeconds: TTL of the cancelled hash in seconds (0 = keep)
+  ARGV[3]  channel: events channel ('' = publish nothing)
+  ARGV[4]  prefix: the queue's key prefix ("queue:{NAME}:"), for the priority, group and parked lists (see lib/flow.lua)
+  ARGV[5]  jobPrefix: job key prefix ("queue:{NAME}:job:"), for the flow's other jobs
+  ARGV[6]  failedTtlSeconds: failed TTL in seconds (0 = keep until trimmed off the history)
+  ARGV[7]  historyCap: failed history cap (-1 = no cap)
+  ARGV[8]  wakeChannel: the wake channel (see lib/due-notice.lua)
+  Returns: { CANCELLED } if cancelled, else { NOT_CANCELLED, the status that kept it from being
+           cancelled }, with status '' when there is no such job
+  Reply:   [code: number, status?: string]
 ]]
 --@include lib/now.lua
 --@include lib/job-status.lua
 --@include lib/events.lua
 --@include lib/flow.lua
+--@include lib/dead-letter.lua
+
+-- The reply's first value.
+local CANCELLED = 1 --@export
+local NOT_CANCELLED = 0 --@export
 
 local key, id = KEYS[1], ARGV[1]
 local status = job_status(key)
-if not status then return { 0, '' } end
+if not status then return { NOT_CANCELLED, '' } end
 local removed = 0
 if status == 'pending' then
   -- O(length of pending): cancelling is rare, and the list has no other index.
   removed = redis.call('LREM', KEYS[2], 1, id)
   if removed == 0 then
-    -- Not in pending: in its priority's list, or parked while its kind is paused.
+    -- Not in pending: in its priority's list, parked while its kind is paused or limited, or in
+    -- its group's list.
     local f = read_hash(key, 'priority', 'kind', 'group')
     if f and tonumber(f[1]) and tonumber(f[1]) ~= 0 then
       removed = redis.call('LREM', priority_list(ARGV[4], tonumber(f[1])), 1, id)
@@ -38,15 +52,19 @@ if status == 'pending' then
     if removed == 0 and f and f[3] then removed = redis.call('LREM', group_list(ARGV[4], f[3]), 1, id) end
   end
   -- Status pending but not in the list: a recipe client moved it and has not stamped it yet.
-  if removed == 0 then return { 0, 'processing' } end
+  if removed == 0 then return { NOT_CANCELLED, 'processing' } end
 elseif status == 'delayed' then
   removed = redis.call('ZREM', KEYS[3], id)
-  if removed == 0 then return { 0, 'processing' } end
-else
-  return { 0, status }
+  if removed == 0 then return { NOT_CANCELLED, 'processing' } end
+elseif status ~= 'waiting-children' then
+  return { NOT_CANCELLED, status }
 end
-redis.call('HSET', key, 'status', 'cancelled', 'cancelled_at_ms', now_ms())
+local now = now_ms()
+redis.call('HSET', key, 'status', 'cancelled', 'cancelled_at_ms', now)
 if tonumber(ARGV[2]) > 0 then redis.call('EXPIRE', key, tonumber(ARGV[2])) end
-redis.call('HINCRBY', KEYS[4], 'cancelled_total', 1)
 publish_event(ARGV[3], id, 'cancelled')
-return { 1 }
+local flow = { prefix = ARGV[4], job_prefix = ARGV[5], pending = KEYS[2], delayed = KEYS[3], stats = KEYS[4],
+  failed = KEYS[5], cancelled_ttl = tonumber(ARGV[2]), ttl = tonumber(ARGV[6]), cap = tonumber(ARGV[7]),
+  channel = ARGV[3], wake = ARGV[8], now = now }
+redis.call('HINCRBY', KEYS[4], 'cancelled_total', 1 + flow_cancelled(flow, key, id, dead_letter))
+return { CANCELLED }

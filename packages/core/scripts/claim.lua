@@ -7,33 +7,37 @@
   failed. With flow control in use (the flow hash exists): higher priorities first, a paused
   queue claims nothing, a paused kind's jobs are parked (see lib/flow.lua, lib/claim-jobs.lua).
 
-  KEYS[1]   pending list
-  KEYS[2]   processing list
-  KEYS[3]   lease index sorted set (member: id, score: lease deadline in ms)
-  KEYS[4]   stats hash
-  KEYS[5]   delayed sorted set
-  KEYS[6]   failed list (expired jobs go there)
-  KEYS[7]   flow hash (see lib/flow.lua)
-  ARGV[1]   job key prefix ("queue:{NAME}:job:"), in this queue's hash slot
-  ARGV[2]   default visibility ms, for jobs whose hash has no visibility_ms
-  ARGV[3]   default max attempts, stamped on jobs whose hash has no max_attempts
-  ARGV[4]   N, the most jobs to claim
-  ARGV[5]   token base: 12 fresh random hex digits per call; the n-th claim's token is base .. %04x of n
-  ARGV[6]   failed TTL in seconds (0 = keep until trimmed off the history)
-  ARGV[7]   failed history cap
-  ARGV[8]   events channel ('' = publish nothing)
-  Returns:  { now ms, due time of the next delayed job in ms or -1 (-2: the queue is paused),
-              then 10 values per claimed job: id, token, attempts, max_attempts, lease deadline ms,
-              payload, kind, enqueued_at_ms, last_error, priority (nil when the hash has none) }
+  KEYS[1]   pending: pending list
+  KEYS[2]   processing: processing list
+  KEYS[3]   leases: lease index sorted set (member: id, score: lease deadline in ms)
+  KEYS[4]   stats: stats hash
+  KEYS[5]   delayed: delayed sorted set
+  KEYS[6]   failed: failed list (expired jobs go there)
+  KEYS[7]   flow: flow hash (see lib/flow.lua)
+  ARGV[1]   jobPrefix: job key prefix ("queue:{NAME}:job:"), in this queue's hash slot
+  ARGV[2]   visibilityMs: default visibility ms, for jobs whose hash has no visibility_ms
+  ARGV[3]   maxAttempts: default max attempts, stamped on jobs whose hash has no max_attempts
+  ARGV[4]   max: N, the most jobs to claim
+  ARGV[5]   tokenBase: token base: 12 fresh random hex digits per call; the n-th claim's token is base .. %04x of n
+  ARGV[6]   failedTtlSeconds: failed TTL in seconds (0 = keep until trimmed off the history)
+  ARGV[7]   failedHistoryCap: failed history cap (-1 = no cap)
+  ARGV[8]   channel: events channel ('' = publish nothing)
+  ARGV[9]   prefix: the queue's key prefix ("queue:{NAME}:"), for the flow-control keys (see lib/flow.lua)
+  Returns:  { now ms, due time of the next delayed job in ms or -1 (CLAIM_PAUSED: the queue is
+              paused), then CLAIM_STRIDE values per claimed job: id, token, attempts,
+              max_attempts, lease deadline ms, payload, kind, enqueued_at_ms, last_error,
+              priority (nil when the hash has none) }
+  Reply:    [nowMs: number, nextDueMs: number, ...claimed: Array<string | number | null>]
 ]]
 --@include lib/now.lua
 --@include lib/promote-due.lua
 --@include lib/claim-jobs.lua
 
 local now = now_ms()
-local _, next_due = promote_due(KEYS[5], KEYS[1], ARGV[1], 1000, now)
+local _, next_due = promote_due(KEYS[5], KEYS[1], ARGV[1], ARGV[9], 1000, now)
 local out = { now, next_due }
 claim_ready({ pending = KEYS[1], processing = KEYS[2], leases = KEYS[3], stats = KEYS[4], failed = KEYS[6],
-  flow = KEYS[7], job_prefix = ARGV[1], visibility = tonumber(ARGV[2]), max_attempts = ARGV[3], token_base = ARGV[5],
-  ttl = tonumber(ARGV[6]), cap = tonumber(ARGV[7]), channel = ARGV[8], now = now }, tonumber(ARGV[4]), out)
+  flow = KEYS[7], job_prefix = ARGV[1], prefix = ARGV[9], visibility = tonumber(ARGV[2]), max_attempts = ARGV[3],
+  token_base = ARGV[5], ttl = tonumber(ARGV[6]), cap = tonumber(ARGV[7]), channel = ARGV[8], now = now,
+  delayed = KEYS[5] }, tonumber(ARGV[4]), out)
 return out

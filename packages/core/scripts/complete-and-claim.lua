@@ -4,47 +4,53 @@
   complete.lua does, fenced by their tokens) and, in the same atomic step and round trip,
   promotes due delayed jobs and claims up to N next ones (exactly as claim.lua does).
 
-  KEYS[1]   pending list
-  KEYS[2]   processing list
-  KEYS[3]   lease index sorted set
-  KEYS[4]   stats hash
-  KEYS[5]   delayed sorted set
-  KEYS[6]   completed list
-  KEYS[7]   failed list (expired jobs go there)
-  KEYS[8]   flow hash (see lib/flow.lua)
-  ARGV[1]   job key prefix ("queue:{NAME}:job:")
-  ARGV[2]   default visibility ms
-  ARGV[3]   default max attempts
-  ARGV[4]   N, the most jobs to claim (0 = claim none)
-  ARGV[5]   token base: 12 fresh random hex digits per call; the n-th claim's token is base .. %04x of n
-  ARGV[6]   completed TTL in seconds (0 = keep until trimmed off the history)
-  ARGV[7]   completed history cap
-  ARGV[8]   events channel ('' = publish nothing)
-  ARGV[9]   '1': publish only when the channel has a subscriber on this server; '0': always
-  ARGV[10]  failed TTL in seconds (0 = keep until trimmed off the history)
-  ARGV[11]  failed history cap
-  ARGV[12..] per job to complete, 3 values: id, claim token, result JSON
-  Returns:  { now ms, due time of the next delayed job in ms or -1 (-2: the queue is paused),
-              M (jobs given to complete),
-              M values 1 (completed) or 0 (not the caller's; nothing changed),
-              then 10 values per claimed job as claim.lua returns them }
+  KEYS[1]   pending: pending list
+  KEYS[2]   processing: processing list
+  KEYS[3]   leases: lease index sorted set
+  KEYS[4]   stats: stats hash
+  KEYS[5]   delayed: delayed sorted set
+  KEYS[6]   completed: completed list
+  KEYS[7]   failed: failed list (expired jobs go there)
+  KEYS[8]   flow: flow hash (see lib/flow.lua)
+  ARGV[1]   jobPrefix: job key prefix ("queue:{NAME}:job:")
+  ARGV[2]   visibilityMs: default visibility ms
+  ARGV[3]   maxAttempts: default max attempts
+  ARGV[4]   max: N, the most jobs to claim (0 = claim none)
+  ARGV[5]   tokenBase: token base: 12 fresh random hex digits per call; the n-th claim's token is base .. %04x of n
+  ARGV[6]   ttlSeconds: completed TTL in seconds (0 = keep until trimmed off the history)
+  ARGV[7]   historyCap: completed history cap
+  ARGV[8]   channel: events channel ('' = publish nothing)
+  ARGV[9]   onlyHeard: '1': publish only when the channel has a subscriber on this server; '0': always
+  ARGV[10]  failedTtlSeconds: failed TTL in seconds (0 = keep until trimmed off the history)
+  ARGV[11]  failedHistoryCap: failed history cap (-1 = no cap)
+  ARGV[12]  prefix: the queue's key prefix ("queue:{NAME}:"), for the flow-control keys (see lib/flow.lua)
+  ARGV[13]  wakeChannel: the wake channel (see lib/due-notice.lua), for a flow's parent started with a delay
+  ARGV[14..] completions: per job to complete, 3 values: id, claim token, result JSON
+  Returns:  { now ms, due time of the next delayed job in ms or -1 (CLAIM_PAUSED: the queue is
+              paused), M (jobs given to complete),
+              M values CLAIM_DONE (completed) or NOT_OWNER (not the caller's; nothing changed),
+              then CLAIM_STRIDE values per claimed job as claim.lua returns them }
+  Reply:    [nowMs: number, nextDueMs: number, count: number, ...rest: Array<string | number | null>]
 ]]
 --@include lib/now.lua
 --@include lib/complete-jobs.lua
 --@include lib/promote-due.lua
 --@include lib/claim-jobs.lua
 
+local FIRST_COMPLETION = 14
 local now = now_ms()
-local out = { now, -1, (#ARGV - 11) / 3 }
+local out = { now, -1, (#ARGV - FIRST_COMPLETION + 1) / 3 }
 complete_jobs({ processing = KEYS[2], completed = KEYS[6], leases = KEYS[3], stats = KEYS[4],
   job_prefix = ARGV[1], ttl = tonumber(ARGV[6]), cap = tonumber(ARGV[7]), channel = ARGV[8],
-  only_heard = ARGV[9], now = now }, ARGV, 12, out)
+  only_heard = ARGV[9], now = now, pending = KEYS[1], delayed = KEYS[5], wake = ARGV[13], prefix = ARGV[12] },
+  ARGV, FIRST_COMPLETION, out)
 local wanted = tonumber(ARGV[4])
 if wanted > 0 then
-  local _, next_due = promote_due(KEYS[5], KEYS[1], ARGV[1], 1000, now)
+  local _, next_due = promote_due(KEYS[5], KEYS[1], ARGV[1], ARGV[12], 1000, now)
   out[2] = next_due
   claim_ready({ pending = KEYS[1], processing = KEYS[2], leases = KEYS[3], stats = KEYS[4], failed = KEYS[7],
-    flow = KEYS[8], job_prefix = ARGV[1], visibility = tonumber(ARGV[2]), max_attempts = ARGV[3], token_base = ARGV[5],
-    ttl = tonumber(ARGV[10]), cap = tonumber(ARGV[11]), channel = ARGV[8], now = now }, wanted, out)
+    flow = KEYS[8], job_prefix = ARGV[1], prefix = ARGV[12], visibility = tonumber(ARGV[2]), max_attempts = ARGV[3],
+    token_base = ARGV[5], ttl = tonumber(ARGV[10]), cap = tonumber(ARGV[11]), channel = ARGV[8], now = now,
+    delayed = KEYS[5], wake = ARGV[13] }, wanted, out)
 end
 return out

@@ -8,23 +8,26 @@
   Runs only when Redis has memory to spare (no allow-oom flag): under maxmemory with noeviction
   the whole call is refused before it writes anything.
 
-  KEYS[1]   pending list
-  KEYS[2]   delayed sorted set (member: id, score: due time in ms)
-  KEYS[3]   stats hash
-  KEYS[4..] the idempotency keys of the jobs that have one, in job order
-  ARGV[1]   number of jobs N
-  ARGV[2]   job key prefix ("queue:{NAME}:job:"): a job's hash is this plus its id
-  ARGV[3..] per job, 4 values: id, payload JSON, kind, options: '' for none, or
+  KEYS[1]   pending: pending list
+  KEYS[2]   delayed: delayed sorted set (member: id, score: due time in ms)
+  KEYS[3]   stats: stats hash
+  KEYS[4..] idempotencyKeys: the idempotency keys of the jobs that have one, in job order
+  ARGV[1]   count: number of jobs N
+  ARGV[2]   jobPrefix: job key prefix ("queue:{NAME}:job:"): a job's hash is this plus its id
+  ARGV[3]   wakeChannel: the wake channel (see lib/due-notice.lua)
+  ARGV[4]   prefix: the queue's key prefix ("queue:{NAME}:"), for the flow-control keys (see lib/flow.lua)
+  ARGV[5..] jobs: per job, 4 values: id, payload JSON, kind, options: '' for none, or
             "delay ms,run-at ms,max attempts,visibility ms,idempotency retention ms,priority,
             ttl ms,expires-at ms", whole numbers (priority may be negative), 0 meaning: no
             delay, use the delay, queue default, queue default, no key, the default priority,
             no ttl, no expiry; then, for a job of a group, "|" and the group key (see
             lib/limits.lua: it waits in its group's turn)
-  Returns:  flat array, per job: id, 1 if written (now, or by an earlier run of this same call)
-            or 0 if an earlier job holds its idempotency key
+  Returns:  flat array, per job: id, ENQUEUE_WRITTEN if written (now, or by an earlier run of this
+            same call) or ENQUEUE_HELD if an earlier job holds its idempotency key
+  Reply:    (string | number)[]
   Errors:   "JOBS_DUPLICATE_ID <id>" when a job hash with that id exists with another payload
             (nothing is written)
-  Publishes: on "queue:{NAME}:wake", the ms until the earliest job it delays is due, when that
+  Publishes: on the wake channel, the ms until the earliest job it delays is due, when that
             job is now the first one due (see lib/due-notice.lua)
 ]]
 --@include lib/now.lua
@@ -33,8 +36,12 @@
 --@include lib/flow.lua
 
 local FIELDS = 4
+local FIRST_JOB = 5
+local ENQUEUE_WRITTEN = 1 --@export
+local ENQUEUE_HELD = 0 --@export
 local n = tonumber(ARGV[1])
 local job_prefix = ARGV[2]
+local prefix = ARGV[4]
 local now = now_ms()
 local now_text = int_text(now)
 
@@ -56,7 +63,7 @@ end
 -- after a lost reply): it was written the first time and is not written twice.
 local replayed = {}
 for j = 0, n - 1 do
-  local base = 3 + j * FIELDS
+  local base = FIRST_JOB + j * FIELDS
   local job_key = job_prefix .. ARGV[base]
   if redis.call('EXISTS', job_key) == 1 then
     if redis.call('HGET', job_key, 'payload') ~= ARGV[base + 1] then
@@ -76,7 +83,7 @@ local written = 0
 local earliest = nil
 local idem_index = 4
 for j = 0, n - 1 do
-  local base = 3 + j * FIELDS
+  local base = FIRST_JOB + j * FIELDS
   local id, payload, kind = ARGV[base], ARGV[base + 1], ARGV[base + 2]
   local delay_text, run_at_text, max_attempts, visibility_ms, idem_ms, priority, expiry, group = job_options(ARGV[base + 3])
   local job_key = job_prefix .. id
@@ -97,11 +104,11 @@ for j = 0, n - 1 do
   if replayed[j] then
     redis.call('HSET', job_key, 'id', id)
     out[#out + 1] = id
-    out[#out + 1] = 1
+    out[#out + 1] = ENQUEUE_WRITTEN
   elseif holder then
     redis.call('SET', idem_key, holder, 'XX', 'KEEPTTL')
     out[#out + 1] = holder
-    out[#out + 1] = 0
+    out[#out + 1] = ENQUEUE_HELD
   else
     local due = now + tonumber(delay_text)
     if run_at_text ~= '0' then due = tonumber(run_at_text) end
@@ -117,7 +124,7 @@ for j = 0, n - 1 do
       redis.call('ZADD', KEYS[2], due_text, id)
       if not earliest or due < earliest then earliest = due end
     elseif group then
-      push_pending(job_prefix, KEYS[1], id, priority, false, group)
+      push_pending(prefix, KEYS[1], id, priority, false, group)
     elseif priority ~= '0' then
       if not by_level[priority] then
         by_level[priority] = {}
@@ -131,7 +138,7 @@ for j = 0, n - 1 do
     end
     written = written + 1
     out[#out + 1] = id
-    out[#out + 1] = 1
+    out[#out + 1] = ENQUEUE_WRITTEN
   end
 end
 -- In slices: unpack is bounded by Lua's stack (a call may carry 10,000 jobs).
@@ -142,15 +149,15 @@ end
 -- the rest straight onto the level's list behind it.
 for _, level in ipairs(levels) do
   local ids = by_level[level]
-  push_pending(job_prefix, KEYS[1], ids[1], level, false)
+  push_pending(prefix, KEYS[1], ids[1], level, false)
   if #ids > 1 then
-    local list = priority_list(job_prefix, tonumber(level))
+    local list = priority_list(prefix, tonumber(level))
     for first = 2, #ids, 1000 do
       redis.call('LPUSH', list, unpack(ids, first, math.min(first + 999, #ids)))
     end
-    redis.call('ZADD', queue_prefix(job_prefix) .. 'priorities', level, level)
+    redis.call('ZADD', levels_set(prefix), level, level)
   end
 end
 if written > 0 then redis.call('HINCRBY', KEYS[3], 'enqueued_total', written) end
-if earliest then notice_due(KEYS[2], job_prefix, earliest, now) end
+if earliest then notice_due(KEYS[2], ARGV[3], earliest, now) end
 return out

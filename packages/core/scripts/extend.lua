@@ -10,22 +10,25 @@
   claimed_at_ms + its visibility and would otherwise take a healthy long job; the attempt's
   claim time moves to first_claimed_at_ms at its first renewal (claim itself stays as it was).
 
-  KEYS[1]   lease index sorted set
-  KEYS[2..] the job hash of each job, in the order of the ARGV pairs
-  ARGV[1]   lease length in ms, counted from now
-  ARGV[2]   queue key prefix ("queue:{NAME}:"), for the running sets of capped jobs
-  ARGV[3..] per job, 2 values: id, claim token
-  Returns:  per job the new deadline in ms, or 0 if the caller no longer owns the job
+  KEYS[1]   leases: lease index sorted set
+  KEYS[2..] jobs: the job hash of each job, in the order of the ARGV pairs
+  ARGV[1]   leaseMs: lease length in ms, counted from now
+  ARGV[2]   prefix: the queue's key prefix ("queue:{NAME}:"), for the running sets of capped
+            jobs (see lib/limits.lua)
+  ARGV[3..] claims: per job, 2 values: id, claim token
+  Returns:  per job the new deadline in ms, or NOT_OWNER (0) if the caller no longer owns the job
+  Reply:    number[]
 ]]
 --@include lib/now.lua
---@include lib/read-hash.lua
+--@include lib/holds-claim.lua
+--@include lib/flow.lua
 
 -- Moves the deadline of the running slots a job holds (JSON {k = kind, g = group}) with its lease.
 local function renew_slots(prefix, id, slots_text, deadline_text)
   local ok, slots = pcall(cjson.decode, slots_text)
   if not ok or type(slots) ~= 'table' then return end
-  if type(slots.k) == 'string' then redis.call('ZADD', prefix .. 'running:kind:' .. slots.k, 'XX', deadline_text, id) end
-  if type(slots.g) == 'string' then redis.call('ZADD', prefix .. 'running:group:' .. slots.g, 'XX', deadline_text, id) end
+  if type(slots.k) == 'string' then redis.call('ZADD', kind_running(prefix, slots.k), 'XX', deadline_text, id) end
+  if type(slots.g) == 'string' then redis.call('ZADD', group_running(prefix, slots.g), 'XX', deadline_text, id) end
 end
 
 local now = now_ms()
@@ -36,7 +39,7 @@ local out = {}
 for j = 0, (#ARGV - 2) / 2 - 1 do
   local id, token = ARGV[3 + j * 2], ARGV[4 + j * 2]
   local key = KEYS[2 + j]
-  -- The claim check of lib/holds-claim.lua, reading the claim times in the same call.
+  -- holds_claim's check, reading the claim times and running slots in the same call.
   local f = token ~= '' and read_hash(key, 'status', 'claim_token', 'claimed_at_ms', 'first_claimed_at_ms', 'reclaimed_at_ms', 'slots', 'lease_expires_at_ms')
   if f and f[1] == 'processing' and f[2] == token and not (f[6] and (tonumber(f[7]) or 0) <= now) then
     if f[6] then renew_slots(ARGV[2], id, f[6], deadline_text) end
@@ -53,7 +56,7 @@ for j = 0, (#ARGV - 2) / 2 - 1 do
     end
     out[#out + 1] = deadline
   else
-    out[#out + 1] = 0
+    out[#out + 1] = NOT_OWNER
   end
 end
 return out

@@ -6,26 +6,29 @@
   reason; otherwise it is retried, after the given delay through the delayed set, or at once
   (onto pending, or its priority's list: a retried job keeps its priority).
 
-  KEYS[1]  the job's hash
-  KEYS[2]  processing list
-  KEYS[3]  pending list
-  KEYS[4]  delayed sorted set
-  KEYS[5]  failed list
-  KEYS[6]  lease index sorted set
-  KEYS[7]  stats hash
-  ARGV[1]  job key prefix ("queue:{NAME}:job:"), for ids trimmed off the failed history and the
-           wake channel
-  ARGV[2]  id
-  ARGV[3]  claim token
-  ARGV[4]  error message (stored as last_error)
-  ARGV[5]  retry delay in ms (<= 0: back to pending at once)
-  ARGV[6]  1 if the failure is permanent (no retry), else 0
-  ARGV[7]  default max attempts, for a hash without max_attempts
-  ARGV[8]  failed TTL in seconds (0 = no TTL)
-  ARGV[9]  failed history cap (-1 = no cap)
-  ARGV[10] events channel ('' = publish nothing)
-  Returns: 0 not the owner (nothing changed) | 1 retried now | 2 dead-lettered | 3 retry delayed
-  Publishes: on "queue:{NAME}:wake", the ms until a delayed retry is due, when it is now the
+  KEYS[1]  job: the job's hash
+  KEYS[2]  processing: processing list
+  KEYS[3]  pending: pending list
+  KEYS[4]  delayed: delayed sorted set
+  KEYS[5]  failed: failed list
+  KEYS[6]  leases: lease index sorted set
+  KEYS[7]  stats: stats hash
+  ARGV[1]  jobPrefix: job key prefix ("queue:{NAME}:job:"), for ids trimmed off the failed history
+  ARGV[2]  id: id
+  ARGV[3]  token: claim token
+  ARGV[4]  error: error message (stored as last_error)
+  ARGV[5]  retryDelayMs: retry delay in ms (<= 0: back to pending at once)
+  ARGV[6]  permanent: 1 if the failure is permanent (no retry), else 0
+  ARGV[7]  maxAttempts: default max attempts, for a hash without max_attempts
+  ARGV[8]  ttlSeconds: failed TTL in seconds (0 = no TTL)
+  ARGV[9]  historyCap: failed history cap (-1 = no cap)
+  ARGV[10] channel: events channel ('' = publish nothing)
+  ARGV[11] wakeChannel: the wake channel (see lib/due-notice.lua)
+  ARGV[12] prefix: the queue's key prefix ("queue:{NAME}:"), for the flow-control keys (see lib/flow.lua)
+  Returns: NOT_OWNER (nothing changed) | FAIL_RETRIED (back on pending now) | FAIL_DEAD_LETTERED |
+           FAIL_DELAYED (retry scheduled)
+  Reply:   number
+  Publishes: on the wake channel, the ms until a delayed retry is due, when it is now the
            first delayed job due (see lib/due-notice.lua)
 ]]
 --@include lib/now.lua
@@ -39,9 +42,14 @@
 --@include lib/flow.lua
 --@include lib/free-slots.lua
 
+-- The outcomes besides NOT_OWNER.
+local FAIL_RETRIED = 1 --@export
+local FAIL_DEAD_LETTERED = 2 --@export
+local FAIL_DELAYED = 3 --@export
+
 local key, id, token, reason = KEYS[1], ARGV[2], ARGV[3], ARGV[4]
 local owned = holds_claim(key, token) and remove_from_list(KEYS[2], id) == 1
-if not owned then return 0 end
+if not owned then return NOT_OWNER end
 
 local now = now_ms()
 redis.call('ZREM', KEYS[6], id)
@@ -50,12 +58,13 @@ local attempts = tonumber(f[1]) or 0
 local max_attempts = tonumber(f[2]) or tonumber(ARGV[7])
 if f[3] then
   redis.call('HDEL', key, 'slots')
-  free_slots(ARGV[1], id, f[3])
+  free_slots({ prefix = ARGV[12], job_prefix = ARGV[1], pending = KEYS[3] }, id, f[3])
 end
 if ARGV[6] == '1' or attempts >= max_attempts then
   dead_letter({ job_prefix = ARGV[1], failed = KEYS[5], stats = KEYS[7], cap = tonumber(ARGV[9]),
-    ttl = tonumber(ARGV[8]), channel = ARGV[10], now = now }, id, reason)
-  return 2
+    ttl = tonumber(ARGV[8]), channel = ARGV[10], now = now, pending = KEYS[3], delayed = KEYS[4],
+    wake = ARGV[11], prefix = ARGV[12] }, id, reason)
+  return FAIL_DEAD_LETTERED
 end
 
 redis.call('HSET', key, 'claim_token', '', 'claimed_at_ms', 0, 'last_error', reason,
@@ -67,9 +76,9 @@ local delay = tonumber(ARGV[5])
 if delay > 0 then
   redis.call('HSET', key, 'status', 'delayed', 'run_at_ms', now + delay)
   redis.call('ZADD', KEYS[4], now + delay, id)
-  notice_due(KEYS[4], ARGV[1], now + delay, now)
-  return 3
+  notice_due(KEYS[4], ARGV[11], now + delay, now)
+  return FAIL_DELAYED
 end
 redis.call('HSET', key, 'status', 'pending')
-push_pending(ARGV[1], KEYS[3], id, f[4], false, f[5])
-return 1
+push_pending(ARGV[12], KEYS[3], id, f[4], false, f[5])
+return FAIL_RETRIED

@@ -4,13 +4,14 @@
   snapshot, unlike the recipe's N separate reads). Ids whose hash has expired are skipped: an
   id with no hash is not a job.
 
-  KEYS[1]  the list (pending, processing, completed, failed) or the delayed sorted set
-  ARGV[1]  job key prefix ("queue:{NAME}:job:")
-  ARGV[2]  'list' or 'zset'
-  ARGV[3]  start index (LRANGE / ZRANGE semantics, negative counts from the end)
-  ARGV[4]  stop index, inclusive
-  ARGV[5]  '1' to return the page in reverse order (pending oldest first), else '0'
+  KEYS[1]  list: the list (pending, processing, completed, failed) or the delayed sorted set
+  ARGV[1]  jobPrefix: job key prefix ("queue:{NAME}:job:")
+  ARGV[2]  type: 'list' or 'zset'
+  ARGV[3]  start: start index (LRANGE / ZRANGE semantics, negative counts from the end)
+  ARGV[4]  stop: stop index, inclusive
+  ARGV[5]  reverse: '1' to return the page in reverse order (pending oldest first), else '0'
   Returns: { { id, field, value, ... }, ... }
+  Reply:   string[][]
 ]]
 --@include lib/job-status.lua
 

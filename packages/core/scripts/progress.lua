@@ -5,19 +5,20 @@
   and publishes the recipe's event message with it: {"id":...,"status":"processing",
   "progress":...} (a recipe listener reads a status it knows).
 
-  KEYS[1]  the job's hash
-  ARGV[1]  id
-  ARGV[2]  claim token
-  ARGV[3]  progress JSON
-  ARGV[4]  events channel ('' = publish nothing)
-  Returns: 1 stored, 0 not the caller's claim (nothing changed)
+  KEYS[1]  job: the job's hash
+  ARGV[1]  id: the job's id
+  ARGV[2]  token: claim token
+  ARGV[3]  progress: progress JSON
+  ARGV[4]  channel: events channel ('' = publish nothing)
+  Returns: CLAIM_DONE stored, NOT_OWNER not the caller's claim (nothing changed)
+  Reply:   number
 ]]
 --@include lib/now.lua
 --@include lib/holds-claim.lua
 
-if not holds_claim(KEYS[1], ARGV[2]) then return 0 end
+if not holds_claim(KEYS[1], ARGV[2]) then return NOT_OWNER end
 redis.call('HSET', KEYS[1], 'progress', ARGV[3], 'progress_at_ms', int_text(now_ms()))
 if ARGV[4] ~= '' then
   redis.call('PUBLISH', ARGV[4], '{"id":' .. cjson.encode(ARGV[1]) .. ',"status":"processing","progress":' .. ARGV[3] .. '}')
 end
-return 1
+return CLAIM_DONE

@@ -4,15 +4,17 @@
   enqueued with a delay) onto pending, in due order, at most ARGV[2] per call. An id whose hash
   is gone or no longer says delayed (it was cancelled) is dropped.
 
-  KEYS[1]  delayed sorted set
-  KEYS[2]  pending list
-  ARGV[1]  job key prefix ("queue:{NAME}:job:")
-  ARGV[2]  most jobs to promote in this call
+  KEYS[1]  delayed: delayed sorted set
+  KEYS[2]  pending: pending list
+  ARGV[1]  jobPrefix: job key prefix ("queue:{NAME}:job:")
+  ARGV[2]  batch: most jobs to promote in this call
+  ARGV[3]  prefix: the queue's key prefix ("queue:{NAME}:"), for the flow-control keys (see lib/flow.lua)
   Returns: { promoted count, due time of the next delayed job in ms or -1, now ms }
+  Reply:   [promoted: number, nextDueMs: number, nowMs: number]
 ]]
 --@include lib/now.lua
 --@include lib/promote-due.lua
 
 local now = now_ms()
-local promoted, next_due = promote_due(KEYS[1], KEYS[2], ARGV[1], tonumber(ARGV[2]), now)
+local promoted, next_due = promote_due(KEYS[1], KEYS[2], ARGV[1], ARGV[3], tonumber(ARGV[2]), now)
 return { promoted, next_due, now }

@@ -1,24 +1,26 @@
 #!lua flags=allow-oom
 --[[
   rate-limited: a handler said the service behind its job's kind pushed back (RateLimitedError):
-  no worker claims that kind until now + ARGV[4] ms ('limited_until:<kind>' in the flow hash,
+  no worker claims that kind until now + retryAfterMs ('limited_until:<kind>' in the flow hash,
   read by every claim; a later pushback that ends sooner does not shorten it), and the job goes
   back to the claim end of its list (it keeps its place and priority) without the attempt
   counting against it. Fenced like fail: nothing changes unless the caller holds the claim.
 
-  KEYS[1]  the job's hash
-  KEYS[2]  processing list
-  KEYS[3]  pending list
-  KEYS[4]  lease index sorted set
-  KEYS[5]  stats hash
-  KEYS[6]  flow hash (see lib/limits.lua)
-  ARGV[1]  job key prefix ("queue:{NAME}:job:")
-  ARGV[2]  id
-  ARGV[3]  claim token
-  ARGV[4]  ms from now during which the job's kind is not claimed
-  ARGV[5]  the reason (stored as last_error)
-  ARGV[6]  events channel ('' = publish nothing)
-  Returns: 0 not the owner (nothing changed), else the time (ms) until which the kind is held
+  KEYS[1]  job: the job's hash
+  KEYS[2]  processing: processing list
+  KEYS[3]  pending: pending list
+  KEYS[4]  leases: lease index sorted set
+  KEYS[5]  stats: stats hash
+  KEYS[6]  flow: flow hash (see lib/limits.lua)
+  ARGV[1]  jobPrefix: job key prefix ("queue:{NAME}:job:")
+  ARGV[2]  id: the job's id
+  ARGV[3]  token: claim token
+  ARGV[4]  retryAfterMs: ms from now during which the job's kind is not claimed
+  ARGV[5]  error: the reason (stored as last_error)
+  ARGV[6]  channel: events channel ('' = publish nothing)
+  ARGV[7]  prefix: the queue's key prefix ("queue:{NAME}:"), for the flow-control keys (see lib/flow.lua)
+  Returns: NOT_OWNER (nothing changed), else the time (ms) until which the kind is held
+  Reply:   number
 ]]
 --@include lib/now.lua
 --@include lib/job-status.lua
@@ -29,7 +31,7 @@
 --@include lib/free-slots.lua
 
 local key, id = KEYS[1], ARGV[2]
-if not (holds_claim(key, ARGV[3]) and remove_from_list(KEYS[2], id) == 1) then return 0 end
+if not (holds_claim(key, ARGV[3]) and remove_from_list(KEYS[2], id) == 1) then return NOT_OWNER end
 local now = now_ms()
 redis.call('ZREM', KEYS[4], id)
 local f = redis.call('HMGET', key, 'attempts', 'priority', 'group', 'slots', 'kind', 'payload')
@@ -49,8 +51,8 @@ redis.call('HSET', key, 'status', 'pending', 'claim_token', '', 'claimed_at_ms',
   'last_error_at_ms', int_text(now))
 if attempts and attempts >= 1 then redis.call('HSET', key, 'attempts', int_text(attempts - 1)) end
 redis.call('HDEL', key, 'lease_expires_at_ms', 'first_claimed_at_ms', 'slots')
-if f[4] then free_slots(ARGV[1], id, f[4]) end
-push_pending(ARGV[1], KEYS[3], id, f[2], true, f[3])
+if f[4] then free_slots({ prefix = ARGV[7], job_prefix = ARGV[1], pending = KEYS[3] }, id, f[4]) end
+push_pending(ARGV[7], KEYS[3], id, f[2], true, f[3])
 redis.call('HINCRBY', KEYS[5], 'rate_limited_total', 1)
 publish_event(ARGV[6], id, 'released')
 return until_ms

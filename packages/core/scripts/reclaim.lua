@@ -14,21 +14,25 @@
      max_attempts claims goes to the failed list with the reason instead (a poison job does not
      loop forever). Each expired lease is handled by exactly one call, however many run at once.
 
-  KEYS[1]  pending list
-  KEYS[2]  processing list
-  KEYS[3]  lease index sorted set
-  KEYS[4]  failed list
-  KEYS[5]  stats hash
-  KEYS[6]  reclaim cursor (string: how far from the tail of processing the adoption walk is)
-  ARGV[1]  job key prefix ("queue:{NAME}:job:")
-  ARGV[2]  most expired leases to handle in this call
-  ARGV[3]  default visibility ms, for jobs whose hash has no visibility_ms
-  ARGV[4]  default max attempts, for jobs whose hash has no max_attempts
-  ARGV[5]  failed TTL in seconds (0 = no TTL)
-  ARGV[6]  failed history cap (-1 = no cap)
-  ARGV[7]  events channel ('' = publish nothing)
-  ARGV[8]  most processing entries to examine for foreign claims in this call
+  KEYS[1]  pending: pending list
+  KEYS[2]  processing: processing list
+  KEYS[3]  leases: lease index sorted set
+  KEYS[4]  failed: failed list
+  KEYS[5]  stats: stats hash
+  KEYS[6]  cursor: reclaim cursor (string: how far from the tail of processing the adoption walk is)
+  KEYS[7]  delayed: delayed sorted set, where a flow's parent goes while its run-at is ahead
+  ARGV[1]  jobPrefix: job key prefix ("queue:{NAME}:job:")
+  ARGV[2]  batch: most expired leases to handle in this call
+  ARGV[3]  visibilityMs: default visibility ms, for jobs whose hash has no visibility_ms
+  ARGV[4]  maxAttempts: default max attempts, for jobs whose hash has no max_attempts
+  ARGV[5]  ttlSeconds: failed TTL in seconds (0 = no TTL)
+  ARGV[6]  historyCap: failed history cap (-1 = no cap)
+  ARGV[7]  channel: events channel ('' = publish nothing)
+  ARGV[8]  scanBudget: most processing entries to examine for foreign claims in this call
+  ARGV[9]  prefix: the queue's key prefix ("queue:{NAME}:"), for the flow-control keys (see lib/flow.lua)
+  ARGV[10] wakeChannel: the wake channel (see lib/due-notice.lua)
   Returns: { {reclaimed ids}, {dead-lettered ids}, {dropped ids}, 1 if more leases are due else 0 }
+  Reply:   [reclaimed: string[], deadLettered: string[], dropped: string[], more: number]
 ]]
 --@include lib/now.lua
 --@include lib/job-status.lua
@@ -46,7 +50,8 @@ local default_max_attempts = tonumber(ARGV[4])
 local scan_budget = tonumber(ARGV[8])
 local now = now_ms()
 local ctx = { job_prefix = job_prefix, failed = KEYS[4], stats = KEYS[5], cap = tonumber(ARGV[6]),
-  ttl = tonumber(ARGV[5]), channel = ARGV[7], now = now }
+  ttl = tonumber(ARGV[5]), channel = ARGV[7], now = now, pending = KEYS[1], delayed = KEYS[7],
+  wake = ARGV[10], prefix = ARGV[9] }
 local dropped = {}
 
 -- 1. Adopt foreign claims.
@@ -91,7 +96,7 @@ for _, id in ipairs(expired) do
     local max_attempts = tonumber(f[2]) or default_max_attempts
     if f[3] then
       redis.call('HDEL', key, 'slots')
-      free_slots(job_prefix, id, f[3])
+      free_slots(ctx, id, f[3])
     end
     if attempts >= max_attempts then
       dead_letter(ctx, id, 'lease expired on attempt ' .. attempts .. ' of ' .. max_attempts ..
@@ -111,7 +116,7 @@ end
 -- Back to the claim end, the longest-expired rightmost, so they run first and in their order.
 local reclaimed_ids = {}
 for i = #reclaimed, 1, -1 do
-  push_pending(job_prefix, KEYS[1], reclaimed[i][1], reclaimed[i][2], true, reclaimed[i][3])
+  push_pending(ARGV[9], KEYS[1], reclaimed[i][1], reclaimed[i][2], true, reclaimed[i][3])
   reclaimed_ids[i] = reclaimed[i][1]
 end
 if #reclaimed > 0 then redis.call('HINCRBY', KEYS[5], 'reclaimed_total', #reclaimed) end

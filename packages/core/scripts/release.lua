@@ -2,17 +2,22 @@
 --[[
   release: hands claimed jobs back to pending at once (a worker shutting down, not a failure):
   fenced like complete; each id leaves processing and the lease index, goes back to the claim
-  end of pending (or of its priority's list) in its order, and the interrupted attempt is not counted against it.
+  end of pending (or of its priority's list) in its order, and the interrupted attempt is not
+  counted against it. The running slots of a concurrency cap it held are given back.
 
-  KEYS[1]   processing list
-  KEYS[2]   pending list
-  KEYS[3]   lease index sorted set
-  KEYS[4]   stats hash
-  KEYS[5..] the job hash of each job, in the order of the ARGV pairs
-  ARGV[1]   events channel ('' = publish nothing)
-  ARGV[2]   job key prefix ("queue:{NAME}:job:"), for the lists of other priorities
-  ARGV[3..] per job, 2 values: id, claim token
-  Returns:  per job 1 if released, 0 if the caller does not own the job (nothing changed)
+  KEYS[1]   processing: processing list
+  KEYS[2]   pending: pending list
+  KEYS[3]   leases: lease index sorted set
+  KEYS[4]   stats: stats hash
+  KEYS[5..] jobs: the job hash of each job, in the order of the ARGV pairs
+  ARGV[1]   channel: events channel ('' = publish nothing)
+  ARGV[2]   prefix: the queue's key prefix ("queue:{NAME}:"), for the flow-control keys (see lib/flow.lua)
+  ARGV[3]   jobPrefix: job key prefix ("queue:{NAME}:job:"), for the job a freed running slot
+            goes to (see lib/free-slots.lua)
+  ARGV[4..] claims: per job, 2 values: id, claim token
+  Returns:  per job CLAIM_DONE if released, NOT_OWNER if the caller does not own the job
+            (nothing changed)
+  Reply:    number[]
 ]]
 --@include lib/now.lua
 --@include lib/job-status.lua
@@ -24,8 +29,9 @@
 
 local now_text = int_text(now_ms())
 local out, released = {}, {}
-for j = 0, (#ARGV - 2) / 2 - 1 do
-  local id, token = ARGV[3 + j * 2], ARGV[4 + j * 2]
+local slots_ctx = { prefix = ARGV[2], job_prefix = ARGV[3], pending = KEYS[2] }
+for j = 0, (#ARGV - 3) / 2 - 1 do
+  local id, token = ARGV[4 + j * 2], ARGV[5 + j * 2]
   local key = KEYS[5 + j]
   local owned = holds_claim(key, token) and remove_from_list(KEYS[1], id) == 1
   if owned then
@@ -38,12 +44,12 @@ for j = 0, (#ARGV - 2) / 2 - 1 do
     local attempts = tonumber(f[1])
     if attempts and attempts >= 1 then redis.call('HSET', key, 'attempts', int_text(attempts - 1)) end
     redis.call('HDEL', key, 'lease_expires_at_ms', 'first_claimed_at_ms', 'slots')
-    if f[4] then free_slots(ARGV[2], id, f[4]) end
+    if f[4] then free_slots(slots_ctx, id, f[4]) end
     publish_event(ARGV[1], id, 'released')
     released[#released + 1] = { id, f[2], f[3] }
-    out[#out + 1] = 1
+    out[#out + 1] = CLAIM_DONE
   else
-    out[#out + 1] = 0
+    out[#out + 1] = NOT_OWNER
   end
 end
 -- Back to the claim end, first claimed rightmost, so they run next and in their order.

@@ -5,17 +5,20 @@
   last_error is kept, for the record. An id whose hash has expired is dropped from the failed
   list and counted in failed_dropped_total; ids in any other state are left alone.
 
-  KEYS[1]   failed list
-  KEYS[2]   pending list
-  KEYS[3]   stats hash
-  KEYS[4..] the job hash of each id, in the order of ARGV
-  ARGV[1]   job key prefix ("queue:{NAME}:job:"), for the lists of other priorities
-  ARGV[2..] job ids
-  Returns:  per id 1 if redriven, else the job's status ('' when there is no such job)
+  KEYS[1]   failed: failed list
+  KEYS[2]   pending: pending list
+  KEYS[3]   stats: stats hash
+  KEYS[4..] jobs: the job hash of each id, in the order of the ids
+  ARGV[1]   prefix: the queue's key prefix ("queue:{NAME}:"), for the flow-control keys (see lib/flow.lua)
+  ARGV[2..] ids: job ids
+  Returns:  per id REDRIVEN, else the job's status ('' when there is no such job)
+  Reply:    (number | string)[]
 ]]
 --@include lib/remove-from-list.lua
 --@include lib/job-status.lua
 --@include lib/flow.lua
+
+local REDRIVEN = 1 --@export
 
 local out = {}
 local redriven, dropped = 0, 0
@@ -30,7 +33,7 @@ for j = 2, #ARGV do
     local f = redis.call('HMGET', key, 'priority', 'group')
     push_pending(ARGV[1], KEYS[2], id, f[1], false, f[2])
     redriven = redriven + 1
-    out[#out + 1] = 1
+    out[#out + 1] = REDRIVEN
   else
     -- An expired failed job: its id leaves the list, and the loss is counted (as tidy does).
     if not status and remove_from_list(KEYS[1], id) == 1 then dropped = dropped + 1 end

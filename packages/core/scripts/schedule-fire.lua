@@ -7,18 +7,19 @@
   run moved and changes nothing. The following run must lie after now: after downtime the
   missed tick runs once and the next run is the first tick after now (the others are skipped).
 
-  KEYS[1]   schedule hash
-  KEYS[2]   due sorted set (member: schedule id, score: next run ms)
-  KEYS[3]   pending list
-  KEYS[4]   stats hash
-  ARGV[1]   job key prefix ("queue:{NAME}:job:")
-  ARGV[2]   the schedule's revision, as the caller read it
-  ARGV[3]   the tick: the schedule's next run ms, as the caller read it
-  ARGV[4]   the run after it, ms, computed by the caller; -1 when there is none
+  KEYS[1]   schedule: schedule hash
+  KEYS[2]   due: due sorted set (member: schedule id, score: next run ms)
+  KEYS[3]   pending: pending list
+  KEYS[4]   stats: stats hash
+  ARGV[1]   jobPrefix: job key prefix ("queue:{NAME}:job:")
+  ARGV[2]   revision: the schedule's revision, as the caller read it
+  ARGV[3]   tick: the schedule's next run ms, as the caller read it
+  ARGV[4]   followingMs: the run after it, ms, computed by the caller; -1 when there is none
   Returns:  { outcome, now ms, job id or '' }, outcome one of: 'fired'; 'stale' (removed,
             paused, changed, or the tick already run: read it again); 'early' (not due by Redis
             time); 'behind' (ARGV[4] is not after now: compute it again from now). Only 'fired'
             writes.
+  Reply:    [outcome: 'fired' | 'stale' | 'early' | 'behind', nowMs: number, jobId: string]
 ]]
 --@include lib/now.lua
 --@include lib/schedule-tick.lua

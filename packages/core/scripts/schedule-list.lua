@@ -3,12 +3,13 @@
   schedule-list: one page of the schedules in id order, or one schedule, each with its hash,
   read in one step with Redis time.
 
-  KEYS[1]   every schedule's id (sorted set, score 0)
-  ARGV[1]   schedule key prefix ("queue:{NAME}:schedule:"): a schedule's hash is this plus its id
-  ARGV[2]   offset
-  ARGV[3]   most schedules to return
-  ARGV[4]   a schedule id to read alone, or '' for the page
+  KEYS[1]   schedules: every schedule's id (sorted set, score 0)
+  ARGV[1]   schedulePrefix: schedule key prefix ("queue:{NAME}:schedule:"): a schedule's hash is this plus its id
+  ARGV[2]   offset: offset
+  ARGV[3]   limit: most schedules to return
+  ARGV[4]   id: a schedule id to read alone, or '' for the page
   Returns:  { now ms, then per schedule an array of its hash's fields and values }
+  Reply:    [nowMs: number, ...schedules: Array<Array<string>>]
 ]]
 --@include lib/now.lua
 

@@ -3,10 +3,11 @@
   schedule-pause: pauses an active schedule: it leaves the due set and runs no tick until it
   is resumed. Pausing a paused, done or missing schedule changes nothing.
 
-  KEYS[1]   schedule hash
-  KEYS[2]   due sorted set (member: schedule id, score: next run ms)
-  ARGV[1]   schedule id
+  KEYS[1]   schedule: schedule hash
+  KEYS[2]   due: due sorted set (member: schedule id, score: next run ms)
+  ARGV[1]   id: schedule id
   Returns:  { 1 if paused now else 0, the status after ('' when there is no such schedule) }
+  Reply:    [changed: number, status: string]
 ]]
 local status = redis.call('HGET', KEYS[1], 'status')
 if not status then return { 0, '' } end

@@ -4,16 +4,17 @@
   computed by the caller): the ticks missed while it was paused are skipped, none runs at once.
   Resuming a schedule that is not paused changes nothing.
 
-  KEYS[1]   schedule hash
-  KEYS[2]   due sorted set (member: schedule id, score: next run ms)
-  KEYS[3]   stats hash (its field schedule_revision numbers every change of every schedule)
-  ARGV[1]   schedule id
-  ARGV[2]   its first run after now, ms, computed by the caller; -1 for none
-  ARGV[3]   wake channel ("queue:{NAME}:schedules-wake"): told the next run
-  ARGV[4]   the revision ARGV[2] was computed for
+  KEYS[1]   schedule: schedule hash
+  KEYS[2]   due: due sorted set (member: schedule id, score: next run ms)
+  KEYS[3]   stats: stats hash (its field schedule_revision numbers every change of every schedule)
+  ARGV[1]   id: schedule id
+  ARGV[2]   firstMs: its first run after now, ms, computed by the caller; -1 for none
+  ARGV[3]   wakeChannel: schedules wake channel ("queue:{NAME}:schedules-wake"): told the next run
+  ARGV[4]   revision: the revision ARGV[2] was computed for
   Returns:  { outcome, now ms, the status after ('' when there is no such schedule) }, outcome
             one of 'resumed', 'unchanged' (not paused), 'retry' (ARGV[2] is no longer after now,
             or the schedule changed: read it and compute again; nothing written)
+  Reply:    [outcome: 'resumed' | 'unchanged' | 'retry', nowMs: number, status: string]
 ]]
 --@include lib/now.lua
 

@@ -6,21 +6,22 @@
   which must lie after now (none doubled). A paused schedule stays paused. A schedule past its
   run limit, or with no run left, is 'done'.
 
-  KEYS[1]   schedule hash
-  KEYS[2]   due sorted set (member: schedule id, score: next run ms)
-  KEYS[3]   every schedule's id (sorted set, score 0)
-  KEYS[4]   pending list
-  KEYS[5]   stats hash (its field schedule_revision numbers every change of every schedule)
-  ARGV[1]   job key prefix ("queue:{NAME}:job:")
-  ARGV[2]   schedule id
+  KEYS[1]   schedule: schedule hash
+  KEYS[2]   due: due sorted set (member: schedule id, score: next run ms)
+  KEYS[3]   schedules: every schedule's id (sorted set, score 0)
+  KEYS[4]   pending: pending list
+  KEYS[5]   stats: stats hash (its field schedule_revision numbers every change of every schedule)
+  ARGV[1]   jobPrefix: job key prefix ("queue:{NAME}:job:")
+  ARGV[2]   id: schedule id
   ARGV[3]   timing: text naming when it runs (pattern, time zone, interval, start, end)
-  ARGV[4]   its first run after now by that timing, ms, computed by the caller; -1 for none
-  ARGV[5]   wake channel ("queue:{NAME}:schedules-wake"): told the next run when there is one
-  ARGV[6..] the definition's fields and values: kind, payload, cron, tz, every_ms, start_at_ms,
-            end_at_ms, limit, max_attempts, visibility_ms
+  ARGV[4]   firstMs: its first run after now by that timing, ms, computed by the caller; -1 for none
+  ARGV[5]   wakeChannel: schedules wake channel ("queue:{NAME}:schedules-wake"): told the next run when there is one
+  ARGV[6..] definition: the definition's fields and values: kind, payload, cron, tz, every_ms,
+            start_at_ms, end_at_ms, limit, max_attempts, visibility_ms
   Returns:  { outcome, now ms, revision, next run ms or -1 }, outcome one of 'created',
             'updated', or 'retry' (ARGV[4] is no longer after now: compute it again from the now
             returned; nothing written)
+  Reply:    [outcome: 'created' | 'updated' | 'retry', nowMs: number, revision: number | string, nextRunMs: number]
 ]]
 --@include lib/now.lua
 --@include lib/schedule-tick.lua

@@ -3,18 +3,20 @@
   stats: one consistent snapshot of a queue: the depth of every list and set, the counters
   that the scripts keep, and the enqueue time of the oldest pending job.
 
-  KEYS[1]  pending list
-  KEYS[2]  processing list
-  KEYS[3]  delayed sorted set
-  KEYS[4]  completed list
-  KEYS[5]  failed list
-  KEYS[6]  stats hash
-  KEYS[7]  flow hash (see lib/flow.lua)
-  ARGV[1]  job key prefix ("queue:{NAME}:job:")
+  KEYS[1]  pending: pending list
+  KEYS[2]  processing: processing list
+  KEYS[3]  delayed: delayed sorted set
+  KEYS[4]  completed: completed list
+  KEYS[5]  failed: failed list
+  KEYS[6]  stats: stats hash
+  KEYS[7]  flow: flow hash (see lib/flow.lua)
+  ARGV[1]  jobPrefix: job key prefix ("queue:{NAME}:job:")
+  ARGV[2]  prefix: the queue's key prefix ("queue:{NAME}:"), for the flow-control keys (see lib/flow.lua)
   Returns: { now ms, pending, processing, delayed, completed, failed,
              oldest pending enqueued_at_ms or -1, { counter field, value, ... },
              { flow field, value, ... }, jobs waiting in the lists of other priorities,
              parked jobs of paused and limited kinds, groups with jobs waiting in their turn }
+  Reply:   [nowMs: number, pending: number, processing: number, delayed: number, completed: number, failed: number, oldestEnqueuedAtMs: number, counters: Array<string>, flow: Array<string>, prioritized: number, parked: number, groups: number]
 ]]
 --@include lib/now.lua
 --@include lib/job-status.lua
@@ -28,17 +30,17 @@ end
 local flow = redis.call('HGETALL', KEYS[7])
 local prioritized, parked, groups = 0, 0, 0
 if #flow > 0 then
-  groups = redis.call('ZCARD', queue_prefix(ARGV[1]) .. 'groups')
-  for _, level in ipairs(redis.call('ZRANGE', queue_prefix(ARGV[1]) .. 'priorities', 0, -1)) do
-    prioritized = prioritized + redis.call('LLEN', priority_list(ARGV[1], tonumber(level)))
+  groups = redis.call('ZCARD', groups_set(ARGV[2]))
+  for _, level in ipairs(redis.call('ZRANGE', levels_set(ARGV[2]), 0, -1)) do
+    prioritized = prioritized + redis.call('LLEN', priority_list(ARGV[2], tonumber(level)))
   end
   local seen = {}
   for i = 1, #flow, 2 do
-    local kind = string.match(flow[i], '^paused_kind:(.*)$') or string.match(flow[i], '^rate_kind:(.*)$')
+    local kind = paused_kind_of(flow[i]) or string.match(flow[i], '^rate_kind:(.*)$')
       or string.match(flow[i], '^cap_kind:(.*)$') or string.match(flow[i], '^limited_until:(.*)$')
     if kind and not seen[kind] then
       seen[kind] = true
-      parked = parked + redis.call('LLEN', parked_list(ARGV[1], kind))
+      parked = parked + redis.call('LLEN', parked_list(ARGV[2], kind))
     end
   end
 end

@@ -5,12 +5,13 @@
   order the ids were pushed, so the expired ones gather at the tail. A hash that expires is
   gone with no script running, so a lost job is counted here, when its id is dropped.
 
-  KEYS[1]  the history list (completed or failed)
-  KEYS[2]  stats hash
-  ARGV[1]  job key prefix ("queue:{NAME}:job:")
-  ARGV[2]  most ids to drop in this call
-  ARGV[3]  the stats field counting the ids dropped ('' = count nothing)
+  KEYS[1]  list: the history list (completed or failed)
+  KEYS[2]  stats: stats hash
+  ARGV[1]  jobPrefix: job key prefix ("queue:{NAME}:job:")
+  ARGV[2]  batch: most ids to drop in this call
+  ARGV[3]  droppedField: the stats field counting the ids dropped ('' = count nothing)
   Returns: how many ids were dropped
+  Reply:   number
 ]]
 --@include lib/job-status.lua
 

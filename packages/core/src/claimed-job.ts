@@ -1,7 +1,5 @@
+import { CLAIM_STRIDE } from './generated/constants.ts';
 import type { ClaimedJob } from './job-record.ts';
-
-/** Values per claimed job in a claim reply (see scripts/lib/claim-jobs.lua). */
-export const CLAIM_STRIDE = 10;
 
 function toNumber(value: unknown): number | undefined {
   if (value === null || value === undefined || value === '') return undefined;
@@ -84,7 +82,7 @@ function readClaimedJob(reply: readonly unknown[], at: number, nowMs: number): C
   };
 }
 
-/** Reads the claimed jobs of a claim reply: groups of {@link CLAIM_STRIDE} values from `at` to its end. */
+/** Reads the claimed jobs of a claim reply: groups of `CLAIM_STRIDE` values (scripts/lib/claim-jobs.lua) from `at` to its end. */
 export function readClaimedJobs(reply: readonly unknown[], at: number, nowMs: number): ClaimedJob[] {
   const jobs: ClaimedJob[] = [];
   for (let i = at; i + CLAIM_STRIDE <= reply.length; i += CLAIM_STRIDE) jobs.push(readClaimedJob(reply, i, nowMs));

@@ -44,6 +44,11 @@ export const JOBS_ERROR_CODES = {
    */
   NOT_REPLICATED: 'JOBS_NOT_REPLICATED',
   /**
+   * An enqueue named a job id that another job with another payload already holds; nothing was
+   * written. The ids @jobs makes are random, so this means two writers chose the same id.
+   */
+  DUPLICATE_ID: 'JOBS_DUPLICATE_ID',
+  /**
    * A job was not started before its expiry (`ttlMs` / `expiresAt`): it never ran, and is in
    * the failed list with a `last_error` that starts with this code.
    */
@@ -53,6 +58,11 @@ export const JOBS_ERROR_CODES = {
    * worker claims that kind for `retryAfterMs`, and the job goes back without using an attempt.
    */
   RATE_LIMITED: 'JOBS_RATE_LIMITED',
+  /**
+   * A flow's parent failed because one of its children failed for good (dead-lettered or
+   * cancelled): its `last_error` starts with this code and names the child.
+   */
+  CHILD_FAILED: 'JOBS_CHILD_FAILED',
 } as const;
 
 /** One of {@link JOBS_ERROR_CODES}. */

@@ -36,7 +36,10 @@ import { InvalidArgumentError } from './errors.ts';
  * | `queue:{NAME}:groups` | sorted set: groups with jobs waiting, scored by when their next turn may be taken | ours |
  * | `queue:{NAME}:group:<g>` | list: waiting jobs of group `g` (behind its carrier in pending) | ours |
  *
- * The Lua scripts build the flow keys from the job prefix in the same way (scripts/lib/flow.lua).
+ * The scripts that use flow control get `prefix` in ARGV and append to it the suffixes of
+ * {@link FLOW_KEY_SUFFIXES} (scripts/lib/flow.lua names them as this module does): appending a
+ * suffix to a prefix from this module, as job keys append an id to `jobPrefix`, is the only way
+ * a script makes a key name.
  */
 export interface QueueKeys {
   /** The queue's name, as given. */
@@ -102,6 +105,29 @@ export interface QueueKeys {
   group(group: string): string;
 }
 
+/**
+ * The suffixes of the flow-control keys, appended to the queue's `prefix` here and in
+ * scripts/lib/flow.lua (which receives `prefix` in ARGV): the flow hash, the levels set, a
+ * level's list (`priority:<p>`), a paused or limited kind's parked list (`parked:<kind>`), the
+ * resume list, and for limits and groups (scripts/lib/limits.lua): the rate windows of the
+ * queue, a kind and a group, the running sets of a kind's and a group's concurrency cap, the
+ * groups waiting for a turn and a group's list.
+ */
+export const FLOW_KEY_SUFFIXES = Object.freeze({
+  flow: 'flow',
+  priorities: 'priorities',
+  priority: 'priority:',
+  parked: 'parked:',
+  resume: 'resume',
+  rate: 'rate',
+  kindRate: 'rate:kind:',
+  groupRate: 'rate:group:',
+  kindRunning: 'running:kind:',
+  groupRunning: 'running:group:',
+  groups: 'groups',
+  group: 'group:',
+});
+
 /** Queue names: letters, digits and `. _ - :`, starting with a letter or digit, at most 128. */
 export const QUEUE_NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$/;
 
@@ -147,9 +173,9 @@ export function queueKeys(name: string): QueueKeys {
     stats: `${prefix}stats`,
     reclaimCursor: `${prefix}reclaim-cursor`,
     partitions: `${prefix}partitions`,
-    flow: `${prefix}flow`,
-    priorities: `${prefix}priorities`,
-    resume: `${prefix}resume`,
+    flow: `${prefix}${FLOW_KEY_SUFFIXES.flow}`,
+    priorities: `${prefix}${FLOW_KEY_SUFFIXES.priorities}`,
+    resume: `${prefix}${FLOW_KEY_SUFFIXES.resume}`,
     events: `${prefix}events`,
     wake: `${prefix}wake`,
     jobPrefix,
@@ -160,14 +186,14 @@ export function queueKeys(name: string): QueueKeys {
     schedulePrefix: `${prefix}schedule:`,
     schedule: (id: string) => `${prefix}schedule:${id}`,
     schedulesWake: `${prefix}schedules-wake`,
-    priorityList: (level: number) => `${prefix}priority:${level}`,
-    parked: (kind: string) => `${prefix}parked:${kind}`,
-    rate: `${prefix}rate`,
-    kindRate: (kind: string) => `${prefix}rate:kind:${kind}`,
-    groupRate: (group: string) => `${prefix}rate:group:${group}`,
-    kindRunning: (kind: string) => `${prefix}running:kind:${kind}`,
-    groupRunning: (group: string) => `${prefix}running:group:${group}`,
-    groups: `${prefix}groups`,
-    group: (group: string) => `${prefix}group:${group}`,
+    priorityList: (level: number) => `${prefix}${FLOW_KEY_SUFFIXES.priority}${level}`,
+    parked: (kind: string) => `${prefix}${FLOW_KEY_SUFFIXES.parked}${kind}`,
+    rate: `${prefix}${FLOW_KEY_SUFFIXES.rate}`,
+    kindRate: (kind: string) => `${prefix}${FLOW_KEY_SUFFIXES.kindRate}${kind}`,
+    groupRate: (group: string) => `${prefix}${FLOW_KEY_SUFFIXES.groupRate}${group}`,
+    kindRunning: (kind: string) => `${prefix}${FLOW_KEY_SUFFIXES.kindRunning}${kind}`,
+    groupRunning: (group: string) => `${prefix}${FLOW_KEY_SUFFIXES.groupRunning}${group}`,
+    groups: `${prefix}${FLOW_KEY_SUFFIXES.groups}`,
+    group: (group: string) => `${prefix}${FLOW_KEY_SUFFIXES.group}${group}`,
   });
 }

@@ -3,8 +3,8 @@ import { assertWholeNumber } from './whole-number.ts';
 
 /**
  * Rate limits, concurrency caps and groups: what a queue's settings look like, how they are
- * checked and how they are written to (and read from) the queue's flow hash. The rules
- * themselves run inside the claim script (scripts/lib/limits.lua).
+ * checked and how they are written to (and read from) the queue's flow hash. The verbs are in
+ * commands/limits.ts; the rules themselves run inside the claim script (scripts/lib/limits.lua).
  */
 
 /** At most `max` jobs started in any sliding window of `windowMs` (Redis clock). */
@@ -135,26 +135,4 @@ export function readLimits(flow: readonly string[]): LimitsState {
   if (Object.keys(kinds).length > 0) state.kinds = kinds;
   if (groupRate || groupCap !== undefined) state.groups = { ...(groupRate ? { rate: groupRate } : {}), ...(groupCap !== undefined ? { concurrency: Number(groupCap) } : {}) };
   return state;
-}
-
-/**
- * Runs the set-limits script, then moves back the parked jobs of each kind it says lost its
- * limits (in batches, through `unpark`, until none is left or the kind is paused).
- */
-export async function applyLimits(set: () => Promise<unknown>, unpark: (kind: string) => Promise<unknown>): Promise<void> {
-  const freed = (await set()) as string[];
-  for (const kind of freed) {
-    let left = Number(await unpark(kind));
-    while (left > 0) left = Number(await unpark(kind));
-  }
-}
-
-/**
- * The claim reply's second value, read: the next due time (ms, or -1), -2 for a paused queue, or
- * minus the time the queue's rate limit lets a claim start again (below -2).
- */
-export function readDueField(value: number): { dueMs: number; paused: boolean; limitedUntilMs: number } {
-  if (value === -2) return { dueMs: -1, paused: true, limitedUntilMs: 0 };
-  if (value < -2) return { dueMs: -value, paused: false, limitedUntilMs: -value };
-  return { dueMs: value, paused: false, limitedUntilMs: 0 };
 }

@@ -1,23 +1,24 @@
 import { InvalidArgumentError } from './errors.ts';
-import { assertListState, JobQueue, type CancelOutcome, type EnqueueRequest, type EnqueueResult, type JobQueueOptions, type ListState, type PreparedEnqueue, type QueueStats } from './job-queue.ts';
+import type { CancelOutcome } from './commands/cancel.ts';
+import { enqueuePrepared, prepareEnqueue, type EnqueueRequest, type EnqueueResult, type PreparedEnqueue } from './commands/enqueue.ts';
+import { assertListState, type ListState, type QueueStats } from './commands/views.ts';
+import { JobQueue, queueContext, type JobQueueOptions } from './job-queue.ts';
+import type { ChildResult, FlowRequest, FlowResult } from './commands/flow.ts';
 import type { JobRecord } from './job-record.ts';
 import type { EnqueueOptions } from './enqueue-options.ts';
 import { assertJobId, queueKeys, type QueueKeys } from './keys.ts';
 import type { KindName, Kinds } from './kinds.ts';
-import type { RedisClient } from './lua.ts';
 import type { LimitsState, QueueLimits } from './limits.ts';
 import { partitionIdSuffix, partitionNames, partitionOfId, partitionOfKey } from './partitions.ts';
 import { resolveQueueOptions } from './queue-options.ts';
-import { closeClient, connectRedis, withRedisErrors } from './redis-connection.ts';
+import { closeClient, connectRedis, withRedisErrors, type RedisClient } from './redis-connection.ts';
 import { assertWholeNumber } from './whole-number.ts';
 
 /**
- * Jobs without a key sent to one partition before the next one's turn: 32 full enqueue batches.
- * Runs of one batch (32) sent each script call to another partition, so to another master, and
- * with the masters sharing cores (measured: 6 partitions, 3 masters and their replicas on one
- * core, 64 enqueues in flight) every call paid for a switch between redis-server processes:
- * about 0.88x a plain queue's rate. Runs of 1024 measured level with it (about 1.02x). At a
- * hot queue's rate a run lasts milliseconds, so the load still alternates over the masters.
+ * Jobs without a key sent to one partition before the next one's turn: 32 full enqueue batches,
+ * so consecutive script calls go to one master rather than each to another (measurements in
+ * docs/BENCHMARKS.md). At a hot queue's rate a run lasts milliseconds, so the load still
+ * alternates over the masters.
  */
 const ROUND_ROBIN_RUN = 1024;
 
@@ -201,20 +202,37 @@ export class PartitionedQueue<P> {
       const request = { kind: job.kind, payload: job.payload, ...(job.options !== undefined && { options: withoutPartitionKey(job.options) }) } as EnqueueRequest<P>;
       const group = groups.get(partition) ?? { jobs: [], at: [] };
       groups.set(partition, group);
-      group.jobs.push(partition.prepareEnqueue(request, jobs.length === 1 ? undefined : index));
+      group.jobs.push(prepareEnqueue(queueContext(partition), request, jobs.length === 1 ? undefined : index));
       group.at.push(index);
     });
     await this.ensureLayout();
     const results: EnqueueResult[] = new Array(jobs.length);
     await Promise.all(
       [...groups].map(async ([partition, group]) => {
-        const written = await partition.enqueuePrepared(group.jobs);
+        const written = await enqueuePrepared(queueContext(partition), group.jobs);
         written.forEach((result, i) => {
           results[group.at[i] as number] = result;
         });
       }),
     );
     return results;
+  }
+
+  /**
+   * Enqueues a flow (see {@link JobQueue.enqueueFlow}) on one partition, the next in the round
+   * robin: a flow's jobs share one hash slot, so it never spans partitions.
+   */
+  async enqueueFlow(flow: FlowRequest<P>): Promise<FlowResult> {
+    const partition = this.partitionFor();
+    await this.ensureLayout();
+    return partition.enqueueFlow(flow);
+  }
+
+  /** The children of flow parent `id` (see {@link JobQueue.children}), from its partition. */
+  async children(id: string): Promise<Record<string, ChildResult>> {
+    assertJobId(id);
+    const partition = this.partitionOf(id) ?? this.partitions[0];
+    return (partition as JobQueue<P>).children(id);
   }
 
   /** The job with this id, from the partition its id names (or, for a foreign id, any). */

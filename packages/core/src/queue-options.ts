@@ -1,7 +1,30 @@
 import { DEFAULT_BACKOFF, type BackoffPolicy } from './backoff.ts';
 import { InvalidArgumentError } from './errors.ts';
-import { assertKindOptions } from './kinds.ts';
+import { assertKindOptions, type Kinds } from './kinds.ts';
+import type { RedisConnectionInput } from './redis-connection.ts';
 import { assertWholeNumber } from './whole-number.ts';
+
+/** Options of `JobQueue`. */
+export interface JobQueueOptions<P> extends QueueOptions {
+  /** Where Redis is: a URL, ioredis options, or a client you own. */
+  redis: RedisConnectionInput;
+  /** The queue's name; its keys are `queue:{NAME}:*`. */
+  queue: string;
+  /** The job kinds this queue carries. */
+  kinds: Kinds<P>;
+  /** Client name shown by `CLIENT LIST`. Default `jobs:<queue>`. */
+  connectionName?: string;
+  /**
+   * For connections @jobs opens (not a client you pass): a command without an answer for this
+   * long fails with `JOBS_REDIS_UNAVAILABLE` instead of waiting for Redis forever. Default 10 s.
+   */
+  commandTimeoutMs?: number;
+  /**
+   * Appended to every id this queue makes (a partition of a `PartitionedQueue` marks its
+   * ids with `.p<N>`, so a job's partition can be told from its id). Default none.
+   */
+  idSuffix?: string;
+}
 
 /** A queue's policy. Kinds may override `maxAttempts`, `visibilityMs` and `backoff`. */
 export interface QueueOptions {

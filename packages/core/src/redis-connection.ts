@@ -1,7 +1,10 @@
 import { Cluster, Redis, type ClusterNode, type ClusterOptions, type RedisOptions } from 'ioredis';
 import { boundQueuedCommands } from './cluster-queued-commands.ts';
 import { InvalidArgumentError, JOBS_ERROR_CODES, JobsError, RedisUnavailableError, isJobsError } from './errors.ts';
-import type { RedisClient } from './lua.ts';
+import { SCRIPT_ERROR_CODES } from './generated/constants.ts';
+
+/** A Redis or Cluster client. */
+export type RedisClient = Redis | Cluster;
 
 /**
  * A Redis Cluster to connect to: seed nodes (any few of its nodes; the rest are discovered) and
@@ -104,7 +107,7 @@ function failWhileUnreachable(client: Redis): Redis {
  */
 export function connectRedis(input: RedisConnectionInput, connectionName: string, overrides: RedisOptions = {}): RedisConnection {
   if (isRedisClient(input)) return { client: input, owned: false };
-  // No auto-pipelining: measured, it made enqueue (64 in flight) and processing 25% slower.
+  // No auto-pipelining: it made enqueue and processing slower (docs/BENCHMARKS.md).
   const defaults: RedisOptions = { connectionName, maxRetriesPerRequest: 20, enableAutoPipelining: false, ...overrides };
   if (typeof input === 'string') {
     const cluster = parseClusterUrl(input);
@@ -222,7 +225,8 @@ const CONNECTION_FAILURE = /max retries per request|connection is closed|aborted
 /**
  * Turns what ioredis or Redis threw into a {@link JobsError} where we know what it means:
  * WRONGPASS/NOAUTH becomes `JOBS_REDIS_AUTH`, NOPERM `JOBS_REDIS_NOPERM`, OOM `JOBS_REDIS_OOM`,
- * connection failures `JOBS_REDIS_UNAVAILABLE`. Anything else is returned as it is.
+ * connection failures `JOBS_REDIS_UNAVAILABLE`, and an error a script replies with on purpose
+ * (`JOBS_DUPLICATE_ID ...`) its code. Anything else is returned as it is.
  */
 export function toJobsError(error: unknown): unknown {
   if (isJobsError(error) || !(error instanceof Error)) return error;
@@ -234,6 +238,12 @@ export function toJobsError(error: unknown): unknown {
   // NOPERM from a command; inside a script Redis words it differently.
   if (/^NOPERM\b|user executing the script can't|No permissions to access/.test(message)) {
     return new JobsError(JOBS_ERROR_CODES.REDIS_NOPERM, `the Redis user lacks a permission: ${message.split('\n')[0]}`);
+  }
+  // An error a script replies with on purpose: its first word is the JobsError code (see SCRIPT_ERROR_CODES).
+  const scripted = /^(JOBS_[A-Z_]+) (.*)$/.exec(message);
+  if (scripted && (SCRIPT_ERROR_CODES as readonly string[]).includes(scripted[1] as string)) {
+    const code = scripted[1] as (typeof SCRIPT_ERROR_CODES)[number];
+    return new JobsError(code, code === 'JOBS_DUPLICATE_ID' ? `job id ${scripted[2]} is taken by another job; nothing was written` : message, { field: 'id' });
   }
   if (message.startsWith('OOM ')) {
     return new JobsError(JOBS_ERROR_CODES.REDIS_OOM, 'Redis is out of memory (maxmemory) and refused the write; nothing was written', { cause: error });

@@ -1,4 +1,6 @@
-import { runScript, type LuaScript, type RedisClient } from './lua.ts';
+import type { LuaScript } from './lua-script.ts';
+import type { RedisClient } from './redis-connection.ts';
+import { sendScript } from './script-sender.ts';
 import { writeTogether } from './write-coalescing.ts';
 
 /** A BLMOVE timeout: it takes seconds, and 0 would mean forever, so never below 10 ms. */
@@ -57,15 +59,16 @@ export class WorkWaiter {
   }
 
   /**
-   * Waits like {@link wait} and then runs `script` right behind the blocking call, pipelined on
+   * Waits like {@link wait} and then runs `script` (with `argv` from its generated builder) right behind the blocking call, pipelined on
    * the same connection: Redis runs it the moment the wait ends, so a worker woken by a push
-   * claims its job without another round trip. Returns the script's reply; `undefined` when
+   * claims its job without another round trip. Returns the script's reply; `null` when an abort or
+   * a close ended the wait with nothing run; `undefined` when
    * another wait was already in flight (the caller then waited on that one, and runs its script
    * itself). An abort ends the wait at once by dropping the blocking connection: the script then
    * never runs, or has run and its reply is returned, so nothing it claimed goes unseen.
    * `key`: the list to block on (default pending).
    */
-  async waitThenRun(timeoutMs: number, script: LuaScript, keys: readonly string[], args: readonly (string | number)[], signal?: AbortSignal, key = this.#pendingKey): Promise<unknown[] | undefined> {
+  async waitThenRun<R>(timeoutMs: number, script: LuaScript<never, never, R>, argv: string[], signal?: AbortSignal, key = this.#pendingKey): Promise<R | null | undefined> {
     if (this.#closed || signal?.aborted) return undefined;
     if (this.#inflight) {
       await this.wait(timeoutMs, signal);
@@ -77,7 +80,7 @@ export class WorkWaiter {
     // registered command onto it, a few kilobytes per wake.)
     const sent = writeTogether(client, () => {
       void client.blmove(key, key, 'RIGHT', 'RIGHT', blockSeconds(Math.min(timeoutMs, this.#maxBlockMs))).catch(() => undefined);
-      return runScript(client, script, keys, args, false);
+      return sendScript(client, script, argv, false);
     });
     const onAbort = (): void => {
       if (this.#client === client) this.#client = undefined;
@@ -85,7 +88,7 @@ export class WorkWaiter {
     };
     signal?.addEventListener('abort', onAbort, { once: true });
     const run = sent.then(
-      (reply) => reply as unknown[],
+      (reply) => reply,
       () => undefined,
     );
     this.#inflight = run.then(() => undefined);
@@ -96,7 +99,8 @@ export class WorkWaiter {
         await new Promise((resolve) => setTimeout(resolve, Math.min(timeoutMs, 100)));
         return undefined;
       }
-      return reply ?? [];
+      // Ended by an abort or a close: nothing was claimed, and nothing should be.
+      return reply ?? null;
     } finally {
       this.#inflight = undefined;
       signal?.removeEventListener('abort', onAbort);

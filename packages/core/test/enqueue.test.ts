@@ -2,7 +2,8 @@ import { startRedisServer } from '@jobs/dev-redis';
 import { queueKeysIn, redisTest as test } from '@jobs/testing';
 import { Redis } from 'ioredis';
 import { describe, expect, test as plainTest } from 'vitest';
-import { isJobsError, JobQueue } from '../src/index.ts';
+import { isJobsError, JobQueue, queueKeys } from '../src/index.ts';
+import { toJobsError } from '../src/internal.ts';
 import { kinds, openQueue } from './fixtures.ts';
 
 describe('enqueue', () => {
@@ -84,17 +85,21 @@ describe('enqueue', () => {
 
   test('the same enqueue call run twice (a reply lost, the command resent) writes the job once', async ({ redis, queueName }) => {
     const queue = openQueue(redis, queueName);
-    const { SCRIPTS } = await import('../src/lua.ts');
-    const keys = [`queue:{${queueName}}:pending`, `queue:{${queueName}}:delayed`, `queue:{${queueName}}:stats`];
-    const args = [1, `queue:{${queueName}}:job:`, 'aaaabbbbccccdddd', '{"kind":"email","recipient":"a@example.com"}', 'email', ''];
-    const run = (): Promise<unknown> => redis.eval(SCRIPTS.enqueue.source, keys.length, ...keys, ...args);
-    expect(await run()).toEqual(['aaaabbbbccccdddd', 1]);
-    expect(await run()).toEqual(['aaaabbbbccccdddd', 1]);
+    const { enqueueScript } = await import('../src/generated/enqueue.ts');
+    const k = queueKeys(queueName);
+    const argv = (payload: string): string[] =>
+      enqueueScript.argv(
+        { pending: k.pending, delayed: k.delayed, stats: k.stats, idempotencyKeys: [] },
+        { count: 1, jobPrefix: k.jobPrefix, wakeChannel: k.wake, prefix: k.prefix, jobs: ['aaaabbbbccccdddd', payload, 'email', ''] },
+      );
+    const run = (payload: string): Promise<unknown> => redis.eval(enqueueScript.source, ...(argv(payload).slice(1) as [string, string]));
+    expect(await run('{"kind":"email","recipient":"a@example.com"}')).toEqual(['aaaabbbbccccdddd', 1]);
+    expect(await run('{"kind":"email","recipient":"a@example.com"}')).toEqual(['aaaabbbbccccdddd', 1]);
     expect(await redis.llen(`queue:{${queueName}}:pending`)).toBe(1);
     expect((await queue.stats()).enqueuedTotal).toBe(1);
-    const other = [...args];
-    other[3] = '{"kind":"email","recipient":"b@example.com"}';
-    await expect(redis.eval(SCRIPTS.enqueue.source, keys.length, ...keys, ...other)).rejects.toThrow(/JOBS_DUPLICATE_ID aaaabbbbccccdddd/);
+    const refused = await run('{"kind":"email","recipient":"b@example.com"}').catch(toJobsError);
+    expect(isJobsError(refused, 'JOBS_DUPLICATE_ID') && refused.field).toBe('id');
+    expect((refused as Error).message).toMatch(/aaaabbbbccccdddd/);
     await queue.close();
   });
 

@@ -1,29 +1,59 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, test } from 'vitest';
-import { readLua, SCRIPT_NAMES, SCRIPTS } from '../src/lua.ts';
+import { JOBS_ERROR_CODES } from '../src/errors.ts';
+import { FLOW_KEY_SUFFIXES } from '../src/keys.ts';
+import { SCRIPT_ERROR_CODES } from '../src/generated/constants.ts';
+import { SCRIPTS } from '../src/generated/index.ts';
+import { expandLua, generateScripts, scriptNames } from '../tools/generate-scripts.mjs';
 
 const dir = new URL('../scripts/', import.meta.url);
+const generatedDir = new URL('../src/generated/', import.meta.url);
 
 describe('Lua scripts', () => {
-  test('every .lua file is a registered script, and every registered script has a file', () => {
-    const files = readdirSync(dir).filter((f) => f.endsWith('.lua')).map((f) => f.replace(/\.lua$/, ''));
-    expect(files.sort()).toEqual([...SCRIPT_NAMES].sort());
+  test('every .lua file is a generated script, and every generated script has a file', () => {
+    expect(scriptNames()).toEqual(Object.keys(SCRIPTS).sort());
   });
 
-  for (const name of SCRIPT_NAMES) {
+  test('src/generated is up to date with scripts/ (else: pnpm --filter @jobs/core run generate)', () => {
+    const files = generateScripts();
+    expect(readdirSync(generatedDir).sort()).toEqual([...files.keys()].sort());
+    for (const [file, text] of files) expect(readFileSync(new URL(file, generatedDir), 'utf8'), file).toBe(text);
+  });
+
+  test('every error code a script replies with is a JobsError code', () => {
+    const codes: readonly string[] = Object.values(JOBS_ERROR_CODES);
+    expect(SCRIPT_ERROR_CODES.length).toBeGreaterThan(0);
+    for (const code of SCRIPT_ERROR_CODES) expect(codes, code).toContain(code);
+  });
+
+  test('no script derives a key or channel by cutting a string: every name comes in KEYS or ARGV', () => {
+    for (const script of Object.values(SCRIPTS)) {
+      const body = script.source.replace(/--\[\[[\s\S]*?\n\]\]/g, '').replace(/--[^\n]*/g, '');
+      expect(body, script.name).not.toMatch(/string\.sub|string\.gsub|:sub\(|:gsub\(/);
+    }
+  });
+
+  test('lib/flow.lua builds the flow keys by appending the suffixes keys.ts uses to the queue prefix', () => {
+    const flow = readFileSync(new URL('lib/flow.lua', dir), 'utf8');
+    // The resume list reaches its script in KEYS; the others are built from the prefix in ARGV.
+    for (const [name, suffix] of Object.entries(FLOW_KEY_SUFFIXES)) if (name !== 'resume') expect(flow, name).toContain(`prefix .. '${suffix}'`);
+  });
+
+  for (const [name, script] of Object.entries(SCRIPTS)) {
     describe(name, () => {
       const raw = readFileSync(new URL(`${name}.lua`, dir), 'utf8');
-      const header = /--\[\[([\s\S]*?)\]\]/.exec(raw)?.[1] ?? '';
-      const body = SCRIPTS[name].source.replace(/--\[\[[\s\S]*?\]\]/g, '').replace(/--[^\n]*/g, '');
+      const header = /--\[\[([\s\S]*?)\n\]\]/.exec(raw)?.[1] ?? '';
+      const body = script.source.replace(/--\[\[[\s\S]*?\n\]\]/g, '').replace(/--[^\n]*/g, '');
 
       test('starts with a shebang with flags (Redis 7 refuses a deny-oom script up front)', () => {
         expect(raw.split('\n')[0]).toMatch(/^#!lua( flags=[a-z-]+(,[a-z-]+)*)?$/);
       });
 
-      test('has a header listing KEYS, ARGV and what it returns', () => {
-        expect(header).toMatch(/KEYS\[1(\.\.)?\]/);
-        expect(header).toMatch(/ARGV\[1(\.\.)?\]/);
+      test('has a header naming its KEYS and ARGV, and saying what it returns and its reply type', () => {
+        expect(header).toMatch(/KEYS\[1(\.\.)?\]\s+[a-z]\w*:/);
+        expect(header).toMatch(/ARGV\[1(\.\.)?\]\s+[a-z]\w*:/);
         expect(header).toMatch(/Returns:/);
+        expect(header).toMatch(/Reply:/);
       });
 
       test('uses only the KEYS its header declares', () => {
@@ -35,8 +65,13 @@ describe('Lua scripts', () => {
         }
       });
 
+      test('its generated builder puts the keys, then the arguments, in header order', () => {
+        expect(script.keyNames.length).toBe(declaredCount(header, 'KEYS'));
+        expect(script.argNames.length).toBe(declaredCount(header, 'ARGV'));
+      });
+
       test('has its includes expanded; uses redis.pcall only in read_hash and notice_due, which re-raise all but WRONGTYPE and NOPERM', () => {
-        expect(SCRIPTS[name].source).not.toMatch(/--@include/);
+        expect(script.source).not.toMatch(/--@include/);
         const outside = body.replace(/local function read_hash[\s\S]*?\nend\n/, '').replace(/local function notice_due[\s\S]*?\nend\n/, '');
         expect(outside).not.toMatch(/redis\.pcall/);
       });
@@ -44,8 +79,12 @@ describe('Lua scripts', () => {
   }
 
   test('an include is expanded once even when two includes ask for it', () => {
-    const source = readLua('fail.lua');
+    const source = expandLua('fail.lua');
     expect(source.match(/local function now_ms/g)).toHaveLength(1);
     expect(source.match(/local function push_history\(/g)).toHaveLength(1);
   });
 });
+
+function declaredCount(header: string, kind: 'KEYS' | 'ARGV'): number {
+  return new Set([...header.matchAll(new RegExp(`${kind}\\[(\\d+)(\\.\\.)?\\]`, 'g'))].map((m) => m[1])).size;
+}

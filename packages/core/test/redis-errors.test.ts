@@ -2,7 +2,8 @@ import { findFreePort, startRedisServer } from '@jobs/dev-redis';
 import { isClusterRun, queueKeysIn, waitFor, within } from '@jobs/testing';
 import { Redis } from 'ioredis';
 import { describe, expect, test } from 'vitest';
-import { isJobsError, JobQueue, toJobsError } from '../src/index.ts';
+import { isJobsError, JobQueue } from '../src/index.ts';
+import { toJobsError } from '../src/internal.ts';
 import { unreachableReason } from '../src/redis-connection.ts';
 import { kinds } from './fixtures.ts';
 

@@ -1,6 +1,7 @@
 import { openRedis, queueKeysIn, redisTest as test, waitFor, within } from '@jobs/testing';
 import { describe, expect } from 'vitest';
 import { isJobsError, RedisScheduleStore, ScheduleRunner, type FiredTick, type JobQueue, type PayloadTypesOf, type ScheduleSpec } from '../src/index.ts';
+import { queueContext } from '../src/job-queue.ts';
 import { Schedules } from '../src/schedules/schedules.ts';
 import type { kinds} from './fixtures.ts';
 import { openQueue } from './fixtures.ts';
@@ -9,7 +10,7 @@ type P = PayloadTypesOf<typeof kinds>;
 
 /** The queue's schedules with a test floor for intervals, so a test runs many ticks quickly. */
 function fastSchedules(queue: JobQueue<P>): Schedules<P> {
-  return new Schedules(queue, { minEveryMs: 100 });
+  return new Schedules(queueContext(queue), { minEveryMs: 100 });
 }
 
 /** The ticks of the schedule's jobs in pending, oldest first. */

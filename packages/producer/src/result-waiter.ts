@@ -1,4 +1,5 @@
-import { closeClient, duplicateClient, JobFailedError, JobNotFoundError, TimeoutError, type JobRecord, type RedisClient } from '@jobs/core';
+import { JobFailedError, JobNotFoundError, TimeoutError, type JobRecord, type RedisClient } from '@jobs/core';
+import { closeClient, duplicateClient } from '@jobs/core/internal';
 
 /** Waits `ms`, or less when `woken` resolves; rejects with the reason when `signal` aborts. */
 function pause(ms: number, woken: Promise<void>, signal?: AbortSignal): Promise<void> {

@@ -1,4 +1,5 @@
-import { partitionNames, queueKeys } from '@jobs/core';
+import { queueKeys } from '@jobs/core';
+import { partitionNames } from '@jobs/core/internal';
 
 /** Commands the Lua scripts run inside Redis (ACL checks those too). */
 const SCRIPT_COMMANDS = [

@@ -1,21 +1,17 @@
 import { EventEmitter } from 'node:events';
 import {
   assertQueueName,
-  assertWholeNumber,
-  closeClient,
-  connectRedis,
   defineKinds,
   isJobsError,
   JobQueue,
   RedisScheduleStore,
   ScheduleRunner,
-  partitionNames,
-  recordedPartitions,
   silentLogger,
   type Logger,
   type RedisClient,
   type RedisConnectionInput,
 } from '@jobs/core';
+import { assertWholeNumber, closeClient, connectRedis, partitionNames, recordedPartitions } from '@jobs/core/internal';
 import { discoverQueues } from './discover-queues.ts';
 import { ReclaimerMetrics } from './metrics.ts';
 import { sweepQueue, type SweepReport } from './sweep.ts';

@@ -1,4 +1,5 @@
-import { closeClient, duplicateClient, type JobQueue, type RedisClient } from '@jobs/core';
+import type { JobQueue, RedisClient } from '@jobs/core';
+import { closeClient, duplicateClient } from '@jobs/core/internal';
 
 /** What a notice needs of a queue (or partition): its wake channel and its promotion of due jobs. */
 type NoticedQueue = Pick<JobQueue<unknown>, 'keys' | 'promoteDue'>;

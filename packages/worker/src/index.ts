@@ -29,6 +29,7 @@ export {
 } from '@jobs/core';
 export type {
   BackoffPolicy,
+  ChildResult,
   Logger,
   ClaimedJob,
   FailOutcome,

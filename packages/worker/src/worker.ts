@@ -1,7 +1,5 @@
 import { EventEmitter } from 'node:events';
 import {
-  assertWholeNumber,
-  childLogger,
   InvalidArgumentError,
   JOBS_ERROR_CODES,
   JobsError,
@@ -13,6 +11,7 @@ import {
   type QueueStats,
   type RedisConnectionInput,
 } from '@jobs/core';
+import { assertWholeNumber, childLogger } from '@jobs/core/internal';
 import { systemClock } from './clock.ts';
 import { DueNotices } from './due-notices.ts';
 import { keepSchedules } from './schedule-keeping.ts';

@@ -2,7 +2,6 @@
 --@include lib/now.lua
 --@include lib/flow.lua
 --@include lib/dead-letter.lua
---@include lib/limits.lua
 -- Claims up to `wanted` jobs from the claim end (the right) of one list of waiting jobs: each id
 -- moves to the head of processing and its hash is stamped in the same atomic step:
 -- status=processing, a fresh claim_token (16 hex digits: a random 12-digit base per call and a
@@ -15,16 +14,23 @@
 -- Every read of a pass comes before its first write, so an error (a Redis user lacking a
 -- permission) leaves the list as it was: ids are never taken off it without landing somewhere.
 --
--- c: { pending, processing, leases, stats, flow, job_prefix, visibility, max_attempts,
+-- c: { pending, processing, leases, stats, flow, job_prefix, prefix, visibility, max_attempts,
 --      token_base, now, failed, cap, ttl, channel, claimed, dropped, expired, deadline_text }
---   (failed, cap, ttl, channel, now and job_prefix are also dead_letter's ctx)
+--   (failed, cap, ttl, channel, now and job_prefix are also dead_letter's ctx; prefix is the
+--   queue's key prefix, see flow.lua)
 -- flow: nil on a queue without flow control, else { kinds = set of paused kinds or nil,
 --   carriers = true for pending while other priorities are in use (see push_pending),
 --   lim = the limits and groups in use or nil (see lib/limits.lua) }
 -- Appends CLAIM_STRIDE values per claimed job to `out`: id, token, attempts, max_attempts,
 -- lease deadline, payload, kind, enqueued_at_ms, last_error, priority (a missing field is nil).
 -- Returns true when the list ran dry.
-local CLAIM_STRIDE = 10
+local CLAIM_STRIDE = 10 --@export
+-- In place of the next due time in a claim's reply: the queue is paused.
+local CLAIM_PAUSED = -2 --@export
+-- At most this in place of the next due time: the queue is over its rate limit until minus
+-- this value (ms, Redis clock; see lib/limits.lua).
+local CLAIM_LIMITED_MAX = -3 --@export
+--@include lib/limits.lua
 
 -- The kind of a job whose hash has no kind field (a recipe producer's): its payload's.
 local function payload_kind(payload)
@@ -54,6 +60,8 @@ local function claim_from(c, list, wanted, flow, out)
     local moved, lease_args = {}, {}
     for n = 1, #reads do
       local id, f = ids[#ids + 1 - n], reads[n]
+      -- job_status's rule (no status, id or payload: no job; no status: pending), applied to the
+      -- one HMGET above rather than through job_status, which would read the hash a second time.
       local status = f and (f[1] or f[5] or f[6]) and (f[1] or 'pending')
       if not status or status == 'completed' or status == 'failed' or status == 'cancelled' then
         c.dropped = c.dropped + 1
@@ -62,13 +70,13 @@ local function claim_from(c, list, wanted, flow, out)
         dead_letter(c, id, 'JOBS_EXPIRED: not started before its expiry at ' .. f[10] .. ' ms (Redis clock)')
       elseif flow and flow.kinds and flow.kinds[f[7] or payload_kind(f[6]) or ''] then
         -- A paused kind: set aside until it resumes (the oldest at the right, as in pending).
-        redis.call('LPUSH', parked_list(c.job_prefix, f[7] or payload_kind(f[6])), id)
+        redis.call('LPUSH', parked_list(c.prefix, f[7] or payload_kind(f[6])), id)
       elseif flow and flow.carriers and f[11] and (tonumber(f[11]) or 0) < 0 then
         -- A carrier of a lower priority (see push_pending): into its list, at the claim end
         -- (every job there came after it), behind the pending jobs.
         local level = tonumber(f[11])
-        redis.call('RPUSH', priority_list(c.job_prefix, level), id)
-        redis.call('ZADD', queue_prefix(c.job_prefix) .. 'priorities', level, level)
+        redis.call('RPUSH', priority_list(c.prefix, level), id)
+        redis.call('ZADD', levels_set(c.prefix), level, level)
       elseif flow and flow.lim and limits_hold(c, flow.lim, id, f[7] or payload_kind(f[6]), f[12] or nil) then
         -- Held back by a limit (see lib/limits.lua): parked, or filed in its group's list.
       else
@@ -119,9 +127,9 @@ local function claim_levels(c, levels, wanted, flow, out)
   for _, level in ipairs(levels) do
     local left = wanted - c.claimed
     if left <= 0 then return end
-    local list = priority_list(c.job_prefix, tonumber(level))
+    local list = priority_list(c.prefix, tonumber(level))
     if claim_from(c, list, left, flow, out) or redis.call('LLEN', list) == 0 then
-      redis.call('ZREM', queue_prefix(c.job_prefix) .. 'priorities', level)
+      redis.call('ZREM', levels_set(c.prefix), level)
     end
   end
 end
@@ -129,11 +137,12 @@ end
 -- Claims up to `wanted` jobs in priority order: the levels above 0 highest first, then pending
 -- (level 0, the recipe's list), then the levels below 0; FIFO within each. One read (the flow
 -- hash) tells a queue without flow control to go straight to pending. A paused queue claims
--- nothing and sets out[2] to -2; jobs of a paused kind are parked (see flow.lua). Limits and
--- groups in use (lib/limits.lua): a queue over its rate claims nothing and sets out[2] to minus
--- the time it may start again; jobs of a kind without room are parked; grouped jobs are claimed
--- in turns between groups after the lists; out[2] becomes the earliest time a held job may start
--- when that comes before the next delayed job.
+-- nothing and sets out[2] to CLAIM_PAUSED; jobs of a paused kind are parked (see flow.lua).
+-- Limits and groups in use (lib/limits.lua): a queue over its rate claims nothing and sets
+-- out[2] to minus the time it may start again (at most CLAIM_LIMITED_MAX); jobs of a kind
+-- without room are parked; grouped jobs are claimed in turns between groups after the lists;
+-- out[2] becomes the earliest time a held job may start when that comes before the next
+-- delayed job.
 -- Returns the count claimed.
 local function claim_ready(c, wanted, out)
   c.claimed, c.dropped, c.expired, c.deadline_text = 0, 0, 0, {}
@@ -148,15 +157,18 @@ local function claim_ready(c, wanted, out)
         paused = true
       elseif field == 'priorities' then
         priorities = true
-      elseif string.sub(field, 1, 12) == 'paused_kind:' then
-        kinds = kinds or {}
-        kinds[string.sub(field, 13)] = true
       else
-        lim = read_limit(lim, field, state[i + 1])
+        local kind = paused_kind_of(field)
+        if kind then
+          kinds = kinds or {}
+          kinds[kind] = true
+        else
+          lim = read_limit(lim, field, state[i + 1])
+        end
       end
     end
     if paused then
-      out[2] = -2
+      out[2] = CLAIM_PAUSED
       return 0
     end
     local flow = { kinds = kinds, lim = lim, key = c.flow }
@@ -167,7 +179,7 @@ local function claim_ready(c, wanted, out)
     if not priorities then
       claim_from(c, c.pending, wanted, flow, out)
     else
-      local levels_key = queue_prefix(c.job_prefix) .. 'priorities'
+      local levels_key = levels_set(c.prefix)
       -- Carriers at the claim end of pending go to their lists first (LMOVE: never off both),
       -- so that the jobs of their level that came after them cannot overtake them.
       for _ = 1, 16 do
@@ -175,7 +187,7 @@ local function claim_ready(c, wanted, out)
         local f = tail and read_hash(c.job_prefix .. tail, 'priority')
         local level = f and tonumber(f[1])
         if not level or level == 0 then break end
-        redis.call('LMOVE', c.pending, priority_list(c.job_prefix, level), 'RIGHT', 'RIGHT')
+        redis.call('LMOVE', c.pending, priority_list(c.prefix, level), 'RIGHT', 'RIGHT')
         redis.call('ZADD', levels_key, level, level)
       end
       claim_levels(c, redis.call('ZRANGE', levels_key, '+inf', '(0', 'BYSCORE', 'REV'), wanted, flow, out)
@@ -194,7 +206,7 @@ local function claim_ready(c, wanted, out)
       if lim.groups then
         claim_groups(c, lim, wanted, function(list) return claim_from(c, list, 1, flow, out) end)
         -- No group waits any more: claims stop taking turns between groups.
-        if redis.call('ZCARD', c.prefix .. 'groups') == 0 then redis.call('HDEL', c.flow, 'groups') end
+        if redis.call('ZCARD', groups_set(c.prefix)) == 0 then redis.call('HDEL', c.flow, 'groups') end
       end
       limits_after(c, out)
     end

@@ -1,8 +1,9 @@
---@include lib/read-hash.lua
+--@include lib/holds-claim.lua
 --@include lib/remove-from-list.lua
 --@include lib/events.lua
 --@include lib/history.lua
 --@include lib/now.lua
+--@include lib/flow-children.lua
 --@include lib/free-slots.lua
 -- Completes claimed jobs given as (id, token, result JSON) triples in argv from index `first`.
 -- Each completion is fenced: the token must be non-empty and equal the job's claim_token, the
@@ -11,23 +12,26 @@
 -- hash records the result and clears claim_token (so a second complete, or a fail after
 -- complete, does nothing), the id goes onto the capped completed history, the hash gets its
 -- TTL, and the recipe's event is published.
--- ctx: { processing, completed, leases, stats, job_prefix, ttl, cap, channel, only_heard, now }
+-- ctx: { processing, completed, leases, stats, job_prefix, ttl, cap, channel, only_heard, now,
+-- pending, delayed, wake, prefix } (pending, delayed and wake start a flow's parent: see
+-- lib/flow-children.lua; pending and prefix hand a freed running slot on: see lib/free-slots.lua)
 -- (only_heard '1': skip the events when nobody subscribes; see heard_channel)
 -- With no history kept (cap 0) and none left over from an earlier cap, each hash would be
 -- written and trimmed off again at once: it is deleted outright instead (the same end state).
--- Appends per job 1 (completed) or 0 (not the caller's to complete; nothing changed) to `out`.
+-- Appends per job CLAIM_DONE (completed) or NOT_OWNER (not the caller's to complete; nothing changed) to `out`.
 local function complete_jobs(ctx, argv, first, out)
   local done = {}
   -- Asking who listens takes two calls; for a lone completion, publishing outright takes one.
   local channel = ctx.channel
   if #argv - first + 1 > 3 then channel = heard_channel(ctx.channel, ctx.only_heard) end
-  -- Fenced by token first (holds_claim's check, reading the job's running slots in the same
-  -- call); then the jobs that hold their claim leave processing in one go.
-  local held, slots = {}, {}
+  -- Fenced by token first (reading each job's parent and running slots in the same call); then
+  -- the jobs that hold their claim leave processing in one go.
+  local held, parents, slots = {}, {}, {}
   for i = first, #argv, 3 do
-    local f = argv[i + 1] ~= '' and read_hash(ctx.job_prefix .. argv[i], 'status', 'claim_token', 'slots')
-    held[#held + 1] = f and f[1] == 'processing' and f[2] == argv[i + 1] and argv[i]
-    slots[#held] = f and f[3]
+    local owned, f = holds_claim(ctx.job_prefix .. argv[i], argv[i + 1], 'parent_id', 'slots')
+    held[#held + 1] = owned and argv[i]
+    parents[#held] = owned and f[3]
+    slots[#held] = owned and f[4]
   end
   local removed = remove_many_from_list(ctx.processing, held)
   local keep = ctx.cap > 0 or redis.call('LLEN', ctx.completed) > 0
@@ -39,6 +43,9 @@ local function complete_jobs(ctx, argv, first, out)
     local id = argv[i]
     if removed[n] then
       local key = ctx.job_prefix .. id
+      if parents[n] then
+        flow_child_settled(ctx, id, redis.call('HGET', key, 'kind'), parents[n], 'completed', argv[i + 2])
+      end
       if keep then
         redis.call('HSET', key, 'status', 'completed', 'completed_at_ms', now_text, 'result', argv[i + 2],
           'claim_token', '')
@@ -48,11 +55,11 @@ local function complete_jobs(ctx, argv, first, out)
         gone[#gone + 1] = key
       end
       publish_event(channel, id, 'completed')
-      if slots[n] then free_slots(ctx.job_prefix, id, slots[n]) end
+      if slots[n] then free_slots(ctx, id, slots[n]) end
       done[#done + 1] = id
-      out[#out + 1] = 1
+      out[#out + 1] = CLAIM_DONE
     else
-      out[#out + 1] = 0
+      out[#out + 1] = NOT_OWNER
     end
   end
   if #done > 0 then

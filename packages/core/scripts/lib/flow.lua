@@ -1,30 +1,64 @@
 --@include lib/now.lua
--- Flow control: priorities and pauses. Their keys are built from the queue's hash-tagged prefix
--- (the job prefix "queue:{NAME}:job:" without "job:"), as keys.ts names them:
---   queue:{NAME}:flow          hash: 'paused' = '1' (the queue), 'paused_kind:<kind>' = '1',
---                              'priorities' = '1' while jobs of another priority than 0 may wait
---   queue:{NAME}:priorities    sorted set of the levels whose list may hold jobs (score = level)
---   queue:{NAME}:priority:<p>  list: the waiting jobs of priority p (0 lives in pending)
---   queue:{NAME}:parked:<kind> list: jobs of a paused kind met by a claim, until the kind resumes
---   queue:{NAME}:groups        sorted set: each group with waiting jobs, scored by when its next
---                              turn may be taken (see lib/limits.lua)
---   queue:{NAME}:group:<g>     list: the waiting jobs of group g behind its carrier
+-- Flow control: priorities, pauses, limits and groups. Their keys are the queue's key prefix
+-- `prefix` ("queue:{NAME}:", keys.ts's `prefix`, passed in ARGV) with keys.ts's FLOW_KEY_SUFFIXES:
+--   <prefix>flow          hash: 'paused' = '1' (the queue), 'paused_kind:<kind>' = '1',
+--                         'priorities' = '1' while jobs of another priority than 0 may wait,
+--                         and the limits and groups fields of lib/limits.lua
+--   <prefix>priorities    sorted set of the levels whose list may hold jobs (score = level)
+--   <prefix>priority:<p>  list: the waiting jobs of priority p (0 lives in pending)
+--   <prefix>parked:<kind> list: jobs of a paused (or limited) kind met by a claim, until it may start
+--   <prefix>groups        sorted set: each group with waiting jobs, scored by when its next turn
+--                         may be taken (see lib/limits.lua)
+--   <prefix>group:<g>     list: the waiting jobs of group g behind its carrier
+--   <prefix>rate, <prefix>rate:kind:<k>, <prefix>rate:group:<g>  sorted sets: the starts in a
+--                         rate limit's sliding window (see lib/limits.lua)
+--   <prefix>running:kind:<k>, <prefix>running:group:<g>  sorted sets: the running slots of a
+--                         concurrency cap (see lib/limits.lua)
 -- A queue that uses none of them has no flow hash: a claim reads it (one HGETALL) and goes on.
 
-local function queue_prefix(job_prefix)
-  return string.sub(job_prefix, 1, -5)
+local function levels_set(prefix)
+  return prefix .. 'priorities'
 end
 
-local function priority_list(job_prefix, level)
-  return queue_prefix(job_prefix) .. 'priority:' .. int_text(level)
+local function priority_list(prefix, level)
+  return prefix .. 'priority:' .. int_text(level)
 end
 
-local function parked_list(job_prefix, kind)
-  return queue_prefix(job_prefix) .. 'parked:' .. kind
+local function parked_list(prefix, kind)
+  return prefix .. 'parked:' .. kind
 end
 
-local function group_list(job_prefix, group)
-  return queue_prefix(job_prefix) .. 'group:' .. group
+-- The kind a 'paused_kind:<kind>' field of the flow hash names, or nil for any other field.
+local function paused_kind_of(field)
+  return string.match(field, '^paused_kind:(.*)$')
+end
+
+local function groups_set(prefix)
+  return prefix .. 'groups'
+end
+
+local function group_list(prefix, group)
+  return prefix .. 'group:' .. group
+end
+
+local function queue_rate(prefix)
+  return prefix .. 'rate'
+end
+
+local function kind_rate(prefix, kind)
+  return prefix .. 'rate:kind:' .. kind
+end
+
+local function group_rate(prefix, group)
+  return prefix .. 'rate:group:' .. group
+end
+
+local function kind_running(prefix, kind)
+  return prefix .. 'running:kind:' .. kind
+end
+
+local function group_running(prefix, group)
+  return prefix .. 'running:group:' .. group
 end
 
 -- How long a group's carrier holds its turn (see push_pending) before the claims' turns between
@@ -42,26 +76,25 @@ local CARRIER_TURN_MS = 30000
 -- A job of a group (`group`, see lib/limits.lua) goes there only as its group's carrier, when no
 -- job of the group waits yet (the push wakes blocked claims, and the claim that meets it runs it
 -- or files it at the head of its group's list); else straight onto its group's list.
-local function push_pending(job_prefix, pending, id, priority, claim_end, group)
+local function push_pending(prefix, pending, id, priority, claim_end, group)
   if group and group ~= '' then
-    local prefix = queue_prefix(job_prefix)
     redis.call('HSET', prefix .. 'flow', 'groups', '1')
-    if redis.call('ZSCORE', prefix .. 'groups', group) then
-      local list = group_list(job_prefix, group)
+    if redis.call('ZSCORE', groups_set(prefix), group) then
+      local list = group_list(prefix, group)
       if claim_end then redis.call('RPUSH', list, id) else redis.call('LPUSH', list, id) end
       return
     end
-    redis.call('ZADD', prefix .. 'groups', now_ms() + CARRIER_TURN_MS, group)
+    redis.call('ZADD', groups_set(prefix), now_ms() + CARRIER_TURN_MS, group)
   end
   local level = tonumber(priority)
   local list = pending
   if level and level ~= 0 then
-    local own = priority_list(job_prefix, level)
+    local own = priority_list(prefix, level)
     if redis.call('LLEN', pending) > 0 or redis.call('LLEN', own) > 0 then
       list = own
-      redis.call('ZADD', queue_prefix(job_prefix) .. 'priorities', level, level)
+      redis.call('ZADD', levels_set(prefix), level, level)
     end
-    redis.call('HSET', queue_prefix(job_prefix) .. 'flow', 'priorities', '1')
+    redis.call('HSET', prefix .. 'flow', 'priorities', '1')
   end
   if claim_end then redis.call('RPUSH', list, id) else redis.call('LPUSH', list, id) end
 end

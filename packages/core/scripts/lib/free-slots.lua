@@ -6,34 +6,33 @@
 -- slot on: the oldest parked job of the kind (unless the kind is paused or pushed back) and the
 -- next job of the group go back to the claim end of their lists, where that push wakes a
 -- waiting worker. A job without slots costs nothing here: callers read 'slots' with fields they
--- read anyway.
-local function free_slots(job_prefix, id, slots_text)
+-- read anyway. ctx: { prefix (the queue's key prefix, see lib/flow.lua), job_prefix, pending }.
+local function free_slots(ctx, id, slots_text)
   if not slots_text then return end
   local ok, slots = pcall(cjson.decode, slots_text)
   if not ok or type(slots) ~= 'table' then return end
-  local prefix = queue_prefix(job_prefix)
-  local pending = prefix .. 'pending'
+  local prefix, job_prefix, pending = ctx.prefix, ctx.job_prefix, ctx.pending
   if type(slots.k) == 'string' then
     local kind = slots.k
-    redis.call('ZREM', prefix .. 'running:kind:' .. kind, id)
+    redis.call('ZREM', kind_running(prefix, kind), id)
     local held = redis.call('HMGET', prefix .. 'flow', 'paused_kind:' .. kind, 'limited_until:' .. kind)
     if not held[1] and (tonumber(held[2]) or 0) <= now_ms() then
-      local parked = parked_list(job_prefix, kind)
+      local parked = parked_list(prefix, kind)
       local next_id = redis.call('LINDEX', parked, -1)
       if next_id then
         redis.call('RPOP', parked)
         local f = read_hash(job_prefix .. next_id, 'priority', 'group')
-        push_pending(job_prefix, pending, next_id, f and f[1], true, f and f[2])
+        push_pending(prefix, pending, next_id, f and f[1], true, f and f[2])
       end
     end
   end
   if type(slots.g) == 'string' then
     local group = slots.g
-    redis.call('ZREM', prefix .. 'running:group:' .. group, id)
+    redis.call('ZREM', group_running(prefix, group), id)
     -- The group's next job becomes its carrier: onto pending, holding the group's turn.
-    local next_id = redis.call('LMOVE', group_list(job_prefix, group), pending, 'RIGHT', 'RIGHT')
+    local next_id = redis.call('LMOVE', group_list(prefix, group), pending, 'RIGHT', 'RIGHT')
     if next_id then
-      redis.call('ZADD', prefix .. 'groups', now_ms() + CARRIER_TURN_MS, group)
+      redis.call('ZADD', groups_set(prefix), now_ms() + CARRIER_TURN_MS, group)
     end
   end
 end

@@ -5,15 +5,15 @@
 --   rate_kind:<k> = 'max/windowMs'  the same for kind k;  cap_kind:<k> = 'n': at most n of k running
 --   limited_until:<k> = ms          a handler said the service behind kind k pushed back
 --   group_rate, group_cap           the same per group;  groups = '1' while grouped jobs may wait
--- The keys they use, built from the queue's prefix P ("queue:{NAME}:"):
---   P..'rate', P..'rate:kind:<k>', P..'rate:group:<g>'  sorted sets: start times of the window
---     (member: claim token), trimmed by each look and expiring a window after the last start
---   P..'running:kind:<k>', P..'running:group:<g>'  sorted sets: id scored by lease deadline, in
---     step with the lease index; an expired lease no longer counts, whatever became of its worker
+-- The keys they use, built from the queue's key prefix (c.prefix) by lib/flow.lua's builders:
+--   queue_rate, kind_rate, group_rate  sorted sets: start times of the window (member: claim
+--     token), trimmed by each look and expiring a window after the last start
+--   kind_running, group_running  sorted sets: id scored by lease deadline, in step with the
+--     lease index; an expired lease no longer counts, whatever became of its worker
 -- A job that holds a running slot says so in its hash ('slots': JSON {k = kind, g = group}), so
 -- that complete, fail, release, extend and reclaim keep the running sets in step.
--- A kind that cannot start now has the jobs its claims meet parked (queue:{NAME}:parked:<k>,
--- as a paused kind's) and moved back by the first claim that finds room again.
+-- A kind that cannot start now has the jobs its claims meet parked (parked_list, as a paused
+-- kind's) and moved back by the first claim that finds room again.
 
 -- Groups inspected per claim at most: a claim's cost does not grow with the number of groups.
 local GROUP_BUDGET = 32
@@ -67,13 +67,14 @@ local function cap_room(key, cap, now)
   return 0, tonumber(at[2])
 end
 
--- One limit's state in this claim, looked up once: { room, opens at, key, limit, is a rate }.
-local function scope(c, key, limit, is_rate)
+-- One limit's state in this claim, looked up once: { room, opens at, key, limit, is a rate,
+-- slot: for a cap, the field of a job's 'slots' it fills ('k' kind, 'g' group) }.
+local function scope(c, key, limit, is_rate, slot)
   local s = c.scopes[key]
   if not s then
     local room, open_at
     if is_rate then room, open_at = rate_room(key, limit, c.now) else room, open_at = cap_room(key, limit, c.now) end
-    s = { room = room, open_at = open_at, key = key, limit = limit, is_rate = is_rate, adds = {} }
+    s = { room = room, open_at = open_at, key = key, limit = limit, is_rate = is_rate, slot = slot, adds = {} }
     c.scopes[key] = s
     c.scope_list[#c.scope_list + 1] = s
   end
@@ -112,12 +113,12 @@ local function job_scopes(c, lim, kind, group)
   local list = {}
   local k = kind and lim.kinds[kind]
   if k then
-    if k.rate then list[#list + 1] = scope(c, c.prefix .. 'rate:kind:' .. kind, k.rate, true) end
-    if k.cap then list[#list + 1] = scope(c, c.prefix .. 'running:kind:' .. kind, k.cap, false) end
+    if k.rate then list[#list + 1] = scope(c, kind_rate(c.prefix, kind), k.rate, true) end
+    if k.cap then list[#list + 1] = scope(c, kind_running(c.prefix, kind), k.cap, false, 'k') end
   end
   if group then
-    if lim.group_rate then list[#list + 1] = scope(c, c.prefix .. 'rate:group:' .. group, lim.group_rate, true) end
-    if lim.group_cap then list[#list + 1] = scope(c, c.prefix .. 'running:group:' .. group, lim.group_cap, false) end
+    if lim.group_rate then list[#list + 1] = scope(c, group_rate(c.prefix, group), lim.group_rate, true) end
+    if lim.group_cap then list[#list + 1] = scope(c, group_running(c.prefix, group), lim.group_cap, false, 'g') end
   end
   return list
 end
@@ -150,22 +151,22 @@ local function group_ready(c, lim, group)
 end
 
 -- Before the claim: the queue's own rate limit caps how many may start (0: out[2] then says
--- until when, as minus that time); kinds with room again get their parked jobs back onto their
+-- until when, as minus that time, at most CLAIM_LIMITED_MAX: see lib/claim-jobs.lua); kinds with room again get their parked jobs back onto their
 -- lists (at the claim end: they were the oldest), as many as may start; pushbacks over are
 -- cleared. Returns how many jobs the claim may start.
 local function limits_before(c, flow, wanted, out)
   local lim = flow.lim
-  c.prefix, c.scopes, c.scope_list, c.hint = queue_prefix(c.job_prefix), {}, {}, nil
+  c.scopes, c.scope_list, c.hint = {}, {}, nil
   if lim.rate then
-    local s = scope(c, c.prefix .. 'rate', lim.rate, true)
+    local s = scope(c, queue_rate(c.prefix), lim.rate, true)
     if s.room <= 0 then
-      out[2] = -s.open_at
+      out[2] = math.min(-s.open_at, CLAIM_LIMITED_MAX)
       return 0
     end
     wanted = math.min(wanted, s.room)
   end
   for kind, k in pairs(lim.kinds) do
-    local parked = parked_list(c.job_prefix, kind)
+    local parked = parked_list(c.prefix, kind)
     local waiting = redis.call('LLEN', parked)
     -- A pushback that is over leaves once its parked jobs are all on their way back (until then
     -- it is what brings claims here to move them), unless another limit or a pause does that.
@@ -182,7 +183,7 @@ local function limits_before(c, flow, wanted, out)
           local ids = redis.call('LRANGE', parked, -math.min(room, wanted, waiting), -1)
           for i = 1, #ids do
             local f = read_hash(c.job_prefix .. ids[i], 'priority', 'group')
-            push_pending(c.job_prefix, c.pending, ids[i], f and f[1], true, f and f[2])
+            push_pending(c.prefix, c.pending, ids[i], f and f[1], true, f and f[2])
           end
           redis.call('LTRIM', parked, 0, -#ids - 1)
           -- More may start now than this claim asked for: the next claim need not wait.
@@ -199,15 +200,15 @@ end
 local function limits_hold(c, lim, id, kind, group)
   local room, open_at = kind_room(c, lim, kind)
   if room <= 0 then
-    redis.call('LPUSH', parked_list(c.job_prefix, kind), id)
+    redis.call('LPUSH', parked_list(c.prefix, kind), id)
     note_hint(c, open_at)
     -- A group's carrier parked: the group's turn goes back to the turns between groups (when
     -- the carrier comes back, it is filed behind its group's jobs or carries the group again).
     if group and group ~= c.group_turn then
-      if redis.call('LLEN', group_list(c.job_prefix, group)) > 0 then
-        redis.call('ZADD', c.prefix .. 'groups', c.now, group)
+      if redis.call('LLEN', group_list(c.prefix, group)) > 0 then
+        redis.call('ZADD', groups_set(c.prefix), c.now, group)
       else
-        redis.call('ZREM', c.prefix .. 'groups', group)
+        redis.call('ZREM', groups_set(c.prefix), group)
       end
     end
     return true
@@ -215,8 +216,8 @@ local function limits_hold(c, lim, id, kind, group)
   if group and group ~= c.group_turn then
     local ready, at = group_ready(c, lim, group)
     if not ready then
-      redis.call('RPUSH', group_list(c.job_prefix, group), id)
-      redis.call('ZADD', c.prefix .. 'groups', at, group)
+      redis.call('RPUSH', group_list(c.prefix, group), id)
+      redis.call('ZADD', groups_set(c.prefix), at, group)
       note_hint(c, at)
       return true
     end
@@ -228,7 +229,7 @@ end
 -- call per limit), its slots noted on its hash.
 local function limits_started(c, lim, id, key, token, deadline_s, kind, group)
   if lim.rate then
-    local s = c.scopes[c.prefix .. 'rate']
+    local s = c.scopes[queue_rate(c.prefix)]
     s.room = s.room - 1
     s.adds[#s.adds + 1] = int_text(c.now)
     s.adds[#s.adds + 1] = token
@@ -243,16 +244,16 @@ local function limits_started(c, lim, id, key, token, deadline_s, kind, group)
       s.adds[#s.adds + 1] = deadline_s
       s.adds[#s.adds + 1] = id
       slots = slots or {}
-      if string.sub(s.key, #c.prefix + 1, #c.prefix + 13) == 'running:kind:' then slots.k = kind else slots.g = group end
+      slots[s.slot] = s.slot == 'k' and kind or group
     end
   end
   if slots then redis.call('HSET', key, 'slots', cjson.encode(slots)) end
   -- A group's carrier started: its group's next job (if any) has its turn now.
   if group and group ~= c.group_turn then
-    if redis.call('LLEN', group_list(c.job_prefix, group)) > 0 then
-      redis.call('ZADD', c.prefix .. 'groups', c.now, group)
+    if redis.call('LLEN', group_list(c.prefix, group)) > 0 then
+      redis.call('ZADD', groups_set(c.prefix), c.now, group)
     else
-      redis.call('ZREM', c.prefix .. 'groups', group)
+      redis.call('ZREM', groups_set(c.prefix), group)
     end
   end
 end
@@ -261,7 +262,7 @@ end
 -- round, inspecting at most GROUP_BUDGET groups; `claim_one(list)` claims one job from a list
 -- and says whether it ran dry. A group without room gets its turn back when it may have some.
 local function claim_groups(c, lim, wanted, claim_one)
-  local ring = c.prefix .. 'groups'
+  local ring = groups_set(c.prefix)
   local budget = GROUP_BUDGET
   while c.claimed < wanted and budget > 0 do
     local turn = redis.call('ZRANGE', ring, '-inf', c.now, 'BYSCORE', 'LIMIT', 0, math.min(budget, wanted - c.claimed))
@@ -275,7 +276,7 @@ local function claim_groups(c, lim, wanted, claim_one)
         note_hint(c, at)
       else
         local before = c.claimed
-        local list = group_list(c.job_prefix, group)
+        local list = group_list(c.prefix, group)
         c.group_turn = group
         local dry = claim_one(list)
         c.group_turn = nil
@@ -306,5 +307,5 @@ local function limits_after(c, out)
       if s.is_rate then redis.call('PEXPIRE', s.key, s.limit[2]) end
     end
   end
-  if c.hint and out[2] ~= -2 and (tonumber(out[2]) < 0 or c.hint < tonumber(out[2])) then out[2] = c.hint end
+  if c.hint and out[2] ~= CLAIM_PAUSED and (tonumber(out[2]) < 0 or c.hint < tonumber(out[2])) then out[2] = c.hint end
 end

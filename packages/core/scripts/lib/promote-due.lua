@@ -4,8 +4,8 @@
 -- a delay) onto pending, in due order, at most `limit` of them. An id whose hash is gone or no
 -- longer says delayed (it was cancelled) is dropped. Looks at the earliest entry first, so a
 -- call with nothing due costs one read. Returns the count promoted and the due time of the next
--- delayed job (ms), or -1 when none is left.
-local function promote_due(delayed, pending, job_prefix, limit, now)
+-- delayed job (ms), or -1 when none is left. `prefix`: the queue's key prefix (see flow.lua).
+local function promote_due(delayed, pending, job_prefix, prefix, limit, now)
   local head = redis.call('ZRANGE', delayed, 0, 0, 'WITHSCORES')
   if not head[2] then return 0, -1 end
   if tonumber(head[2]) > now then return 0, tonumber(head[2]) end
@@ -17,7 +17,7 @@ local function promote_due(delayed, pending, job_prefix, limit, now)
     local f = read_hash(key, 'status', 'priority', 'group')
     if f and f[1] == 'delayed' then
       redis.call('HSET', key, 'status', 'pending')
-      push_pending(job_prefix, pending, id, f[2], false, f[3])
+      push_pending(prefix, pending, id, f[2], false, f[3])
       promoted = promoted + 1
     end
   end

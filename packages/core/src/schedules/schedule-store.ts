@@ -1,6 +1,9 @@
 import type { QueueKeys } from '../keys.ts';
-import { SCRIPTS, runScript, type RedisClient } from '../lua.ts';
-import { closeClient, duplicateClient, withRedisErrors } from '../redis-connection.ts';
+import { SCHEDULE_DUE_STRIDE } from '../generated/constants.ts';
+import { scheduleDueScript } from '../generated/schedule-due.ts';
+import { scheduleFireScript } from '../generated/schedule-fire.ts';
+import { closeClient, duplicateClient, withRedisErrors, type RedisClient } from '../redis-connection.ts';
+import { sendScript } from '../script-sender.ts';
 import type { ScheduleTiming } from './schedule-timing.ts';
 
 /** An active schedule's next tick, as a runner reads it. */
@@ -44,10 +47,11 @@ export class RedisScheduleStore implements ScheduleStore {
   }
 
   async due(max: number): Promise<{ nowMs: number; schedules: DueSchedule[] }> {
-    const reply = (await withRedisErrors(() => runScript(this.#client, SCRIPTS['schedule-due'], [this.#keys.schedulesDue], [this.#keys.schedulePrefix, max]))) as string[];
+    const argv = scheduleDueScript.argv({ due: this.#keys.schedulesDue }, { schedulePrefix: this.#keys.schedulePrefix, max });
+    const reply = await withRedisErrors(() => sendScript(this.#client, scheduleDueScript, argv));
     const schedules: DueSchedule[] = [];
-    for (let i = 1; i + 7 < reply.length; i += 8) {
-      const [id, revision, next, cron, tz, every, start, end] = reply.slice(i, i + 8) as string[];
+    for (let i = 1; i + SCHEDULE_DUE_STRIDE <= reply.length; i += SCHEDULE_DUE_STRIDE) {
+      const [id, revision, next, cron, tz, every, start, end] = reply.slice(i, i + SCHEDULE_DUE_STRIDE) as string[];
       schedules.push({
         id: id as string,
         revision: revision as string,
@@ -60,9 +64,11 @@ export class RedisScheduleStore implements ScheduleStore {
 
   async fire(schedule: DueSchedule, followingMs: number | null): Promise<FireResult> {
     const k = this.#keys;
-    const [outcome, now, jobId] = (await withRedisErrors(() =>
-      runScript(this.#client, SCRIPTS['schedule-fire'], [k.schedule(schedule.id), k.schedulesDue, k.pending, k.stats], [k.jobPrefix, schedule.revision, schedule.nextRunMs, followingMs ?? -1], false),
-    )) as [FireResult['outcome'], number, string];
+    const argv = scheduleFireScript.argv(
+      { schedule: k.schedule(schedule.id), due: k.schedulesDue, pending: k.pending, stats: k.stats },
+      { jobPrefix: k.jobPrefix, revision: schedule.revision, tick: schedule.nextRunMs, followingMs: followingMs ?? -1 },
+    );
+    const [outcome, now, jobId] = await withRedisErrors(() => sendScript(this.#client, scheduleFireScript, argv, false));
     return { outcome, nowMs: Number(now), jobId: jobId === '' ? undefined : jobId };
   }
 

@@ -1,19 +1,18 @@
 import { JOBS_ERROR_CODES, JobsError } from '../errors.ts';
-import type { QueueKeys } from '../keys.ts';
-import type { Kinds } from '../kinds.ts';
-import { SCRIPTS, runScript, type RedisClient } from '../lua.ts';
-import { withRedisErrors } from '../redis-connection.ts';
+import type { QueueContext } from '../commands/queue-context.ts';
+import { scheduleListScript } from '../generated/schedule-list.ts';
+import { schedulePauseScript } from '../generated/schedule-pause.ts';
+import { scheduleRemoveScript } from '../generated/schedule-remove.ts';
+import { scheduleResumeScript } from '../generated/schedule-resume.ts';
+import { scheduleUpsertScript } from '../generated/schedule-upsert.ts';
+import type { LuaScript } from '../lua-script.ts';
 import { assertWholeNumber } from '../whole-number.ts';
 import { parseScheduleRecord, type ScheduleRecord } from './schedule-record.ts';
 import { assertScheduleId, prepareSchedule, type ScheduleSpec } from './schedule-spec.ts';
 import { MIN_EVERY_MS, nextRunAfter, timingText, type ScheduleTiming } from './schedule-timing.ts';
 
-/** What a queue gives its {@link Schedules}. */
-export interface ScheduleHost<P> {
-  readonly client: RedisClient;
-  readonly keys: QueueKeys;
-  readonly kinds: Kinds<P>;
-}
+/** What a queue gives its {@link Schedules}: its keys, its kinds and the way it sends its scripts. */
+export type ScheduleHost<P> = Pick<QueueContext<P>, 'keys' | 'kinds' | 'scripts'>;
 
 /** Options of {@link Schedules}. */
 export interface SchedulesOptions {
@@ -56,8 +55,8 @@ export class Schedules<P> {
     this.#minEveryMs = assertWholeNumber('minEveryMs', options.minEveryMs ?? MIN_EVERY_MS, 1, 86_400_000);
   }
 
-  #run(script: (typeof SCRIPTS)[keyof typeof SCRIPTS], keys: readonly string[], args: readonly (string | number)[]): Promise<unknown> {
-    return withRedisErrors(() => runScript(this.#host.client, script, keys, args, false));
+  #run<K, A, R>(script: LuaScript<K, A, R>, keys: K, args: A): Promise<R> {
+    return this.#host.scripts.run(script, script.argv(keys, args), false);
   }
 
   /**
@@ -77,9 +76,9 @@ export class Schedules<P> {
       if (first === null && attempt === 0 && prepared.timing.endAtMs === 0 && prepared.timing.cron !== '') {
         throw new JobsError(JOBS_ERROR_CODES.INVALID_ARGUMENT, `cron pattern ${JSON.stringify(prepared.timing.cron)} never runs`, { field: 'cron' });
       }
-      const keys = [k.schedule(prepared.id), k.schedulesDue, k.schedules, k.pending, k.stats];
-      const args = [k.jobPrefix, prepared.id, timingText(prepared.timing), first ?? -1, k.schedulesWake, ...prepared.fields];
-      const [outcome, now, , next] = (await this.#run(SCRIPTS['schedule-upsert'], keys, args)) as [string, number, number, number];
+      const keys = { schedule: k.schedule(prepared.id), due: k.schedulesDue, schedules: k.schedules, pending: k.pending, stats: k.stats };
+      const args = { jobPrefix: k.jobPrefix, id: prepared.id, timing: timingText(prepared.timing), firstMs: first ?? -1, wakeChannel: k.schedulesWake, definition: prepared.fields };
+      const [outcome, now, , next] = await this.#run(scheduleUpsertScript, keys, args);
       if (outcome !== 'retry') return { id: prepared.id, created: outcome === 'created', nextRunAt: Number(next) >= 0 ? Number(next) : null };
       nowMs = Number(now);
     }
@@ -88,8 +87,9 @@ export class Schedules<P> {
 
   /** Redis time (from the queue's own node: in a cluster, nodes' clocks may differ) and schedule `id`, read in one step. */
   async #read(id: string): Promise<{ nowMs: number; record: ScheduleRecord | null }> {
-    const reply = (await this.#run(SCRIPTS['schedule-list'], [this.#host.keys.schedules], [this.#host.keys.schedulePrefix, 0, 1, id])) as unknown[];
-    const fields = reply[1] as string[] | undefined;
+    const k = this.#host.keys;
+    const reply = await this.#run(scheduleListScript, { schedules: k.schedules }, { schedulePrefix: k.schedulePrefix, offset: 0, limit: 1, id });
+    const fields = reply[1];
     return { nowMs: Number(reply[0]), record: fields ? parseScheduleRecord(fields) : null };
   }
 
@@ -103,14 +103,15 @@ export class Schedules<P> {
   async list(options: { offset?: number; limit?: number } = {}): Promise<ScheduleRecord[]> {
     const offset = assertWholeNumber('offset', options.offset ?? 0, 0, Number.MAX_SAFE_INTEGER);
     const limit = assertWholeNumber('limit', options.limit ?? 100, 1, 1_000);
-    const reply = (await this.#run(SCRIPTS['schedule-list'], [this.#host.keys.schedules], [this.#host.keys.schedulePrefix, offset, limit, ''])) as unknown[];
-    return reply.slice(1).map((fields) => parseScheduleRecord(fields as string[]));
+    const k = this.#host.keys;
+    const reply = await this.#run(scheduleListScript, { schedules: k.schedules }, { schedulePrefix: k.schedulePrefix, offset, limit, id: '' });
+    return (reply.slice(1) as string[][]).map((fields) => parseScheduleRecord(fields));
   }
 
   /** Pauses an active schedule: no tick runs until {@link resume}. True when it was active. */
   async pause(id: string): Promise<boolean> {
     assertScheduleId(id);
-    const [changed] = (await this.#run(SCRIPTS['schedule-pause'], [this.#host.keys.schedule(id), this.#host.keys.schedulesDue], [id])) as [number, string];
+    const [changed] = await this.#run(schedulePauseScript, { schedule: this.#host.keys.schedule(id), due: this.#host.keys.schedulesDue }, { id });
     return Number(changed) === 1;
   }
 
@@ -127,7 +128,7 @@ export class Schedules<P> {
       if (!record || record.status !== 'paused') return false;
       const timing: ScheduleTiming = { cron: record.cron ?? '', tz: record.tz ?? '', everyMs: record.every ?? 0, startAtMs: record.startAt ?? 0, endAtMs: record.endAt ?? 0 };
       const first = nextRunAfter(timing, read.nowMs, read.nowMs);
-      const [outcome] = (await this.#run(SCRIPTS['schedule-resume'], [k.schedule(id), k.schedulesDue, k.stats], [id, first ?? -1, k.schedulesWake, record.revision])) as [string, number, string];
+      const [outcome] = await this.#run(scheduleResumeScript, { schedule: k.schedule(id), due: k.schedulesDue, stats: k.stats }, { id, firstMs: first ?? -1, wakeChannel: k.schedulesWake, revision: record.revision });
       if (outcome !== 'retry') return outcome === 'resumed';
     }
     throw new JobsError(JOBS_ERROR_CODES.TIMEOUT, `schedule ${id}: its next run kept passing before it could be written`, { field: 'id' });
@@ -137,6 +138,6 @@ export class Schedules<P> {
   async remove(id: string): Promise<boolean> {
     assertScheduleId(id);
     const k = this.#host.keys;
-    return Number(await this.#run(SCRIPTS['schedule-remove'], [k.schedule(id), k.schedulesDue, k.schedules], [id])) === 1;
+    return Number(await this.#run(scheduleRemoveScript, { schedule: k.schedule(id), due: k.schedulesDue, schedules: k.schedules }, { id })) === 1;
   }
 }

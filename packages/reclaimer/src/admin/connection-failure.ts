@@ -1,4 +1,5 @@
-import { isJobsError, toJobsError, type RedisClient } from '@jobs/core';
+import { isJobsError, type RedisClient } from '@jobs/core';
+import { toJobsError } from '@jobs/core/internal';
 
 /** Socket error codes, in the words an operator acts on. */
 const REASONS: Record<string, string> = {

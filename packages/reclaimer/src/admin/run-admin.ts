@@ -1,4 +1,5 @@
-import { defineKinds, JobQueue, PartitionedQueue, recordedPartitions, type JobRecord, type KindLimits, type LimitsState, type QueueStats, type RedisClient } from '@jobs/core';
+import { defineKinds, JobQueue, PartitionedQueue, type JobRecord, type KindLimits, type LimitsState, type QueueStats, type RedisClient } from '@jobs/core';
+import { recordedPartitions } from '@jobs/core/internal';
 import { jobsAclRules } from '../acl.ts';
 import { discoverQueues } from '../discover-queues.ts';
 import { humanDuration, renderPairs, renderTable } from '../table.ts';

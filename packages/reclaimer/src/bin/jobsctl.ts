@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 import { once } from 'node:events';
 import { createWriteStream, type WriteStream } from 'node:fs';
-import { closeClient, connectRedis, describeRedis, type RedisClient } from '@jobs/core';
+import { describeRedis, type RedisClient } from '@jobs/core';
+import { closeClient, connectRedis } from '@jobs/core/internal';
 import { parseAdminCommandLine, type AdminCommand } from '../admin/admin-program.ts';
 import { exitQuietlyOnClosedPipe } from '../command-line.ts';
 import { closestNames } from '../admin/closest-names.ts';

@@ -1,4 +1,5 @@
-import { closeClient, connectRedis, isJobsError, type Logger, type RedisConnectionInput } from '@jobs/core';
+import { isJobsError, type Logger, type RedisConnectionInput } from '@jobs/core';
+import { closeClient, connectRedis } from '@jobs/core/internal';
 import { UsageError } from '../usage-error.ts';
 import { credentialsFromEnv, requiresLogin } from './credentials.ts';
 import { createDashboard, type DashboardServer } from './dashboard.ts';

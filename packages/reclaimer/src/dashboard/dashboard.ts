@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type RequestListener, type ServerResponse } from 'node:http';
-import { assertWholeNumber, InvalidArgumentError, silentLogger, type Logger } from '@jobs/core';
+import { InvalidArgumentError, silentLogger, type Logger } from '@jobs/core';
+import { assertWholeNumber } from '@jobs/core/internal';
 import { handleApi, httpErrorOf, type ApiContext } from './api-routes.ts';
 import { ASSETS } from './assets.generated.ts';
 import { assertCredentials, requiresLogin, roleForToken, type DashboardCredentials } from './credentials.ts';

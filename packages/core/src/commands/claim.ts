@@ -1,0 +1,103 @@
+import { readClaimedJobs } from '../claimed-job.ts';
+import { claimScript, type ClaimArgs, type ClaimKeys } from '../generated/claim.ts';
+import type { ClaimedJob } from '../job-record.ts';
+import { failedHistoryCap } from '../queue-options.ts';
+import { claimTokenBase } from '../random-hex.ts';
+import type { WorkWaiter } from '../wait-for-work.ts';
+import { assertWholeNumber } from '../whole-number.ts';
+import type { PauseWatch } from './pause.ts';
+import type { QueueContext } from './queue-context.ts';
+
+/** Options of {@link JobQueue.claim}. */
+export interface ClaimOptions {
+  /** Most jobs to claim in this call (one round trip). Default 1, at most 1000. */
+  max?: number;
+  /** Wait up to this long for work when none is pending. Default 0: do not wait. */
+  blockMs?: number;
+  /** Stops a wait early. */
+  signal?: AbortSignal;
+}
+
+/** The claim script's keys for `ctx`'s queue: the same on every call. */
+export function claimKeys<P>(ctx: QueueContext<P>): ClaimKeys {
+  const keys = ctx.keys;
+  return { pending: keys.pending, processing: keys.processing, leases: keys.leases, stats: keys.stats, delayed: keys.delayed, failed: keys.failed, flow: keys.flow };
+}
+
+/** The claim script's arguments: up to `max` jobs, a fresh token base. */
+export function claimArgs<P>(ctx: QueueContext<P>, max: number): ClaimArgs {
+  const o = ctx.options;
+  return {
+    jobPrefix: ctx.keys.jobPrefix,
+    visibilityMs: o.visibilityMs,
+    maxAttempts: o.maxAttempts,
+    max,
+    tokenBase: claimTokenBase(),
+    failedTtlSeconds: o.failedTtlSeconds,
+    failedHistoryCap: failedHistoryCap(o),
+    channel: ctx.channel,
+    prefix: ctx.keys.prefix,
+  };
+}
+
+/**
+ * Claims jobs for one queue: one script call when work is pending, else a wait on Redis (no
+ * polling) that runs the claim the moment a push ends it. Remembers when the next delayed job
+ * is due, so a wait ends in time for it, and whether the queue is paused or over its rate limit
+ * (see {@link PauseWatch}, which a complete-and-claim's claims inform too).
+ */
+export class Claimer<P> {
+  readonly #ctx: QueueContext<P>;
+  readonly #waiter: WorkWaiter;
+  readonly #keys: ClaimKeys;
+  readonly #isClosed: () => boolean;
+  readonly #pause: PauseWatch;
+
+  constructor(ctx: QueueContext<P>, waiter: WorkWaiter, isClosed: () => boolean, pause: PauseWatch) {
+    this.#ctx = ctx;
+    this.#pause = pause;
+    this.#waiter = waiter;
+    this.#keys = claimKeys(ctx);
+    this.#isClosed = isClosed;
+  }
+
+  #argv(max: number): string[] {
+    return claimScript.argv(this.#keys, claimArgs(this.#ctx, max));
+  }
+
+  /** See {@link JobQueue.claim}. */
+  async claim(options: ClaimOptions = {}): Promise<ClaimedJob[]> {
+    const max = assertWholeNumber('max', options.max ?? 1, 1, 1_000);
+    const blockMs = assertWholeNumber('blockMs', options.blockMs ?? 0, 0, 3_600_000);
+    const scripts = this.#ctx.scripts;
+    const deadline = Date.now() + blockMs;
+    let nextDueMs = -1;
+    let nowMs = 0;
+    for (;;) {
+      const remaining = deadline - Date.now();
+      // How long until the next delayed job is due: from this call's last claim, else from the
+      // previous call's (then the wait starts at once: a push wakes it, and the claim behind it
+      // runs either way); with neither, claim once first to learn it.
+      const hint = this.#pause.dueHint;
+      let untilDue: number | undefined;
+      if (nowMs !== 0) untilDue = nextDueMs >= 0 ? Math.max(1, nextDueMs - nowMs) : remaining;
+      else if (hint) untilDue = hint.untilDueMs >= 0 ? Math.max(1, hint.untilDueMs - (Date.now() - hint.atMs)) : remaining;
+      let reply;
+      if (untilDue === undefined || remaining <= 0) {
+        reply = await scripts.run(claimScript, this.#argv(max));
+      } else {
+        // Wake for the next delayed job too; a delayed job is not in pending, so no push wakes us.
+        // A paused queue waits on its resume list: its pending jobs would end every wait at once.
+        await this.#ctx.ready();
+        const paused = this.#pause.paused;
+        const claimed = await this.#waiter.waitThenRun(paused ? remaining : this.#pause.bound(Math.min(remaining, untilDue)), claimScript, this.#argv(max), options.signal, this.#pause.waitKey);
+        if (claimed === null) return [];
+        reply = claimed ?? (await scripts.run(claimScript, this.#argv(max)));
+      }
+      nowMs = Number(reply[0]);
+      nextDueMs = this.#pause.note(Number(reply[1]), nowMs);
+      const jobs = readClaimedJobs(reply, 2, nowMs);
+      if (jobs.length > 0 || deadline - Date.now() <= 0 || this.#isClosed() || options.signal?.aborted) return jobs;
+    }
+  }
+}

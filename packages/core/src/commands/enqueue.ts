@@ -1,0 +1,123 @@
+import { resolveEnqueueOptions, type EnqueueOptions } from '../enqueue-options.ts';
+import { InvalidArgumentError, NotReplicatedError } from '../errors.ts';
+import { ENQUEUE_WRITTEN } from '../generated/constants.ts';
+import { enqueueScript } from '../generated/enqueue.ts';
+import type { KindName } from '../kinds.ts';
+import { randomHex } from '../random-hex.ts';
+import type { QueueContext } from './queue-context.ts';
+
+/** One job of {@link JobQueue.enqueueMany}. */
+export type EnqueueRequest<P> = {
+  [N in KindName<P>]: { kind: N; payload: P[N]; options?: EnqueueOptions };
+}[KindName<P>];
+
+/** What {@link JobQueue.enqueueMany} did with one job. */
+export interface EnqueueResult {
+  /** The job's id: the new job's, or, for an idempotency key still held, the earlier job's. */
+  readonly id: string;
+  /** False when an earlier job holds the idempotency key and nothing was written. */
+  readonly created: boolean;
+}
+
+/**
+ * Most single enqueues written in one script call. A full batch goes out at once, mid-tick, so
+ * with many enqueues in flight Redis runs one batch while the next is prepared (figures in
+ * docs/BENCHMARKS.md).
+ */
+export const ENQUEUE_BATCH = 32;
+
+/** Most jobs in one enqueueMany call. */
+const MAX_JOBS = 10_000;
+
+/** One job, checked and encoded for the enqueue script (see {@link prepareEnqueue}). */
+export interface PreparedEnqueue {
+  readonly id: string;
+  /** Its share of the script's `jobs` argument: id, payload JSON, kind, options (see scripts/enqueue.lua). */
+  readonly args: readonly string[];
+  /** Its idempotency key in Redis, when it has one. */
+  readonly idempotencyKey: string | undefined;
+}
+
+/** Validates and encodes one job for the enqueue script (throws, writing nothing, when it is bad). */
+export function encodeEnqueue<P>(ctx: QueueContext<P>, job: EnqueueRequest<P>, payloadField: string, optionsField: string): PreparedEnqueue {
+  const json = ctx.kinds.encode(job.kind, job.payload, payloadField);
+  const kindOptions = ctx.kinds.options(job.kind);
+  const options = resolveEnqueueOptions(job.options, ctx.options.idempotencyTtlMs, optionsField);
+  const id = ctx.idSuffix === '' ? randomHex() : randomHex() + ctx.idSuffix;
+  const maxAttempts = options.maxAttempts ?? kindOptions.maxAttempts ?? 0;
+  const visibilityMs = options.visibilityMs ?? kindOptions.visibilityMs ?? 0;
+  const idempotencyKey = options.idempotencyKey === undefined ? undefined : ctx.keys.idempotency(options.idempotencyKey);
+  const priority = options.priority ?? kindOptions.priority ?? 0;
+  // Most jobs use every default: one empty argument then, not eight zeros.
+  let packed =
+    options.delayMs === 0 && options.runAtMs === 0 && maxAttempts === 0 && visibilityMs === 0 && idempotencyKey === undefined && priority === 0 && options.ttlMs === 0 && options.expiresAtMs === 0 && options.group === undefined
+      ? ''
+      : `${options.delayMs},${options.runAtMs},${maxAttempts},${visibilityMs},${idempotencyKey === undefined ? 0 : options.idempotencyTtlMs},${priority},${options.ttlMs},${options.expiresAtMs}`;
+  if (options.group !== undefined) packed += `|${options.group}`;
+  return { id, args: [id, json, job.kind, packed], idempotencyKey };
+}
+
+/**
+ * Checks and encodes one job of a batch, writing nothing; throws as enqueueMany would (`at`: its
+ * index in the caller's batch, for the error's field). For a caller that must check jobs bound for
+ * several queues before writing to any (a partitioned queue's batch), so no job is checked twice.
+ */
+export function prepareEnqueue<P>(ctx: QueueContext<P>, job: EnqueueRequest<P>, at?: number): PreparedEnqueue {
+  const prefix = at === undefined ? '' : `jobs[${at}].`;
+  if (typeof job !== 'object' || job === null) throw new InvalidArgumentError(at === undefined ? 'job' : `jobs[${at}]`, 'expected { kind, payload, options? }');
+  return encodeEnqueue(ctx, job, `${prefix}payload`, `${prefix}options`);
+}
+
+/** Checks a whole enqueueMany batch, writing nothing. */
+export function prepareEnqueueMany<P>(ctx: QueueContext<P>, jobs: readonly EnqueueRequest<P>[]): PreparedEnqueue[] {
+  if (!Array.isArray(jobs)) throw new InvalidArgumentError('jobs', 'expected an array');
+  if (jobs.length > MAX_JOBS) throw new InvalidArgumentError('jobs', `at most ${MAX_JOBS} jobs per call, got ${jobs.length}`);
+  return jobs.map((job, index) => {
+    if (typeof job !== 'object' || job === null) throw new InvalidArgumentError(`jobs[${index}]`, 'expected { kind, payload, options? }');
+    return prepareEnqueue(ctx, job, jobs.length === 1 ? undefined : index);
+  });
+}
+
+/**
+ * Writes prepared jobs in one script call. Per job its result, or (durable mode) a
+ * {@link NotReplicatedError} naming it: written on the primary, not yet on the replicas.
+ */
+export async function writeEnqueues<P>(ctx: QueueContext<P>, jobs: readonly PreparedEnqueue[]): Promise<(EnqueueResult | Error)[]> {
+  const keys = ctx.keys;
+  const idempotencyKeys: string[] = [];
+  const args: string[] = [];
+  for (const job of jobs) {
+    if (job.idempotencyKey !== undefined) idempotencyKeys.push(job.idempotencyKey);
+    for (const arg of job.args) args.push(arg);
+  }
+  const argv = enqueueScript.argv(
+    { pending: keys.pending, delayed: keys.delayed, stats: keys.stats, idempotencyKeys },
+    { count: jobs.length, jobPrefix: keys.jobPrefix, wakeChannel: keys.wake, prefix: keys.prefix, jobs: args },
+  );
+  // Not held to the end of the tick: enqueues are batched already, and a full batch should
+  // reach Redis while the tick's other calls are still being prepared.
+  const { reply, replicas } = await ctx.scripts.runAcknowledged(enqueueScript, argv, false);
+  const results: (EnqueueResult | Error)[] = [];
+  for (let i = 0; i < reply.length; i += 2) results.push({ id: String(reply[i]), created: Number(reply[i + 1]) === ENQUEUE_WRITTEN });
+  const { replicas: required, timeoutMs } = ctx.options.durability;
+  if (replicas !== undefined && replicas < required) {
+    return results.map((result) => new NotReplicatedError(`job ${(result as EnqueueResult).id}`, replicas, required, timeoutMs, [(result as EnqueueResult).id]));
+  }
+  return results;
+}
+
+/** Writes jobs from {@link prepareEnqueue} in one round trip and one atomic script. */
+export async function enqueuePrepared<P>(ctx: QueueContext<P>, prepared: readonly PreparedEnqueue[]): Promise<EnqueueResult[]> {
+  if (prepared.length === 0) return [];
+  const answers = await writeEnqueues(ctx, prepared);
+  const failed = answers.find((answer): answer is Error => answer instanceof Error);
+  if (failed) {
+    // One call, one answer: durable mode's shortfall names every id written.
+    if (failed instanceof NotReplicatedError) {
+      const ids = answers.map((answer, i) => (answer instanceof Error ? (prepared[i] as PreparedEnqueue).id : answer.id));
+      throw new NotReplicatedError(`${prepared.length} jobs`, failed.acknowledged, failed.required, ctx.options.durability.timeoutMs, ids);
+    }
+    throw failed;
+  }
+  return answers as EnqueueResult[];
+}

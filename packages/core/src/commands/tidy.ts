@@ -1,0 +1,43 @@
+import { Cluster, type Redis } from 'ioredis';
+import { promoteScript } from '../generated/promote.ts';
+import { tidyScript } from '../generated/tidy.ts';
+import { withRedisErrors } from '../redis-connection.ts';
+import { assertWholeNumber } from '../whole-number.ts';
+import type { QueueContext } from './queue-context.ts';
+
+/** See {@link JobQueue.promoteDue}. */
+export async function promoteDue<P>(ctx: QueueContext<P>, batch = 1_000): Promise<{ promoted: number; nextDueMs: number | null; nowMs: number }> {
+  assertWholeNumber('batch', batch, 1, 100_000);
+  const argv = promoteScript.argv({ delayed: ctx.keys.delayed, pending: ctx.keys.pending }, { jobPrefix: ctx.keys.jobPrefix, batch, prefix: ctx.keys.prefix });
+  const [promoted, nextDue, now] = await ctx.scripts.run(promoteScript, argv);
+  return { promoted: Number(promoted), nextDueMs: Number(nextDue) >= 0 ? Number(nextDue) : null, nowMs: Number(now) };
+}
+
+/** See {@link JobQueue.tidyHistory}. */
+export async function tidyHistory<P>(ctx: QueueContext<P>, batch = 1_000): Promise<{ completed: number; failed: number }> {
+  assertWholeNumber('batch', batch, 1, 100_000);
+  const k = ctx.keys;
+  // The failed ones are jobs lost to failedTtlSeconds: counted in failedDroppedTotal.
+  const [completed, failed] = await ctx.scripts.runAll([
+    { script: tidyScript, argv: tidyScript.argv({ list: k.completed, stats: k.stats }, { jobPrefix: k.jobPrefix, batch, droppedField: '' }) },
+    { script: tidyScript, argv: tidyScript.argv({ list: k.failed, stats: k.stats }, { jobPrefix: k.jobPrefix, batch, droppedField: 'failed_dropped_total' }) },
+  ]);
+  return { completed: Number(completed), failed: Number(failed) };
+}
+
+/** See {@link JobQueue.purge}. */
+export async function purge<P>(ctx: QueueContext<P>): Promise<number> {
+  await ctx.ready();
+  const nodes: Redis[] = ctx.client instanceof Cluster ? ctx.client.nodes('master') : [ctx.client];
+  let deleted = 0;
+  for (const node of nodes) {
+    let cursor = '0';
+    do {
+      // The name holds no glob characters (assertQueueName), so the pattern is this queue's only.
+      const [next, keys] = await withRedisErrors(() => node.scan(cursor, 'MATCH', `${ctx.keys.prefix}*`, 'COUNT', 1_000));
+      cursor = next;
+      if (keys.length > 0) deleted += await withRedisErrors(() => node.unlink(...keys));
+    } while (cursor !== '0');
+  }
+  return deleted;
+}

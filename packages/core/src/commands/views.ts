@@ -1,0 +1,142 @@
+import { InvalidArgumentError } from '../errors.ts';
+import { readPauseState } from '../flow-control.ts';
+import { peekScript } from '../generated/peek.ts';
+import { statsScript } from '../generated/stats.ts';
+import { pairsToObject, parseJobRecord, type JobRecord } from '../job-record.ts';
+import { assertJobId } from '../keys.ts';
+import { readLimits, type LimitsState } from '../limits.ts';
+import { withRedisErrors } from '../redis-connection.ts';
+import { assertWholeNumber } from '../whole-number.ts';
+import type { QueueContext } from './queue-context.ts';
+
+/** The lists and sets a job can be in, for {@link JobQueue.list}. */
+export type ListState = 'pending' | 'processing' | 'delayed' | 'completed' | 'failed';
+
+const LIST_STATES: readonly ListState[] = ['pending', 'processing', 'delayed', 'completed', 'failed'];
+
+/** Throws `JOBS_INVALID_ARGUMENT` (field `state`) unless `state` names a list a job can be in. */
+export function assertListState(state: unknown): asserts state is ListState {
+  if (!LIST_STATES.includes(state as ListState)) throw new InvalidArgumentError('state', `expected one of ${LIST_STATES.join(', ')}, got ${JSON.stringify(state)}`);
+}
+
+/** A snapshot of a queue, taken in one step. */
+export interface QueueStats {
+  readonly enqueuedTotal: number;
+  readonly completedTotal: number;
+  /** Jobs dead-lettered (moved to failed). */
+  readonly failedTotal: number;
+  /** Failed attempts that were retried. */
+  readonly retriedTotal: number;
+  /** Expired leases returned to pending. */
+  readonly reclaimedTotal: number;
+  readonly cancelledTotal: number;
+  /** Dead-lettered jobs redriven to pending. */
+  readonly redrivenTotal: number;
+  /** Claimed jobs handed back by workers shutting down. */
+  readonly releasedTotal: number;
+  /** Ids found without a hash (or already finished) and dropped. */
+  readonly droppedTotal: number;
+  /**
+   * Failed jobs deleted without an operator's redrive or purge: trimmed off a capped failed
+   * list (`failedHistory`), or expired (`failedTtlSeconds`; counted when the id leaves the list).
+   * Always 0 with the defaults, which keep every failed job.
+   */
+  readonly failedDroppedTotal: number;
+  /** Jobs not started before their expiry, moved to failed (counted in `failedTotal` too). */
+  readonly expiredTotal: number;
+  /** Jobs a handler's RateLimitedError sent back (see {@link JobQueue.rateLimited}). */
+  readonly rateLimitedTotal: number;
+  /** The queue's rate limits and caps (see {@link JobQueue.setLimits}) and the pushbacks in force. */
+  readonly limits: LimitsState;
+  /** Groups with jobs waiting for their turn (see the enqueue option `group`). */
+  readonly groupsWaiting: number;
+  /** True while the queue is paused (see {@link JobQueue.pause}). */
+  readonly paused: boolean;
+  /** The kinds paused on their own. */
+  readonly pausedKinds: readonly string[];
+  /** Jobs waiting in the lists of priorities other than 0 (not in `pendingDepth`). */
+  readonly prioritizedDepth: number;
+  /** Jobs of paused or limited kinds set aside until their kind may start (not in `pendingDepth`). */
+  readonly parkedDepth: number;
+  /** Jobs in the pending list: those of priority 0, as the recipe sees them. */
+  readonly pendingDepth: number;
+  readonly processingDepth: number;
+  readonly delayedDepth: number;
+  readonly completedDepth: number;
+  readonly failedDepth: number;
+  /** How long the oldest pending job has waited, or null when none is pending. */
+  readonly oldestPendingAgeMs: number | null;
+  readonly visibilityMs: number;
+  /** The Redis server's clock when the snapshot was taken. */
+  readonly nowMs: number;
+}
+
+/** See {@link JobQueue.getJob}. */
+export async function getJob<P>(ctx: QueueContext<P>, id: string): Promise<JobRecord | null> {
+  assertJobId(id);
+  await ctx.ready();
+  const fields = await withRedisErrors(() => ctx.client.hgetall(ctx.keys.job(id)));
+  return Object.keys(fields).length === 0 ? null : parseJobRecord(id, fields);
+}
+
+/** See {@link JobQueue.list}. */
+export async function list<P>(ctx: QueueContext<P>, state: ListState, options: { offset?: number; limit?: number } = {}): Promise<JobRecord[]> {
+  const offset = assertWholeNumber('offset', options.offset ?? 0, 0, Number.MAX_SAFE_INTEGER);
+  const limit = assertWholeNumber('limit', options.limit ?? 50, 1, 1_000);
+  assertListState(state);
+  // Pending is claimed from its right end: its oldest jobs are the last ones, read in reverse.
+  const pending = state === 'pending';
+  const argv = peekScript.argv(
+    { list: ctx.keys[state] },
+    {
+      jobPrefix: ctx.keys.jobPrefix,
+      type: state === 'delayed' ? 'zset' : 'list',
+      start: pending ? -(offset + limit) : offset,
+      stop: pending ? -(offset + 1) : offset + limit - 1,
+      reverse: pending ? '1' : '0',
+    },
+  );
+  const reply = await ctx.scripts.run(peekScript, argv);
+  return reply.map((entry) => parseJobRecord(entry[0] as string, pairsToObject(entry, 1)));
+}
+
+/** See {@link JobQueue.stats}. */
+export async function stats<P>(ctx: QueueContext<P>): Promise<QueueStats> {
+  const k = ctx.keys;
+  const argv = statsScript.argv(
+    { pending: k.pending, processing: k.processing, delayed: k.delayed, completed: k.completed, failed: k.failed, stats: k.stats, flow: k.flow },
+    { jobPrefix: k.jobPrefix, prefix: k.prefix },
+  );
+  const [nowMs, pending, processing, delayed, completed, failed, oldest, counters, flow, prioritized, parked, groups] = await ctx.scripts.run(statsScript, argv);
+  const c = pairsToObject(counters);
+  const pause = readPauseState(flow);
+  const count = (field: string): number => Number(c[field] ?? 0);
+  return {
+    enqueuedTotal: count('enqueued_total'),
+    completedTotal: count('completed_total'),
+    failedTotal: count('failed_total'),
+    retriedTotal: count('retried_total'),
+    reclaimedTotal: count('reclaimed_total'),
+    cancelledTotal: count('cancelled_total'),
+    releasedTotal: count('released_total'),
+    redrivenTotal: count('redriven_total'),
+    droppedTotal: count('dropped_total'),
+    failedDroppedTotal: count('failed_dropped_total'),
+    expiredTotal: count('expired_total'),
+    rateLimitedTotal: count('rate_limited_total'),
+    limits: readLimits(flow),
+    groupsWaiting: Number(groups),
+    paused: pause.paused,
+    pausedKinds: pause.kinds,
+    prioritizedDepth: Number(prioritized),
+    parkedDepth: Number(parked),
+    pendingDepth: Number(pending),
+    processingDepth: Number(processing),
+    delayedDepth: Number(delayed),
+    completedDepth: Number(completed),
+    failedDepth: Number(failed),
+    oldestPendingAgeMs: Number(oldest) >= 0 ? Math.max(0, Number(nowMs) - Number(oldest)) : null,
+    visibilityMs: ctx.options.visibilityMs,
+    nowMs: Number(nowMs),
+  };
+}

@@ -1,0 +1,163 @@
+import { Cluster, Command, type Pipeline, type Redis } from 'ioredis';
+import { masterAt, redirectionOf, refreshSlots } from './cluster-redirects.ts';
+import type { DurabilityOptions } from './queue-options.ts';
+import type { AnyLuaScript, LuaScript } from './lua-script.ts';
+import { toJobsError, withRedisErrors, type RedisClient } from './redis-connection.ts';
+import { coalesceWrites } from './write-coalescing.ts';
+
+/** One script call: the script and the `argv` its generated builder made. */
+export interface ScriptCall {
+  readonly script: AnyLuaScript;
+  readonly argv: string[];
+}
+
+/** A reply of NOSCRIPT: the server does not hold the script (a restart, a failover, SCRIPT FLUSH). */
+function isNoScript(error: unknown): boolean {
+  return error instanceof Error && error.message.startsWith('NOSCRIPT');
+}
+
+const UTF8 = { replyEncoding: 'utf8' as const };
+
+function sendCommand(client: RedisClient, command: Command): Promise<unknown> {
+  void client.sendCommand(command);
+  return command.promise as Promise<unknown>;
+}
+
+/** `argv` with the script's source in place of its SHA1: EVAL's arguments. */
+function withSource(call: ScriptCall): string[] {
+  const argv = call.argv.slice();
+  argv[0] = call.script.source;
+  return argv;
+}
+
+/**
+ * Sends one script call in one round trip: EVALSHA, and EVAL with the source after NOSCRIPT (the
+ * script did not run then, so sending it again is safe). `coalesce`: see {@link coalesceWrites}.
+ * The command is built here from the one argv array, not through a command ioredis registers per
+ * script (that path copies the arguments and adds a closure and a promise per call).
+ */
+export function sendScript<R>(client: RedisClient, script: LuaScript<never, never, R>, argv: string[], coalesce = true): Promise<R> {
+  if (coalesce) coalesceWrites(client);
+  return sendCommand(client, new Command('evalsha', argv, UTF8)).catch((error: unknown) => {
+    if (!isNoScript(error)) throw error;
+    return sendCommand(client, new Command('eval', withSource({ script, argv }), UTF8));
+  }) as Promise<R>;
+}
+
+/** What {@link ScriptSender.runAll} sent back: each call's reply, and the replicas `WAIT` counted. */
+export interface SentCalls {
+  readonly replies: unknown[];
+  /** From `WAIT` when one was asked for, else `undefined`. */
+  readonly replicas: number | undefined;
+}
+
+/**
+ * The one way a queue sends its scripts. {@link run} is the hot path: one call, EVALSHA with the
+ * NOSCRIPT fallback. {@link runAcknowledged} adds durable mode's `WAIT`, and {@link runAll} sends
+ * several calls in one round trip: both go through one pipeline on the queue's connection (in a
+ * cluster, the queue's node), which handles NOSCRIPT and the cluster's MOVED, ASK and TRYAGAIN.
+ * Nothing is sent before `whenReady` has resolved once (the queue's start-up checks).
+ */
+export class ScriptSender {
+  readonly #client: RedisClient;
+  readonly #durability: Required<DurabilityOptions>;
+  readonly #whenReady: () => Promise<unknown>;
+  #open = false;
+  #closed = false;
+
+  constructor(client: RedisClient, durability: Required<DurabilityOptions>, whenReady: () => Promise<unknown>) {
+    this.#client = client;
+    this.#durability = durability;
+    this.#whenReady = whenReady;
+  }
+
+  /** Stops the fast path: later calls wait for `whenReady` again (which a closed queue rejects). */
+  close(): void {
+    this.#open = false;
+    this.#closed = true;
+  }
+
+  /**
+   * Runs one script call. Once the queue is known ready it is sent at once, in this call (so a
+   * batch sent mid-tick is on the wire while the tick goes on); `coalesce` holds the socket's
+   * writes to the end of the tick.
+   */
+  run<R>(script: LuaScript<never, never, R>, argv: string[], coalesce = true): Promise<R> {
+    if (this.#open) return withRedisErrors(() => sendScript(this.#client, script, argv, coalesce));
+    return this.#ready().then(() => withRedisErrors(() => sendScript(this.#client, script, argv, coalesce)));
+  }
+
+  /**
+   * Runs a write that acknowledges something (an enqueue, a completion, a failure). In durable
+   * mode `WAIT` follows it in the same pipeline, on the same connection: returns the reply and how
+   * many replicas hold the write. Otherwise the replica count is `undefined`.
+   */
+  async runAcknowledged<R>(script: LuaScript<never, never, R>, argv: string[], coalesce = true): Promise<{ reply: R; replicas: number | undefined }> {
+    if (this.#durability.replicas === 0) return { reply: await this.run(script, argv, coalesce), replicas: undefined };
+    const { replies, replicas } = await this.#pipeline([{ script, argv }], true);
+    return { reply: replies[0] as R, replicas };
+  }
+
+  /** Runs several script calls of one queue in one round trip; their replies in order. */
+  async runAll(calls: readonly ScriptCall[]): Promise<unknown[]> {
+    return (await this.#pipeline(calls, false)).replies;
+  }
+
+  #ready(): Promise<unknown> {
+    return this.#whenReady().then(() => {
+      this.#open = !this.#closed;
+    });
+  }
+
+  /**
+   * Sends `calls` (and `WAIT` behind them when `wait`) as one pipeline. Plain EVALSHA, not a
+   * registered command: on NOSCRIPT ioredis would resend a registered script by itself, outside the
+   * pipeline, after `WAIT` had answered. A call answered NOSCRIPT did not run: it is sent again with
+   * its source (with `WAIT` behind it again). A redirected pipeline did not run either: as ioredis
+   * does for single commands, MOVED refreshes the slot map, ASK sends once to the node named,
+   * TRYAGAIN waits, up to the client's maxRedirections (ioredis follows redirections for a
+   * pipeline only when all its commands are read-only).
+   */
+  async #pipeline(calls: readonly ScriptCall[], wait: boolean): Promise<SentCalls> {
+    await this.#ready();
+    const replies: unknown[] = new Array(calls.length);
+    let todo = calls.map((_, index) => index);
+    let sourced = false;
+    let replicas: number | undefined;
+    let asking: Redis | undefined;
+    let redirects = 0;
+    while (todo.length > 0) {
+      try {
+        // A Pipeline underneath: it takes built commands, so each call keeps its one argv array.
+        const pipe = (asking ?? this.#client).pipeline() as unknown as Pipeline;
+        if (asking) pipe.asking();
+        for (const index of todo) {
+          const call = calls[index] as ScriptCall;
+          void pipe.sendCommand(sourced ? new Command('eval', withSource(call), UTF8) : new Command('evalsha', call.argv, UTF8));
+        }
+        if (wait) pipe.wait(this.#durability.replicas, this.#durability.timeoutMs);
+        const answers = ((await pipe.exec()) ?? []).slice(asking ? 1 : 0);
+        const again: number[] = [];
+        todo.forEach((index, i) => {
+          const [error, reply] = answers[i] ?? [new Error('the pipeline returned no reply'), undefined];
+          if (error && !sourced && isNoScript(error)) again.push(index);
+          else if (error) throw error;
+          else replies[index] = reply;
+        });
+        if (wait) replicas = Number(answers[todo.length]?.[1]);
+        todo = again;
+        sourced = true;
+        asking = undefined;
+      } catch (error) {
+        const client = this.#client;
+        const redirection = client instanceof Cluster && error instanceof Error ? redirectionOf(error) : undefined;
+        if (!(client instanceof Cluster) || !redirection || (redirects += 1) > (client.options.maxRedirections ?? 16)) throw toJobsError(error);
+        asking = undefined;
+        if (redirection.kind === 'moved') await refreshSlots(client);
+        else if (redirection.kind === 'tryagain') await new Promise((resolve) => setTimeout(resolve, client.options.retryDelayOnTryAgain || 100));
+        else if (!(asking = await masterAt(client, redirection.address))) throw toJobsError(error);
+      }
+    }
+    return { replies, replicas };
+  }
+}
