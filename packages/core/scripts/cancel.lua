@@ -8,9 +8,12 @@
   KEYS[2]  pending: pending list
   KEYS[3]  delayed: delayed sorted set
   KEYS[4]  stats: stats hash
+  KEYS[5]  log: the event log stream (see lib/log-event.lua)
   ARGV[1]  id: the job's id
   ARGV[2]  ttlSeconds: TTL of the cancelled hash in seconds (0 = keep)
   ARGV[3]  channel: events channel ('' = publish nothing)
+  ARGV[4]  logMaxLen: the event log's cap ('0' = the log is off)
+  ARGV[5]  jobPrefix: job key prefix ("queue:{NAME}:job:"), for the event log
   Returns: { CANCELLED } if cancelled, else { NOT_CANCELLED, the status that kept it from being
            cancelled }, with status '' when there is no such job
   Reply:   [code: number, status?: string]
@@ -18,6 +21,7 @@
 --@include lib/now.lua
 --@include lib/job-status.lua
 --@include lib/events.lua
+--@include lib/log-event.lua
 
 -- The reply's first value.
 local CANCELLED = 1 --@export
@@ -42,4 +46,5 @@ redis.call('HSET', key, 'status', 'cancelled', 'cancelled_at_ms', now_ms())
 if tonumber(ARGV[2]) > 0 then redis.call('EXPIRE', key, tonumber(ARGV[2])) end
 redis.call('HINCRBY', KEYS[4], 'cancelled_total', 1)
 publish_event(ARGV[3], id, 'cancelled')
+log_event(open_log(KEYS[5], ARGV[4], ARGV[5]), id, 'cancelled', nil, '', '')
 return { CANCELLED }

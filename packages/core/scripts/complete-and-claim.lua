@@ -10,6 +10,7 @@
   KEYS[4]   stats: stats hash
   KEYS[5]   delayed: delayed sorted set
   KEYS[6]   completed: completed list
+  KEYS[7]   log: the event log stream (see lib/log-event.lua)
   ARGV[1]   jobPrefix: job key prefix ("queue:{NAME}:job:")
   ARGV[2]   visibilityMs: default visibility ms
   ARGV[3]   maxAttempts: default max attempts
@@ -19,7 +20,9 @@
   ARGV[7]   historyCap: completed history cap
   ARGV[8]   channel: events channel ('' = publish nothing)
   ARGV[9]   onlyHeard: '1': publish only when the channel has a subscriber on this server; '0': always
-  ARGV[10..] completions: per job to complete, 3 values: id, claim token, result JSON
+  ARGV[10]  logMaxLen: the event log's cap ('0' = the log is off)
+  ARGV[11]  worker: the worker's id, for the event log ('' = none)
+  ARGV[12..] completions: per job to complete, 3 values: id, claim token, result JSON
   Returns:  { now ms, due time of the next delayed job in ms or -1, M (jobs given to complete),
               M values CLAIM_DONE (completed) or NOT_OWNER (not the caller's; nothing changed),
               then CLAIM_STRIDE values per claimed job as claim.lua returns them }
@@ -31,14 +34,15 @@
 --@include lib/claim-jobs.lua
 
 local now = now_ms()
-local out = { now, -1, (#ARGV - 9) / 3 }
+local log = open_log(KEYS[7], ARGV[10], ARGV[1])
+local out = { now, -1, (#ARGV - 11) / 3 }
 complete_jobs({ processing = KEYS[2], completed = KEYS[6], leases = KEYS[3], stats = KEYS[4],
   job_prefix = ARGV[1], ttl = tonumber(ARGV[6]), cap = tonumber(ARGV[7]), channel = ARGV[8],
-  only_heard = ARGV[9], now = now }, ARGV, 10, out)
+  only_heard = ARGV[9], now = now, log = log, worker = ARGV[11] }, ARGV, 12, out)
 local wanted = tonumber(ARGV[4])
 if wanted > 0 then
-  local _, next_due = promote_due(KEYS[5], KEYS[1], ARGV[1], 1000, now)
+  local _, next_due = promote_due(KEYS[5], KEYS[1], ARGV[1], 1000, now, log)
   out[2] = next_due
-  claim_jobs(KEYS[1], KEYS[2], KEYS[3], KEYS[4], ARGV[1], tonumber(ARGV[2]), ARGV[3], wanted, ARGV[5], now, out)
+  claim_jobs(KEYS[1], KEYS[2], KEYS[3], KEYS[4], ARGV[1], tonumber(ARGV[2]), ARGV[3], wanted, ARGV[5], now, out, log, ARGV[11])
 end
 return out

@@ -11,12 +11,15 @@
   KEYS[2]   completed: completed list
   KEYS[3]   leases: lease index sorted set
   KEYS[4]   stats: stats hash
+  KEYS[5]   log: the event log stream (see lib/log-event.lua)
   ARGV[1]   jobPrefix: job key prefix ("queue:{NAME}:job:")
   ARGV[2]   ttlSeconds: completed TTL in seconds (0 = keep until trimmed off the history)
   ARGV[3]   historyCap: completed history cap (0 = keep no history)
   ARGV[4]   channel: events channel ('' = publish nothing)
   ARGV[5]   onlyHeard: '1': publish only when the channel has a subscriber on this server; '0': always
-  ARGV[6..] completions: per job, 3 values: id, claim token, result JSON
+  ARGV[6]   logMaxLen: the event log's cap ('0' = the log is off)
+  ARGV[7]   worker: the worker's id, for the event log ('' = none)
+  ARGV[8..] completions: per job, 3 values: id, claim token, result JSON
   Returns:  per job CLAIM_DONE if completed, NOT_OWNER if the caller does not own the job
             (nothing changed)
   Reply:    number[]
@@ -27,5 +30,5 @@
 local out = {}
 complete_jobs({ processing = KEYS[1], completed = KEYS[2], leases = KEYS[3], stats = KEYS[4],
   job_prefix = ARGV[1], ttl = tonumber(ARGV[2]), cap = tonumber(ARGV[3]), channel = ARGV[4],
-  only_heard = ARGV[5], now = now_ms() }, ARGV, 6, out)
+  only_heard = ARGV[5], now = now_ms(), log = open_log(KEYS[5], ARGV[6], ARGV[1]), worker = ARGV[7] }, ARGV, 8, out)
 return out

@@ -19,6 +19,7 @@
   KEYS[4]  failed: failed list
   KEYS[5]  stats: stats hash
   KEYS[6]  cursor: reclaim cursor (string: how far from the tail of processing the adoption walk is)
+  KEYS[7]  log: the event log stream (see lib/log-event.lua)
   ARGV[1]  jobPrefix: job key prefix ("queue:{NAME}:job:")
   ARGV[2]  batch: most expired leases to handle in this call
   ARGV[3]  visibilityMs: default visibility ms, for jobs whose hash has no visibility_ms
@@ -27,6 +28,8 @@
   ARGV[6]  historyCap: failed history cap
   ARGV[7]  channel: events channel ('' = publish nothing)
   ARGV[8]  scanBudget: most processing entries to examine for foreign claims in this call
+  ARGV[9]  logMaxLen: the event log's cap ('0' = the log is off)
+  ARGV[10] worker: the sweeping process's id, for the event log ('' = none)
   Returns: { {reclaimed ids}, {dead-lettered ids}, {dropped ids}, 1 if more leases are due else 0 }
   Reply:   [reclaimed: string[], deadLettered: string[], dropped: string[], more: number]
 ]]
@@ -36,6 +39,7 @@
 --@include lib/events.lua
 --@include lib/history.lua
 --@include lib/dead-letter.lua
+--@include lib/log-event.lua
 
 local job_prefix = ARGV[1]
 local batch = tonumber(ARGV[2])
@@ -44,7 +48,8 @@ local default_max_attempts = tonumber(ARGV[4])
 local scan_budget = tonumber(ARGV[8])
 local now = now_ms()
 local ctx = { job_prefix = job_prefix, failed = KEYS[4], stats = KEYS[5], cap = tonumber(ARGV[6]),
-  ttl = tonumber(ARGV[5]), channel = ARGV[7], now = now }
+  ttl = tonumber(ARGV[5]), channel = ARGV[7], now = now, log = open_log(KEYS[7], ARGV[9], job_prefix),
+  worker = ARGV[10] }
 local dropped = {}
 
 -- 1. Adopt foreign claims.
@@ -88,13 +93,14 @@ for _, id in ipairs(expired) do
     local max_attempts = tonumber(redis.call('HGET', key, 'max_attempts')) or default_max_attempts
     if attempts >= max_attempts then
       dead_letter(ctx, id, 'lease expired on attempt ' .. attempts .. ' of ' .. max_attempts ..
-        ': the worker stopped renewing it (crashed, hung or lost its connection)')
+        ': the worker stopped renewing it (crashed, hung or lost its connection)', 'LEASE_EXPIRED')
       dead[#dead + 1] = id
     else
       redis.call('HSET', key, 'status', 'pending', 'claim_token', '', 'claimed_at_ms', 0,
         'reclaimed_at_ms', now)
       redis.call('HDEL', key, 'lease_expires_at_ms')
       publish_event(ctx.channel, id, 'reclaimed')
+      log_event(ctx.log, id, 'reclaimed', attempts, ctx.worker, 'LEASE_EXPIRED')
       reclaimed[#reclaimed + 1] = id
     end
   end

@@ -8,9 +8,13 @@
   KEYS[2]   pending: pending list
   KEYS[3]   leases: lease index sorted set
   KEYS[4]   stats: stats hash
-  KEYS[5..] jobs: the job hash of each job, in the order of the ARGV pairs
+  KEYS[5]   log: the event log stream (see lib/log-event.lua)
+  KEYS[6..] jobs: the job hash of each job, in the order of the ARGV pairs
   ARGV[1]   channel: events channel ('' = publish nothing)
-  ARGV[2..] claims: per job, 2 values: id, claim token
+  ARGV[2]   logMaxLen: the event log's cap ('0' = the log is off)
+  ARGV[3]   jobPrefix: job key prefix ("queue:{NAME}:job:"), for the event log
+  ARGV[4]   worker: the worker's id, for the event log ('' = none)
+  ARGV[5..] claims: per job, 2 values: id, claim token
   Returns:  per job CLAIM_DONE if released, NOT_OWNER if the caller does not own the job
             (nothing changed)
   Reply:    number[]
@@ -20,12 +24,14 @@
 --@include lib/remove-from-list.lua
 --@include lib/holds-claim.lua
 --@include lib/events.lua
+--@include lib/log-event.lua
 
 local now_text = int_text(now_ms())
 local out, released = {}, {}
-for j = 0, (#ARGV - 1) / 2 - 1 do
-  local id, token = ARGV[2 + j * 2], ARGV[3 + j * 2]
-  local key = KEYS[5 + j]
+local log = open_log(KEYS[5], ARGV[2], ARGV[3])
+for j = 0, (#ARGV - 4) / 2 - 1 do
+  local id, token = ARGV[5 + j * 2], ARGV[6 + j * 2]
+  local key = KEYS[6 + j]
   local owned = holds_claim(key, token) and remove_from_list(KEYS[1], id) == 1
   if owned then
     redis.call('ZREM', KEYS[3], id)
@@ -37,6 +43,7 @@ for j = 0, (#ARGV - 1) / 2 - 1 do
     if attempts and attempts >= 1 then redis.call('HSET', key, 'attempts', int_text(attempts - 1)) end
     redis.call('HDEL', key, 'lease_expires_at_ms')
     publish_event(ARGV[1], id, 'released')
+    log_event(log, id, 'released', nil, ARGV[4], '')
     released[#released + 1] = id
     out[#out + 1] = CLAIM_DONE
   else

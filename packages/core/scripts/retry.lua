@@ -8,20 +8,25 @@
   KEYS[1]   failed: failed list
   KEYS[2]   pending: pending list
   KEYS[3]   stats: stats hash
-  KEYS[4..] jobs: the job hash of each id, in the order of ARGV
-  ARGV[1..] ids: job ids
+  KEYS[4]   log: the event log stream (see lib/log-event.lua)
+  KEYS[5..] jobs: the job hash of each id, in the order of ARGV
+  ARGV[1]   logMaxLen: the event log's cap ('0' = the log is off)
+  ARGV[2]   jobPrefix: job key prefix ("queue:{NAME}:job:"), for the event log
+  ARGV[3..] ids: job ids
   Returns:  per id REDRIVEN, else the job's status ('' when there is no such job)
   Reply:    (number | string)[]
 ]]
 --@include lib/remove-from-list.lua
 --@include lib/job-status.lua
+--@include lib/log-event.lua
 
 local REDRIVEN = 1 --@export
 
 local out = {}
 local redriven = 0
-for j = 1, #ARGV do
-  local id, key = ARGV[j], KEYS[3 + j]
+local log = open_log(KEYS[4], ARGV[1], ARGV[2])
+for j = 3, #ARGV do
+  local id, key = ARGV[j], KEYS[2 + j]
   local status = job_status(key)
   if status == 'failed' then
     remove_from_list(KEYS[1], id)
@@ -30,6 +35,7 @@ for j = 1, #ARGV do
     redis.call('PERSIST', key)
     redis.call('LPUSH', KEYS[2], id)
     redriven = redriven + 1
+    log_event(log, id, 'redriven', '0', '', '')
     out[#out + 1] = REDRIVEN
   else
     if not status then remove_from_list(KEYS[1], id) end

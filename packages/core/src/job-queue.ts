@@ -43,6 +43,12 @@ export interface JobQueueOptions<P> extends QueueOptions {
    * ids with `.p<N>`, so a job's partition can be told from its id). Default none.
    */
   idSuffix?: string;
+  /**
+   * This process's id in the event log (see {@link QueueOptions.eventLog}): the `worker` of the
+   * claims, completions, failures and releases it makes. 1 to 128 printable characters. A
+   * worker names itself; default none.
+   */
+  workerId?: string;
 }
 
 /** The context of each queue, for the commands of another queue object (a partitioned queue's). */
@@ -101,6 +107,8 @@ export class JobQueue<P> {
     this.options = resolveQueueOptions(options);
     const idSuffix = options.idSuffix ?? '';
     if (idSuffix !== '' && !/^[A-Za-z0-9._:-]{1,16}$/.test(idSuffix)) throw new InvalidArgumentError('idSuffix', 'expected 1 to 16 letters, digits, ".", "_", "-" or ":"');
+    const workerId = options.workerId ?? '';
+    if (typeof workerId !== 'string' || workerId.length > 128 || /[^\x21-\x7e]/.test(workerId)) throw new InvalidArgumentError('workerId', 'expected up to 128 printable characters without spaces');
     const commandTimeoutMs = assertWholeNumber('commandTimeoutMs', options.commandTimeoutMs ?? 10_000, 100, 3_600_000);
     const { client, owned } = connectRedis(options.redis, options.connectionName ?? `jobs:${options.queue}`, { commandTimeout: commandTimeoutMs });
     this.client = client;
@@ -119,6 +127,8 @@ export class JobQueue<P> {
       channel: this.options.events ? this.keys.events : '',
       onlyHeard: client instanceof Cluster ? '0' : '1',
       idSuffix,
+      logMaxLen: this.options.eventLog === false ? '0' : String(this.options.eventLog.maxLen),
+      workerId,
       ready,
     });
     this.#claimer = new Claimer(this.#ctx, this.#waiter, () => this.#closed);

@@ -19,13 +19,13 @@ afterEach(() => {
 });
 
 /**
- * A completion call: complete-and-claim (its six keys end with the completed list), or complete
- * when it claims nothing (its four keys have the completed list second).
+ * A completion call: complete-and-claim (its seven keys have the completed list sixth), or
+ * complete when it claims nothing (its five keys have the completed list second).
  */
 function isCompletion(command: Command, queueName: string): boolean {
   const args = command.args.map(String);
   const completed = `queue:{${queueName}}:completed`;
-  return command.name === 'evalsha' && ((args[1] === '6' && args[7] === completed) || (args[1] === '4' && args[3] === completed));
+  return command.name === 'evalsha' && ((args[1] === '7' && args[7] === completed) || (args[1] === '5' && args[3] === completed));
 }
 
 describe('a worker at low load', () => {

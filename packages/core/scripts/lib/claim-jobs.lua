@@ -1,5 +1,6 @@
 --@include lib/read-hash.lua
 --@include lib/now.lua
+--@include lib/log-event.lua
 -- Claims up to `wanted` jobs from the claim end of pending (the right): each id moves to the
 -- head of processing and its hash is stamped in the same atomic step: status=processing, a
 -- fresh claim_token (16 hex digits: a random 12-digit base per call and a 4-digit claim number), claimed_at_ms, attempts+1, a
@@ -14,9 +15,10 @@
 --
 -- Appends CLAIM_STRIDE values per claimed job to `out`: id, token, attempts, max_attempts,
 -- lease deadline, payload, kind, enqueued_at_ms, last_error (a missing field is nil).
+-- Each claim is logged as 'claimed' by `worker` (see lib/log-event.lua; `log` nil: the log is off).
 -- Returns the count claimed.
 local CLAIM_STRIDE = 9 --@export
-local function claim_jobs(pending, processing, leases, stats, job_prefix, default_visibility, default_max_attempts, wanted, token_base, now, out)
+local function claim_jobs(pending, processing, leases, stats, job_prefix, default_visibility, default_max_attempts, wanted, token_base, now, out, log, worker)
   local claimed, dropped = 0, 0
   local now_text = int_text(now)
   -- The lease deadline of each visibility seen, as text (most jobs share the default).
@@ -63,6 +65,7 @@ local function claim_jobs(pending, processing, leases, stats, job_prefix, defaul
         end
         -- A hash that carried a TTL (left over from an earlier life) must not expire mid-job.
         redis.call('PERSIST', key)
+        log_event(log, id, 'claimed', attempts, worker, '')
         moved[#moved + 1] = id
         lease_args[#lease_args + 1] = deadline_s
         lease_args[#lease_args + 1] = id

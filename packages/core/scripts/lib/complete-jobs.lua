@@ -3,6 +3,7 @@
 --@include lib/events.lua
 --@include lib/history.lua
 --@include lib/now.lua
+--@include lib/log-event.lua
 -- Completes claimed jobs given as (id, token, result JSON) triples in argv from index `first`.
 -- Each completion is fenced: the token must be non-empty and equal the job's claim_token, the
 -- job must be in status processing, and its id must be in the processing list. Then the id
@@ -10,7 +11,8 @@
 -- hash records the result and clears claim_token (so a second complete, or a fail after
 -- complete, does nothing), the id goes onto the capped completed history, the hash gets its
 -- TTL, and the recipe's event is published.
--- ctx: { processing, completed, leases, stats, job_prefix, ttl, cap, channel, only_heard, now }
+-- ctx: { processing, completed, leases, stats, job_prefix, ttl, cap, channel, only_heard, now,
+-- log, worker } (log: see lib/log-event.lua, nil when off)
 -- (only_heard '1': skip the events when nobody subscribes; see heard_channel)
 -- With no history kept (cap 0) and none left over from an earlier cap, each hash would be
 -- written and trimmed off again at once: it is deleted outright instead (the same end state).
@@ -35,6 +37,8 @@ local function complete_jobs(ctx, argv, first, out)
     local id = argv[i]
     if removed[n] then
       local key = ctx.job_prefix .. id
+      -- Logged before the hash may be deleted (no history kept): its attempt is read from it.
+      log_event(ctx.log, id, 'completed', nil, ctx.worker, '')
       if keep then
         redis.call('HSET', key, 'status', 'completed', 'completed_at_ms', now_text, 'result', argv[i + 2],
           'claim_token', '')

@@ -1,13 +1,16 @@
 --@include lib/history.lua
 --@include lib/events.lua
+--@include lib/log-event.lua
 -- Moves a job (already out of processing and out of the lease index) to the failed list with
--- its reason, expires its hash after the failed TTL and counts it.
--- ctx: { job_prefix, failed, stats, cap, ttl, channel, now }
-local function dead_letter(ctx, id, reason)
+-- its reason, expires its hash after the failed TTL and counts it; logs 'failed' with `code`.
+-- ctx: { job_prefix, failed, stats, cap, ttl, channel, now, log, worker } (log nil: off)
+local function dead_letter(ctx, id, reason, code)
   local key = ctx.job_prefix .. id
   redis.call('HSET', key, 'status', 'failed', 'claim_token', '', 'last_error', reason,
     'last_error_at_ms', ctx.now, 'failed_at_ms', ctx.now)
   redis.call('HDEL', key, 'lease_expires_at_ms')
+  -- Logged before the history push, which may trim (delete) this very hash when the cap is 0.
+  log_event(ctx.log, id, 'failed', nil, ctx.worker, code)
   push_history(ctx.failed, id, ctx.cap, ctx.job_prefix, 'failed')
   if ctx.ttl > 0 then redis.call('EXPIRE', key, ctx.ttl) end
   redis.call('HINCRBY', ctx.stats, 'failed_total', 1)

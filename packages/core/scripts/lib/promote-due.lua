@@ -1,10 +1,11 @@
 --@include lib/job-status.lua
+--@include lib/log-event.lua
 -- Moves delayed jobs whose time has come (retries waiting out their backoff, jobs enqueued with
 -- a delay) onto pending, in due order, at most `limit` of them. An id whose hash is gone or no
 -- longer says delayed (it was cancelled) is dropped. Looks at the earliest entry first, so a
 -- call with nothing due costs one read. Returns the count promoted and the due time of the next
--- delayed job (ms), or -1 when none is left.
-local function promote_due(delayed, pending, job_prefix, limit, now)
+-- delayed job (ms), or -1 when none is left. Each promotion is logged as 'promoted' (`log` nil: off).
+local function promote_due(delayed, pending, job_prefix, limit, now, log)
   local head = redis.call('ZRANGE', delayed, 0, 0, 'WITHSCORES')
   if not head[2] then return 0, -1 end
   if tonumber(head[2]) > now then return 0, tonumber(head[2]) end
@@ -17,6 +18,7 @@ local function promote_due(delayed, pending, job_prefix, limit, now)
       redis.call('HSET', key, 'status', 'pending')
       redis.call('LPUSH', pending, id)
       promoted = promoted + 1
+      log_event(log, id, 'promoted', nil, '', '')
     end
   end
   head = redis.call('ZRANGE', delayed, 0, 0, 'WITHSCORES')

@@ -10,7 +10,10 @@ export type CancelOutcome = { readonly cancelled: true } | { readonly cancelled:
 export async function cancel<P>(ctx: QueueContext<P>, id: string): Promise<CancelOutcome> {
   assertJobId(id);
   const k = ctx.keys;
-  const argv = cancelScript.argv({ job: k.job(id), pending: k.pending, delayed: k.delayed, stats: k.stats }, { id, ttlSeconds: ctx.options.cancelledTtlSeconds, channel: ctx.channel });
+  const argv = cancelScript.argv(
+    { job: k.job(id), pending: k.pending, delayed: k.delayed, stats: k.stats, log: k.log },
+    { id, ttlSeconds: ctx.options.cancelledTtlSeconds, channel: ctx.channel, logMaxLen: ctx.logMaxLen, jobPrefix: k.jobPrefix },
+  );
   const [code, status] = await ctx.scripts.run(cancelScript, argv);
   if (Number(code) === CANCELLED) return { cancelled: true };
   return { cancelled: false, status: status ? status : 'not_found' };

@@ -19,12 +19,12 @@ export interface ClaimOptions {
 /** The claim script's keys for `ctx`'s queue: the same on every call. */
 export function claimKeys<P>(ctx: QueueContext<P>): ClaimKeys {
   const keys = ctx.keys;
-  return { pending: keys.pending, processing: keys.processing, leases: keys.leases, stats: keys.stats, delayed: keys.delayed };
+  return { pending: keys.pending, processing: keys.processing, leases: keys.leases, stats: keys.stats, delayed: keys.delayed, log: keys.log };
 }
 
 /** The claim script's arguments: up to `max` jobs, a fresh token base. */
 export function claimArgs<P>(ctx: QueueContext<P>, max: number): ClaimArgs {
-  return { jobPrefix: ctx.keys.jobPrefix, visibilityMs: ctx.options.visibilityMs, maxAttempts: ctx.options.maxAttempts, max, tokenBase: claimTokenBase() };
+  return { jobPrefix: ctx.keys.jobPrefix, visibilityMs: ctx.options.visibilityMs, maxAttempts: ctx.options.maxAttempts, max, tokenBase: claimTokenBase(), logMaxLen: ctx.logMaxLen, worker: ctx.workerId };
 }
 
 /**

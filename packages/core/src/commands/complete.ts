@@ -49,8 +49,8 @@ export class Completer<P> {
   constructor(ctx: QueueContext<P>) {
     this.#ctx = ctx;
     const k = ctx.keys;
-    this.#completeKeys = { processing: k.processing, completed: k.completed, leases: k.leases, stats: k.stats };
-    this.#completeAndClaimKeys = { pending: k.pending, processing: k.processing, leases: k.leases, stats: k.stats, delayed: k.delayed, completed: k.completed };
+    this.#completeKeys = { processing: k.processing, completed: k.completed, leases: k.leases, stats: k.stats, log: k.log };
+    this.#completeAndClaimKeys = { pending: k.pending, processing: k.processing, leases: k.leases, stats: k.stats, delayed: k.delayed, completed: k.completed, log: k.log };
   }
 
   #encodeResult(result: unknown, field: string): string {
@@ -66,6 +66,8 @@ export class Completer<P> {
       historyCap: o.completedHistory,
       channel: this.#ctx.channel,
       onlyHeard: this.#ctx.onlyHeard,
+      logMaxLen: this.#ctx.logMaxLen,
+      worker: this.#ctx.workerId,
       completions: completions(items),
     });
     const { reply, replicas } = await this.#ctx.scripts.runAcknowledged(completeScript, argv, coalesce);
@@ -155,6 +157,8 @@ export class Completer<P> {
         historyCap: o.completedHistory,
         channel: ctx.channel,
         onlyHeard: ctx.onlyHeard,
+        logMaxLen: ctx.logMaxLen,
+        worker: ctx.workerId,
         completions: completions(accepted),
       });
       const sent = await ctx.scripts.runAcknowledged(completeAndClaimScript, argv);

@@ -34,5 +34,8 @@ export const NOT_OWNER = 0;
 /** `REDRIVEN` of the Lua scripts. */
 export const REDRIVEN = 1;
 
+/** `TIMELINE_CAP` of the Lua scripts. */
+export const TIMELINE_CAP = 64;
+
 /** Error codes the scripts reply with (`redis.error_reply('JOBS_...')`); each is a JobsError code. */
 export const SCRIPT_ERROR_CODES = ['JOBS_DUPLICATE_ID'] as const;
