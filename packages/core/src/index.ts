@@ -16,7 +16,13 @@ export type { EnqueueRequest, EnqueueResult, PreparedEnqueue } from './commands/
 export type { FailOptions, FailOutcome } from './commands/fail.ts';
 export type { ReclaimResult } from './commands/reclaim.ts';
 export type { ListState, QueueStats } from './commands/views.ts';
-export type { DurabilityOptions, QueueOptions } from './queue-options.ts';
+export type { JobTimeline } from './commands/timeline.ts';
+export type { DurabilityOptions, EventLogOptions, QueueOptions } from './queue-options.ts';
+export { DEFAULT_EVENT_LOG_MAX_LEN } from './queue-options.ts';
+export { EventFollower } from './event-follower.ts';
+export type { FollowOptions } from './event-follower.ts';
+export { compareLogIds, parseLogEntry } from './log-entry.ts';
+export type { LogEvent, LogEventName, LogGap, LogItem } from './log-entry.ts';
 export type { EnqueueOptions } from './enqueue-options.ts';
 
 export { defineKinds, Kinds, KIND_NAME_PATTERN } from './kinds.ts';

@@ -9,10 +9,12 @@ import type { QueueContext } from './commands/queue-context.ts';
 import { reclaimStuck, type ReclaimResult } from './commands/reclaim.ts';
 import { release } from './commands/release.ts';
 import { retry, retryFailed } from './commands/retry.ts';
+import { timeline, type JobTimeline } from './commands/timeline.ts';
 import { promoteDue, purge, tidyHistory } from './commands/tidy.ts';
 import { getJob, list, stats, type ListState, type QueueStats } from './commands/views.ts';
 import type { EnqueueOptions } from './enqueue-options.ts';
 import { InvalidArgumentError, JOBS_ERROR_CODES, JobsError } from './errors.ts';
+import { followEventLog, type EventFollower, type FollowOptions } from './event-follower.ts';
 import type { ClaimedJob, JobRecord } from './job-record.ts';
 import { queueKeys, type QueueKeys } from './keys.ts';
 import type { KindName, Kinds } from './kinds.ts';
@@ -91,6 +93,10 @@ export class JobQueue<P> {
   readonly #enqueues: TickBatcher<PreparedEnqueue, EnqueueResult>;
   #started: Promise<unknown> | undefined;
   #closed = false;
+  /** How long a follower's blocking read waits: well within the command timeout. */
+  readonly #blockMs: number;
+  /** Followers of the event log opened through this queue, closed with it. */
+  readonly #followers = new Set<EventFollower>();
 
   static {
     contextOf = (queue) => queue.#ctx;
@@ -114,6 +120,7 @@ export class JobQueue<P> {
     this.client = client;
     this.#owned = owned;
     // A blocking wait must end well within the command timeout, or the timeout would cut it off.
+    this.#blockMs = Math.min(5_000, Math.floor(commandTimeoutMs / 2));
     this.#waiter = new WorkWaiter(() => duplicateClient(client), this.keys.pending, Math.min(5_000, Math.floor(commandTimeoutMs / 2)));
     const ready = (): Promise<unknown> => this.#ensureReady();
     this.#scripts = new ScriptSender(client, this.options.durability, ready);
@@ -336,6 +343,35 @@ export class JobQueue<P> {
     return list(this.#ctx, state, options);
   }
 
+  /**
+   * Follows the queue's event log (see {@link QueueOptions.eventLog}) from `from`: `'$'` (the
+   * default) after the newest event when this call resolves, `'0'` from the oldest one kept, or
+   * after a stream id, such as the `id` of the last event a follower delivered. The follower
+   * is an async iterable on a connection of its own: it waits in Redis while caught up, reads on
+   * from its last delivered id after a lost connection (no event twice, none skipped), and
+   * delivers a `gap` item when the capped log was trimmed past its cursor. Stop it with
+   * `close()`, `signal`, or by breaking out of the loop; closing the queue closes it too.
+   */
+  async events(options: FollowOptions = {}): Promise<EventFollower> {
+    await this.#ensureReady();
+    const follower = await followEventLog(this.client, this.keys.log, options, {
+      blockMs: this.#blockMs,
+      retryMaxMs: 2_000,
+      onClose: (closed) => this.#followers.delete(closed),
+    });
+    this.#followers.add(follower);
+    return follower;
+  }
+
+  /**
+   * A job's own events from the event log, oldest first (at most its last 64, or `limit`), read
+   * in one step from the ids its hash keeps: no scan of the log. Null when there is no such job
+   * (or its hash has expired); `events` is empty when the log is off.
+   */
+  timeline(id: string, options: { limit?: number } = {}): Promise<JobTimeline | null> {
+    return timeline(this.#ctx, id, options);
+  }
+
   /** Depths, counters and the oldest pending job's age, in one consistent snapshot. */
   stats(): Promise<QueueStats> {
     return stats(this.#ctx);
@@ -347,6 +383,7 @@ export class JobQueue<P> {
     this.#closed = true;
     this.#scripts.close();
     this.#waiter.close();
+    await Promise.all([...this.#followers].map((follower) => follower.close()));
     if (this.#owned) await closeClient(this.client);
   }
 }

@@ -6,10 +6,11 @@ const SCRIPT_COMMANDS = [
   'hget', 'hmget', 'hset', 'hsetnx', 'hdel', 'hgetall', 'hincrby',
   'lmove', 'lpush', 'rpush', 'lpop', 'rpop', 'lrem', 'lpos', 'lrange', 'ltrim', 'llen', 'lindex',
   'zadd', 'zrem', 'zrange', 'zscore', 'zcard', 'publish', 'pubsub|numsub', 'pubsub|numpat',
+  'xadd', 'xrange',
 ];
 
 /** Commands the clients send themselves. (`cluster|slots` and `cluster|info`: how a cluster client learns the slot map and that the cluster is ready.) */
-const CLIENT_COMMANDS = ['evalsha', 'eval', 'script|load', 'script|exists', 'blmove', 'subscribe', 'unsubscribe', 'info', 'scan', 'unlink', 'cluster|slots', 'cluster|info'];
+const CLIENT_COMMANDS = ['evalsha', 'eval', 'script|load', 'script|exists', 'blmove', 'subscribe', 'unsubscribe', 'info', 'scan', 'unlink', 'cluster|slots', 'cluster|info', 'xread', 'xinfo|stream', 'multi', 'exec'];
 
 /**
  * The ACL rules of a Redis user that can run producers, workers, the reclaimer and the admin

@@ -13,6 +13,7 @@ import { releaseScript } from './release.ts';
 import { retryScript } from './retry.ts';
 import { statsScript } from './stats.ts';
 import { tidyScript } from './tidy.ts';
+import { timelineScript } from './timeline.ts';
 
 /** Every script, by file name: for tests and tools (each room imports its own). */
 export const SCRIPTS = {
@@ -30,4 +31,5 @@ export const SCRIPTS = {
   'retry': retryScript,
   'stats': statsScript,
   'tidy': tidyScript,
+  'timeline': timelineScript,
 } as const;
