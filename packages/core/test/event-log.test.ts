@@ -249,7 +249,7 @@ describe('following the event log', () => {
     const killed = await killBlockedReaders(redis);
     expect(killed).toBeGreaterThan(0);
     await queue.enqueueMany(Array.from({ length: 5 }, () => ({ kind: 'email' as const, payload: mail })));
-    const first = await within(waiting, 8_000, 'the first item after the kill');
+    const first = await within(waiting, 8_000, () => 'the first item after the kill');
     const after = [first.value as LogItem, ...(await take(iterator, 4))];
     const cursor = follower.cursor;
     await follower.close();

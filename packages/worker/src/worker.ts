@@ -1,4 +1,6 @@
+import { randomBytes } from 'node:crypto';
 import { EventEmitter } from 'node:events';
+import { hostname } from 'node:os';
 import {
   assertWholeNumber,
   InvalidArgumentError,
@@ -52,6 +54,11 @@ export interface WorkerOptions<P> extends QueueOptions {
   logger?: Logger;
   /** Client name shown by `CLIENT LIST`. Default `jobs:worker:<queue>`. */
   connectionName?: string;
+  /**
+   * This worker's id in the queue's event log (the `eventLog` queue option): the `worker` of
+   * its claims, completions, failures and releases. Default `<hostname>:<pid>:<4 random hex>`.
+   */
+  workerId?: string;
   /** A command without an answer for this long fails (and is retried by the worker). Default 10 s. */
   commandTimeoutMs?: number;
 }
@@ -99,6 +106,8 @@ function pause(ms: number, signal: AbortSignal, until?: Promise<unknown>): Promi
 export class Worker<P> extends EventEmitter<WorkerEventMap> {
   /** The queue's name. */
   readonly queue: string;
+  /** This worker's id in the queue's event log (see {@link WorkerOptions.workerId}). */
+  readonly id: string;
   /** Jobs run at once. */
   readonly concurrency: number;
   readonly #group: PartitionedQueue<P>;
@@ -147,7 +156,7 @@ export class Worker<P> extends EventEmitter<WorkerEventMap> {
   constructor(options: WorkerOptions<P>) {
     super();
     if (typeof options !== 'object' || options === null) throw new InvalidArgumentError('options', 'expected { redis, queue, kinds, handlers }');
-    const { redis, queue, kinds, handlers, concurrency = 1, partitions = 1, reclaimIntervalMs, logger = silentLogger, connectionName, ...queueOptions } = options;
+    const { redis, queue, kinds, handlers, concurrency = 1, partitions = 1, reclaimIntervalMs, logger = silentLogger, connectionName, workerId, ...queueOptions } = options;
     assertWholeNumber('concurrency', concurrency, 1, 10_000);
     if (typeof handlers !== 'object' || handlers === null) throw new InvalidArgumentError('handlers', 'expected an object with one handler per kind');
     for (const kind of kinds.names) {
@@ -160,7 +169,8 @@ export class Worker<P> extends EventEmitter<WorkerEventMap> {
     const visibility = queueOptions.visibilityMs;
     const interval = reclaimIntervalMs ?? Math.min(5_000, Number.isInteger(visibility) && (visibility as number) > 0 ? (visibility as number) : 30_000);
     assertWholeNumber('reclaimIntervalMs', interval, 0, 86_400_000);
-    this.#group = new PartitionedQueue({ redis, queue, kinds, partitions, connectionName: connectionName ?? `jobs:worker:${queue}`, ...queueOptions });
+    this.id = workerId ?? `${hostname()}:${process.pid}:${randomBytes(2).toString('hex')}`;
+    this.#group = new PartitionedQueue({ redis, queue, kinds, partitions, connectionName: connectionName ?? `jobs:worker:${queue}`, workerId: this.id, ...queueOptions });
     this.queue = this.#group.name;
     this.concurrency = concurrency;
     this.#handlers = handlers;
