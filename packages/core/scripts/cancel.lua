@@ -14,6 +14,7 @@
   ARGV[3]  channel: events channel ('' = publish nothing)
   ARGV[4]  logMaxLen: the event log's cap ('0' = the log is off)
   ARGV[5]  jobPrefix: job key prefix ("queue:{NAME}:job:"), for the event log
+  ARGV[6]  worker: the cancelling process's id, for the event log ('' = none)
   Returns: { CANCELLED } if cancelled, else { NOT_CANCELLED, the status that kept it from being
            cancelled }, with status '' when there is no such job
   Reply:   [code: number, status?: string]
@@ -46,5 +47,5 @@ redis.call('HSET', key, 'status', 'cancelled', 'cancelled_at_ms', now_ms())
 if tonumber(ARGV[2]) > 0 then redis.call('EXPIRE', key, tonumber(ARGV[2])) end
 redis.call('HINCRBY', KEYS[4], 'cancelled_total', 1)
 publish_event(ARGV[3], id, 'cancelled')
-log_event(open_log(KEYS[5], ARGV[4], ARGV[5]), id, 'cancelled', nil, '', '')
+log_event(open_log(KEYS[5], ARGV[4], ARGV[5]), id, 'cancelled', nil, ARGV[6], '')
 return { CANCELLED }

@@ -12,7 +12,8 @@
   KEYS[5..] jobs: the job hash of each id, in the order of ARGV
   ARGV[1]   logMaxLen: the event log's cap ('0' = the log is off)
   ARGV[2]   jobPrefix: job key prefix ("queue:{NAME}:job:"), for the event log
-  ARGV[3..] ids: job ids
+  ARGV[3]   worker: the redriving process's id, for the event log ('' = none)
+  ARGV[4..] ids: job ids
   Returns:  per id REDRIVEN, else the job's status ('' when there is no such job)
   Reply:    (number | string)[]
 ]]
@@ -25,8 +26,8 @@ local REDRIVEN = 1 --@export
 local out = {}
 local redriven = 0
 local log = open_log(KEYS[4], ARGV[1], ARGV[2])
-for j = 3, #ARGV do
-  local id, key = ARGV[j], KEYS[2 + j]
+for j = 4, #ARGV do
+  local id, key = ARGV[j], KEYS[1 + j]
   local status = job_status(key)
   if status == 'failed' then
     remove_from_list(KEYS[1], id)
@@ -35,7 +36,7 @@ for j = 3, #ARGV do
     redis.call('PERSIST', key)
     redis.call('LPUSH', KEYS[2], id)
     redriven = redriven + 1
-    log_event(log, id, 'redriven', '0', '', '')
+    log_event(log, id, 'redriven', '0', ARGV[3], '')
     out[#out + 1] = REDRIVEN
   else
     if not status then remove_from_list(KEYS[1], id) end

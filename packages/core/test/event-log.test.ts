@@ -56,7 +56,7 @@ describe('the event log: every state change is logged by the script that makes i
     [job] = (await queue.claim()) as [ClaimedJob];
     expect(await queue.fail(job, new TypeError('bad'))).toBe('failed');
     expect(await queue.retry([id])).toEqual([true]);
-    expect(await eventsOf(redis, queueName, id)).toEqual(['enqueued 0', 'claimed 1 w-1', 'retried 1 w-1 ETIMEDOUT', 'claimed 2 w-1', 'failed 2 w-1 TypeError', 'redriven 0']);
+    expect(await eventsOf(redis, queueName, id)).toEqual(['enqueued 0', 'claimed 1 w-1', 'retried 1 w-1 ETIMEDOUT', 'claimed 2 w-1', 'failed 2 w-1 TypeError', 'redriven 0 w-1']);
     await queue.close();
   });
 
@@ -91,7 +91,7 @@ describe('the event log: every state change is logged by the script that makes i
     const { completed, next } = await queue.completeAndClaim(again, 1, { max: 1 });
     expect(completed).toBe(true);
     expect(next.map((job) => job.id)).toEqual([b]);
-    expect(await eventsOf(redis, queueName, cancelled)).toEqual(['enqueued 0', 'cancelled 0']);
+    expect(await eventsOf(redis, queueName, cancelled)).toEqual(['enqueued 0', 'cancelled 0 w-1']);
     expect(await eventsOf(redis, queueName, a)).toEqual(['enqueued 0', 'claimed 1 w-1', 'released 0 w-1', 'claimed 1 w-1', 'completed 1 w-1']);
     expect(await eventsOf(redis, queueName, b)).toEqual(['enqueued 0', 'claimed 1 w-1']);
     await queue.close();

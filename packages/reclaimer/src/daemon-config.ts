@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import { assertQueueName, isJobsError } from '@jobs/core';
+import { assertQueueName, DEFAULT_EVENT_LOG_MAX_LEN, isJobsError } from '@jobs/core';
 import { LOG_LEVELS, type LogLevel } from './json-logger.ts';
 import { parseWholeNumber, UsageError } from './usage-error.ts';
 
@@ -19,6 +19,8 @@ Options (each also read from the environment variable in brackets; a flag wins):
   --interval-ms N            time between sweeps [JOBS_INTERVAL_MS] (default 1000)
   --batch N                  most jobs per script call [JOBS_BATCH] (default 500)
   --visibility-ms N          lease given to claims of recipe clients [JOBS_VISIBILITY_MS] (default 30000)
+  --event-log on|MAXLEN      write reclaims to the queues' event log, capped near MAXLEN (on:
+                             100000), as their producers and workers do [JOBS_EVENT_LOG] (default: off)
   --metrics-port N           serve /metrics and /healthz on this port [JOBS_METRICS_PORT] (default: off)
   --metrics-host HOST        address to bind [JOBS_METRICS_HOST] (default 127.0.0.1)
   --log-level LEVEL          debug, info, warn or error [JOBS_LOG_LEVEL] (default info)
@@ -35,6 +37,8 @@ export interface DaemonConfig {
   intervalMs: number;
   batch: number;
   visibilityMs: number;
+  /** The event log's cap, or false when the reclaimer writes none. */
+  eventLog: { maxLen: number } | false;
   metricsPort: number | undefined;
   metricsHost: string;
   logLevel: LogLevel;
@@ -55,6 +59,7 @@ export function parseDaemonConfig(argv: readonly string[], env: NodeJS.ProcessEn
         'interval-ms': { type: 'string' },
         batch: { type: 'string' },
         'visibility-ms': { type: 'string' },
+        'event-log': { type: 'string' },
         'metrics-port': { type: 'string' },
         'metrics-host': { type: 'string' },
         'log-level': { type: 'string' },
@@ -78,6 +83,7 @@ export function parseDaemonConfig(argv: readonly string[], env: NodeJS.ProcessEn
   const logLevel = (values['log-level'] ?? env.JOBS_LOG_LEVEL ?? 'info') as LogLevel;
   if (!LOG_LEVELS.includes(logLevel)) throw new UsageError(`--log-level must be one of ${LOG_LEVELS.join(', ')}, got ${JSON.stringify(logLevel)}`);
   const metricsPortRaw = values['metrics-port'] ?? env.JOBS_METRICS_PORT;
+  const eventLogRaw = values['event-log'] ?? env.JOBS_EVENT_LOG;
   return {
     help: values.help,
     redisUrl,
@@ -85,6 +91,7 @@ export function parseDaemonConfig(argv: readonly string[], env: NodeJS.ProcessEn
     intervalMs: parseWholeNumber('--interval-ms', values['interval-ms'] ?? env.JOBS_INTERVAL_MS, 1_000, 10, 3_600_000),
     batch: parseWholeNumber('--batch', values.batch ?? env.JOBS_BATCH, 500, 1, 100_000),
     visibilityMs: parseWholeNumber('--visibility-ms', values['visibility-ms'] ?? env.JOBS_VISIBILITY_MS, 30_000, 1, 12 * 3_600_000),
+    eventLog: eventLogRaw === undefined || eventLogRaw === '' || eventLogRaw === 'off' ? false : { maxLen: parseWholeNumber('--event-log', eventLogRaw === 'on' ? undefined : eventLogRaw, DEFAULT_EVENT_LOG_MAX_LEN, 10, 100_000_000) },
     metricsPort: metricsPortRaw === undefined || metricsPortRaw === '' ? undefined : parseWholeNumber('--metrics-port', metricsPortRaw, 0, 0, 65_535),
     metricsHost: values['metrics-host'] ?? env.JOBS_METRICS_HOST ?? '127.0.0.1',
     logLevel,

@@ -1,4 +1,5 @@
 import { EventEmitter } from 'node:events';
+import { hostname } from 'node:os';
 import {
   assertQueueName,
   assertWholeNumber,
@@ -11,6 +12,7 @@ import {
   recordedPartitions,
   silentLogger,
   type Logger,
+  type QueueOptions,
   type RedisClient,
   type RedisConnectionInput,
 } from '@jobs/core';
@@ -34,6 +36,13 @@ export interface ReclaimerOptions {
   visibilityMs?: number;
   /** Attempts allowed to jobs whose hash does not say. Default 3. */
   maxAttempts?: number;
+  /**
+   * Log the reclaims (and the dead letters of expired leases) to the queues' event log: set it
+   * as the producers and workers of the queues do (their `eventLog` option). Default off.
+   */
+  eventLog?: QueueOptions['eventLog'];
+  /** The reclaimer's id in the event log. Default `reclaimer:<hostname>:<pid>`. */
+  workerId?: string;
   /** How often to look for new queues when `queues` is not given. Default 60 s. */
   discoverIntervalMs?: number;
   /** Structured logs. Default: silent. */
@@ -70,6 +79,8 @@ export class Reclaimer extends EventEmitter<ReclaimerEventMap> {
   readonly #visibilityMs: number;
   readonly #maxAttempts: number;
   readonly #discoverIntervalMs: number;
+  readonly #eventLog: NonNullable<QueueOptions['eventLog']>;
+  readonly #workerId: string;
   readonly #log: Logger;
   #discoveredAt = Number.NEGATIVE_INFINITY;
   #timer: NodeJS.Timeout | undefined;
@@ -82,6 +93,8 @@ export class Reclaimer extends EventEmitter<ReclaimerEventMap> {
     this.#limits = { batch: assertWholeNumber('batch', options.batch ?? 500, 1, 100_000), maxCalls: assertWholeNumber('maxCallsPerSweep', options.maxCallsPerSweep ?? 100, 1, 100_000) };
     this.#visibilityMs = assertWholeNumber('visibilityMs', options.visibilityMs ?? 30_000, 1, 12 * 3_600_000);
     this.#maxAttempts = assertWholeNumber('maxAttempts', options.maxAttempts ?? 3, 1, 1_000);
+    this.#eventLog = options.eventLog ?? false;
+    this.#workerId = options.workerId ?? `reclaimer:${hostname()}:${process.pid}`;
     this.#discoverIntervalMs = assertWholeNumber('discoverIntervalMs', options.discoverIntervalMs ?? 60_000, 0, 86_400_000);
     this.#fixedQueues = options.queues && options.queues.length > 0 ? [...options.queues] : undefined;
     // Every name is checked before a connection is opened, so a bad one leaves nothing open.
@@ -99,7 +112,7 @@ export class Reclaimer extends EventEmitter<ReclaimerEventMap> {
   #queue(name: string): JobQueue<unknown> {
     let queue = this.#queues.get(name);
     if (!queue) {
-      queue = new JobQueue({ redis: this.#client, queue: name, kinds: empty, visibilityMs: this.#visibilityMs, maxAttempts: this.#maxAttempts }) as JobQueue<unknown>;
+      queue = new JobQueue({ redis: this.#client, queue: name, kinds: empty, visibilityMs: this.#visibilityMs, maxAttempts: this.#maxAttempts, eventLog: this.#eventLog, workerId: this.#workerId }) as JobQueue<unknown>;
       this.#queues.set(name, queue);
     }
     return queue;

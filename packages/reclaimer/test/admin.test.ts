@@ -1,6 +1,7 @@
 import { defineKinds, JobQueue } from '@jobs/core';
 import { findFreePort } from '@jobs/dev-redis';
-import { isClusterRun, queueKeysIn, redisTest as test } from '@jobs/testing';
+import { spawn } from 'node:child_process';
+import { isClusterRun, queueKeysIn, redisNodes, redisTest as test, waitFor, type TestRedis } from '@jobs/testing';
 import { describe, expect } from 'vitest';
 import { BIN, runCli } from './cli.ts';
 
@@ -68,6 +69,35 @@ describe('jobs (the admin CLI, run as a child process)', () => {
     await queue.close();
   });
 
+  test('show prints a job timeline; events lists the log and --follow prints new events as they come; a CLI cancel is logged', async ({ redis, redisUrl, queueName }) => {
+    const queue = new JobQueue({ redis, queue: queueName, kinds, eventLog: true, workerId: 'w-7' });
+    const env = { REDIS_URL: redisUrl, JOBS_QUEUE: queueName };
+    const id = await queue.enqueue('task', { n: 1 });
+    const [job] = await queue.claim();
+    if (job) await queue.fail(job, Object.assign(new Error('no'), { code: 'EBUSY' }), { permanent: true });
+    const show = await runCli(BIN.jobs, ['show', id], env);
+    expect(show.code).toBe(0);
+    expect(show.stdout).toMatch(/timeline:\n.*enqueued\s+#0\n.*claimed\s+#1\s+by w-7\n.*failed\s+#1\s+by w-7\s+code EBUSY/);
+    const events = JSON.parse((await runCli(BIN.jobs, ['events', '--json'], env)).stdout) as { jobId: string; event: string }[];
+    expect(events.map((e) => `${e.jobId} ${e.event}`)).toEqual([`${id} enqueued`, `${id} claimed`, `${id} failed`]);
+
+    const follower = spawn(process.execPath, [BIN.jobs, 'events', '--follow', '--json'], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    follower.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+    const exited = new Promise<number | null>((resolve) => follower.on('exit', resolve));
+    // From now: started before the enqueue below, it must print it (the CLI resolves '$' first).
+    await waitFor(async () => (await redisNodes(redis)).length > 0 && (await blockedInXread(redis)), { what: 'the follower waiting in XREAD' });
+    const later = await queue.enqueue('task', { n: 2 });
+    const viaCli = await runCli(BIN.jobs, ['cancel', later], env);
+    expect(viaCli.code).toBe(0);
+    await waitFor(() => out.includes('"cancelled"'), { what: 'the follower printing the cancel' });
+    follower.kill('SIGINT');
+    expect(await exited).toBe(0);
+    const lines = out.trim().split('\n').map((line) => JSON.parse(line) as { jobId: string; event: string; worker: string | null });
+    expect(lines.map((e) => `${e.jobId} ${e.event} ${e.worker}`)).toEqual([`${later} enqueued null`, `${later} cancelled jobs-cli`]);
+    await queue.close();
+  });
+
   test('purge asks for --yes, then deletes every key of the queue', async ({ redis, redisUrl, queueName }) => {
     const queue = new JobQueue({ redis, queue: queueName, kinds });
     await queue.enqueue('task', { n: 1 });
@@ -121,3 +151,11 @@ describe('jobs (the admin CLI, run as a child process)', () => {
     expect(run.stderr).not.toMatch(/\n\s+at /);
   });
 });
+
+/** True while some connection on some server is blocked in XREAD. */
+async function blockedInXread(redis: TestRedis): Promise<boolean> {
+  for (const node of await redisNodes(redis)) {
+    if (String(await node.client('LIST')).split('\n').some((line) => / cmd=xread /.test(line))) return true;
+  }
+  return false;
+}

@@ -11,7 +11,10 @@ Commands:
   queues                   the queues found in Redis, with their depths
   stats                    depths and counters of --queue (of every queue without it)
   ls <state>               jobs in pending, processing, delayed, completed or failed
-  show <id>                one job: every field of its hash
+  show <id>                one job: every field of its hash, and its timeline (event log)
+  events                   the event log of --queue: from --from ID (default: the oldest kept),
+                           --limit entries; --follow keeps printing new ones until Ctrl-C
+                           (--partition N for a partitioned queue)
   retry <id>...            put failed jobs back on pending, with fresh attempts
   retry --all-failed       ... every job in the failed list (the dead letters)
   cancel <id>              cancel a pending or delayed job
@@ -37,6 +40,7 @@ export type AdminCommand =
   | { name: 'stats'; queue: string | undefined }
   | { name: 'ls'; queue: string; state: ListState; limit: number; offset: number }
   | { name: 'show'; queue: string; id: string }
+  | { name: 'events'; queue: string; from: string; follow: boolean; limit: number; partition: number | undefined }
   | { name: 'retry'; queue: string; ids: string[] }
   | { name: 'retry-all'; queue: string }
   | { name: 'cancel'; queue: string; id: string }
@@ -77,6 +81,9 @@ export function parseAdminArgs(argv: readonly string[], env: NodeJS.ProcessEnv):
         json: { type: 'boolean', default: false },
         yes: { type: 'boolean', default: false },
         'all-failed': { type: 'boolean', default: false },
+        follow: { type: 'boolean', short: 'f', default: false },
+        from: { type: 'string' },
+        partition: { type: 'string' },
         help: { type: 'boolean', short: 'h', default: false },
       },
     });
@@ -128,6 +135,13 @@ export function parseAdminArgs(argv: readonly string[], env: NodeJS.ProcessEnv):
         redisUrl,
         json,
       };
+    }
+    case 'events': {
+      noArgs();
+      const from = values.from ?? (values.follow ? '$' : '0');
+      if (from !== '$' && !/^\d{1,20}(-\d{1,20})?$/.test(from)) throw new UsageError(`--from takes an event id (like 1700000000000-0), 0 or $, got ${from}`);
+      const partition = values.partition === undefined ? undefined : parseWholeNumber('--partition', values.partition, 0, 0, 1_023);
+      return { command: { name: 'events', queue: needQueue(), from, follow: values.follow, limit: parseWholeNumber('--limit', values.limit, 100, 1, 100_000), partition }, redisUrl, json };
     }
     case 'show':
       return { command: { name: 'show', queue: needQueue(), id: oneId() }, redisUrl, json };

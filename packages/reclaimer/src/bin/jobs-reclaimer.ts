@@ -26,6 +26,7 @@ async function main(): Promise<number> {
     intervalMs: config.intervalMs,
     batch: config.batch,
     visibilityMs: config.visibilityMs,
+    eventLog: config.eventLog,
     logger: log,
   });
   log.info(
