@@ -73,6 +73,10 @@ async function runOnce(url: string, admin: Redis, mode: 'off' | 'on', jobs: numb
   return { mode, redisCpuUsPerJob: cpu.redisCpuUs, wallMs, xaddPerJob: xadd / jobs, streamBytes };
 }
 
+function print(line: string): void {
+  process.stdout.write(`${line}\n`);
+}
+
 function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.floor(sorted.length / 2)] as number;
@@ -91,7 +95,7 @@ async function main(): Promise<void> {
       for (const mode of rep % 2 === 0 ? (['off', 'on'] as const) : (['on', 'off'] as const)) {
         const sample = await runOnce(server.url, admin, mode, jobs, rep);
         samples.push(sample);
-        console.log(JSON.stringify(sample));
+        print(JSON.stringify(sample));
       }
     }
   } finally {
@@ -104,13 +108,13 @@ async function main(): Promise<void> {
   };
   const off = summary('off');
   const on = summary('on');
-  console.log(`\n${jobs} jobs enqueued then processed (worker concurrency 16), median of ${reps}:`);
-  console.log(`| event log | Redis CPU per job | wall time | jobs/s |`);
-  console.log(`|---|---|---|---|`);
+  print(`\n${jobs} jobs enqueued then processed (worker concurrency 16), median of ${reps}:`);
+  print(`| event log | Redis CPU per job | wall time | jobs/s |`);
+  print(`|---|---|---|---|`);
   for (const [name, s] of [['off', off], ['on (maxLen 100,000)', on]] as const) {
-    console.log(`| ${name} | ${s.cpu.toFixed(1)} µs | ${(s.wall / 1000).toFixed(2)} s | ${Math.round(jobs / (s.wall / 1000))} |`);
+    print(`| ${name} | ${s.cpu.toFixed(1)} µs | ${(s.wall / 1000).toFixed(2)} s | ${Math.round(jobs / (s.wall / 1000))} |`);
   }
-  console.log(`Redis CPU per job with the log on: ${((on.cpu / off.cpu - 1) * 100).toFixed(0)}% more.`);
+  print(`Redis CPU per job with the log on: ${((on.cpu / off.cpu - 1) * 100).toFixed(0)}% more.`);
 }
 
 await main();
