@@ -27,6 +27,14 @@ export default tseslint.config(
     },
   },
   {
+    // The reclaimer dashboard's page scripts run in the browser, as ES modules.
+    files: ['packages/reclaimer/src/dashboard/assets/**/*.js'],
+    languageOptions: {
+      sourceType: 'module',
+      globals: { document: 'readonly', window: 'readonly', fetch: 'readonly', URLSearchParams: 'readonly', localStorage: 'readonly', Option: 'readonly', Event: 'readonly', Node: 'readonly', Response: 'readonly', HTMLElement: 'readonly' },
+    },
+  },
+  {
     // README examples and test fixture scripts print what they do.
     files: ['**/examples/**', '**/test/fixtures/**'],
     rules: { 'no-console': 'off' },

@@ -1,6 +1,7 @@
 #!lua flags=allow-oom
 --[[
-  cancel: cancels a job that has not started: one in pending or in the delayed set. Its hash
+  cancel: cancels a job that has not started: one in pending (or its priority's list, or parked
+  while its kind is paused) or in the delayed set. Its hash
   says status=cancelled and expires after the TTL. A job that is processing, or already
   finished, is left alone.
 
@@ -12,9 +13,10 @@
   ARGV[1]  id: the job's id
   ARGV[2]  ttlSeconds: TTL of the cancelled hash in seconds (0 = keep)
   ARGV[3]  channel: events channel ('' = publish nothing)
-  ARGV[4]  logMaxLen: the event log's cap ('0' = the log is off)
-  ARGV[5]  jobPrefix: job key prefix ("queue:{NAME}:job:"), for the event log
-  ARGV[6]  worker: the cancelling process's id, for the event log ('' = none)
+  ARGV[4]  prefix: the queue's key prefix ("queue:{NAME}:"), for the priority and parked lists (see lib/flow.lua)
+  ARGV[5]  logMaxLen: the event log's cap ('0' = the log is off)
+  ARGV[6]  jobPrefix: job key prefix ("queue:{NAME}:job:"), for the event log
+  ARGV[7]  worker: the cancelling process's id, for the event log ('' = none)
   Returns: { CANCELLED } if cancelled, else { NOT_CANCELLED, the status that kept it from being
            cancelled }, with status '' when there is no such job
   Reply:   [code: number, status?: string]
@@ -22,6 +24,7 @@
 --@include lib/now.lua
 --@include lib/job-status.lua
 --@include lib/events.lua
+--@include lib/flow.lua
 --@include lib/log-event.lua
 
 -- The reply's first value.
@@ -35,6 +38,14 @@ local removed = 0
 if status == 'pending' then
   -- O(length of pending): cancelling is rare, and the list has no other index.
   removed = redis.call('LREM', KEYS[2], 1, id)
+  if removed == 0 then
+    -- Not in pending: in its priority's list, or parked while its kind is paused.
+    local f = read_hash(key, 'priority', 'kind')
+    if f and tonumber(f[1]) and tonumber(f[1]) ~= 0 then
+      removed = redis.call('LREM', priority_list(ARGV[4], tonumber(f[1])), 1, id)
+    end
+    if removed == 0 and f and f[2] then removed = redis.call('LREM', parked_list(ARGV[4], f[2]), 1, id) end
+  end
   -- Status pending but not in the list: a recipe client moved it and has not stamped it yet.
   if removed == 0 then return { NOT_CANCELLED, 'processing' } end
 elseif status == 'delayed' then
@@ -47,5 +58,5 @@ redis.call('HSET', key, 'status', 'cancelled', 'cancelled_at_ms', now_ms())
 if tonumber(ARGV[2]) > 0 then redis.call('EXPIRE', key, tonumber(ARGV[2])) end
 redis.call('HINCRBY', KEYS[4], 'cancelled_total', 1)
 publish_event(ARGV[3], id, 'cancelled')
-log_event(open_log(KEYS[5], ARGV[4], ARGV[5]), id, 'cancelled', nil, ARGV[6], '')
+log_event(open_log(KEYS[5], ARGV[5], ARGV[6]), id, 'cancelled', nil, ARGV[7], '')
 return { CANCELLED }

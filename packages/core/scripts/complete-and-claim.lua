@@ -10,7 +10,9 @@
   KEYS[4]   stats: stats hash
   KEYS[5]   delayed: delayed sorted set
   KEYS[6]   completed: completed list
-  KEYS[7]   log: the event log stream (see lib/log-event.lua)
+  KEYS[7]   failed: failed list (expired jobs go there)
+  KEYS[8]   flow: flow hash (see lib/flow.lua)
+  KEYS[9]   log: the event log stream (see lib/log-event.lua)
   ARGV[1]   jobPrefix: job key prefix ("queue:{NAME}:job:")
   ARGV[2]   visibilityMs: default visibility ms
   ARGV[3]   maxAttempts: default max attempts
@@ -20,10 +22,14 @@
   ARGV[7]   historyCap: completed history cap
   ARGV[8]   channel: events channel ('' = publish nothing)
   ARGV[9]   onlyHeard: '1': publish only when the channel has a subscriber on this server; '0': always
-  ARGV[10]  logMaxLen: the event log's cap ('0' = the log is off)
-  ARGV[11]  worker: the worker's id, for the event log ('' = none)
-  ARGV[12..] completions: per job to complete, 3 values: id, claim token, result JSON
-  Returns:  { now ms, due time of the next delayed job in ms or -1, M (jobs given to complete),
+  ARGV[10]  failedTtlSeconds: failed TTL in seconds (0 = keep until trimmed off the history)
+  ARGV[11]  failedHistoryCap: failed history cap (-1 = no cap)
+  ARGV[12]  prefix: the queue's key prefix ("queue:{NAME}:"), for the flow-control keys (see lib/flow.lua)
+  ARGV[13]  logMaxLen: the event log's cap ('0' = the log is off)
+  ARGV[14]  worker: the worker's id, for the event log ('' = none)
+  ARGV[15..] completions: per job to complete, 3 values: id, claim token, result JSON
+  Returns:  { now ms, due time of the next delayed job in ms or -1 (CLAIM_PAUSED: the queue is
+              paused), M (jobs given to complete),
               M values CLAIM_DONE (completed) or NOT_OWNER (not the caller's; nothing changed),
               then CLAIM_STRIDE values per claimed job as claim.lua returns them }
   Reply:    [nowMs: number, nextDueMs: number, count: number, ...rest: Array<string | number | null>]
@@ -33,16 +39,20 @@
 --@include lib/promote-due.lua
 --@include lib/claim-jobs.lua
 
+local FIRST_COMPLETION = 15
 local now = now_ms()
-local log = open_log(KEYS[7], ARGV[10], ARGV[1])
-local out = { now, -1, (#ARGV - 11) / 3 }
+local log = open_log(KEYS[9], ARGV[13], ARGV[1])
+local out = { now, -1, (#ARGV - FIRST_COMPLETION + 1) / 3 }
 complete_jobs({ processing = KEYS[2], completed = KEYS[6], leases = KEYS[3], stats = KEYS[4],
   job_prefix = ARGV[1], ttl = tonumber(ARGV[6]), cap = tonumber(ARGV[7]), channel = ARGV[8],
-  only_heard = ARGV[9], now = now, log = log, worker = ARGV[11] }, ARGV, 12, out)
+  only_heard = ARGV[9], now = now, log = log, worker = ARGV[14] }, ARGV, FIRST_COMPLETION, out)
 local wanted = tonumber(ARGV[4])
 if wanted > 0 then
-  local _, next_due = promote_due(KEYS[5], KEYS[1], ARGV[1], 1000, now, log)
+  local _, next_due = promote_due(KEYS[5], KEYS[1], ARGV[1], ARGV[12], 1000, now, log)
   out[2] = next_due
-  claim_jobs(KEYS[1], KEYS[2], KEYS[3], KEYS[4], ARGV[1], tonumber(ARGV[2]), ARGV[3], wanted, ARGV[5], now, out, log, ARGV[11])
+  claim_ready({ pending = KEYS[1], processing = KEYS[2], leases = KEYS[3], stats = KEYS[4], failed = KEYS[7],
+    flow = KEYS[8], job_prefix = ARGV[1], prefix = ARGV[12], visibility = tonumber(ARGV[2]), max_attempts = ARGV[3],
+    token_base = ARGV[5], ttl = tonumber(ARGV[10]), cap = tonumber(ARGV[11]), channel = ARGV[8], now = now,
+    log = log, worker = ARGV[14] }, wanted, out)
 end
 return out

@@ -1,8 +1,9 @@
 #!lua
 --[[
   enqueue: writes one or more jobs atomically. Each job gets its hash (the recipe's fields plus
-  ours) and either goes onto the pending list (LPUSH, as the recipe does) or, when it is due
-  later, into the delayed set. A job with an idempotency key whose key is still held is not
+  ours) and either goes onto the pending list (LPUSH, as the recipe does; a job of another
+  priority than 0 onto its priority's list, see lib/flow.lua) or, when it is due later, into
+  the delayed set. A job with an idempotency key whose key is still held is not
   written: the id of the job that holds the key is returned instead.
   Runs only when Redis has memory to spare (no allow-oom flag): under maxmemory with noeviction
   the whole call is refused before it writes anything.
@@ -15,10 +16,13 @@
   ARGV[1]   count: number of jobs N
   ARGV[2]   jobPrefix: job key prefix ("queue:{NAME}:job:"): a job's hash is this plus its id
   ARGV[3]   wakeChannel: the wake channel (see lib/due-notice.lua)
-  ARGV[4]   logMaxLen: the event log's cap ('0' = the log is off)
-  ARGV[5..] jobs: per job, 4 values: id, payload JSON, kind, options: '' for none, or
-            "delay ms,run-at ms,max attempts,visibility ms,idempotency retention ms", whole
-            numbers, 0 meaning: no delay, use the delay, queue default, queue default, no key
+  ARGV[4]   prefix: the queue's key prefix ("queue:{NAME}:"), for the flow-control keys (see lib/flow.lua)
+  ARGV[5]   logMaxLen: the event log's cap ('0' = the log is off)
+  ARGV[6..] jobs: per job, 4 values: id, payload JSON, kind, options: '' for none, or
+            "delay ms,run-at ms,max attempts,visibility ms,idempotency retention ms,priority,
+            ttl ms,expires-at ms", whole numbers (priority may be negative), 0 meaning: no
+            delay, use the delay, queue default, queue default, no key, the default priority,
+            no ttl, no expiry
   Returns:  flat array, per job: id, ENQUEUE_WRITTEN if written (now, or by an earlier run of this
             same call) or ENQUEUE_HELD if an earlier job holds its idempotency key
   Reply:    (string | number)[]
@@ -29,25 +33,31 @@
 ]]
 --@include lib/now.lua
 --@include lib/due-notice.lua
+--@include lib/write-job.lua
+--@include lib/flow.lua
 --@include lib/log-event.lua
 
 local FIELDS = 4
-local FIRST_JOB = 5
+local FIRST_JOB = 6
 local ENQUEUE_WRITTEN = 1 --@export
 local ENQUEUE_HELD = 0 --@export
 local n = tonumber(ARGV[1])
 local job_prefix = ARGV[2]
+local prefix = ARGV[4]
 local now = now_ms()
 local now_text = int_text(now)
-local log = open_log(KEYS[4], ARGV[4], job_prefix)
+local log = open_log(KEYS[4], ARGV[5], job_prefix)
 
--- A job's options (see ARGV): delay, run-at, max attempts and visibility as text, and the
--- idempotency retention as a number.
+-- A job's options (see ARGV): delay, run-at, max attempts and visibility as text, the
+-- idempotency retention as a number, the priority as text, and the expiry (ms, 0 = none).
 local function job_options(text)
-  if text == '' then return '0', '0', '0', '0', 0 end
-  local delay, run_at, max_attempts, visibility, idem = string.match(text, '^(%d+),(%d+),(%d+),(%d+),(%d+)$')
-  if not idem then error('enqueue: malformed job options "' .. text .. '"') end
-  return delay, run_at, max_attempts, visibility, tonumber(idem)
+  if text == '' then return '0', '0', '0', '0', 0, '0', 0 end
+  local delay, run_at, max_attempts, visibility, idem, priority, ttl, expires_at =
+    string.match(text, '^(%d+),(%d+),(%d+),(%d+),(%d+),(-?%d+),(%d+),(%d+)$')
+  if not expires_at then error('enqueue: malformed job options "' .. text .. '"') end
+  local expiry = tonumber(expires_at)
+  if ttl ~= '0' then expiry = now + tonumber(ttl) end
+  return delay, run_at, max_attempts, visibility, tonumber(idem), priority, expiry
 end
 
 -- Pass 1: check before writing anything, so a refused call leaves nothing half-written. A job
@@ -68,6 +78,8 @@ end
 -- Pass 2: write.
 local out = {}
 local pushed = {}
+-- Jobs of other priorities, by level, and the levels in first-seen order.
+local by_level, levels = {}, {}
 local written = 0
 -- The earliest due time of the jobs this call delays: waiting workers hear of it (see due-notice.lua).
 local earliest = nil
@@ -75,7 +87,7 @@ local idem_index = 5
 for j = 0, n - 1 do
   local base = FIRST_JOB + j * FIELDS
   local id, payload, kind = ARGV[base], ARGV[base + 1], ARGV[base + 2]
-  local delay_text, run_at_text, max_attempts, visibility_ms, idem_ms = job_options(ARGV[base + 3])
+  local delay_text, run_at_text, max_attempts, visibility_ms, idem_ms, priority, expiry = job_options(ARGV[base + 3])
   local job_key = job_prefix .. id
   local holder = false
   local idem_key = false
@@ -104,15 +116,21 @@ for j = 0, n - 1 do
     if run_at_text ~= '0' then due = tonumber(run_at_text) end
     local status = 'pending'
     if due > now then status = 'delayed' end
-    redis.call('HSET', job_key, 'id', id, 'payload', payload, 'status', status, 'attempts', '0',
-      'enqueued_at_ms', now_text, 'claim_token', '', 'kind', kind)
-    if max_attempts ~= '0' then redis.call('HSET', job_key, 'max_attempts', max_attempts) end
-    if visibility_ms ~= '0' then redis.call('HSET', job_key, 'visibility_ms', visibility_ms) end
+    write_job_hash(job_key, id, payload, kind, status, now_text, max_attempts, visibility_ms)
+    if priority ~= '0' then redis.call('HSET', job_key, 'priority', priority) end
+    if expiry > 0 then redis.call('HSET', job_key, 'expires_at_ms', int_text(expiry)) end
     if status == 'delayed' then
       local due_text = int_text(due)
       redis.call('HSET', job_key, 'run_at_ms', due_text)
       redis.call('ZADD', KEYS[2], due_text, id)
       if not earliest or due < earliest then earliest = due end
+    elseif priority ~= '0' then
+      if not by_level[priority] then
+        by_level[priority] = {}
+        levels[#levels + 1] = priority
+      end
+      local ids = by_level[priority]
+      ids[#ids + 1] = id
     else
       -- Pushed together after the loop: one LPUSH of many puts them in the same order.
       pushed[#pushed + 1] = id
@@ -126,6 +144,19 @@ end
 -- In slices: unpack is bounded by Lua's stack (a call may carry 10,000 jobs).
 for first = 1, #pushed, 1000 do
   redis.call('LPUSH', KEYS[1], unpack(pushed, first, math.min(first + 999, #pushed)))
+end
+-- Each level's first job through push_pending (it may go onto pending, to wake blocked claims),
+-- the rest straight onto the level's list behind it.
+for _, level in ipairs(levels) do
+  local ids = by_level[level]
+  push_pending(prefix, KEYS[1], ids[1], level, false)
+  if #ids > 1 then
+    local list = priority_list(prefix, tonumber(level))
+    for first = 2, #ids, 1000 do
+      redis.call('LPUSH', list, unpack(ids, first, math.min(first + 999, #ids)))
+    end
+    redis.call('ZADD', levels_set(prefix), level, level)
+  end
 end
 if written > 0 then redis.call('HINCRBY', KEYS[3], 'enqueued_total', written) end
 if earliest then notice_due(KEYS[2], ARGV[3], earliest, now) end

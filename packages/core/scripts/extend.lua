@@ -4,6 +4,9 @@
   jobs per tick, not one call per job). Like SQS's ChangeMessageVisibility, the new deadline is
   now + the given time, not the old deadline plus it. Fenced: a job whose token no longer
   matches (it was reclaimed or finished) is not renewed, and the caller learns it.
+  A renewal also moves claimed_at_ms to now, since a recipe reclaimer judges a claim by
+  claimed_at_ms + its visibility and would otherwise take a healthy long job; the attempt's
+  claim time moves to first_claimed_at_ms at its first renewal (claim itself stays as it was).
 
   KEYS[1]   leases: lease index sorted set
   KEYS[2..] jobs: the job hash of each job, in the order of the ARGV pairs
@@ -13,18 +16,30 @@
   Reply:    number[]
 ]]
 --@include lib/now.lua
---@include lib/job-status.lua
 --@include lib/holds-claim.lua
 
 local now = now_ms()
+local now_text = int_text(now)
 local deadline = now + tonumber(ARGV[1])
+local deadline_text = int_text(deadline)
 local out = {}
 for j = 0, (#ARGV - 1) / 2 - 1 do
   local id, token = ARGV[2 + j * 2], ARGV[3 + j * 2]
   local key = KEYS[2 + j]
-  if holds_claim(key, token) then
-    redis.call('ZADD', KEYS[1], deadline, id)
-    redis.call('HSET', key, 'lease_expires_at_ms', deadline)
+  -- holds_claim's check, reading the claim times in the same call.
+  local f = token ~= '' and read_hash(key, 'status', 'claim_token', 'claimed_at_ms', 'first_claimed_at_ms', 'reclaimed_at_ms')
+  if f and f[1] == 'processing' and f[2] == token then
+    redis.call('ZADD', KEYS[1], deadline_text, id)
+    -- A first_claimed_at_ms older than a recipe client's reclaim belongs to an earlier attempt
+    -- (recipe clients do not know the field): this attempt's claim time is claimed_at_ms.
+    local first = tonumber(f[4])
+    if not first or first < (tonumber(f[5]) or 0) then
+      local claimed = tonumber(f[3])
+      redis.call('HSET', key, 'lease_expires_at_ms', deadline_text, 'claimed_at_ms', now_text,
+        'first_claimed_at_ms', claimed and claimed > 0 and f[3] or now_text)
+    else
+      redis.call('HSET', key, 'lease_expires_at_ms', deadline_text, 'claimed_at_ms', now_text)
+    end
     out[#out + 1] = deadline
   else
     out[#out + 1] = NOT_OWNER

@@ -3,7 +3,8 @@
   fail: records a failed attempt of a claimed job, fenced like complete. The script, not the
   caller, decides between retry and dead letter, from the hash's attempts and max_attempts:
   a permanent failure, or attempts >= max_attempts, moves the job to the failed list with its
-  reason; otherwise it is retried, after the given delay through the delayed set, or at once.
+  reason; otherwise it is retried, after the given delay through the delayed set, or at once
+  (onto pending, or its priority's list: a retried job keeps its priority).
 
   KEYS[1]  job: the job's hash
   KEYS[2]  processing: processing list
@@ -20,13 +21,14 @@
   ARGV[5]  retryDelayMs: retry delay in ms (<= 0: back to pending at once)
   ARGV[6]  permanent: 1 if the failure is permanent (no retry), else 0
   ARGV[7]  maxAttempts: default max attempts, for a hash without max_attempts
-  ARGV[8]  ttlSeconds: failed TTL in seconds (0 = keep until trimmed off the history)
-  ARGV[9]  historyCap: failed history cap
+  ARGV[8]  ttlSeconds: failed TTL in seconds (0 = no TTL)
+  ARGV[9]  historyCap: failed history cap (-1 = no cap)
   ARGV[10] channel: events channel ('' = publish nothing)
   ARGV[11] wakeChannel: the wake channel (see lib/due-notice.lua)
-  ARGV[12] logMaxLen: the event log's cap ('0' = the log is off)
-  ARGV[13] worker: the worker's id, for the event log ('' = none)
-  ARGV[14] errorCode: the error's code, for the event log ('' = none)
+  ARGV[12] prefix: the queue's key prefix ("queue:{NAME}:"), for the flow-control keys (see lib/flow.lua)
+  ARGV[13] logMaxLen: the event log's cap ('0' = the log is off)
+  ARGV[14] worker: the worker's id, for the event log ('' = none)
+  ARGV[15] errorCode: the error's code, for the event log ('' = none)
   Returns: NOT_OWNER (nothing changed) | FAIL_RETRIED (back on pending now) | FAIL_DEAD_LETTERED |
            FAIL_DELAYED (retry scheduled)
   Reply:   number
@@ -41,6 +43,7 @@
 --@include lib/history.lua
 --@include lib/dead-letter.lua
 --@include lib/due-notice.lua
+--@include lib/flow.lua
 --@include lib/log-event.lua
 
 -- The outcomes besides NOT_OWNER.
@@ -53,22 +56,22 @@ local owned = holds_claim(key, token) and remove_from_list(KEYS[2], id) == 1
 if not owned then return NOT_OWNER end
 
 local now = now_ms()
-local log = open_log(KEYS[8], ARGV[12], ARGV[1])
+local log = open_log(KEYS[8], ARGV[13], ARGV[1])
 redis.call('ZREM', KEYS[6], id)
 local attempts = tonumber(redis.call('HGET', key, 'attempts')) or 0
 local max_attempts = tonumber(redis.call('HGET', key, 'max_attempts')) or tonumber(ARGV[7])
 if ARGV[6] == '1' or attempts >= max_attempts then
   dead_letter({ job_prefix = ARGV[1], failed = KEYS[5], stats = KEYS[7], cap = tonumber(ARGV[9]),
-    ttl = tonumber(ARGV[8]), channel = ARGV[10], now = now, log = log, worker = ARGV[13] }, id, reason, ARGV[14])
+    ttl = tonumber(ARGV[8]), channel = ARGV[10], now = now, log = log, worker = ARGV[14] }, id, reason, ARGV[15])
   return FAIL_DEAD_LETTERED
 end
 
 redis.call('HSET', key, 'claim_token', '', 'claimed_at_ms', 0, 'last_error', reason,
   'last_error_at_ms', now)
-redis.call('HDEL', key, 'lease_expires_at_ms')
+redis.call('HDEL', key, 'lease_expires_at_ms', 'first_claimed_at_ms')
 redis.call('HINCRBY', KEYS[7], 'retried_total', 1)
 publish_event(ARGV[10], id, 'retry')
-log_event(log, id, 'retried', attempts, ARGV[13], ARGV[14])
+log_event(log, id, 'retried', attempts, ARGV[14], ARGV[15])
 local delay = tonumber(ARGV[5])
 if delay > 0 then
   redis.call('HSET', key, 'status', 'delayed', 'run_at_ms', now + delay)
@@ -77,5 +80,5 @@ if delay > 0 then
   return FAIL_DELAYED
 end
 redis.call('HSET', key, 'status', 'pending')
-redis.call('LPUSH', KEYS[3], id)
+push_pending(ARGV[12], KEYS[3], id, redis.call('HGET', key, 'priority'), false)
 return FAIL_RETRIED

@@ -8,7 +8,8 @@
      when the sweep first saw it, never from enqueued_at_ms: the recipe's B1/B2). An id whose
      hash is gone is dropped from processing.
   2. Takes up to ARGV[2] expired leases (deadline <= now), oldest first. A job that is still in
-     processing goes back to the claim end of pending (it keeps its place in the queue), with
+     processing goes back to the claim end of pending, or of its priority's list (it keeps its
+     place in the queue), with
      its token cleared so the old worker can neither complete nor fail it; a job that has had
      max_attempts claims goes to the failed list with the reason instead (a poison job does not
      loop forever). Each expired lease is handled by exactly one call, however many run at once.
@@ -24,12 +25,13 @@
   ARGV[2]  batch: most expired leases to handle in this call
   ARGV[3]  visibilityMs: default visibility ms, for jobs whose hash has no visibility_ms
   ARGV[4]  maxAttempts: default max attempts, for jobs whose hash has no max_attempts
-  ARGV[5]  ttlSeconds: failed TTL in seconds (0 = keep until trimmed off the history)
-  ARGV[6]  historyCap: failed history cap
+  ARGV[5]  ttlSeconds: failed TTL in seconds (0 = no TTL)
+  ARGV[6]  historyCap: failed history cap (-1 = no cap)
   ARGV[7]  channel: events channel ('' = publish nothing)
   ARGV[8]  scanBudget: most processing entries to examine for foreign claims in this call
-  ARGV[9]  logMaxLen: the event log's cap ('0' = the log is off)
-  ARGV[10] worker: the sweeping process's id, for the event log ('' = none)
+  ARGV[9]  prefix: the queue's key prefix ("queue:{NAME}:"), for the flow-control keys (see lib/flow.lua)
+  ARGV[10] logMaxLen: the event log's cap ('0' = the log is off)
+  ARGV[11] worker: the sweeping process's id, for the event log ('' = none)
   Returns: { {reclaimed ids}, {dead-lettered ids}, {dropped ids}, 1 if more leases are due else 0 }
   Reply:   [reclaimed: string[], deadLettered: string[], dropped: string[], more: number]
 ]]
@@ -39,6 +41,7 @@
 --@include lib/events.lua
 --@include lib/history.lua
 --@include lib/dead-letter.lua
+--@include lib/flow.lua
 --@include lib/log-event.lua
 
 local job_prefix = ARGV[1]
@@ -48,8 +51,8 @@ local default_max_attempts = tonumber(ARGV[4])
 local scan_budget = tonumber(ARGV[8])
 local now = now_ms()
 local ctx = { job_prefix = job_prefix, failed = KEYS[4], stats = KEYS[5], cap = tonumber(ARGV[6]),
-  ttl = tonumber(ARGV[5]), channel = ARGV[7], now = now, log = open_log(KEYS[7], ARGV[9], job_prefix),
-  worker = ARGV[10] }
+  ttl = tonumber(ARGV[5]), channel = ARGV[7], now = now, log = open_log(KEYS[7], ARGV[10], job_prefix),
+  worker = ARGV[11] }
 local dropped = {}
 
 -- 1. Adopt foreign claims.
@@ -98,19 +101,23 @@ for _, id in ipairs(expired) do
     else
       redis.call('HSET', key, 'status', 'pending', 'claim_token', '', 'claimed_at_ms', 0,
         'reclaimed_at_ms', now)
-      redis.call('HDEL', key, 'lease_expires_at_ms')
+      redis.call('HDEL', key, 'lease_expires_at_ms', 'first_claimed_at_ms')
       publish_event(ctx.channel, id, 'reclaimed')
       log_event(ctx.log, id, 'reclaimed', attempts, ctx.worker, 'LEASE_EXPIRED')
-      reclaimed[#reclaimed + 1] = id
+      reclaimed[#reclaimed + 1] = { id, redis.call('HGET', key, 'priority') }
     end
   end
   -- Otherwise the job already moved on (a recipe client finished or re-queued it); the stale
   -- lease entry was all there was to clean.
 end
 -- Back to the claim end, the longest-expired rightmost, so they run first and in their order.
-for i = #reclaimed, 1, -1 do redis.call('RPUSH', KEYS[1], reclaimed[i]) end
+local reclaimed_ids = {}
+for i = #reclaimed, 1, -1 do
+  push_pending(ARGV[9], KEYS[1], reclaimed[i][1], reclaimed[i][2], true)
+  reclaimed_ids[i] = reclaimed[i][1]
+end
 if #reclaimed > 0 then redis.call('HINCRBY', KEYS[5], 'reclaimed_total', #reclaimed) end
 if #dropped > 0 then redis.call('HINCRBY', KEYS[5], 'dropped_total', #dropped) end
 local more = 0
 if #expired == batch then more = 1 end
-return { reclaimed, dead, dropped, more }
+return { reclaimed_ids, dead, dropped, more }

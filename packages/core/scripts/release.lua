@@ -2,7 +2,7 @@
 --[[
   release: hands claimed jobs back to pending at once (a worker shutting down, not a failure):
   fenced like complete; each id leaves processing and the lease index, goes back to the claim
-  end of pending in its order, and the interrupted attempt is not counted against it.
+  end of pending (or of its priority's list) in its order, and the interrupted attempt is not counted against it.
 
   KEYS[1]   processing: processing list
   KEYS[2]   pending: pending list
@@ -11,10 +11,11 @@
   KEYS[5]   log: the event log stream (see lib/log-event.lua)
   KEYS[6..] jobs: the job hash of each job, in the order of the ARGV pairs
   ARGV[1]   channel: events channel ('' = publish nothing)
-  ARGV[2]   logMaxLen: the event log's cap ('0' = the log is off)
-  ARGV[3]   jobPrefix: job key prefix ("queue:{NAME}:job:"), for the event log
-  ARGV[4]   worker: the worker's id, for the event log ('' = none)
-  ARGV[5..] claims: per job, 2 values: id, claim token
+  ARGV[2]   prefix: the queue's key prefix ("queue:{NAME}:"), for the flow-control keys (see lib/flow.lua)
+  ARGV[3]   logMaxLen: the event log's cap ('0' = the log is off)
+  ARGV[4]   jobPrefix: job key prefix ("queue:{NAME}:job:"), for the event log
+  ARGV[5]   worker: the worker's id, for the event log ('' = none)
+  ARGV[6..] claims: per job, 2 values: id, claim token
   Returns:  per job CLAIM_DONE if released, NOT_OWNER if the caller does not own the job
             (nothing changed)
   Reply:    number[]
@@ -24,13 +25,14 @@
 --@include lib/remove-from-list.lua
 --@include lib/holds-claim.lua
 --@include lib/events.lua
+--@include lib/flow.lua
 --@include lib/log-event.lua
 
 local now_text = int_text(now_ms())
 local out, released = {}, {}
-local log = open_log(KEYS[5], ARGV[2], ARGV[3])
-for j = 0, (#ARGV - 4) / 2 - 1 do
-  local id, token = ARGV[5 + j * 2], ARGV[6 + j * 2]
+local log = open_log(KEYS[5], ARGV[3], ARGV[4])
+for j = 0, (#ARGV - 5) / 2 - 1 do
+  local id, token = ARGV[6 + j * 2], ARGV[7 + j * 2]
   local key = KEYS[6 + j]
   local owned = holds_claim(key, token) and remove_from_list(KEYS[1], id) == 1
   if owned then
@@ -41,16 +43,16 @@ for j = 0, (#ARGV - 4) / 2 - 1 do
     -- out of processing and not yet back on pending.
     local attempts = tonumber(redis.call('HGET', key, 'attempts'))
     if attempts and attempts >= 1 then redis.call('HSET', key, 'attempts', int_text(attempts - 1)) end
-    redis.call('HDEL', key, 'lease_expires_at_ms')
+    redis.call('HDEL', key, 'lease_expires_at_ms', 'first_claimed_at_ms')
     publish_event(ARGV[1], id, 'released')
-    log_event(log, id, 'released', nil, ARGV[4], '')
-    released[#released + 1] = id
+    log_event(log, id, 'released', nil, ARGV[5], '')
+    released[#released + 1] = { id, redis.call('HGET', key, 'priority') }
     out[#out + 1] = CLAIM_DONE
   else
     out[#out + 1] = NOT_OWNER
   end
 end
 -- Back to the claim end, first claimed rightmost, so they run next and in their order.
-for i = #released, 1, -1 do redis.call('RPUSH', KEYS[2], released[i]) end
+for i = #released, 1, -1 do push_pending(ARGV[2], KEYS[2], released[i][1], released[i][2], true) end
 if #released > 0 then redis.call('HINCRBY', KEYS[4], 'released_total', #released) end
 return out

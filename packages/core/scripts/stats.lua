@@ -9,18 +9,34 @@
   KEYS[4]  completed: completed list
   KEYS[5]  failed: failed list
   KEYS[6]  stats: stats hash
+  KEYS[7]  flow: flow hash (see lib/flow.lua)
   ARGV[1]  jobPrefix: job key prefix ("queue:{NAME}:job:")
+  ARGV[2]  prefix: the queue's key prefix ("queue:{NAME}:"), for the flow-control keys (see lib/flow.lua)
   Returns: { now ms, pending, processing, delayed, completed, failed,
-             oldest pending enqueued_at_ms or -1, { counter field, value, ... } }
-  Reply:   [nowMs: number, pending: number, processing: number, delayed: number, completed: number, failed: number, oldestEnqueuedAtMs: number, counters: Array<string>]
+             oldest pending enqueued_at_ms or -1, { counter field, value, ... },
+             { flow field, value, ... }, jobs waiting in the lists of other priorities,
+             parked jobs of paused kinds }
+  Reply:   [nowMs: number, pending: number, processing: number, delayed: number, completed: number, failed: number, oldestEnqueuedAtMs: number, counters: Array<string>, flow: Array<string>, prioritized: number, parked: number]
 ]]
 --@include lib/now.lua
 --@include lib/job-status.lua
+--@include lib/flow.lua
 
 local oldest = -1
 local tail = redis.call('LINDEX', KEYS[1], -1)
 if tail and job_status(ARGV[1] .. tail) then
   oldest = tonumber(redis.call('HGET', ARGV[1] .. tail, 'enqueued_at_ms')) or -1
+end
+local flow = redis.call('HGETALL', KEYS[7])
+local prioritized, parked = 0, 0
+if #flow > 0 then
+  for _, level in ipairs(redis.call('ZRANGE', levels_set(ARGV[2]), 0, -1)) do
+    prioritized = prioritized + redis.call('LLEN', priority_list(ARGV[2], tonumber(level)))
+  end
+  for i = 1, #flow, 2 do
+    local kind = paused_kind_of(flow[i])
+    if kind then parked = parked + redis.call('LLEN', parked_list(ARGV[2], kind)) end
+  end
 end
 return {
   now_ms(),
@@ -31,4 +47,7 @@ return {
   redis.call('LLEN', KEYS[5]),
   oldest,
   redis.call('HGETALL', KEYS[6]),
+  flow,
+  prioritized,
+  parked,
 }

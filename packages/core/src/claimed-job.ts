@@ -35,6 +35,7 @@ function readClaimedJob(reply: readonly unknown[], at: number, nowMs: number): C
   const kindField = optional(reply[at + 6]);
   const enqueuedAt = toNumber(reply[at + 7]);
   const lastError = optional(reply[at + 8]) || undefined;
+  const priority = toNumber(reply[at + 9]);
   const payload = parsePayload(rawPayload);
   const payloadKind = typeof payload === 'object' && payload !== null ? (payload as { kind?: unknown }).kind : undefined;
   const fields: Record<string, string> = {
@@ -50,6 +51,7 @@ function readClaimedJob(reply: readonly unknown[], at: number, nowMs: number): C
   if (kindField !== undefined) fields.kind = kindField;
   if (enqueuedAt !== undefined) fields.enqueued_at_ms = String(enqueuedAt);
   if (lastError !== undefined) fields.last_error = lastError;
+  if (priority !== undefined) fields.priority = String(priority);
   return {
     id,
     token,
@@ -62,6 +64,7 @@ function readClaimedJob(reply: readonly unknown[], at: number, nowMs: number): C
     visibilityMs: leaseExpiresAtMs - nowMs,
     enqueuedAtMs: enqueuedAt !== undefined && enqueuedAt > 0 ? enqueuedAt : undefined,
     claimedAtMs: nowMs,
+    leaseRenewedAtMs: undefined,
     leaseExpiresAtMs,
     runAtMs: undefined,
     completedAtMs: undefined,
@@ -71,6 +74,10 @@ function readClaimedJob(reply: readonly unknown[], at: number, nowMs: number): C
     result: undefined,
     lastError,
     lastErrorAtMs: undefined,
+    priority: priority ?? 0,
+    // Not in the claim reply (an expired job is never claimed); progress starts afresh.
+    expiresAtMs: undefined,
+    progress: undefined,
     fields: Object.freeze(fields),
   };
 }

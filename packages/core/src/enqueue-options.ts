@@ -1,4 +1,5 @@
 import { InvalidArgumentError } from './errors.ts';
+import { assertPriority } from './priority.ts';
 import { assertWholeNumber } from './whole-number.ts';
 
 /** Options of one enqueue. */
@@ -18,6 +19,18 @@ export interface EnqueueOptions {
   idempotencyKey?: string;
   /** How long the idempotency key holds, in ms; default: the queue's (24 h). */
   idempotencyTtlMs?: number;
+  /**
+   * A whole number from -1000 to 1000: higher is claimed first, FIFO within a priority.
+   * Default: the kind's `priority`, else 0.
+   */
+  priority?: number;
+  /**
+   * The job expires if no worker has started it this many ms after the enqueue (Redis clock):
+   * it never runs, and goes to failed with `last_error` `JOBS_EXPIRED: ...`.
+   */
+  ttlMs?: number;
+  /** Like `ttlMs`, as a time (a Date or Unix ms). Give one of the two. */
+  expiresAt?: Date | number;
 }
 
 /** The checked, script-ready form of {@link EnqueueOptions}. */
@@ -28,6 +41,11 @@ export interface ResolvedEnqueueOptions {
   visibilityMs: number | undefined;
   idempotencyKey: string | undefined;
   idempotencyTtlMs: number;
+  priority: number | undefined;
+  /** 0: none. */
+  ttlMs: number;
+  /** 0: none. */
+  expiresAtMs: number;
 }
 
 const YEAR_MS = 365 * 86_400_000;
@@ -35,7 +53,7 @@ const YEAR_MS = 365 * 86_400_000;
 /** Checks `options` (from untrusted callers too) and fills in defaults. */
 export function resolveEnqueueOptions(options: EnqueueOptions | undefined, defaultIdempotencyTtlMs: number, field = 'options'): ResolvedEnqueueOptions {
   if (options === undefined) {
-    return { delayMs: 0, runAtMs: 0, maxAttempts: undefined, visibilityMs: undefined, idempotencyKey: undefined, idempotencyTtlMs: 0 };
+    return { delayMs: 0, runAtMs: 0, maxAttempts: undefined, visibilityMs: undefined, idempotencyKey: undefined, idempotencyTtlMs: 0, priority: undefined, ttlMs: 0, expiresAtMs: 0 };
   }
   if (typeof options !== 'object' || options === null) throw new InvalidArgumentError(field, 'expected an object');
   const delayMs = options.delayMs === undefined ? 0 : assertWholeNumber(`${field}.delayMs`, options.delayMs, 0, YEAR_MS);
@@ -60,5 +78,13 @@ export function resolveEnqueueOptions(options: EnqueueOptions | undefined, defau
       : options.idempotencyTtlMs === undefined
         ? defaultIdempotencyTtlMs
         : assertWholeNumber(`${field}.idempotencyTtlMs`, options.idempotencyTtlMs, 1, YEAR_MS);
-  return { delayMs, runAtMs, maxAttempts, visibilityMs, idempotencyKey, idempotencyTtlMs };
+  const priority = options.priority === undefined ? undefined : assertPriority(`${field}.priority`, options.priority);
+  if (options.ttlMs !== undefined && options.expiresAt !== undefined) throw new InvalidArgumentError(`${field}.expiresAt`, 'give ttlMs or expiresAt, not both');
+  const ttlMs = options.ttlMs === undefined ? 0 : assertWholeNumber(`${field}.ttlMs`, options.ttlMs, 1, YEAR_MS);
+  let expiresAtMs = 0;
+  if (options.expiresAt !== undefined) {
+    const ms = options.expiresAt instanceof Date ? options.expiresAt.getTime() : options.expiresAt;
+    expiresAtMs = assertWholeNumber(`${field}.expiresAt`, ms, 1, Date.now() + YEAR_MS);
+  }
+  return { delayMs, runAtMs, maxAttempts, visibilityMs, idempotencyKey, idempotencyTtlMs, priority, ttlMs, expiresAtMs };
 }

@@ -48,6 +48,11 @@ export const JOBS_ERROR_CODES = {
    * written. The ids @jobs makes are random, so this means two writers chose the same id.
    */
   DUPLICATE_ID: 'JOBS_DUPLICATE_ID',
+  /**
+   * A job was not started before its expiry (`ttlMs` / `expiresAt`): it never ran, and is in
+   * the failed list with a `last_error` that starts with this code.
+   */
+  EXPIRED: 'JOBS_EXPIRED',
 } as const;
 
 /** One of {@link JOBS_ERROR_CODES}. */

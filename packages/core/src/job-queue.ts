@@ -5,6 +5,8 @@ import { Completer, type CompleteAndClaimResult, type CompleteOutcome } from './
 import { ENQUEUE_BATCH, encodeEnqueue, enqueuePrepared, prepareEnqueueMany, writeEnqueues, type EnqueueRequest, type EnqueueResult, type PreparedEnqueue } from './commands/enqueue.ts';
 import { extendLease, extendLeases } from './commands/extend.ts';
 import { fail, type FailOptions, type FailOutcome } from './commands/fail.ts';
+import { pause, PauseWatch, resume } from './commands/pause.ts';
+import { progress } from './commands/progress.ts';
 import type { QueueContext } from './commands/queue-context.ts';
 import { reclaimStuck, type ReclaimResult } from './commands/reclaim.ts';
 import { release } from './commands/release.ts';
@@ -20,6 +22,7 @@ import { queueKeys, type QueueKeys } from './keys.ts';
 import type { KindName, Kinds } from './kinds.ts';
 import { resolveQueueOptions, type QueueOptions, type ResolvedQueueOptions } from './queue-options.ts';
 import { assertRedisVersion, closeClient, connectRedis, duplicateClient, withRedisErrors, type RedisClient, type RedisConnectionInput } from './redis-connection.ts';
+import { Schedules } from './schedules/schedules.ts';
 import { ScriptSender } from './script-sender.ts';
 import { TickBatcher } from './tick-batcher.ts';
 import { WorkWaiter } from './wait-for-work.ts';
@@ -89,6 +92,9 @@ export class JobQueue<P> {
   readonly #ctx: QueueContext<P>;
   readonly #claimer: Claimer<P>;
   readonly #completer: Completer<P>;
+  /** What the last claim said of the queue's pause: a paused queue's waits block on its resume list. */
+  readonly #pause: PauseWatch;
+  #schedules: Schedules<P> | undefined;
   /** Single enqueues of one tick, written in one script call. */
   readonly #enqueues: TickBatcher<PreparedEnqueue, EnqueueResult>;
   #started: Promise<unknown> | undefined;
@@ -138,8 +144,9 @@ export class JobQueue<P> {
       workerId,
       ready,
     });
-    this.#claimer = new Claimer(this.#ctx, this.#waiter, () => this.#closed);
-    this.#completer = new Completer(this.#ctx);
+    this.#pause = new PauseWatch(this.keys);
+    this.#claimer = new Claimer(this.#ctx, this.#waiter, () => this.#closed, this.#pause);
+    this.#completer = new Completer(this.#ctx, this.#pause);
     this.#enqueues = new TickBatcher((jobs) => writeEnqueues(this.#ctx, jobs), ENQUEUE_BATCH);
   }
 
@@ -199,7 +206,7 @@ export class JobQueue<P> {
   async waitForWork(timeoutMs: number, signal?: AbortSignal): Promise<void> {
     assertWholeNumber('timeoutMs', timeoutMs, 0, 3_600_000);
     await this.#ensureReady();
-    await this.#waiter.wait(timeoutMs, signal);
+    await this.#waiter.wait(timeoutMs, signal, this.#pause.waitKey);
   }
 
   /**
@@ -311,7 +318,8 @@ export class JobQueue<P> {
 
   /**
    * Drops ids whose hash has expired from the far end of the completed and failed histories, at
-   * most `batch` from each. Returns how many it dropped.
+   * most `batch` from each. Returns how many it dropped; the failed ones (jobs lost to
+   * `failedTtlSeconds`) are counted in `failedDroppedTotal`.
    */
   tidyHistory(batch = 1_000): Promise<{ completed: number; failed: number }> {
     return tidyHistory(this.#ctx, batch);
@@ -375,6 +383,41 @@ export class JobQueue<P> {
   /** Depths, counters and the oldest pending job's age, in one consistent snapshot. */
   stats(): Promise<QueueStats> {
     return stats(this.#ctx);
+  }
+
+  /** The queue's schedules: create, change, list, pause, resume and remove them. */
+  get schedules(): Schedules<P> {
+    this.#schedules ??= new Schedules(this.#ctx);
+    return this.#schedules;
+  }
+
+  /**
+   * Pauses the queue, or with `kind` one kind of it: once this resolves, no worker starts a new
+   * job of it (claims check inside Redis, so a claim already blocked in Redis, or one racing this
+   * call, starts nothing either); running jobs finish; enqueues go on. The pause is kept in Redis
+   * until {@link resume}: it holds across worker and Redis restarts (with persistence on).
+   */
+  pause(options: { kind?: string } = {}): Promise<void> {
+    return pause(this.#ctx, options);
+  }
+
+  /**
+   * Resumes the queue (or one kind): workers blocked on the paused queue wake at once, and a
+   * kind's parked jobs go back to the front of their lists, in batches of `batch` (default
+   * 1000) per script call (jobs of the kind enqueued meanwhile may start before the last batch).
+   */
+  resume(options: { kind?: string; batch?: number } = {}): Promise<void> {
+    return resume(this.#ctx, options);
+  }
+
+  /**
+   * Records the progress of a job this process is running (JSON, at most 16 KiB), fenced by its
+   * claim: stored on the job (`progress` in {@link getJob}) and published on the events channel
+   * as `{"id":…,"status":"processing","progress":…}`. Throws {@link LostClaimError} when the
+   * claim is no longer valid, and writes nothing.
+   */
+  progress(job: ClaimedJob, value: unknown): Promise<void> {
+    return progress(this.#ctx, job, value);
   }
 
   /** Stops waits in flight and closes the connections this queue opened (not yours). */

@@ -3,7 +3,10 @@
  * `payload`, `status`, `attempts`, `enqueued_at_ms`, `claimed_at_ms`, `claim_token`,
  * `completed_at_ms`, `result`, `last_error`, `last_error_at_ms`, `reclaimed_at_ms`) and adds
  * ours (`kind`, `max_attempts`, `visibility_ms`, `run_at_ms`, `lease_expires_at_ms`,
- * `failed_at_ms`, `cancelled_at_ms`), which recipe clients ignore.
+ * `first_claimed_at_ms`, `failed_at_ms`, `cancelled_at_ms`, `priority`, `expires_at_ms`,
+ * `progress`, `progress_at_ms`), which recipe clients ignore.
+ * A lease renewal moves `claimed_at_ms` to its own time (a recipe reclaimer reads it) and keeps
+ * the attempt's claim time in `first_claimed_at_ms`.
  */
 
 /** The states a job goes through. The recipe has the first four; the rest are ours. */
@@ -28,7 +31,10 @@ export interface JobRecord {
   readonly maxAttempts: number | undefined;
   readonly visibilityMs: number | undefined;
   readonly enqueuedAtMs: number | undefined;
+  /** When the current (or last) attempt was claimed, however often its lease was renewed since. */
   readonly claimedAtMs: number | undefined;
+  /** When its lease was last renewed, if it was (the hash's `claimed_at_ms` then). */
+  readonly leaseRenewedAtMs: number | undefined;
   readonly leaseExpiresAtMs: number | undefined;
   readonly runAtMs: number | undefined;
   readonly completedAtMs: number | undefined;
@@ -39,6 +45,12 @@ export interface JobRecord {
   readonly result: unknown;
   readonly lastError: string | undefined;
   readonly lastErrorAtMs: number | undefined;
+  /** Its priority (higher is claimed first); 0, the default, when the hash has none. */
+  readonly priority: number;
+  /** When it expires if not started by then, if it can. */
+  readonly expiresAtMs: number | undefined;
+  /** The last progress its handler reported (`ctx.progress`), parsed; undefined when none. */
+  readonly progress: unknown;
   /** Every field as stored. */
   readonly fields: Readonly<Record<string, string>>;
 }
@@ -79,6 +91,18 @@ export function pairsToObject(pairs: readonly string[], start = 0): Record<strin
   return fields;
 }
 
+/**
+ * The attempt's claim time and its last renewal. `first_claimed_at_ms` counts only beside a live
+ * `claimed_at_ms` and when not older than a recipe client's reclaim (recipe clients leave it
+ * behind from an earlier attempt): the rule of scripts/extend.lua.
+ */
+function claimTimes(fields: Record<string, string>): { claimedAtMs: number | undefined; leaseRenewedAtMs: number | undefined } {
+  const claimed = toTime(fields.claimed_at_ms);
+  const first = toTime(fields.first_claimed_at_ms);
+  if (claimed === undefined || first === undefined || first < (toTime(fields.reclaimed_at_ms) ?? 0)) return { claimedAtMs: claimed, leaseRenewedAtMs: undefined };
+  return { claimedAtMs: first, leaseRenewedAtMs: claimed };
+}
+
 /** Reads a job hash into a {@link JobRecord}. */
 export function parseJobRecord(id: string, fields: Record<string, string>): JobRecord {
   const payload = parseJson(fields.payload);
@@ -93,7 +117,7 @@ export function parseJobRecord(id: string, fields: Record<string, string>): JobR
     maxAttempts: toNumber(fields.max_attempts),
     visibilityMs: toNumber(fields.visibility_ms),
     enqueuedAtMs: toTime(fields.enqueued_at_ms),
-    claimedAtMs: toTime(fields.claimed_at_ms),
+    ...claimTimes(fields),
     leaseExpiresAtMs: toTime(fields.lease_expires_at_ms),
     runAtMs: toTime(fields.run_at_ms),
     completedAtMs: toTime(fields.completed_at_ms),
@@ -103,6 +127,9 @@ export function parseJobRecord(id: string, fields: Record<string, string>): JobR
     result: parseJson(fields.result).value,
     lastError: fields.last_error || undefined,
     lastErrorAtMs: toTime(fields.last_error_at_ms),
+    priority: toNumber(fields.priority) ?? 0,
+    expiresAtMs: toTime(fields.expires_at_ms),
+    progress: parseJson(fields.progress).value,
     fields: Object.freeze(fields),
   };
 }

@@ -12,7 +12,7 @@ import { InvalidArgumentError } from './errors.ts';
  * | `queue:{NAME}:pending` | list: LPUSH on the left, claimed from the right | yes |
  * | `queue:{NAME}:processing` | list: claimed ids, newest claim at the head | yes |
  * | `queue:{NAME}:completed` | list: capped history, newest first | yes |
- * | `queue:{NAME}:failed` | list: capped dead letters, newest first | yes |
+ * | `queue:{NAME}:failed` | list: dead letters, newest first (kept unless `failedHistory` caps them) | yes |
  * | `queue:{NAME}:job:<id>` | hash: the job | yes |
  * | `queue:{NAME}:events` | pub/sub channel, `{"id","status"}` messages | yes |
  * | `queue:{NAME}:wake` | pub/sub channel: ms until a delayed job just added is due, when it is the first due | ours |
@@ -23,6 +23,20 @@ import { InvalidArgumentError } from './errors.ts';
  * | `queue:{NAME}:log` | stream: the durable event log, one entry per state change, capped (when the queue's `eventLog` is on) | ours |
  * | `queue:{NAME}:reclaim-cursor` | string: where the sweep for foreign claims is | ours |
  * | `queue:{NAME}:partitions` | string: the partition count of a partitioned queue `NAME`, whose partitions are the queues `NAME:p0`... | ours |
+ * | `queue:{NAME}:schedules` | sorted set: every schedule's id (score 0, so in id order) | ours |
+ * | `queue:{NAME}:schedules-due` | sorted set: each active schedule's id, scored by its next run (ms) | ours |
+ * | `queue:{NAME}:schedule:<id>` | hash: schedule `id`: its kind, payload, timing and next run | ours |
+ * | `queue:{NAME}:schedules-wake` | pub/sub channel: a schedule was created, changed or resumed | ours |
+ * | `queue:{NAME}:flow` | hash: flow control in use: `paused`, `paused_kind:<kind>`, `priorities` (absent when none is) | ours |
+ * | `queue:{NAME}:priorities` | sorted set: the priority levels (other than 0) whose list may hold jobs | ours |
+ * | `queue:{NAME}:priority:<p>` | list: waiting jobs of priority `p` (priority 0 is `pending`) | ours |
+ * | `queue:{NAME}:parked:<kind>` | list: jobs of a paused kind, set aside by the claims that met them | ours |
+ * | `queue:{NAME}:resume` | list: a token pushed on resume, waking the claims of a paused queue's workers | ours |
+ *
+ * The scripts that use flow control get `prefix` in ARGV and append to it the suffixes of
+ * {@link FLOW_KEY_SUFFIXES} (scripts/lib/flow.lua names them as this module does): appending a
+ * suffix to a prefix from this module, as job keys append an id to `jobPrefix`, is the only way
+ * a script makes a key name.
  */
 export interface QueueKeys {
   /** The queue's name, as given. */
@@ -41,6 +55,12 @@ export interface QueueKeys {
   readonly log: string;
   /** The partition count of a partitioned queue of this name (its partitions are other queues). */
   readonly partitions: string;
+  /** The flow-control hash: pause state and whether other priorities are in use. */
+  readonly flow: string;
+  /** The sorted set of priority levels (other than 0) whose list may hold jobs. */
+  readonly priorities: string;
+  /** The list a paused queue's workers block on; resuming pushes a token onto it. */
+  readonly resume: string;
   /** The pub/sub channel (not a key) of the queue's events. */
   readonly events: string;
   /**
@@ -54,7 +74,28 @@ export interface QueueKeys {
   job(id: string): string;
   /** The key that holds idempotency key `key`. */
   idempotency(key: string): string;
+  /** Every schedule's id, in a sorted set scored 0 (so listed in id order). */
+  readonly schedules: string;
+  /** The active schedules' ids, scored by their next run (ms, Redis clock). */
+  readonly schedulesDue: string;
+  /** `queue:{NAME}:schedule:`, to which a schedule id is appended. */
+  readonly schedulePrefix: string;
+  /** The hash of schedule `id`. */
+  schedule(id: string): string;
+  /** The pub/sub channel (not a key) on which a schedule just created, changed or resumed is announced. */
+  readonly schedulesWake: string;
+  /** The list of waiting jobs of priority `level` (not 0: those wait in `pending`). */
+  priorityList(level: number): string;
+  /** The list of the parked jobs of paused kind `kind`. */
+  parked(kind: string): string;
 }
+
+/**
+ * The suffixes of the flow-control keys, appended to the queue's `prefix` here and in
+ * scripts/lib/flow.lua (which receives `prefix` in ARGV): the flow hash, the levels set, a
+ * level's list (`priority:<p>`), a paused kind's parked list (`parked:<kind>`) and the resume list.
+ */
+export const FLOW_KEY_SUFFIXES = Object.freeze({ flow: 'flow', priorities: 'priorities', priority: 'priority:', parked: 'parked:', resume: 'resume' });
 
 /** Queue names: letters, digits and `. _ - :`, starting with a letter or digit, at most 128. */
 export const QUEUE_NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$/;
@@ -102,10 +143,20 @@ export function queueKeys(name: string): QueueKeys {
     reclaimCursor: `${prefix}reclaim-cursor`,
     log: `${prefix}log`,
     partitions: `${prefix}partitions`,
+    flow: `${prefix}${FLOW_KEY_SUFFIXES.flow}`,
+    priorities: `${prefix}${FLOW_KEY_SUFFIXES.priorities}`,
+    resume: `${prefix}${FLOW_KEY_SUFFIXES.resume}`,
     events: `${prefix}events`,
     wake: `${prefix}wake`,
     jobPrefix,
     job: (id: string) => `${jobPrefix}${id}`,
     idempotency: (key: string) => `${prefix}idem:${key}`,
+    schedules: `${prefix}schedules`,
+    schedulesDue: `${prefix}schedules-due`,
+    schedulePrefix: `${prefix}schedule:`,
+    schedule: (id: string) => `${prefix}schedule:${id}`,
+    schedulesWake: `${prefix}schedules-wake`,
+    priorityList: (level: number) => `${prefix}${FLOW_KEY_SUFFIXES.priority}${level}`,
+    parked: (kind: string) => `${prefix}${FLOW_KEY_SUFFIXES.parked}${kind}`,
   });
 }

@@ -4,6 +4,7 @@ import type { FromSchema, JSONSchema } from 'json-schema-to-ts';
 import { assertBackoffPolicy, type BackoffPolicy } from './backoff.ts';
 import { InvalidArgumentError, UnknownKindError, ValidationError, type ValidationIssue } from './errors.ts';
 import { assertJsonSize, assertJsonValue } from './json.ts';
+import { assertPriority } from './priority.ts';
 import { assertWholeNumber } from './whole-number.ts';
 
 /** Per-kind policy; anything left out falls back to the queue's setting. */
@@ -16,6 +17,11 @@ export interface KindOptions {
   backoff?: BackoffPolicy;
   /** Upper bound on one attempt of a handler (enforced by the worker). */
   timeoutMs?: number;
+  /**
+   * The priority of this kind's jobs when an enqueue gives none: a whole number from -1000 to
+   * 1000, higher claimed first. Default 0. (Kind-only: a queue has no default priority.)
+   */
+  priority?: number;
 }
 
 /**
@@ -79,6 +85,7 @@ export function assertKindOptions(options: KindOptions, prefix: string): void {
   if (options.visibilityMs !== undefined) assertWholeNumber(`${prefix}.visibilityMs`, options.visibilityMs, 1, 12 * 3_600_000);
   if (options.timeoutMs !== undefined) assertWholeNumber(`${prefix}.timeoutMs`, options.timeoutMs, 1, 24 * 3_600_000);
   if (options.backoff !== undefined) assertBackoffPolicy(options.backoff, `${prefix}.backoff`);
+  if (options.priority !== undefined) assertPriority(`${prefix}.priority`, options.priority);
 }
 
 /**
@@ -135,8 +142,8 @@ export class Kinds<P> {
   /** The options of `kind` (throws {@link UnknownKindError} for an unknown one). */
   options(kind: string): KindOptions {
     if (!this.has(kind)) throw new UnknownKindError(kind, this.names);
-    const { maxAttempts, visibilityMs, backoff, timeoutMs } = this.#definitions[kind] as KindDefinition;
-    return { ...(maxAttempts !== undefined && { maxAttempts }), ...(visibilityMs !== undefined && { visibilityMs }), ...(backoff !== undefined && { backoff }), ...(timeoutMs !== undefined && { timeoutMs }) };
+    const { maxAttempts, visibilityMs, backoff, timeoutMs, priority } = this.#definitions[kind] as KindDefinition;
+    return { ...(maxAttempts !== undefined && { maxAttempts }), ...(visibilityMs !== undefined && { visibilityMs }), ...(backoff !== undefined && { backoff }), ...(timeoutMs !== undefined && { timeoutMs }), ...(priority !== undefined && { priority }) };
   }
 
   /**

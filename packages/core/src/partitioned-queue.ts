@@ -50,13 +50,16 @@ function withoutPartitionKey(options: PartitionedEnqueueOptions): EnqueueOptions
   return copy;
 }
 
-/** Counters and depths summed over the partitions; the oldest pending age is the largest. */
+/**
+ * Counters and depths summed over the partitions; the oldest pending age is the largest; paused
+ * when any partition is (a pause that failed part way shows), with every kind paused anywhere.
+ */
 function sumStats(all: readonly QueueStats[]): QueueStats {
   const first = all[0] as QueueStats;
-  const total = { ...first } as Record<string, number | null>;
+  const total = { ...first } as unknown as Record<string, number | null>;
   for (const stats of all.slice(1)) {
     for (const [field, value] of Object.entries(stats) as [keyof QueueStats, number | null][]) {
-      if (field === 'visibilityMs') continue;
+      if (field === 'visibilityMs' || field === 'paused' || field === 'pausedKinds') continue;
       if (field === 'nowMs' || field === 'oldestPendingAgeMs') {
         const current = total[field] ?? null;
         total[field] = value === null ? current : current === null ? value : Math.max(current, value);
@@ -65,7 +68,11 @@ function sumStats(all: readonly QueueStats[]): QueueStats {
       }
     }
   }
-  return total as unknown as QueueStats;
+  return {
+    ...(total as unknown as QueueStats),
+    paused: all.some((stats) => stats.paused),
+    pausedKinds: [...new Set(all.flatMap((stats) => stats.pausedKinds))].sort(),
+  };
 }
 
 /**
@@ -285,6 +292,20 @@ export class PartitionedQueue<P> {
   /** Depths and counters summed over every partition. */
   async stats(): Promise<QueueStats> {
     return sumStats(await Promise.all(this.partitions.map((queue) => queue.stats())));
+  }
+
+  /**
+   * Pauses every partition (or one kind in every partition): see {@link JobQueue.pause}. Once it
+   * resolves, no partition starts a new job of the queue or kind. A pause that fails part way
+   * (Redis away) leaves some partitions paused: `stats().paused` then says so; call it again.
+   */
+  async pause(options: { kind?: string } = {}): Promise<void> {
+    await Promise.all(this.partitions.map((queue) => queue.pause(options)));
+  }
+
+  /** Resumes every partition (or one kind in every partition): see {@link JobQueue.resume}. */
+  async resume(options: { kind?: string; batch?: number } = {}): Promise<void> {
+    await Promise.all(this.partitions.map((queue) => queue.resume(options)));
   }
 
   /** Closes every partition and the connection, if this queue opened it. */

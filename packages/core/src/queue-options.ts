@@ -20,9 +20,19 @@ export interface QueueOptions {
   completedHistory?: number;
   /** Seconds a completed job's hash lives. Default 1 day; 0 = until trimmed off the history. */
   completedTtlSeconds?: number;
-  /** Dead-lettered ids kept in the failed list. Default 10,000. */
+  /**
+   * Dead-lettered jobs kept in the failed list. Default `Infinity`: every failed job is kept
+   * until an operator redrives it (`retry`) or deletes it (`purge`), since a dead letter is the
+   * evidence of an incident. A number caps the list: the oldest failed jobs past it are deleted,
+   * and each is counted in `stats().failedDroppedTotal`.
+   */
   failedHistory?: number;
-  /** Seconds a failed job's hash lives. Default 30 days; 0 = until trimmed off the list. */
+  /**
+   * Seconds a failed job's hash lives. Default 0: no expiry. With a TTL, an expired failed job
+   * is counted in `stats().failedDroppedTotal` when its id leaves the failed list
+   * (`tidyHistory`, which the reclaimer runs every sweep, a trim, or `retry` of its id), not at
+   * the moment Redis expires it.
+   */
   failedTtlSeconds?: number;
   /** Seconds a cancelled job's hash lives. Default 1 day. */
   cancelledTtlSeconds?: number;
@@ -85,8 +95,8 @@ export function resolveQueueOptions(options: QueueOptions): ResolvedQueueOptions
     backoff: options.backoff ?? DEFAULT_BACKOFF,
     completedHistory: options.completedHistory ?? 10_000,
     completedTtlSeconds: options.completedTtlSeconds ?? DAY_SECONDS,
-    failedHistory: options.failedHistory ?? 10_000,
-    failedTtlSeconds: options.failedTtlSeconds ?? 30 * DAY_SECONDS,
+    failedHistory: options.failedHistory ?? Number.POSITIVE_INFINITY,
+    failedTtlSeconds: options.failedTtlSeconds ?? 0,
     cancelledTtlSeconds: options.cancelledTtlSeconds ?? DAY_SECONDS,
     maxResultBytes: options.maxResultBytes ?? 256 * 1024,
     idempotencyTtlMs: options.idempotencyTtlMs ?? DAY_SECONDS * 1_000,
@@ -97,7 +107,10 @@ export function resolveQueueOptions(options: QueueOptions): ResolvedQueueOptions
   const wholeNumber = (name: keyof QueueOptions, min: number, max: number): number => assertWholeNumber(`options.${name}`, resolved[name], min, max);
   wholeNumber('completedHistory', 0, 10_000_000);
   wholeNumber('completedTtlSeconds', 0, 365 * DAY_SECONDS);
-  wholeNumber('failedHistory', 0, 10_000_000);
+  const failedHistory: unknown = resolved.failedHistory;
+  if (failedHistory !== Number.POSITIVE_INFINITY && !(Number.isInteger(failedHistory) && (failedHistory as number) >= 0 && (failedHistory as number) <= 10_000_000)) {
+    throw new InvalidArgumentError('options.failedHistory', `expected Infinity (keep every failed job) or a whole number from 0 to 10000000, got ${typeof failedHistory === 'string' ? JSON.stringify(failedHistory) : String(failedHistory)}`);
+  }
   wholeNumber('failedTtlSeconds', 0, 365 * DAY_SECONDS);
   wholeNumber('cancelledTtlSeconds', 0, 365 * DAY_SECONDS);
   wholeNumber('maxResultBytes', 1, 64 * 1024 * 1024);
@@ -120,4 +133,9 @@ function resolveDurability(durability: DurabilityOptions | undefined): Required<
     replicas: assertWholeNumber('options.durability.replicas', durability.replicas, 0, 16),
     timeoutMs: assertWholeNumber('options.durability.timeoutMs', durability.timeoutMs ?? 1_000, 1, 60_000),
   };
+}
+
+/** The failed history cap as the scripts take it: -1 for no cap. */
+export function failedHistoryCap(options: ResolvedQueueOptions): number {
+  return options.failedHistory === Number.POSITIVE_INFINITY ? -1 : options.failedHistory;
 }

@@ -41,7 +41,7 @@ const ClusterClass = Cluster as unknown as new (nodes: ClusterNode[], options: C
 /** A new connection to the same server(s) as `client`, e.g. for a blocking command. */
 export function duplicateClient(client: RedisClient): RedisClient {
   // Never auto-pipelined (even if the client is): a blocking command would hold back the rest.
-  return quiet(client instanceof Cluster ? boundQueuedCommands(client.duplicate(undefined, { enableAutoPipelining: false })) : client.duplicate({ enableAutoPipelining: false }));
+  return quiet(client instanceof Cluster ? boundQueuedCommands(client.duplicate(undefined, { enableAutoPipelining: false })) : failWhileUnreachable(client.duplicate({ enableAutoPipelining: false })));
 }
 
 /**
@@ -53,6 +53,53 @@ function quiet<C extends RedisClient>(client: C): C {
   return client;
 }
 
+/** What a failed connect says about the address, by the error's code. */
+const UNREACHABLE: Readonly<Record<string, string>> = {
+  ECONNREFUSED: 'refused the connection',
+  ENOTFOUND: 'is a host name that does not resolve',
+  EAI_AGAIN: 'is a host name that could not be resolved now',
+  ETIMEDOUT: 'did not accept the connection in time',
+  EHOSTUNREACH: 'is unreachable (no route to the host)',
+  ENETUNREACH: 'is unreachable (no route to the network)',
+};
+
+/**
+ * Why connecting to Redis at `address` failed, in words with the error's code (`127.0.0.1:6390
+ * refused the connection (ECONNREFUSED)`), or undefined when `error` is no failure to connect.
+ */
+export function unreachableReason(error: unknown, address: string): string | undefined {
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  const what = code === undefined ? undefined : UNREACHABLE[code];
+  return what === undefined ? undefined : `${address} ${what} (${code})`;
+}
+
+/**
+ * Until a client we created has connected once, each failed attempt to connect (refused,
+ * unresolvable, timed out) fails the commands waiting for it at once with that reason, instead
+ * of holding them to their command timeout; it keeps reconnecting, and a command sent later
+ * waits for the next attempt. Once connected, commands ride out a lost connection (a restart,
+ * a failover) for their command timeout, as before.
+ */
+function failWhileUnreachable(client: Redis): Redis {
+  let connected = false;
+  client.once('ready', () => {
+    connected = true;
+  });
+  client.on('error', (error: unknown) => {
+    if (connected) return;
+    const { path, host, port } = client.options;
+    const reason = unreachableReason(error, path ?? `${host ?? '127.0.0.1'}:${port ?? 6379}`);
+    if (reason === undefined) return;
+    // Private in ioredis's types, but the one call that takes commands off the offline queue:
+    // a command only rejected would still be sent once Redis is back, behind its caller's back.
+    (client as unknown as { flushQueue(error: Error, options: { offlineQueue: boolean; commandQueue: boolean }): void }).flushQueue(new RedisUnavailableError(reason), {
+      offlineQueue: true,
+      commandQueue: false,
+    });
+  });
+  return client;
+}
+
 /**
  * Opens a client for `input`, or adopts the one given. Clients we create fail a command after
  * `maxRetriesPerRequest` reconnect attempts instead of queueing it forever; `overrides` change
@@ -60,7 +107,7 @@ function quiet<C extends RedisClient>(client: C): C {
  */
 export function connectRedis(input: RedisConnectionInput, connectionName: string, overrides: RedisOptions = {}): RedisConnection {
   if (isRedisClient(input)) return { client: input, owned: false };
-  // No auto-pipelining: measured, it made enqueue (64 in flight) and processing 25% slower.
+  // No auto-pipelining: it made enqueue and processing slower (docs/BENCHMARKS.md).
   const defaults: RedisOptions = { connectionName, maxRetriesPerRequest: 20, enableAutoPipelining: false, ...overrides };
   if (typeof input === 'string') {
     const cluster = parseClusterUrl(input);
@@ -74,14 +121,14 @@ export function connectRedis(input: RedisConnectionInput, connectionName: string
     if (url.protocol !== 'redis:' && url.protocol !== 'rediss:') {
       throw new InvalidArgumentError('redis', `expected a redis://, rediss:// or redis+cluster:// URL, got ${url.protocol}//`);
     }
-    return { client: quiet(new RedisClientClass(input, defaults)), owned: true };
+    return { client: quiet(failWhileUnreachable(new RedisClientClass(input, defaults))), owned: true };
   }
   if (typeof input === 'object' && input !== null && 'cluster' in input) {
     const { cluster, redisOptions, ...clusterOptions } = input;
     if (!Array.isArray(cluster) || cluster.length === 0) throw new InvalidArgumentError('redis.cluster', 'expected a non-empty list of seed nodes');
     return connectCluster({ ...clusterOptions, cluster, redisOptions: { ...defaults, ...redisOptions } }, defaults);
   }
-  if (typeof input === 'object' && input !== null) return { client: quiet(new RedisClientClass({ ...defaults, ...input })), owned: true };
+  if (typeof input === 'object' && input !== null) return { client: quiet(failWhileUnreachable(new RedisClientClass({ ...defaults, ...input }))), owned: true };
   throw new InvalidArgumentError('redis', 'expected a URL, ioredis options, cluster seeds, or an ioredis Redis or Cluster instance');
 }
 
@@ -202,9 +249,18 @@ export function toJobsError(error: unknown): unknown {
     return new JobsError(JOBS_ERROR_CODES.REDIS_OOM, 'Redis is out of memory (maxmemory) and refused the write; nothing was written', { cause: error });
   }
   if (CONNECTION_FAILURE.test(message) || (error as NodeJS.ErrnoException).code === 'ECONNREFUSED') {
-    return new RedisUnavailableError(message, error);
+    return new RedisUnavailableError(unavailableReason(message), error);
   }
   return error;
+}
+
+/** ioredis's wording of a connection failure in ours, without its option names. */
+function unavailableReason(message: string): string {
+  if (/^Command timed out/i.test(message)) return 'no reply within the command timeout (commandTimeoutMs)';
+  const retries = /max retries per request limit \(which is (\d+)\)/i.exec(message);
+  if (retries) return `the connection to Redis failed ${Number(retries[1]) + 1} times in a row while the command waited`;
+  if (/^Connection is closed/i.test(message)) return 'the connection to Redis is closed';
+  return message;
 }
 
 /** Runs `operation`, mapping what it throws with {@link toJobsError}. */

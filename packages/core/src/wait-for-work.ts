@@ -17,6 +17,8 @@ function blockSeconds(ms: number): string {
  *
  * One blocking connection of its own, so no other command ever queues behind a blocked one
  * (the recipe's B14), and one wait at a time: concurrent callers share the wait in flight.
+ * A wait may name another list to block on (a paused queue's workers wait on its resume list:
+ * its pending list may hold jobs that must not start yet, and would end every wait at once).
  */
 export class WorkWaiter {
   readonly #connect: () => RedisClient;
@@ -34,12 +36,12 @@ export class WorkWaiter {
   }
 
   /**
-   * Resolves when pending may hold work, after at most about `timeoutMs`, or when `signal`
-   * aborts or the waiter closes. Never rejects: the caller tries to claim either way.
+   * Resolves when pending (or `key`) may hold work, after at most about `timeoutMs`, or when
+   * `signal` aborts or the waiter closes. Never rejects: the caller tries to claim either way.
    */
-  wait(timeoutMs: number, signal?: AbortSignal): Promise<void> {
+  wait(timeoutMs: number, signal?: AbortSignal, key = this.#pendingKey): Promise<void> {
     if (this.#closed || signal?.aborted) return Promise.resolve();
-    this.#inflight ??= this.#block(Math.min(timeoutMs, this.#maxBlockMs)).finally(() => {
+    this.#inflight ??= this.#block(Math.min(timeoutMs, this.#maxBlockMs), key).finally(() => {
       this.#inflight = undefined;
     });
     return new Promise<void>((resolve) => {
@@ -64,8 +66,9 @@ export class WorkWaiter {
    * another wait was already in flight (the caller then waited on that one, and runs its script
    * itself). An abort ends the wait at once by dropping the blocking connection: the script then
    * never runs, or has run and its reply is returned, so nothing it claimed goes unseen.
+   * `key`: the list to block on (default pending).
    */
-  async waitThenRun<R>(timeoutMs: number, script: LuaScript<never, never, R>, argv: string[], signal?: AbortSignal): Promise<R | null | undefined> {
+  async waitThenRun<R>(timeoutMs: number, script: LuaScript<never, never, R>, argv: string[], signal?: AbortSignal, key = this.#pendingKey): Promise<R | null | undefined> {
     if (this.#closed || signal?.aborted) return undefined;
     if (this.#inflight) {
       await this.wait(timeoutMs, signal);
@@ -76,7 +79,7 @@ export class WorkWaiter {
     // BLMOVE lets go of the connection. (Not an ioredis pipeline: making one copies every
     // registered command onto it, a few kilobytes per wake.)
     const sent = writeTogether(client, () => {
-      void client.blmove(this.#pendingKey, this.#pendingKey, 'RIGHT', 'RIGHT', blockSeconds(Math.min(timeoutMs, this.#maxBlockMs))).catch(() => undefined);
+      void client.blmove(key, key, 'RIGHT', 'RIGHT', blockSeconds(Math.min(timeoutMs, this.#maxBlockMs))).catch(() => undefined);
       return sendScript(client, script, argv, false);
     });
     const onAbort = (): void => {
@@ -109,9 +112,9 @@ export class WorkWaiter {
     return this.#client;
   }
 
-  async #block(timeoutMs: number): Promise<void> {
+  async #block(timeoutMs: number, key: string): Promise<void> {
     try {
-      await this.#blockingClient().blmove(this.#pendingKey, this.#pendingKey, 'RIGHT', 'RIGHT', blockSeconds(timeoutMs));
+      await this.#blockingClient().blmove(key, key, 'RIGHT', 'RIGHT', blockSeconds(timeoutMs));
     } catch {
       // A dropped connection or a close: the caller's claim attempt finds out what is true.
       if (!this.#closed) await new Promise((resolve) => setTimeout(resolve, Math.min(timeoutMs, 100)));

@@ -20,9 +20,9 @@ function socketOf(client: RedisClient): CorkableStream | undefined {
 /**
  * Holds the writes of `client`'s socket until the current tick's callbacks have run, so that the
  * commands sent in one tick (64 producers awaiting replies that came in one read, a worker's
- * claim and completion) leave in one write system call instead of one each. Measured: a producer
- * with 64 enqueues in flight spent a fifth of its CPU in per-command socket writes. A cluster
- * client (no single socket) is left as it is.
+ * claim and completion) leave in one write system call instead of one each: per-command socket
+ * writes were a large share of a busy producer's CPU (docs/BENCHMARKS.md). A cluster client (no
+ * single socket) is left as it is.
  */
 export function coalesceWrites(client: RedisClient): void {
   const stream = socketOf(client);
@@ -33,9 +33,9 @@ export function coalesceWrites(client: RedisClient): void {
 
 /**
  * Runs `send` (which sends commands on `client`) with the socket's writes held, so that its
- * commands leave in one write system call, at once. A write costs the sender per call more than
- * per byte: 25-45 us each to a loopback Redis on the benchmark machine, most of it waking a
- * sleeping Redis. A cluster client (no single socket) sends as it would.
+ * commands leave in one write system call, at once: a write costs the sender per call more than
+ * per byte, most of it waking a sleeping Redis. A cluster client (no single socket) sends as it
+ * would.
  */
 export function writeTogether<T>(client: RedisClient, send: () => T): T {
   const stream = socketOf(client);

@@ -2,7 +2,8 @@ import { startRedisServer } from '@jobs/dev-redis';
 import { queueKeysIn, redisTest as test } from '@jobs/testing';
 import { Redis } from 'ioredis';
 import { describe, expect, test as plainTest } from 'vitest';
-import { isJobsError, JobQueue, queueKeys, toJobsError } from '../src/index.ts';
+import { isJobsError, JobQueue, queueKeys } from '../src/index.ts';
+import { toJobsError } from '../src/internal.ts';
 import { kinds, openQueue } from './fixtures.ts';
 
 describe('enqueue', () => {
@@ -89,7 +90,7 @@ describe('enqueue', () => {
     const argv = (payload: string): string[] =>
       enqueueScript.argv(
         { pending: k.pending, delayed: k.delayed, stats: k.stats, log: k.log, idempotencyKeys: [] },
-        { count: 1, jobPrefix: k.jobPrefix, wakeChannel: k.wake, logMaxLen: 0, jobs: ['aaaabbbbccccdddd', payload, 'email', ''] },
+        { count: 1, jobPrefix: k.jobPrefix, wakeChannel: k.wake, prefix: k.prefix, logMaxLen: 0, jobs: ['aaaabbbbccccdddd', payload, 'email', ''] },
       );
     const run = (payload: string): Promise<unknown> => redis.eval(enqueueScript.source, ...(argv(payload).slice(1) as [string, string]));
     expect(await run('{"kind":"email","recipient":"a@example.com"}')).toEqual(['aaaabbbbccccdddd', 1]);

@@ -96,13 +96,62 @@ describe('fail', () => {
     await queue.close();
   });
 
-  test('the failed history is capped like the completed one', async ({ redis, queueName }) => {
+  test('by default the failed list keeps every failed job, past the old cap of 10,000, with no expiry', async ({ redis, queueName }) => {
+    const queue = openQueue(redis, queueName);
+    expect(queue.options).toMatchObject({ failedHistory: Number.POSITIVE_INFINITY, failedTtlSeconds: 0 });
+    const failed = `queue:{${queueName}}:failed`;
+    // 10,000 earlier dead letters; the oldest (at the far end) with its hash.
+    const earlier = Array.from({ length: 10_000 }, (_, n) => `earlier${n}`);
+    for (let at = 0; at < earlier.length; at += 1_000) await redis.lpush(failed, ...earlier.slice(at, at + 1_000));
+    await redis.hset(`queue:{${queueName}}:job:earlier0`, { id: 'earlier0', status: 'failed', last_error: 'the incident' });
+    const id = await queue.enqueue('email', { recipient: 'a@example.com' });
+    const [job] = (await queue.claim()) as [ClaimedJob];
+    expect(await queue.fail(job, 'x', { permanent: true })).toBe('failed');
+    expect(await redis.llen(failed)).toBe(10_001);
+    expect(await redis.lindex(failed, -1)).toBe('earlier0');
+    expect((await queue.getJob('earlier0'))?.lastError).toBe('the incident');
+    expect(await redis.ttl(`queue:{${queueName}}:job:${id}`)).toBe(-1);
+    expect((await queue.stats()).failedDroppedTotal).toBe(0);
+    await queue.close();
+  });
+
+  test('an explicit failedHistory caps the failed list, and every failed job trimmed off is counted', async ({ redis, queueName }) => {
     const queue = openQueue(redis, queueName, { failedHistory: 2 });
     const ids = [];
     for (let n = 0; n < 3; n += 1) ids.push(await queue.enqueue('email', { recipient: 'a@example.com', n }));
     for (const job of await queue.claim({ max: 3 })) await queue.fail(job, 'x', { permanent: true });
     expect(await redis.lrange(`queue:{${queueName}}:failed`, 0, -1)).toEqual([ids[2], ids[1]]);
     expect(await redis.exists(`queue:{${queueName}}:job:${ids[0]}`)).toBe(0);
+    expect((await queue.stats()).failedDroppedTotal).toBe(1);
+    // Dead-lettered by a sweep (a lease that ran out on the last attempt) counts the same way.
+    const last = await queue.enqueue('email', { recipient: 'a@example.com' }, { maxAttempts: 1 });
+    const [job] = (await queue.claim()) as [ClaimedJob];
+    await redis.zadd(`queue:{${queueName}}:leases`, 1, job.id);
+    expect((await queue.reclaimStuck()).deadLettered).toEqual([last]);
+    expect(await redis.lrange(`queue:{${queueName}}:failed`, 0, -1)).toEqual([last, ids[2]]);
+    expect((await queue.stats()).failedDroppedTotal).toBe(2);
+    await queue.close();
+  });
+
+  test('with an explicit failedTtlSeconds, each expired failed job is counted when its id leaves the failed list', async ({ redis, queueName }) => {
+    const queue = openQueue(redis, queueName, { failedTtlSeconds: 60 });
+    const ids = [];
+    for (let n = 0; n < 3; n += 1) ids.push(await queue.enqueue('email', { recipient: 'a@example.com', n }));
+    for (const job of await queue.claim({ max: 3 })) await queue.fail(job, 'x', { permanent: true });
+    expect(await redis.ttl(`queue:{${queueName}}:job:${ids[0]}`)).toBeGreaterThan(50);
+    // Redis expires hashes with no script running: the same end state as deleting them.
+    await redis.del(`queue:{${queueName}}:job:${ids[0]}`, `queue:{${queueName}}:job:${ids[2]}`);
+    expect((await queue.stats()).failedDroppedTotal).toBe(0);
+    expect(await queue.tidyHistory()).toEqual({ completed: 0, failed: 1 });
+    expect((await queue.stats()).failedDroppedTotal).toBe(1);
+    // The newest one, out of tidy's reach behind a live hash, is counted when a redrive finds it gone.
+    expect(await queue.retry([ids[2] as string])).toEqual(['not_found']);
+    expect(await redis.lrange(`queue:{${queueName}}:failed`, 0, -1)).toEqual([ids[1]]);
+    expect((await queue.stats()).failedDroppedTotal).toBe(2);
+    // Expired completed jobs are tidied without counting: dropping them is the policy.
+    await redis.lpush(`queue:{${queueName}}:completed`, 'expired');
+    expect(await queue.tidyHistory()).toEqual({ completed: 1, failed: 0 });
+    expect((await queue.stats()).failedDroppedTotal).toBe(2);
     await queue.close();
   });
 

@@ -118,6 +118,66 @@ describe('interoperability with recipe clients on the same keys', () => {
     await queue.close();
   });
 
+  test('a recipe reclaimer sweeping beside us never takes a long job whose lease we renew: it completes on its first attempt', async ({ redis, queueName }) => {
+    const recipe = new RecipeClient(redis, queueName);
+    const visibilityMs = 1_000;
+    const queue = openQueue(redis, queueName, { visibilityMs });
+    const id = await queue.enqueue('email', { recipient: 'gina@example.com' });
+    const [job] = (await queue.claim()) as [ClaimedJob];
+    // The job runs for several visibilities; our side renews its lease as a worker does (every
+    // fifth of the visibility), while a recipe port's reclaimStuck sweeps with the same visibility.
+    const renewals: (number | null)[] = [];
+    const reclaimedByRecipe: string[] = [];
+    const errors: unknown[] = [];
+    const renewing = setInterval(() => {
+      queue.extendLeases([job], visibilityMs).then(([deadline]) => renewals.push(deadline ?? null), (error: unknown) => errors.push(error));
+    }, visibilityMs / 5);
+    const sweeping = setInterval(() => {
+      recipe.reclaimStuck(visibilityMs).then((ids) => reclaimedByRecipe.push(...ids), (error: unknown) => errors.push(error));
+    }, visibilityMs / 10);
+    try {
+      await waitFor(() => renewals.length >= 12 || reclaimedByRecipe.length > 0 || errors.length > 0, { what: 'a dozen lease renewals', timeoutMs: 30_000 });
+    } finally {
+      clearInterval(renewing);
+      clearInterval(sweeping);
+    }
+    expect(errors).toEqual([]);
+    expect(reclaimedByRecipe).toEqual([]);
+    expect(renewals.every((deadline) => deadline !== null)).toBe(true);
+    await queue.complete(job, 'done');
+    const record = await queue.getJob(id);
+    expect(record).toMatchObject({ status: 'completed', attempts: 1, reclaimedAtMs: undefined, claimedAtMs: job.claimedAtMs });
+    // The record keeps the claim time; the hash's claimed_at_ms is the last renewal's.
+    expect(record?.leaseRenewedAtMs).toBeGreaterThanOrEqual(job.claimedAtMs + visibilityMs);
+    expect(record?.fields.first_claimed_at_ms).toBe(String(job.claimedAtMs));
+    await queue.close();
+  });
+
+  test('each attempt keeps its own claim time across renewals, after our retry and after a recipe reclaim', async ({ redis, queueName }) => {
+    const recipe = new RecipeClient(redis, queueName);
+    const queue = openQueue(redis, queueName, { backoff: { type: 'fixed', delayMs: 0 } });
+    const id = await queue.enqueue('email', { recipient: 'hal@example.com' });
+    const key = `queue:{${queueName}}:job:${id}`;
+    const renewedAttempt = async (): Promise<ClaimedJob> => {
+      const [job] = (await queue.claim()) as [ClaimedJob];
+      const [deadline] = await queue.extendLeases([job], 30_000);
+      expect(Number(await redis.hget(key, 'claimed_at_ms'))).toBe((deadline as number) - 30_000);
+      expect(await redis.hget(key, 'first_claimed_at_ms')).toBe(String(job.claimedAtMs));
+      expect((await queue.getJob(id))?.claimedAtMs).toBe(job.claimedAtMs);
+      return job;
+    };
+    const first = await renewedAttempt();
+    expect(await queue.fail(first, 'flaky')).toBe('retried');
+    expect(await redis.hexists(key, 'first_claimed_at_ms')).toBe(0);
+    await renewedAttempt();
+    // A recipe reclaimer (visibility -1: everything is stale to it) leaves our field behind.
+    expect(await recipe.reclaimStuck(-1)).toEqual([id]);
+    expect((await queue.getJob(id))?.claimedAtMs).toBeUndefined();
+    const third = await renewedAttempt();
+    expect(third.attempts).toBe(3);
+    await queue.close();
+  });
+
   test('our events are the recipe event messages', async ({ redis, redisUrl, queueName }) => {
     const subscriber = openRedis(redisUrl);
     const messages: unknown[] = [];

@@ -66,4 +66,30 @@ export class RecipeClient {
     if (ok === 1) await this.#redis.publish(`${this.#prefix}events`, JSON.stringify({ id: job.id, status: 'completed' }));
     return ok;
   }
+
+  /**
+   * The recipe's reclaimStuck, as its Lua script describes it: every id in processing whose
+   * claim is older than the visibility (claimed_at_ms, on the caller's clock), or that was never
+   * stamped and was enqueued over twice the visibility ago, goes back to pending (LPUSH) with
+   * its token cleared. Returns the ids it reclaimed.
+   */
+  async reclaimStuck(visibilityMs: number): Promise<string[]> {
+    const script = `
+      local now, visibility = tonumber(ARGV[1]), tonumber(ARGV[2])
+      local reclaimed = {}
+      for _, id in ipairs(redis.call('LRANGE', KEYS[2], 0, -1)) do
+        local key = KEYS[3] .. id
+        local claimed_at = tonumber(redis.call('HGET', key, 'claimed_at_ms')) or 0
+        local enqueued_at = tonumber(redis.call('HGET', key, 'enqueued_at_ms')) or 0
+        if (claimed_at > 0 and now - claimed_at > visibility)
+          or (claimed_at == 0 and enqueued_at > 0 and now - enqueued_at > 2 * visibility) then
+          redis.call('LREM', KEYS[2], 1, id)
+          redis.call('LPUSH', KEYS[1], id)
+          redis.call('HSET', key, 'status', 'pending', 'reclaimed_at_ms', ARGV[1], 'claim_token', '', 'claimed_at_ms', 0)
+          reclaimed[#reclaimed + 1] = id
+        end
+      end
+      return reclaimed`;
+    return (await this.#redis.eval(script, 3, `${this.#prefix}pending`, `${this.#prefix}processing`, `${this.#prefix}job:`, String(Date.now()), String(visibilityMs))) as string[];
+  }
 }

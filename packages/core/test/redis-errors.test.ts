@@ -1,8 +1,10 @@
 import { findFreePort, startRedisServer } from '@jobs/dev-redis';
-import { isClusterRun, queueKeysIn } from '@jobs/testing';
+import { isClusterRun, queueKeysIn, waitFor, within } from '@jobs/testing';
 import { Redis } from 'ioredis';
 import { describe, expect, test } from 'vitest';
 import { isJobsError, JobQueue } from '../src/index.ts';
+import { toJobsError } from '../src/internal.ts';
+import { unreachableReason } from '../src/redis-connection.ts';
 import { kinds } from './fixtures.ts';
 
 // These tests bring their own redis-server (an ACL user, maxmemory) or none at all: a cluster
@@ -32,6 +34,37 @@ describe.skipIf(isClusterRun())('Redis errors become typed errors', () => {
     const error = await queue.enqueue('email', { recipient: 'a@example.com' }).catch((e: unknown) => e);
     expect(isJobsError(error, 'JOBS_REDIS_UNAVAILABLE')).toBe(true);
     await queue.close();
+  });
+
+  test('a Redis that refuses the connection is reported as such, with its address and not the password, long before the command timeout; the queue works once Redis is there', async () => {
+    const port = await findFreePort();
+    // A command timeout of a minute: an answer within the 20 s bound below cannot be a timeout.
+    const queue = new JobQueue({ redis: `redis://app:s3cret-pw@127.0.0.1:${port}/0`, queue: 'refused', kinds, commandTimeoutMs: 60_000 });
+    const error = await within(queue.enqueue('email', { recipient: 'a@example.com' }).catch((e: unknown) => e), 20_000, () => 'the refused enqueue to fail');
+    expect(isJobsError(error, 'JOBS_REDIS_UNAVAILABLE')).toBe(true);
+    const message = (error as Error).message;
+    expect(message).toContain(`127.0.0.1:${port} refused the connection (ECONNREFUSED)`);
+    expect(message).not.toMatch(/s3cret-pw|timed out|maxRetriesPerRequest/);
+    // The client keeps reconnecting: once a Redis listens there (without the user: none is
+    // needed for a refusal), the next attempts reach it.
+    const server = await startRedisServer({ name: 'refused', port, args: ['--user', 'app', 'on', '>s3cret-pw', '~*', '&*', '+@all'] });
+    try {
+      const id = await waitFor(() => queue.enqueue('email', { recipient: 'b@example.com' }).catch(() => undefined), { what: 'an enqueue once Redis is up', timeoutMs: 20_000 });
+      expect((await queue.getJob(id))?.status).toBe('pending');
+      // The refused enqueue was taken off the client's queue, not sent once Redis came.
+      expect(await queue.stats()).toMatchObject({ enqueuedTotal: 1, pendingDepth: 1 });
+      await queue.close();
+    } finally {
+      await server.stop();
+    }
+  });
+
+  test('connection failures are worded without ioredis option names, and name the address', () => {
+    const reached = toJobsError(new Error('Reached the max retries per request limit (which is 20). Refer to "maxRetriesPerRequest" option for details.'));
+    expect(reached).toMatchObject({ code: 'JOBS_REDIS_UNAVAILABLE', message: 'Redis is unavailable: the connection to Redis failed 21 times in a row while the command waited' });
+    expect(toJobsError(new Error('Command timed out'))).toMatchObject({ message: 'Redis is unavailable: no reply within the command timeout (commandTimeoutMs)' });
+    expect(unreachableReason(Object.assign(new Error('getaddrinfo ENOTFOUND redis.internal'), { code: 'ENOTFOUND' }), 'redis.internal:6379')).toBe('redis.internal:6379 is a host name that does not resolve (ENOTFOUND)');
+    expect(unreachableReason(new Error('read ECONNRESET'), 'x:1')).toBeUndefined();
   });
 
   test('Redis at maxmemory with noeviction refuses the enqueue whole: JOBS_REDIS_OOM and nothing written', async () => {

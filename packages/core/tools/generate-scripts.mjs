@@ -148,51 +148,41 @@ function scriptModule(name) {
   const fixedArgs = header.args.filter((entry) => !entry.variadic);
   const restKey = header.keys.find((entry) => entry.variadic);
   const restArg = header.args.find((entry) => entry.variadic);
-  const field = (/** @type {Entry} */ entry, /** @type {string} */ valueType) =>
-    `  /** ${comment(entry.doc)} */\n  readonly ${entry.name}: ${entry.variadic ? `readonly ${valueType.includes('|') ? `(${valueType})` : valueType}[]` : valueType};\n`;
+  // Compact on purpose: a declaration per line, so the modules of different scripts do not
+  // repeat one another line for line.
+  const fieldType = (/** @type {Entry} */ entry, /** @type {string} */ valueType) =>
+    entry.variadic ? `readonly ${valueType.includes('|') ? `(${valueType})` : valueType}[]` : valueType;
+  const fields = (/** @type {Entry[]} */ entries, /** @type {string} */ valueType) => entries.map((e) => `readonly ${e.name}: ${fieldType(e, valueType)};`).join(' ');
+  const docs = (/** @type {Entry[]} */ entries) => entries.map((e) => `\`${e.name}\`: ${comment(e.doc)}`).join('; ');
   const out = [BANNER, "import type { LuaScript } from '../lua-script.ts';\n\n"];
-  out.push(`/** The keys of scripts/${name}.lua, by the names in its header. */\nexport interface ${type}Keys {\n${header.keys.map((e) => field(e, 'string')).join('')}}\n\n`);
-  out.push(`/** The arguments of scripts/${name}.lua, by the names in its header. */\nexport interface ${type}Args {\n${header.args.map((e) => field(e, 'string | number')).join('')}}\n\n`);
+  out.push(`/** The keys of scripts/${name}.lua, in KEYS order. ${docs(header.keys)}. */\nexport interface ${type}Keys { ${fields(header.keys, 'string')} }\n\n`);
+  out.push(`/** The arguments of scripts/${name}.lua, in ARGV order. ${docs(header.args)}. */\nexport interface ${type}Args { ${fields(header.args, 'string | number')} }\n\n`);
   out.push(`/** The reply of scripts/${name}.lua (its header's \`Reply:\`). */\nexport type ${type}Reply = ${header.reply};\n\n`);
   const body = [];
   if (!restKey && !restArg) {
-    const values = [
-      'SHA1',
-      `'${header.keys.length}'`,
-      ...fixedKeys.map((e) => `keys.${e.name}`),
-      ...fixedArgs.map((e) => `String(args.${e.name})`),
-    ];
-    body.push(`    return [${values.join(', ')}];`);
+    const values = ['SHA1', `'${header.keys.length}'`, ...fixedKeys.map((e) => `keys.${e.name}`), ...fixedArgs.map((e) => `String(args.${e.name})`)];
+    body.push(`return [${values.join(', ')}];`);
   } else {
-    const keyRest = restKey ? `keys.${restKey.name}` : undefined;
-    const argRest = restArg ? `args.${restArg.name}` : undefined;
-    if (keyRest) body.push(`    const restKeys = ${keyRest};`);
-    if (argRest) body.push(`    const restArgs = ${argRest};`);
-    const total = `${2 + fixedKeys.length + fixedArgs.length}${keyRest ? ' + restKeys.length' : ''}${argRest ? ' + restArgs.length' : ''}`;
-    body.push(`    const argv: string[] = new Array<string>(${total});`);
-    body.push('    argv[0] = SHA1;');
-    body.push(`    argv[1] = ${keyRest ? `String(${fixedKeys.length} + restKeys.length)` : `'${fixedKeys.length}'`};`);
-    fixedKeys.forEach((e, i) => body.push(`    argv[${2 + i}] = keys.${e.name};`));
-    let at = `${2 + fixedKeys.length}`;
-    if (keyRest) {
-      body.push(`    for (let i = 0; i < restKeys.length; i += 1) argv[${at} + i] = restKeys[i] as string;`);
-      body.push(`    const at = ${at} + restKeys.length;`);
-      at = 'at';
-    }
-    fixedArgs.forEach((e, i) => body.push(`    argv[${at === 'at' ? (i === 0 ? 'at' : `at + ${i}`) : Number(at) + i}] = String(args.${e.name});`));
-    if (argRest) {
-      const from = at === 'at' ? `at + ${fixedArgs.length}` : `${Number(at) + fixedArgs.length}`;
-      body.push(`    for (let i = 0; i < restArgs.length; i += 1) argv[${from} + i] = String(restArgs[i]);`);
-    }
-    body.push('    return argv;');
+    const rest = [restKey && `restKeys = keys.${restKey.name}`, restArg && `restArgs = args.${restArg.name}`].filter(Boolean);
+    body.push(`const ${rest.join(', ')};`);
+    body.push(`const argv = new Array<string>(${2 + fixedKeys.length + fixedArgs.length}${restKey ? ' + restKeys.length' : ''}${restArg ? ' + restArgs.length' : ''});`);
+    body.push(`argv[0] = SHA1; argv[1] = ${restKey ? `String(${fixedKeys.length} + restKeys.length)` : `'${fixedKeys.length}'`};`);
+    body.push(fixedKeys.map((e, i) => `argv[${2 + i}] = keys.${e.name};`).join(' '));
+    const first = 2 + fixedKeys.length;
+    const at = restKey ? 'at' : String(first);
+    if (restKey) body.push(`for (let i = 0; i < restKeys.length; i += 1) argv[${first} + i] = restKeys[i] as string; const at = ${first} + restKeys.length;`);
+    const place = (/** @type {number} */ i) => (restKey ? (i === 0 ? 'at' : `at + ${i}`) : String(Number(at) + i));
+    body.push(fixedArgs.map((e, i) => `argv[${place(i)}] = String(args.${e.name});`).join(' '));
+    if (restArg) body.push(`for (let i = 0; i < restArgs.length; i += 1) argv[${place(fixedArgs.length)} + i] = String(restArgs[i]);`);
+    body.push('return argv;');
   }
   const names = (/** @type {Entry[]} */ entries) => `[${entries.map((e) => `'${e.name}'`).join(', ')}]`;
-  out.push(`const SHA1 = '${sha1}';\n\n`);
   out.push(`/** scripts/${name}.lua: ${comment(header.summary)} */\n`);
   out.push(`export const ${camel(name)}Script: LuaScript<${type}Keys, ${type}Args, ${type}Reply> = {\n`);
-  out.push(`  name: '${name}',\n  sha1: SHA1,\n  keyNames: ${names(header.keys)},\n  argNames: ${names(header.args)},\n`);
-  out.push(`  argv(keys, args) {\n${body.join('\n')}\n  },\n`);
+  out.push(`  name: '${name}', sha1: SHA1, keyNames: ${names(header.keys)}, argNames: ${names(header.args)},\n`);
+  out.push(`  argv(keys, args) { ${body.filter((line) => line !== '').join(' ')} },\n`);
   out.push(`  source: ${JSON.stringify(source)},\n};\n`);
+  out.splice(2, 0, `const SHA1 = '${sha1}';\n\n`);
   return { text: out.join(''), exports, errors };
 }
 

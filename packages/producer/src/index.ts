@@ -52,4 +52,9 @@ export type {
   DurabilityOptions,
   RedisConnectionInput,
   ValidationIssue,
+  Schedules,
+  ScheduleRecord,
+  ScheduleSpec,
+  ScheduleStatus,
+  UpsertScheduleResult,
 } from '@jobs/core';

@@ -1,6 +1,5 @@
 import {
   assertJobId,
-  assertWholeNumber,
   InvalidArgumentError,
   PartitionedQueue,
   type CancelOutcome,
@@ -8,6 +7,7 @@ import {
   type FollowOptions,
   type JobTimeline,
   type EnqueueResult,
+  type JobQueue,
   type JobRecord,
   type KindName,
   type Kinds,
@@ -16,7 +16,9 @@ import {
   type QueueOptions,
   type QueueStats,
   type RedisConnectionInput,
+  type Schedules,
 } from '@jobs/core';
+import { assertWholeNumber } from '@jobs/core/internal';
 import { ResultWaiter } from './result-waiter.ts';
 
 /** Options of {@link createProducer}. */
@@ -45,6 +47,11 @@ export interface WaitForResultOptions {
   timeoutMs?: number;
   /** Stop waiting when this aborts (rejects with its reason). */
   signal?: AbortSignal;
+  /**
+   * Called with each progress value the job's handler reports (`ctx.progress`), and at once with
+   * the last one reported before the wait began. Needs the queue's events on (the default).
+   */
+  onProgress?: (progress: unknown) => void;
 }
 
 /**
@@ -113,8 +120,28 @@ export class Producer<P> {
   async waitForResult<R = unknown>(id: string, options: WaitForResultOptions = {}): Promise<R> {
     assertJobId(id);
     const timeoutMs = assertWholeNumber('timeoutMs', options.timeoutMs ?? 30_000, 0, 86_400_000);
-    const job = await this.#results.wait(id, timeoutMs, options.signal);
+    if (options.onProgress !== undefined && typeof options.onProgress !== 'function') throw new InvalidArgumentError('onProgress', 'expected a function');
+    const job = await this.#results.wait(id, timeoutMs, options.signal, options.onProgress);
     return job.result as R;
+  }
+
+  /**
+   * Pauses the queue, or with `kind` one kind of it: once this resolves no worker starts a new
+   * job of it (running jobs finish); enqueues go on. Kept in Redis until {@link resume}, across
+   * worker and Redis restarts; on a partitioned queue, every partition is paused.
+   *
+   * @example
+   * ```ts
+   * await producer.pause({ kind: 'webhook' }); // the webhook endpoint is down
+   * ```
+   */
+  pause(options: { kind?: KindName<P> } = {}): Promise<void> {
+    return this.#queue.pause(options);
+  }
+
+  /** Resumes the queue (or one kind): waiting workers start its jobs at once. */
+  resume(options: { kind?: KindName<P> } = {}): Promise<void> {
+    return this.#queue.resume(options);
   }
 
   /** Cancels a job that has not started (pending or delayed). */
@@ -135,6 +162,21 @@ export class Producer<P> {
   /** A job's own events from the event log, oldest first; null when there is no such job. */
   timeline(id: string, options: { limit?: number } = {}): Promise<JobTimeline | null> {
     return this.#queue.timeline(id, options);
+  }
+
+  /**
+   * The queue's schedules: `upsert` a kind and payload on a cron pattern (with a time zone) or an
+   * interval, `list` them with their next runs, `pause`, `resume`, `remove`. Workers and the
+   * reclaimer daemon fire the ticks, one job per tick. On a partitioned queue, schedules and
+   * their jobs live in partition 0.
+   *
+   * @example
+   * ```ts
+   * await producer.schedules.upsert({ id: 'digest', kind: 'email', payload: { recipient: 'team@example.com' }, cron: '0 8 * * *', tz: 'Europe/Paris' });
+   * ```
+   */
+  get schedules(): Schedules<P> {
+    return (this.#queue.partitions[0] as JobQueue<P>).schedules;
   }
 
   /** The queue's depths and counters. */

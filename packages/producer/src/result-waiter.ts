@@ -1,4 +1,5 @@
-import { closeClient, duplicateClient, JobFailedError, JobNotFoundError, TimeoutError, type JobRecord, type RedisClient } from '@jobs/core';
+import { JobFailedError, JobNotFoundError, TimeoutError, type JobRecord, type RedisClient } from '@jobs/core';
+import { closeClient, duplicateClient } from '@jobs/core/internal';
 
 /** Waits `ms`, or less when `woken` resolves; rejects with the reason when `signal` aborts. */
 function pause(ms: number, woken: Promise<void>, signal?: AbortSignal): Promise<void> {
@@ -46,6 +47,8 @@ export class ResultWaiter {
   readonly #readJob: ReadJob;
   readonly #recheckMs: number;
   readonly #wakers = new Map<string, Set<() => void>>();
+  /** Per job id, the waits' progress listeners. */
+  readonly #progress = new Map<string, Set<(progress: unknown) => void>>();
   #subscriber: RedisClient | undefined;
   /** Channels subscribed (or being subscribed). */
   readonly #subscribed = new Map<string, Promise<unknown>>();
@@ -62,13 +65,19 @@ export class ResultWaiter {
       const subscriber = duplicateClient(this.#client);
       subscriber.on('message', (from: string, message: string) => {
         if (!this.#subscribed.has(from)) return;
-        let id: unknown;
+        let event: { id?: unknown; status?: unknown; progress?: unknown };
         try {
-          id = (JSON.parse(message) as { id?: unknown }).id;
+          event = JSON.parse(message) as typeof event;
         } catch {
           return;
         }
-        if (typeof id === 'string') for (const wake of this.#wakers.get(id) ?? []) wake();
+        const id = event?.id;
+        if (typeof id !== 'string') return;
+        if (event.status === 'processing' && 'progress' in event) {
+          for (const listener of this.#progress.get(id) ?? []) listener(event.progress);
+          return;
+        }
+        for (const wake of this.#wakers.get(id) ?? []) wake();
       });
       this.#subscriber = subscriber;
     }
@@ -86,11 +95,28 @@ export class ResultWaiter {
   /**
    * Resolves with the job once it is completed; rejects with `JOBS_JOB_FAILED` when it failed
    * for good or was cancelled, `JOBS_NOT_FOUND` when there is no such job, `JOBS_TIMEOUT` after
-   * `timeoutMs`, or the signal's reason when it aborts.
+   * `timeoutMs`, or the signal's reason when it aborts. `onProgress` hears each progress event
+   * of the job, and the progress stored on it when the wait begins (each value once in a row).
    */
-  async wait(id: string, timeoutMs: number, signal?: AbortSignal): Promise<JobRecord> {
+  async wait(id: string, timeoutMs: number, signal?: AbortSignal, onProgress?: (progress: unknown) => void): Promise<JobRecord> {
     signal?.throwIfAborted();
     await this.#subscribe(this.#channelOf(id));
+    let lastProgress: string | undefined;
+    const listener = onProgress && ((progress: unknown): void => {
+      const json = JSON.stringify(progress);
+      if (json === lastProgress) return;
+      lastProgress = json;
+      try {
+        onProgress(progress);
+      } catch {
+        // The caller's listener failing must not end the wait.
+      }
+    });
+    if (listener) {
+      const listeners = this.#progress.get(id) ?? new Set();
+      listeners.add(listener);
+      this.#progress.set(id, listeners);
+    }
     let wake: () => void = () => undefined;
     const wakers = this.#wakers.get(id) ?? new Set();
     this.#wakers.set(id, wakers);
@@ -104,6 +130,7 @@ export class ResultWaiter {
         wakers.add(wake);
         const job = await this.#readJob(id);
         if (job === null) throw new JobNotFoundError(id);
+        if (listener && job.progress !== undefined && job.status === 'processing') listener(job.progress);
         if (job.status === 'completed') return job;
         if (job.status === 'failed' || job.status === 'cancelled') throw new JobFailedError(id, job.status, job.lastError);
         const remaining = deadline - Date.now();
@@ -114,6 +141,11 @@ export class ResultWaiter {
     } finally {
       wakers.delete(wake);
       if (wakers.size === 0) this.#wakers.delete(id);
+      if (listener) {
+        const listeners = this.#progress.get(id);
+        listeners?.delete(listener);
+        if (listeners?.size === 0) this.#progress.delete(id);
+      }
     }
   }
 

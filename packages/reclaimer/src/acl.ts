@@ -1,4 +1,5 @@
-import { partitionNames, queueKeys } from '@jobs/core';
+import { queueKeys } from '@jobs/core';
+import { partitionNames } from '@jobs/core/internal';
 
 /** Commands the Lua scripts run inside Redis (ACL checks those too). */
 const SCRIPT_COMMANDS = [
@@ -17,7 +18,7 @@ const CLIENT_COMMANDS = ['evalsha', 'eval', 'script|load', 'script|exists', 'blm
  * CLI on `queues` and nothing else: the queues' keys, their events and wake channels, and the commands
  * @jobs uses, on one server or a cluster (where every node needs the user: a cluster does not
  * share its users). With `partitions`, each queue is a partitioned queue of that many
- * partitions. (`scan` and `unlink` are for `jobs purge` and queue discovery; an application's
+ * partitions. (`scan` and `unlink` are for `jobsctl purge` and queue discovery; an application's
  * user can do without them.)
  *
  * @example
@@ -34,7 +35,7 @@ export function jobsAclRules(queues: readonly string[], options: { partitions?: 
     'resetkeys',
     ...keys.map((k) => `~${k.prefix}*`),
     'resetchannels',
-    ...keys.flatMap((k) => [`&${k.events}`, `&${k.wake}`]),
+    ...keys.flatMap((k) => [`&${k.events}`, `&${k.wake}`, `&${k.schedulesWake}`]),
     '-@all',
     '+@connection',
     ...[...CLIENT_COMMANDS, ...SCRIPT_COMMANDS].map((command) => `+${command}`),

@@ -1,8 +1,8 @@
-import { QUEUE_NAME_PATTERN, type RedisClient } from '@jobs/core';
+import { QUEUE_NAME_PATTERN, queueKeys, type RedisClient } from '@jobs/core';
 import { Cluster, type Redis } from 'ioredis';
 
 // Keys that only a live queue has: its lists and sets, or its counters.
-const MARKERS = ['pending', 'processing', 'delayed', 'leases', 'stats', 'failed'];
+const MARKERS = ['pending', 'processing', 'delayed', 'leases', 'stats', 'failed'] as const;
 const KEY = /^queue:\{([^}]+)\}:([a-z-]+)$/;
 const PATTERN = 'queue:{*}:*';
 
@@ -29,9 +29,19 @@ export async function discoverQueues(client: RedisClient): Promise<string[]> {
       cursor = next;
       for (const key of keys) {
         const match = KEY.exec(key);
-        if (match && MARKERS.includes(match[2] as string) && QUEUE_NAME_PATTERN.test(match[1] as string)) names.add(match[1] as string);
+        if (match && (MARKERS as readonly string[]).includes(match[2] as string) && QUEUE_NAME_PATTERN.test(match[1] as string)) names.add(match[1] as string);
       }
     } while (cursor !== '0');
   }
   return [...names].sort();
+}
+
+/**
+ * Whether queue `name` is in Redis: one of the keys a live queue keeps, or the partition count
+ * of a partitioned queue. One EXISTS call (a queue's keys share a slot), no SCAN.
+ */
+export async function queueExists(client: RedisClient, name: string): Promise<boolean> {
+  const keys = queueKeys(name);
+  const markers = MARKERS.map((marker) => keys[marker]);
+  return (await client.exists(...markers, keys.partitions)) > 0;
 }

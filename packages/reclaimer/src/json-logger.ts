@@ -1,4 +1,5 @@
 import type { Logger } from '@jobs/core';
+import { pino } from 'pino';
 
 /** Log levels, least severe first. */
 export const LOG_LEVELS = ['debug', 'info', 'warn', 'error'] as const;
@@ -6,21 +7,29 @@ export const LOG_LEVELS = ['debug', 'info', 'warn', 'error'] as const;
 /** A log level. */
 export type LogLevel = (typeof LOG_LEVELS)[number];
 
+/** Options of {@link jsonLogger}. */
+export interface JsonLoggerOptions {
+  /** Lines below this level are dropped. Default `info`. */
+  level?: LogLevel;
+  /** Where each line goes. Default: `process.stdout` (synchronous to files and pipes on Linux, so no line is lost at exit). */
+  write?: (line: string) => void;
+  /** Fields on every line. */
+  bindings?: Record<string, unknown>;
+}
+
 /**
- * A {@link Logger} that writes one JSON object per line (`time`, `level`, `msg`, then the
- * fields), what log shippers expect from a daemon. Lines below `level` are dropped.
+ * A pino {@link Logger} that writes one JSON object per line, what log shippers expect from a
+ * daemon: `level` as a name, `time` in ISO 8601, `msg`, then the fields. An error goes under
+ * `err` (as the worker logs it) and is written with its type, message, code and stack.
  */
-export function jsonLogger(options: { level?: LogLevel; write?: (line: string) => void; bindings?: Record<string, unknown> } = {}): Logger {
-  const threshold = LOG_LEVELS.indexOf(options.level ?? 'info');
-  const write = options.write ?? ((line: string) => process.stdout.write(line));
-  const bindings = options.bindings ?? {};
-  const logger = {} as Logger;
-  for (const level of LOG_LEVELS) {
-    logger[level] =
-      LOG_LEVELS.indexOf(level) < threshold
-        ? () => undefined
-        : (fields: object, message?: string) => write(`${JSON.stringify({ time: new Date().toISOString(), level, msg: message ?? '', ...bindings, ...fields })}\n`);
-  }
-  logger.child = (more) => jsonLogger({ ...options, bindings: { ...bindings, ...more } });
-  return logger;
+export function jsonLogger(options: JsonLoggerOptions = {}): Logger {
+  const settings = {
+    level: options.level ?? 'info',
+    base: { pid: process.pid, ...options.bindings },
+    timestamp: pino.stdTimeFunctions.isoTime,
+    formatters: { level: (label: string) => ({ level: label }) },
+    serializers: { err: pino.stdSerializers.err },
+  };
+  const stream = options.write ? { write: options.write } : process.stdout;
+  return pino(settings, stream);
 }

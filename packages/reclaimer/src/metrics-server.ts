@@ -10,8 +10,9 @@ export interface MetricsServer {
 }
 
 /**
- * Serves `/metrics` (Prometheus text format) and `/healthz` (200 when Redis answers, 503 when
- * it does not, JSON either way). Binds to 127.0.0.1 unless told otherwise.
+ * Serves `/metrics` (Prometheus text format) and `/healthz` (200 when `healthy` says ok, else 503
+ * with its reason, JSON either way; `Reclaimer.healthy` checks PING and recent sweeps). Binds to
+ * 127.0.0.1 unless told otherwise; rejects (EADDRINUSE...) when it cannot bind.
  */
 export function startMetricsServer(options: {
   port: number;

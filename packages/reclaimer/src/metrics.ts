@@ -13,6 +13,8 @@ const COUNTERS = {
   released: 'releasedTotal',
   redriven: 'redrivenTotal',
   dropped: 'droppedTotal',
+  failed_dropped: 'failedDroppedTotal',
+  expired: 'expiredTotal',
 } as const satisfies Record<string, keyof QueueStats>;
 
 /**
@@ -25,11 +27,14 @@ export class ReclaimerMetrics {
   readonly #depth: Gauge;
   readonly #jobs: Counter;
   readonly #oldestPending: Gauge;
+  readonly #paused: Gauge;
   readonly #handled: Counter;
   readonly #lastSweep: Gauge;
   readonly #duration: Histogram;
   readonly #errors: Counter;
   readonly #redisUp: Gauge;
+  /** Per queue, every kind seen paused, so that its gauge can show the resume. */
+  readonly #pausedKinds = new Map<string, Set<string>>();
 
   constructor(registry = new Registry(), options: { defaultMetrics?: boolean } = {}) {
     this.registry = registry;
@@ -37,6 +42,7 @@ export class ReclaimerMetrics {
     this.#depth = new Gauge({ name: 'jobs_queue_depth', help: 'Jobs in each list or set of a queue.', labelNames: ['queue', 'state'], registers });
     this.#jobs = new Counter({ name: 'jobs_queue_jobs_total', help: 'Counters kept in Redis by the queue scripts, by event.', labelNames: ['queue', 'event'], registers });
     this.#oldestPending = new Gauge({ name: 'jobs_queue_oldest_pending_age_seconds', help: 'How long the oldest pending job has waited (0 when none).', labelNames: ['queue'], registers });
+    this.#paused = new Gauge({ name: 'jobs_queue_paused', help: '1 while the queue is paused (kind="" for the whole queue), else 0.', labelNames: ['queue', 'kind'], registers });
     this.#handled = new Counter({ name: 'jobs_reclaimer_jobs_total', help: 'Jobs this reclaimer moved, by action.', labelNames: ['queue', 'action'], registers });
     this.#lastSweep = new Gauge({ name: 'jobs_reclaimer_last_sweep_jobs', help: 'Jobs moved by the last sweep of a queue, by action.', labelNames: ['queue', 'action'], registers });
     this.#duration = new Histogram({
@@ -73,6 +79,13 @@ export class ReclaimerMetrics {
       this.#jobs.inc({ queue, event }, stats[field]);
     }
     this.#oldestPending.set({ queue }, (stats.oldestPendingAgeMs ?? 0) / 1000);
+    this.#depth.set({ queue, state: 'prioritized' }, stats.prioritizedDepth);
+    this.#depth.set({ queue, state: 'parked' }, stats.parkedDepth);
+    // A kind resumed since the last sweep goes back to 0 rather than vanishing.
+    for (const kind of this.#pausedKinds.get(queue) ?? []) this.#paused.set({ queue, kind }, 0);
+    this.#paused.set({ queue, kind: '' }, stats.paused ? 1 : 0);
+    for (const kind of stats.pausedKinds) this.#paused.set({ queue, kind }, 1);
+    this.#pausedKinds.set(queue, new Set([...(this.#pausedKinds.get(queue) ?? []), ...stats.pausedKinds]));
   }
 
   /** Records a sweep that failed. */

@@ -2,20 +2,18 @@ import { EventEmitter } from 'node:events';
 import { hostname } from 'node:os';
 import {
   assertQueueName,
-  assertWholeNumber,
-  closeClient,
-  connectRedis,
   defineKinds,
   isJobsError,
   JobQueue,
-  partitionNames,
-  recordedPartitions,
+  RedisScheduleStore,
+  ScheduleRunner,
   silentLogger,
   type Logger,
   type QueueOptions,
   type RedisClient,
   type RedisConnectionInput,
 } from '@jobs/core';
+import { assertWholeNumber, closeClient, connectRedis, partitionNames, recordedPartitions } from '@jobs/core/internal';
 import { discoverQueues } from './discover-queues.ts';
 import { ReclaimerMetrics } from './metrics.ts';
 import { sweepQueue, type SweepReport } from './sweep.ts';
@@ -45,10 +43,21 @@ export interface ReclaimerOptions {
   workerId?: string;
   /** How often to look for new queues when `queues` is not given. Default 60 s. */
   discoverIntervalMs?: number;
-  /** Structured logs. Default: silent. */
+  /**
+   * After this many sweeps in a row fail (on any of their queues), {@link Reclaimer.healthy}
+   * reports unhealthy even while Redis answers PING: a permission taken away, a script Redis
+   * refuses. Default 3.
+   */
+  unhealthyAfterFailedSweeps?: number;
+  /** Structured logs (pino or the like; errors go under `err`). Default: silent. */
   logger?: Logger;
   /** Where to record metrics. Default: a registry of its own (`reclaimer.metrics.registry`). */
   metrics?: ReclaimerMetrics;
+  /**
+   * Once started, fire the ticks of the schedules of the queues it sweeps. Any number of
+   * reclaimers and workers may: each tick makes one job. Default true.
+   */
+  schedules?: boolean;
 }
 
 /** The events a reclaimer emits. */
@@ -75,6 +84,10 @@ export class Reclaimer extends EventEmitter<ReclaimerEventMap> {
   readonly #owned: boolean;
   readonly #fixedQueues: readonly string[] | undefined;
   readonly #queues = new Map<string, JobQueue<unknown>>();
+  /** Per queue, its schedule runner (started with the reclaimer). */
+  readonly #runners = new Map<string, ScheduleRunner>();
+  readonly #schedules: boolean;
+  #started = false;
   readonly #limits: { batch: number; maxCalls: number };
   readonly #visibilityMs: number;
   readonly #maxAttempts: number;
@@ -82,6 +95,12 @@ export class Reclaimer extends EventEmitter<ReclaimerEventMap> {
   readonly #eventLog: NonNullable<QueueOptions['eventLog']>;
   readonly #workerId: string;
   readonly #log: Logger;
+  /** Per queue, the failedDroppedTotal the last sweep saw. */
+  readonly #failedDropped = new Map<string, number>();
+  readonly #unhealthyAfter: number;
+  /** Sweeps in a row that failed, and the last failure. */
+  #failedSweeps = 0;
+  #lastFailure: unknown;
   #discoveredAt = Number.NEGATIVE_INFINITY;
   #timer: NodeJS.Timeout | undefined;
   #running: Promise<SweepReport[]> | undefined;
@@ -96,10 +115,12 @@ export class Reclaimer extends EventEmitter<ReclaimerEventMap> {
     this.#eventLog = options.eventLog ?? false;
     this.#workerId = options.workerId ?? `reclaimer:${hostname()}:${process.pid}`;
     this.#discoverIntervalMs = assertWholeNumber('discoverIntervalMs', options.discoverIntervalMs ?? 60_000, 0, 86_400_000);
+    this.#unhealthyAfter = assertWholeNumber('unhealthyAfterFailedSweeps', options.unhealthyAfterFailedSweeps ?? 3, 1, 1_000);
     this.#fixedQueues = options.queues && options.queues.length > 0 ? [...options.queues] : undefined;
     // Every name is checked before a connection is opened, so a bad one leaves nothing open.
     for (const name of this.#fixedQueues ?? []) assertQueueName(name);
     this.#log = options.logger ?? silentLogger;
+    this.#schedules = options.schedules ?? true;
     this.metrics = options.metrics ?? new ReclaimerMetrics();
     // Commands fail fast while Redis is away (the next sweep tries again); the connection keeps
     // reconnecting in the background. A cluster client holds commands while it reaches no node,
@@ -114,8 +135,19 @@ export class Reclaimer extends EventEmitter<ReclaimerEventMap> {
     if (!queue) {
       queue = new JobQueue({ redis: this.#client, queue: name, kinds: empty, visibilityMs: this.#visibilityMs, maxAttempts: this.#maxAttempts, eventLog: this.#eventLog, workerId: this.#workerId }) as JobQueue<unknown>;
       this.#queues.set(name, queue);
+      if (this.#started) this.#runSchedules(queue);
     }
     return queue;
+  }
+
+  #runSchedules(queue: JobQueue<unknown>): void {
+    if (!this.#schedules || this.#stopped || this.#runners.has(queue.name)) return;
+    const runner = new ScheduleRunner({
+      store: new RedisScheduleStore(queue.client, queue.keys, queue.options.eventLog === false ? 0 : queue.options.eventLog.maxLen),
+      onError: (error) => this.#log.error({ queue: queue.name, err: error }, 'schedule runner failed'),
+    });
+    this.#runners.set(queue.name, runner);
+    runner.start();
   }
 
   /** The queues it sweeps now. */
@@ -155,6 +187,8 @@ export class Reclaimer extends EventEmitter<ReclaimerEventMap> {
     for (const [name, queue] of this.#queues) {
       if (this.#fixedQueues && !names.includes(name)) {
         this.#queues.delete(name);
+        void this.#runners.get(name)?.stop();
+        this.#runners.delete(name);
         void queue.close();
       }
     }
@@ -170,9 +204,11 @@ export class Reclaimer extends EventEmitter<ReclaimerEventMap> {
   }
 
   async #sweepAll(): Promise<SweepReport[]> {
+    let failures = 0;
     try {
       await this.#discover();
     } catch (error) {
+      failures += 1;
       this.#failed('*', error);
     }
     const reports: SweepReport[] = [];
@@ -182,28 +218,43 @@ export class Reclaimer extends EventEmitter<ReclaimerEventMap> {
         const report = await sweepQueue(queue, this.#limits);
         reports.push(report);
         this.metrics.recordSweep(report);
+        this.#warnFailedDropped(report);
         const { queue: name, reclaimed, deadLettered, dropped, promoted, tidied, calls, largestCall, durationMs } = report;
         const fields = { queue: name, reclaimed, deadLettered, dropped, promoted, tidied, calls, largestCall, durationMs: Math.round(durationMs * 100) / 100 };
         if (reclaimed + deadLettered + dropped + promoted > 0) this.#log.info(fields, 'swept');
         else this.#log.debug(fields, 'swept');
         this.emit('sweep', report);
       } catch (error) {
+        failures += 1;
         this.#failed(queue.name, error);
       }
     }
+    if (!this.#stopped) this.#failedSweeps = failures > 0 ? this.#failedSweeps + 1 : 0;
     return reports;
+  }
+
+  /** Failed jobs are an incident's evidence: say so each time a queue's count of lost ones grows. */
+  #warnFailedDropped({ queue, stats }: SweepReport): void {
+    const before = this.#failedDropped.get(queue) ?? 0;
+    this.#failedDropped.set(queue, stats.failedDroppedTotal);
+    if (stats.failedDroppedTotal > before) {
+      this.#log.warn({ queue, failedDroppedTotal: stats.failedDroppedTotal, since: stats.failedDroppedTotal - before }, 'failed jobs were deleted by the queue\'s failedHistory cap or failedTtlSeconds');
+    }
   }
 
   #failed(queue: string, error: unknown): void {
     const down = isJobsError(error, 'JOBS_REDIS_UNAVAILABLE');
     this.metrics.recordError(queue, down);
-    this.#log.error({ queue, error: error instanceof Error ? error.message : String(error), code: isJobsError(error) ? error.code : undefined }, 'sweep failed');
+    this.#lastFailure = error;
+    this.#log.error({ queue, err: error }, 'sweep failed');
     if (this.listenerCount('error') > 0) this.emit('error', error);
   }
 
   /** Sweeps now, then every `intervalMs` (measured from the end of one sweep to the next). */
   start(): void {
     if (this.#stopped || this.#timer) return;
+    this.#started = true;
+    for (const queue of this.#queues.values()) this.#runSchedules(queue);
     const loop = (): void => {
       void this.runOnce().finally(() => {
         if (!this.#stopped) this.#timer = setTimeout(loop, this.intervalMs);
@@ -212,8 +263,18 @@ export class Reclaimer extends EventEmitter<ReclaimerEventMap> {
     loop();
   }
 
-  /** Answers whether Redis answers a PING within `timeoutMs`. */
+  /**
+   * Healthy when Redis answers a PING within `timeoutMs` and fewer than
+   * `unhealthyAfterFailedSweeps` sweeps in a row have failed; else the reason.
+   */
   async healthy(timeoutMs = 1_000): Promise<{ ok: boolean; error?: string }> {
+    const redis = await this.#ping(timeoutMs);
+    if (!redis.ok || this.#failedSweeps < this.#unhealthyAfter) return redis;
+    const last = this.#lastFailure instanceof Error ? this.#lastFailure.message : String(this.#lastFailure);
+    return { ok: false, error: `the last ${this.#failedSweeps} sweeps failed; the last error: ${last}` };
+  }
+
+  async #ping(timeoutMs: number): Promise<{ ok: boolean; error?: string }> {
     let timer: NodeJS.Timeout | undefined;
     try {
       await Promise.race([
@@ -236,6 +297,7 @@ export class Reclaimer extends EventEmitter<ReclaimerEventMap> {
     clearTimeout(this.#timer);
     this.#timer = undefined;
     await this.#running;
+    await Promise.all([...this.#runners.values()].map((runner) => runner.stop()));
     await Promise.all([...this.#queues.values()].map((queue) => queue.close()));
     if (this.#owned) await closeClient(this.#client);
   }

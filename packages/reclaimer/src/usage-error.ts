@@ -12,3 +12,9 @@ export function parseWholeNumber(name: string, raw: string | undefined, fallback
   }
   return value;
 }
+
+/** Checks a Redis URL from a flag or variable, or throws {@link UsageError} naming it. */
+export function checkRedisUrl(name: string, url: string): string {
+  if (!/^rediss?(\+cluster)?:\/\//.test(url)) throw new UsageError(`${name} must start with redis://, rediss://, redis+cluster:// or rediss+cluster://`);
+  return url;
+}

@@ -11,6 +11,7 @@ describe('reclaimer bad input', () => {
       [{ maxCallsPerSweep: 1.5 }, 'maxCallsPerSweep'],
       [{ visibilityMs: -1 }, 'visibilityMs'],
       [{ queues: ['ok', 'not ok'] }, 'queue'],
+      [{ unhealthyAfterFailedSweeps: 0 }, 'unhealthyAfterFailedSweeps'],
     ] as [Record<string, unknown>, string][]) {
       expect(() => createReclaimer({ redis, ...override } as never), field).toThrow(expect.objectContaining({ code: 'JOBS_INVALID_ARGUMENT', field }));
     }

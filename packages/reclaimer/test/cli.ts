@@ -4,7 +4,7 @@ import { waitFor } from '@jobs/testing';
 
 /** The built CLIs (the tests run what users run). */
 export const BIN = {
-  jobs: fileURLToPath(new URL('../dist/bin/jobs.js', import.meta.url)),
+  jobsctl: fileURLToPath(new URL('../dist/bin/jobsctl.js', import.meta.url)),
   reclaimer: fileURLToPath(new URL('../dist/bin/jobs-reclaimer.js', import.meta.url)),
 };
 
@@ -33,6 +33,8 @@ export interface Daemon {
   stderr(): string;
   /** Resolves with the first log line `match` accepts. */
   waitForLog(match: (line: Record<string, unknown>) => boolean, timeoutMs?: number): Promise<Record<string, unknown>>;
+  /** Resolves with the exit code when the process ends by itself. */
+  exited: Promise<number | null>;
   /** SIGTERM, then the exit code. */
   stop(): Promise<number | null>;
 }
@@ -52,6 +54,7 @@ export function startDaemon(args: readonly string[], env: Record<string, string 
       .map((line) => JSON.parse(line) as Record<string, unknown>);
   return {
     process: child,
+    exited,
     logs,
     stderr: () => err,
     waitForLog: (match, timeoutMs = 15_000) => waitFor(() => logs().find(match), { timeoutMs, what: `a daemon log line (stdout: ${out.slice(-400)}, stderr: ${err.slice(-400)})` }),

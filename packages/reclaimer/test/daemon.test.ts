@@ -1,39 +1,134 @@
 import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { defineKinds, JobQueue } from '@jobs/core';
 import { findFreePort, startRedisServer } from '@jobs/dev-redis';
-import { isClusterRun, onEveryNode, redisNodes, redisTest as test, urlWithUser, waitFor } from '@jobs/testing';
+import { isClusterRun, onEveryNode, redisNodes, redisTest as test, urlWithUser, waitFor, within } from '@jobs/testing';
 import { createWorker } from '@jobs/worker';
 import { Redis } from 'ioredis';
 import { describe, expect } from 'vitest';
+import { daemonConfig } from '../src/daemon-config.ts';
 import { BIN, runCli, startDaemon } from './cli.ts';
 
 const kinds = defineKinds({ task: { schema: { type: 'object', properties: { n: { type: 'integer' } } } } });
 
 describe('jobs-reclaimer (the daemon, run as a child process)', () => {
-  test('--help is readable; wrong flags exit 2 with the reason', async () => {
+  test('--help is readable and says the default metrics port; --version; wrong flags exit 2 with the reason', async () => {
     const help = await runCli(BIN.reclaimer, ['--help']);
     expect(help.code).toBe(0);
     expect(help.stdout).toMatch(/Usage: jobs-reclaimer/);
-    expect(help.stdout).toMatch(/--interval-ms N/);
+    expect(help.stdout).toMatch(/--interval-ms <n>/);
+    // Read as one line: the help wraps to the width of its columns.
+    expect(help.stdout.replace(/\s+/g, ' ')).toContain('--metrics-port <n> serve /metrics and /healthz on this port; 0 turns them off [JOBS_METRICS_PORT] (default 9464)');
+    const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string };
+    expect(await runCli(BIN.reclaimer, ['--version'])).toMatchObject({ code: 0, stdout: `${version}\n` });
     for (const [args, reason] of [
       [['--interval-ms', 'soon'], /--interval-ms must be a whole number/],
       [['--batch', '0'], /--batch must be a whole number from 1/],
       [['--queue', 'a{b}'], /not a valid queue name/],
-      [['--nope'], /Unknown option '--nope'/],
+      [['--nope'], /unknown option '--nope'/],
       [['--log-level', 'loud'], /--log-level must be one of/],
-      [['--redis-url', 'http://x'], /must start with redis:\/\//],
+      [['--redis-url', 'http://x'], /--redis-url must start with redis:\/\//],
+      [['--metrics-port', '70000'], /--metrics-port must be a whole number from 0 to 65535/],
     ] as const) {
       const run = await runCli(BIN.reclaimer, args);
       expect(run.code, args.join(' ')).toBe(2);
       expect(run.stderr).toMatch(reason);
+      expect(run.stderr).toContain('Run jobs-reclaimer --help for the options.');
       expect(run.stderr).not.toMatch(/\n\s+at /);
+    }
+  });
+
+  test('a wrong environment variable is named in the message, not the flag it stands for; a flag wins over it', async () => {
+    for (const [env, reason] of [
+      [{ JOBS_BATCH: 'abc' }, /^jobs-reclaimer: JOBS_BATCH must be a whole number from 1 to 100000, got "abc"/],
+      [{ JOBS_INTERVAL_MS: '5' }, /^jobs-reclaimer: JOBS_INTERVAL_MS must be a whole number from 10/],
+      [{ JOBS_METRICS_PORT: 'http' }, /^jobs-reclaimer: JOBS_METRICS_PORT must be a whole number/],
+      [{ JOBS_QUEUES: 'mail,bad*name' }, /^jobs-reclaimer: invalid JOBS_QUEUES: "bad\*name" is not a valid queue name/],
+      [{ JOBS_LOG_LEVEL: 'loud' }, /^jobs-reclaimer: JOBS_LOG_LEVEL must be one of debug, info, warn, error/],
+      [{ REDIS_URL: 'localhost:6379' }, /^jobs-reclaimer: REDIS_URL must start with redis:\/\//],
+    ] as const) {
+      const run = await runCli(BIN.reclaimer, [], env);
+      expect(run.code, JSON.stringify(env)).toBe(2);
+      expect(run.stderr).toMatch(reason);
+    }
+    expect(daemonConfig({ batch: '7' }, { JOBS_BATCH: 'abc', JOBS_METRICS_PORT: '0' })).toMatchObject({ batch: 7, metricsPort: undefined });
+    expect(daemonConfig({}, {})).toMatchObject({ batch: 500, metricsPort: 9464, metricsHost: '127.0.0.1', intervalMs: 1_000 });
+  });
+
+  test('a metrics port in use: the daemon says so and exits with code 1 at once, without hanging', async ({ redisUrl }) => {
+    const holder = createServer();
+    await new Promise<void>((resolve) => holder.listen(0, '127.0.0.1', resolve));
+    const port = (holder.address() as AddressInfo).port;
+    try {
+      const daemon = startDaemon(['--metrics-port', String(port), '--interval-ms', '100'], { REDIS_URL: redisUrl });
+      const code = await within(daemon.exited, 5_000, () => `the daemon still runs with its port taken (stdout: ${JSON.stringify(daemon.logs())})`);
+      expect(code).toBe(1);
+      const failure = daemon.logs().find((line) => line.level === 'error');
+      expect(failure?.msg).toBe(`cannot serve /metrics on 127.0.0.1:${port}: the port is in use (another jobs-reclaimer?); choose another with --metrics-port, or 0 to turn it off`);
+      expect(failure?.err).toMatchObject({ code: 'EADDRINUSE', stack: expect.stringMatching(/\n\s+at /) });
+      // It never got as far as sweeping.
+      expect(daemon.logs().some((line) => line.msg === 'swept' || line.msg === 'queues to sweep')).toBe(false);
+    } finally {
+      holder.close();
+    }
+  });
+
+  test('/metrics and /healthz are served by default, on 127.0.0.1:9464', async ({ redisUrl, queueName }) => {
+    const daemon = startDaemon(['--queue', queueName, '--interval-ms', '100'], { REDIS_URL: redisUrl });
+    try {
+      const outcome = await Promise.race([daemon.waitForLog((line) => line.msg === 'serving metrics' || line.level === 'error'), daemon.exited.then(() => undefined)]);
+      const line = outcome ?? daemon.logs().find((entry) => entry.level === 'error');
+      if (line?.msg === 'serving metrics') {
+        expect(line.url).toBe('http://127.0.0.1:9464/metrics');
+        const metrics = await fetch('http://127.0.0.1:9464/metrics');
+        expect(metrics.status).toBe(200);
+        expect(await metrics.text()).toMatch(/# TYPE jobs_reclaimer_sweep_errors_total counter/);
+        expect((await fetch('http://127.0.0.1:9464/healthz')).status).toBe(200);
+        expect(await daemon.stop()).toBe(0);
+      } else {
+        // Something else on this machine holds the port: the daemon tried the default, and said so.
+        expect(line?.msg).toMatch(/^cannot serve \/metrics on 127\.0\.0\.1:9464: the port is in use/);
+        expect(await daemon.exited).toBe(1);
+      }
+    } finally {
+      if (daemon.process.exitCode === null) daemon.process.kill('SIGKILL');
+    }
+  });
+
+  test('/healthz fails when sweeps keep failing though Redis answers PING, and recovers; the log has the error and its stack under err', async ({ redis, redisUrl, queueName }) => {
+    // A user that may connect and PING, but not run the queue's scripts.
+    const user = `healthz-${queueName}`;
+    await onEveryNode(redis, (node) => node.acl('SETUSER', user, 'on', '>pw-healthz', '~*', '&*', '-@all', '+@connection', '+info', '+cluster|slots', '+cluster|info'));
+    const port = await findFreePort();
+    const daemon = startDaemon(['--queue', queueName, '--interval-ms', '100', '--metrics-port', String(port)], { REDIS_URL: urlWithUser(redisUrl, user, 'pw-healthz') });
+    try {
+      await daemon.waitForLog((line) => line.msg === 'serving metrics');
+      const failure = await daemon.waitForLog((line) => line.msg === 'sweep failed');
+      expect(failure).toMatchObject({ level: 'error', queue: queueName, err: { code: 'JOBS_REDIS_NOPERM', message: expect.stringMatching(/lacks a permission/), stack: expect.stringMatching(/\n\s+at /) } });
+      expect(failure).not.toHaveProperty('error');
+      const unhealthy = await waitFor(
+        async () => {
+          const response = await fetch(`http://127.0.0.1:${port}/healthz`);
+          return response.status === 503 ? ((await response.json()) as { status: string; error: string }) : undefined;
+        },
+        { what: '/healthz to fail after 3 failed sweeps' },
+      );
+      expect(unhealthy.status).toBe('unavailable');
+      expect(unhealthy.error).toMatch(/^the last \d+ sweeps failed; the last error: the Redis user lacks a permission/);
+      await onEveryNode(redis, (node) => node.acl('SETUSER', user, '+@all'));
+      await waitFor(async () => (await fetch(`http://127.0.0.1:${port}/healthz`)).status === 200, { what: '/healthz to recover after a good sweep' });
+      expect(await daemon.stop()).toBe(0);
+    } finally {
+      if (daemon.process.exitCode === null) daemon.process.kill('SIGKILL');
+      await onEveryNode(redis, (node) => node.acl('DELUSER', user));
     }
   });
 
   test("a crashed worker's job comes back to pending within one interval after its lease expires, and runs again", async ({ redisUrl, redis, queueName }) => {
     const intervalMs = 200;
-    const daemon = startDaemon(['--queue', queueName, '--interval-ms', String(intervalMs)], { REDIS_URL: redisUrl });
+    const daemon = startDaemon(['--queue', queueName, '--interval-ms', String(intervalMs), '--metrics-port', '0'], { REDIS_URL: redisUrl });
     await daemon.waitForLog((line) => line.msg === 'jobs-reclaimer starting');
     const producer = new JobQueue({ redis, queue: queueName, kinds });
     const id = await producer.enqueue('task', { n: 1 });
@@ -76,7 +171,7 @@ describe('jobs-reclaimer (the daemon, run as a child process)', () => {
       await node.slowlog('RESET');
     }
     const batch = 500;
-    const daemons = Array.from({ length: 4 }, () => startDaemon(['--queue', queueName, '--interval-ms', '20', '--batch', String(batch)], { REDIS_URL: redisUrl }));
+    const daemons = Array.from({ length: 4 }, () => startDaemon(['--queue', queueName, '--interval-ms', '20', '--batch', String(batch), '--metrics-port', '0'], { REDIS_URL: redisUrl }));
     await waitFor(async () => (await queue.stats()).reclaimedTotal >= 50_000, { timeoutMs: 90_000, intervalMs: 100, what: '50,000 reclaims' });
     const codes = await Promise.all(daemons.map((daemon) => daemon.stop()));
     expect(codes).toEqual([0, 0, 0, 0]);
@@ -104,7 +199,9 @@ describe('jobs-reclaimer (the daemon, run as a child process)', () => {
     const queue = new JobQueue({ redis: client, queue: 'watched', kinds, visibilityMs: 1 });
     await queue.enqueueMany([{ kind: 'task', payload: { n: 1 } }, { kind: 'task', payload: { n: 2 } }, { kind: 'task', payload: { n: 3 } }]);
     await queue.claim();
-    const daemon = startDaemon(['--interval-ms', '100', '--metrics-port', '0'], { REDIS_URL: server.url });
+    await queue.pause();
+    await queue.pause({ kind: 'task' });
+    const daemon = startDaemon(['--interval-ms', '100', '--metrics-port', String(await findFreePort())], { REDIS_URL: server.url });
     try {
       const serving = await daemon.waitForLog((line) => line.msg === 'serving metrics');
       const base = String(serving.url).replace(/\/metrics$/, '');
@@ -127,6 +224,8 @@ describe('jobs-reclaimer (the daemon, run as a child process)', () => {
       expect(samples.get('jobs_reclaimer_sweep_duration_seconds_count{queue="watched"}')).toBeGreaterThan(0);
       expect(samples.get('jobs_queue_oldest_pending_age_seconds{queue="watched"}')).toBeGreaterThanOrEqual(0);
       expect(samples.get('jobs_redis_up')).toBe(1);
+      expect(samples.get('jobs_queue_paused{queue="watched",kind=""}')).toBe(1);
+      expect(samples.get('jobs_queue_paused{queue="watched",kind="task"}')).toBe(1);
       expect(metrics).toMatch(/# TYPE jobs_reclaimer_sweep_duration_seconds histogram/);
 
       expect((await fetch(`${base}/healthz`)).status).toBe(200);
@@ -145,7 +244,7 @@ describe('jobs-reclaimer (the daemon, run as a child process)', () => {
       await queueAgain.claim();
       const sweepsBefore = daemon.logs().filter((line) => line.msg === 'swept' && line.reclaimed === 1).length;
       await waitFor(() => daemon.logs().filter((line) => line.msg === 'swept' && line.reclaimed === 1).length > sweepsBefore, { what: 'a sweep after the restart' });
-      expect(daemon.logs().some((line) => String(line.error ?? '').includes('NOSCRIPT'))).toBe(false);
+      expect(daemon.logs().some((line) => JSON.stringify(line.err ?? '').includes('NOSCRIPT'))).toBe(false);
       await queueAgain.close();
       again.disconnect();
       expect((await fetch(`${base}/nothing`)).status).toBe(404);
@@ -163,7 +262,7 @@ describe('jobs-reclaimer (the daemon, run as a child process)', () => {
     const run = await runCli(BIN.reclaimer, ['--once', '--queue', 'away'], { REDIS_URL: url });
     expect(run.code).toBe(0);
     const failed = run.stdout.split('\n').filter((line) => line.startsWith('{')).map((line) => JSON.parse(line) as Record<string, unknown>).find((line) => line.msg === 'sweep failed');
-    expect(failed).toMatchObject({ queue: 'away', code: 'JOBS_REDIS_UNAVAILABLE' });
+    expect(failed).toMatchObject({ queue: 'away', err: { code: 'JOBS_REDIS_UNAVAILABLE', stack: expect.stringMatching(/\n\s+at /) } });
   }, 30_000);
 
   test('with no --queue it finds every queue in Redis and sweeps them; the log never shows the password', async ({ redis, redisUrl, queueName }) => {
@@ -172,7 +271,7 @@ describe('jobs-reclaimer (the daemon, run as a child process)', () => {
     await onEveryNode(redis, (node) => node.acl('SETUSER', user, 'on', '>hunter2-secret', '~*', '&*', '+@all'));
     const queue = new JobQueue({ redis, queue: queueName, kinds });
     await queue.enqueue('task', { n: 1 }, { delayMs: 1 });
-    const daemon = startDaemon(['--interval-ms', '50'], { REDIS_URL: urlWithUser(redisUrl, user, 'hunter2-secret') });
+    const daemon = startDaemon(['--interval-ms', '50', '--metrics-port', '0'], { REDIS_URL: urlWithUser(redisUrl, user, 'hunter2-secret') });
     const swept = await daemon.waitForLog((line) => line.msg === 'swept' && line.queue === queueName && line.promoted === 1);
     expect(swept.promoted).toBe(1);
     expect(await daemon.stop()).toBe(0);

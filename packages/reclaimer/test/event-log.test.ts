@@ -2,7 +2,7 @@ import { defineKinds, JobQueue } from '@jobs/core';
 import { redisTest as test, waitFor } from '@jobs/testing';
 import { describe, expect } from 'vitest';
 import { createReclaimer } from '../src/index.ts';
-import { parseDaemonConfig } from '../src/daemon-config.ts';
+import { daemonConfig } from '../src/daemon-config.ts';
 
 const kinds = defineKinds({ task: { schema: { type: 'object' } } });
 
@@ -21,10 +21,10 @@ describe('the reclaimer and the event log', () => {
     await Promise.all([quiet.stop(), logged.stop(), queue.close()]);
   });
 
-  test('jobs-reclaimer --event-log takes on or a cap; off by default', () => {
-    expect(parseDaemonConfig([], {}).eventLog).toBe(false);
-    expect(parseDaemonConfig(['--event-log', 'on'], {}).eventLog).toEqual({ maxLen: 100_000 });
-    expect(parseDaemonConfig([], { JOBS_EVENT_LOG: '5000' }).eventLog).toEqual({ maxLen: 5_000 });
-    expect(() => parseDaemonConfig(['--event-log', '3'], {})).toThrow(/--event-log/);
+  test('jobs-reclaimer --event-log (or JOBS_EVENT_LOG) takes on or a cap; off by default', () => {
+    expect(daemonConfig({}, {}).eventLog).toBe(false);
+    expect(daemonConfig({ eventLog: 'on' }, {}).eventLog).toEqual({ maxLen: 100_000 });
+    expect(daemonConfig({}, { JOBS_EVENT_LOG: '5000' }).eventLog).toEqual({ maxLen: 5_000 });
+    expect(() => daemonConfig({ eventLog: '3' }, {})).toThrow(/--event-log/);
   });
 });

@@ -35,19 +35,31 @@ describe('partitioned queues in the reclaimer and the admin CLI', () => {
     }
   });
 
-  test('jobs stats sums the partitions; show and cancel find a job by its id; purge removes them all', async ({ redis, redisUrl, queueName }) => {
+  test('jobsctl stats sums the partitions; show and cancel find a job by its id; export-failed reads them all; purge removes them all', async ({ redis, redisUrl, queueName }) => {
     const queue = new PartitionedQueue({ redis, queue: queueName, kinds, partitions: 4 });
     const ids = (await queue.enqueueMany([0, 1, 2, 3, 4, 5, 6, 7].map((n) => ({ kind: 'task' as const, payload: { n }, options: { partitionKey: `order-${n}` } })))).map((r) => r.id);
     const env = { REDIS_URL: redisUrl };
-    const stats = JSON.parse((await runCli(BIN.jobs, ['stats', '-q', queueName, '--json'], env)).stdout) as Record<string, unknown>;
+    const stats = JSON.parse((await runCli(BIN.jobsctl, ['stats', '-q', queueName, '--json'], env)).stdout) as Record<string, unknown>;
     expect(stats).toMatchObject({ queue: queueName, partitions: 4, pendingDepth: 8, enqueuedTotal: 8 });
-    const show = await runCli(BIN.jobs, ['show', '-q', queueName, ids[5] as string], env);
+    const show = await runCli(BIN.jobsctl, ['show', '-q', queueName, ids[5] as string], env);
     expect(show.code).toBe(0);
     expect(show.stdout).toMatch(/status\s+pending/);
-    expect((await runCli(BIN.jobs, ['cancel', '-q', queueName, ids[6] as string], env)).code).toBe(0);
-    const ls = await runCli(BIN.jobs, ['ls', 'pending', '-q', queueName, '--json'], env);
+    expect((await runCli(BIN.jobsctl, ['cancel', '-q', queueName, ids[6] as string], env)).code).toBe(0);
+    const ls = await runCli(BIN.jobsctl, ['ls', 'pending', '-q', queueName, '--json'], env);
     expect((JSON.parse(ls.stdout) as unknown[]).length).toBe(7);
-    const purge = await runCli(BIN.jobs, ['purge', '-q', queueName, '--yes'], env);
+    // Dead letters in two partitions: the export reads every partition's failed list.
+    const failed = [];
+    for (const partition of queue.partitions.slice(0, 2)) {
+      const [job] = await partition.claim();
+      if (job) await partition.fail(job, 'kept as evidence', { permanent: true });
+      failed.push(job?.id);
+    }
+    const exported = await runCli(BIN.jobsctl, ['export-failed', '-q', queueName], env);
+    expect(exported.code).toBe(0);
+    const lines = exported.stdout.trimEnd().split('\n').map((line) => JSON.parse(line) as { queue: string; id: string; last_error: string });
+    expect(lines.map((line) => line.id).sort()).toEqual([...failed].sort());
+    expect(lines.every((line) => line.queue === queueName && line.last_error === 'kept as evidence')).toBe(true);
+    const purge = await runCli(BIN.jobsctl, ['purge', '-q', queueName, '--yes'], env);
     expect(purge.code).toBe(0);
     for (const partition of queue.partitions) {
       for (const key of [partition.keys.pending, partition.keys.stats, partition.keys.job(ids[0] as string)]) expect(await redis.exists(key)).toBe(0);

@@ -1,4 +1,5 @@
-import type { ClaimedJob, CompleteOutcome, JobQueue, NotReplicatedError } from '@jobs/core';
+import type { ClaimedJob, CompleteAndClaimResult, CompleteOutcome, NotReplicatedError } from '@jobs/core';
+import type { LaneQueue } from './lane-queue.ts';
 
 /** A job to complete with its handler's result. */
 export interface Completion {
@@ -35,7 +36,7 @@ const MAX_IN_FLIGHT = 2;
  * growing with the number of jobs, and a worker never waits for a claim after a completion.
  */
 export class CompletionBatcher<C extends Completion> {
-  readonly #queue: JobQueue<unknown>;
+  readonly #queue: Pick<LaneQueue, 'completeManyAndClaim'>;
   readonly #slots: ClaimSlots;
   readonly #listener: CompletionListener<C>;
   readonly #maxBatch: number;
@@ -45,7 +46,7 @@ export class CompletionBatcher<C extends Completion> {
   #idleWaiters: (() => void)[] = [];
 
   /** `maxBatch`: most completions per call (half the concurrency keeps two calls busy). */
-  constructor(queue: JobQueue<unknown>, slots: ClaimSlots, listener: CompletionListener<C>, maxBatch: number) {
+  constructor(queue: Pick<LaneQueue, 'completeManyAndClaim'>, slots: ClaimSlots, listener: CompletionListener<C>, maxBatch: number) {
     this.#queue = queue;
     this.#slots = slots;
     this.#listener = listener;
@@ -96,7 +97,7 @@ export class CompletionBatcher<C extends Completion> {
 
   async #call(batch: C[]): Promise<void> {
     const reserved = this.#slots.reserve(batch.length);
-    let reply: Awaited<ReturnType<JobQueue<unknown>['completeManyAndClaim']>>;
+    let reply: CompleteAndClaimResult;
     try {
       reply = await this.#queue.completeManyAndClaim(batch, { max: reserved });
     } catch (error) {

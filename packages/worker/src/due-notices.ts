@@ -1,5 +1,8 @@
-import { closeClient, duplicateClient, type RedisClient } from '@jobs/core';
-import type { Lane } from './lane.ts';
+import type { JobQueue, RedisClient } from '@jobs/core';
+import { closeClient, duplicateClient } from '@jobs/core/internal';
+
+/** What a notice needs of a queue (or partition): its wake channel and its promotion of due jobs. */
+type NoticedQueue = Pick<JobQueue<unknown>, 'keys' | 'promoteDue'>;
 
 /** How far this clock may have run ahead of the server's by the time a notice's delay is over (ms). */
 const DRIFT_MS = 100;
@@ -12,16 +15,16 @@ const MAX_TIMER_MS = 2_147_483_647;
  * pending; a delayed job added during that wait and due sooner would start only when the wait
  * ends, up to a second late (half a second on a partitioned queue). The scripts that delay a job
  * say, on the queue's wake channel, how many ms until it is due when no delayed job is due before
- * it (scripts/lib/due-notice.lua). This listens on every lane's channel, on a connection of its
- * own, and when that time comes promotes the due jobs of the lane: their push onto pending wakes
+ * it (scripts/lib/due-notice.lua). This listens on every partition's channel, on a connection of its
+ * own, and when that time comes promotes the due jobs of the partition: their push onto pending wakes
  * the waiting claims, this worker's and every other's. Notices lost (a reconnect, a producer
  * that is not @jobs) only bring back the late start.
  */
 export class DueNotices {
-  /** The lanes, by their wake channel. */
-  readonly #lanes: ReadonlyMap<string, Lane>;
-  /** Per lane, the one promotion scheduled: the earliest notice heard. */
-  readonly #timers = new Map<Lane, { at: number; timer: NodeJS.Timeout }>();
+  /** The queues (one per partition), by their wake channel. */
+  readonly #queues: ReadonlyMap<string, NoticedQueue>;
+  /** Per queue, the one promotion scheduled: the earliest notice heard. */
+  readonly #timers = new Map<NoticedQueue, { at: number; timer: NodeJS.Timeout }>();
   readonly #subscriber: RedisClient;
   readonly #onError: (error: unknown, message: string) => void;
   readonly #hasRoom: () => boolean;
@@ -34,13 +37,13 @@ export class DueNotices {
    * when a job comes due (a full worker leaves the promotion to its next claim, so that a stream
    * of delayed jobs does not send every worker to promote each one); `onError` hears what goes wrong.
    */
-  constructor(client: RedisClient, lanes: readonly Lane[], hasRoom: () => boolean, onError: (error: unknown, message: string) => void) {
-    this.#lanes = new Map(lanes.map((lane) => [lane.queue.keys.wake, lane]));
+  constructor(client: RedisClient, queues: readonly NoticedQueue[], hasRoom: () => boolean, onError: (error: unknown, message: string) => void) {
+    this.#queues = new Map(queues.map((queue) => [queue.keys.wake, queue]));
     this.#hasRoom = hasRoom;
     this.#onError = onError;
     this.#subscriber = duplicateClient(client);
     this.#subscriber.on('message', (channel: string, message: string) => this.#heard(channel, message));
-    this.ready = this.#subscriber.subscribe(...this.#lanes.keys()).then(
+    this.ready = this.#subscriber.subscribe(...this.#queues.keys()).then(
       () => undefined,
       (error: unknown) => {
         if (!this.#closed) onError(error, 'could not subscribe to delayed-job notices: a delayed job added while the worker waits may start up to a second late');
@@ -49,34 +52,34 @@ export class DueNotices {
   }
 
   #heard(channel: string, message: string): void {
-    const lane = this.#lanes.get(channel);
+    const queue = this.#queues.get(channel);
     const ms = Number(message);
-    if (!lane || this.#closed || !Number.isFinite(ms) || ms < 0 || ms > MAX_TIMER_MS) return;
-    this.#promoteIn(lane, ms);
+    if (!queue || this.#closed || !Number.isFinite(ms) || ms < 0 || ms > MAX_TIMER_MS) return;
+    this.#promoteIn(queue, ms);
   }
 
   /**
-   * Promotes `lane`'s due jobs in `ms`, unless a promotion is already set for no later.
+   * Promotes `queue`'s due jobs in `ms`, unless a promotion is already set for no later.
    * `lookAgain`: if nothing is due by then, look once more when the next job is, should that be
    * within {@link DRIFT_MS} (this clock ran ahead of the server's over a long delay).
    */
-  #promoteIn(lane: Lane, ms: number, lookAgain = true): void {
+  #promoteIn(queue: NoticedQueue, ms: number, lookAgain = true): void {
     const at = Date.now() + ms;
-    const scheduled = this.#timers.get(lane);
+    const scheduled = this.#timers.get(queue);
     if (scheduled && scheduled.at <= at) return;
     clearTimeout(scheduled?.timer);
-    this.#timers.set(lane, { at, timer: setTimeout(() => void this.#promote(lane, lookAgain), ms) });
+    this.#timers.set(queue, { at, timer: setTimeout(() => void this.#promote(queue, lookAgain), ms) });
   }
 
-  async #promote(lane: Lane, lookAgain: boolean): Promise<void> {
-    this.#timers.delete(lane);
+  async #promote(queue: NoticedQueue, lookAgain: boolean): Promise<void> {
+    this.#timers.delete(queue);
     if (this.#closed || !this.#hasRoom()) return;
     try {
-      const { promoted, nextDueMs, nowMs } = await lane.queue.promoteDue();
+      const { promoted, nextDueMs, nowMs } = await queue.promoteDue();
       // Once only: another worker promoting first also leaves nothing due, and each worker
       // chasing every due time after that would be a poll.
       const untilNext = nextDueMs === null ? -1 : nextDueMs - nowMs;
-      if (lookAgain && promoted === 0 && untilNext >= 0 && untilNext <= DRIFT_MS && !this.#closed) this.#promoteIn(lane, Math.max(1, untilNext), false);
+      if (lookAgain && promoted === 0 && untilNext >= 0 && untilNext <= DRIFT_MS && !this.#closed) this.#promoteIn(queue, Math.max(1, untilNext), false);
     } catch (error) {
       // The worker's own claims promote due jobs too: the job starts when the wait ends.
       if (!this.#closed) this.#onError(error, 'could not promote a delayed job that came due');

@@ -1,4 +1,5 @@
 import { isJobsError, LostClaimError, type ClaimedJob } from '@jobs/core';
+import type { TimerHandle } from './clock.ts';
 import type { Lane } from './lane.ts';
 
 /** How one handler call ended. */
@@ -21,8 +22,8 @@ export class Execution {
   readonly job: ClaimedJob;
   /** The queue (or partition) the job came from, where its outcome goes. */
   readonly lane: Lane;
-  /** Set when shutdown handed the job back: its outcome is no longer ours to report. */
-  released = false;
+  /** Set when shutdown handed the job back to pending: its outcome is no longer ours to report. */
+  handedBack = false;
   /** Set when a renewal found the claim lost. */
   lost = false;
   /** Each lease renewal makes the lease this long from now. */
@@ -30,11 +31,13 @@ export class Execution {
   /** When the handler was called (ms). */
   startedAt = 0;
   /** The kind's timeout, while it runs. */
-  timer: NodeJS.Timeout | undefined;
+  timer: TimerHandle | undefined;
   /** What the handler returned, once it has; the completion stores it. */
   result: unknown;
   /** How long the handler ran (ms), once it has. */
   durationMs = 0;
+  /** The attempt's span, while it runs, when tracing is on. */
+  span: unknown = undefined;
   readonly #onOutcome: OnOutcome;
   #controller: AbortController | undefined;
   #aborted = false;

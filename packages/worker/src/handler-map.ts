@@ -25,6 +25,13 @@ export interface JobContext<N extends string = string> {
    * was reclaimed meanwhile.
    */
   extendLease(ms?: number): Promise<void>;
+  /**
+   * Reports progress (any JSON value, at most 16 KiB): stored on the job (`getJob(id).progress`)
+   * and published on the queue's events channel, where `waitForResult(id, { onProgress })`
+   * hears it. Rejects with `JOBS_PAYLOAD_TOO_LARGE` or `JOBS_NOT_SERIALIZABLE` for a bad value
+   * (nothing is written), and `JOBS_LOST_CLAIM` when the job was reclaimed meanwhile.
+   */
+  progress(value: unknown): Promise<void>;
   /** A logger bound to this job (id, kind, attempt). */
   readonly log: Logger;
 }

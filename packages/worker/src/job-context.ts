@@ -1,4 +1,5 @@
-import { childLogger, type Logger } from '@jobs/core';
+import { type Logger } from '@jobs/core';
+import { childLogger } from '@jobs/core/internal';
 import type { Execution } from './execution.ts';
 import type { JobContext } from './handler-map.ts';
 
@@ -37,4 +38,8 @@ export class HandlerContext implements JobContext {
   }
 
   readonly extendLease = (ms?: number): Promise<void> => this.#execution.extendLease(ms);
+
+  progress(value: unknown): Promise<void> {
+    return this.#execution.lane.queue.progress(this.#execution.job, value);
+  }
 }

@@ -1,6 +1,6 @@
-import type { JobQueue } from '@jobs/core';
 import type { CompletionBatcher } from './completion-batcher.ts';
 import type { Execution } from './execution.ts';
+import type { LaneQueue } from './lane-queue.ts';
 import type { LeaseKeeper } from './lease-keeper.ts';
 
 /** After an empty claim a lane is not asked again for this long, doubling up to the cap. */
@@ -13,21 +13,22 @@ const MAX_QUIET_MS = 500;
  * worker asks the lanes likely to have work first and does not spin on empty ones.
  */
 export class Lane {
-  readonly queue: JobQueue<unknown>;
+  readonly queue: LaneQueue;
   readonly leases: LeaseKeeper;
   readonly completions: CompletionBatcher<Execution>;
   #quietUntil = 0;
   #quietMs = 0;
   #woken = false;
 
-  constructor(queue: JobQueue<unknown>, leases: LeaseKeeper, completions: CompletionBatcher<Execution>) {
+  /** `completions`: makes the lane's completion batcher, which claims for this lane. */
+  constructor(queue: LaneQueue, leases: LeaseKeeper, completions: (lane: Lane) => CompletionBatcher<Execution>) {
     this.queue = queue;
     this.leases = leases;
-    this.completions = completions;
+    this.completions = completions(this);
   }
 
   /** True unless its last claim came back empty a short while ago and no push woke it since. */
-  mayHaveWork(now = Date.now()): boolean {
+  mayHaveWork(now: number): boolean {
     return this.#woken || now >= this.#quietUntil;
   }
 
@@ -36,8 +37,8 @@ export class Lane {
     return this.#woken ? 0 : this.#quietUntil;
   }
 
-  /** A claim came back with `count` jobs. */
-  claimed(count: number, now = Date.now()): void {
+  /** A claim came back with `count` jobs (at `now`). */
+  claimed(count: number, now: number): void {
     this.#woken = false;
     if (count > 0) {
       this.#quietMs = 0;

@@ -1,4 +1,7 @@
-import type { ClaimedJob, JobQueue } from '@jobs/core';
+import type { ClaimedJob } from '@jobs/core';
+import type { Clock, TimerHandle } from './clock.ts';
+import type { LaneQueue } from './lane-queue.ts';
+import type { WorkerMetrics } from './worker-metrics.ts';
 
 /** A job whose lease is being kept. */
 interface LeasedJob {
@@ -10,29 +13,34 @@ interface LeasedJob {
 }
 
 /**
- * Keeps the leases (keyed by claim token: the same job claimed again is a different claim) of a worker's running jobs alive: one `extendLeases` call per tick for all
- * of them (one per distinct lease length), every third of the shortest lease, so a lease is
+ * Keeps the leases of a worker's running jobs alive (keyed by claim token: the same job claimed
+ * again is another claim): one `extendLeases` call per tick for all of them (one per distinct lease length), every third of the shortest lease, so a lease is
  * renewed twice before it could expire. A job whose renewal comes back empty was reclaimed:
  * its `onLost` runs and it is no longer renewed.
  */
 export class LeaseKeeper {
-  readonly #queue: JobQueue<unknown>;
+  readonly #queue: Pick<LaneQueue, 'extendLeases'>;
   readonly #onError: (error: unknown) => void;
+  readonly #clock: Clock;
+  readonly #metrics: WorkerMetrics | undefined;
   readonly #jobs = new Map<string, LeasedJob>();
-  #timer: NodeJS.Timeout | undefined;
+  #timer: TimerHandle | undefined;
   #nextTickAt = Number.POSITIVE_INFINITY;
   #ticking: Promise<void> | undefined;
   #stopped = false;
 
-  constructor(queue: JobQueue<unknown>, onError: (error: unknown) => void) {
+  /** `metrics`, when given, counts the renewals. */
+  constructor(queue: Pick<LaneQueue, 'extendLeases'>, onError: (error: unknown) => void, clock: Clock, metrics?: WorkerMetrics) {
     this.#queue = queue;
     this.#onError = onError;
+    this.#clock = clock;
+    this.#metrics = metrics;
   }
 
   /** Starts keeping `job`'s lease, renewing it for `leaseMs` each time. */
   add(job: ClaimedJob, leaseMs: number, onLost: () => void): void {
     this.#jobs.set(job.token, { job, leaseMs, onLost });
-    this.#scheduleBy(Date.now() + leaseMs / 3);
+    this.#scheduleBy(this.#clock.now() + leaseMs / 3);
   }
 
   /** Renews `job` for `leaseMs` from now on, from the next tick. */
@@ -40,7 +48,7 @@ export class LeaseKeeper {
     const entry = this.#jobs.get(job.token);
     if (!entry) return;
     entry.leaseMs = leaseMs;
-    this.#scheduleBy(Date.now() + leaseMs / 3);
+    this.#scheduleBy(this.#clock.now() + leaseMs / 3);
   }
 
   /** Stops keeping `job`'s lease. */
@@ -50,9 +58,9 @@ export class LeaseKeeper {
 
   #scheduleBy(at: number): void {
     if (this.#stopped || this.#ticking || at >= this.#nextTickAt) return;
-    clearTimeout(this.#timer);
+    this.#clock.clearTimeout(this.#timer);
     this.#nextTickAt = at;
-    this.#timer = setTimeout(() => void this.#tick(), Math.max(0, at - Date.now()));
+    this.#timer = this.#clock.setTimeout(() => void this.#tick(), Math.max(0, at - this.#clock.now()));
   }
 
   async #tick(): Promise<void> {
@@ -68,13 +76,16 @@ export class LeaseKeeper {
       for (const [leaseMs, entries] of byLength) {
         try {
           const deadlines = await this.#queue.extendLeases(entries.map((entry) => entry.job), leaseMs);
+          let renewed = 0;
           deadlines.forEach((deadline, index) => {
             const entry = entries[index] as LeasedJob;
-            if (deadline === null && this.#jobs.get(entry.job.token) === entry) {
+            if (deadline !== null) renewed += 1;
+            else if (this.#jobs.get(entry.job.token) === entry) {
               this.#jobs.delete(entry.job.token);
               entry.onLost();
             }
           });
+          this.#metrics?.renewed(renewed);
         } catch (error) {
           // Redis hiccup: try again at the next tick; the lease still has two thirds to go.
           this.#onError(error);
@@ -85,13 +96,13 @@ export class LeaseKeeper {
     this.#ticking = undefined;
     let shortest = Number.POSITIVE_INFINITY;
     for (const entry of this.#jobs.values()) shortest = Math.min(shortest, entry.leaseMs);
-    if (shortest !== Number.POSITIVE_INFINITY) this.#scheduleBy(Date.now() + shortest / 3);
+    if (shortest !== Number.POSITIVE_INFINITY) this.#scheduleBy(this.#clock.now() + shortest / 3);
   }
 
   /** Stops renewing; waits for a renewal in flight. */
   async stop(): Promise<void> {
     this.#stopped = true;
-    clearTimeout(this.#timer);
+    this.#clock.clearTimeout(this.#timer);
     this.#timer = undefined;
     await this.#ticking;
     this.#jobs.clear();

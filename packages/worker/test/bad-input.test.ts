@@ -17,6 +17,10 @@ describe('worker bad input', () => {
       [{ visibilityMs: 0 }, 'options.visibilityMs'],
       [{ visibilityMs: Number.NaN }, 'options.visibilityMs'],
       [{ queue: '{x}' }, 'queue'],
+      [{ metrics: {} }, 'metrics.registry'],
+      [{ metrics: { registry: 'default' } }, 'metrics.registry'],
+      [{ tracing: 'yes' }, 'tracing'],
+      [{ tracing: { tracerProvider: {} } }, 'tracing.tracerProvider'],
     ];
     for (const [override, field] of cases) {
       expect(() => createWorker({ redis, queue: queueName, kinds, handlers, ...override } as never), field).toThrow(expect.objectContaining({ code: 'JOBS_INVALID_ARGUMENT', field }));

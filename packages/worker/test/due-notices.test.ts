@@ -3,7 +3,6 @@ import { createProducer } from '@jobs/producer';
 import { redisTest as test, waitFor, within, type TestRedis } from '@jobs/testing';
 import { describe, expect } from 'vitest';
 import { DueNotices } from '../src/due-notices.ts';
-import type { Lane } from '../src/lane.ts';
 import { kinds } from './kinds.ts';
 
 /**
@@ -22,10 +21,9 @@ async function listening(redis: TestRedis, queueName: string, room: boolean): Pr
   const roomAsked = new Promise<void>((resolve) => {
     asked = resolve;
   });
-  const lane = { queue } as unknown as Lane;
   const notices = new DueNotices(
     queue.client,
-    [lane],
+    [queue],
     () => {
       asked();
       return room;

@@ -1,58 +1,90 @@
 --@include lib/read-hash.lua
 --@include lib/now.lua
+--@include lib/flow.lua
+--@include lib/dead-letter.lua
 --@include lib/log-event.lua
--- Claims up to `wanted` jobs from the claim end of pending (the right): each id moves to the
--- head of processing and its hash is stamped in the same atomic step: status=processing, a
--- fresh claim_token (16 hex digits: a random 12-digit base per call and a 4-digit claim number), claimed_at_ms, attempts+1, a
--- lease (deadline = now + the job's visibility) in the lease index. There is no moment at which
--- a claimed job lacks its stamp (the recipe's B1). An id whose hash is gone, or whose hash says
--- the job already finished, is dropped from pending and not returned (nothing can run without a
--- payload, and a finished job must not run twice).
+-- Claims up to `wanted` jobs from the claim end (the right) of one list of waiting jobs: each id
+-- moves to the head of processing and its hash is stamped in the same atomic step:
+-- status=processing, a fresh claim_token (16 hex digits: a random 12-digit base per call and a
+-- 4-digit claim number), claimed_at_ms, attempts+1, a lease (deadline = now + the job's
+-- visibility) in the lease index. There is no moment at which a claimed job lacks its stamp (the
+-- recipe's B1). An id whose hash is gone, or whose hash says the job already finished, is
+-- dropped and not returned (nothing can run without a payload, and a finished job must not run
+-- twice). A job past its expires_at_ms goes to failed instead, never to a worker.
 --
 -- Every read of a pass comes before its first write, so an error (a Redis user lacking a
--- permission) leaves pending as it was: ids are never taken off pending without landing in
--- processing.
+-- permission) leaves the list as it was: ids are never taken off it without landing somewhere.
 --
+-- c: { pending, processing, leases, stats, flow, job_prefix, prefix, visibility, max_attempts,
+--      token_base, now, failed, cap, ttl, channel, claimed, dropped, expired, deadline_text,
+--      log, worker } (log: see lib/log-event.lua, nil when off; each claim is logged 'claimed'
+--      by `worker`, each expired job 'expired')
+--   (failed, cap, ttl, channel, now and job_prefix are also dead_letter's ctx; prefix is the
+--   queue's key prefix, see flow.lua)
+-- flow: nil on a queue without flow control, else { kinds = set of paused kinds or nil,
+--   carriers = true for pending while other priorities are in use (see push_pending) }
 -- Appends CLAIM_STRIDE values per claimed job to `out`: id, token, attempts, max_attempts,
--- lease deadline, payload, kind, enqueued_at_ms, last_error (a missing field is nil).
--- Each claim is logged as 'claimed' by `worker` (see lib/log-event.lua; `log` nil: the log is off).
--- Returns the count claimed.
-local CLAIM_STRIDE = 9 --@export
-local function claim_jobs(pending, processing, leases, stats, job_prefix, default_visibility, default_max_attempts, wanted, token_base, now, out, log, worker)
-  local claimed, dropped = 0, 0
-  local now_text = int_text(now)
-  -- The lease deadline of each visibility seen, as text (most jobs share the default).
-  local deadline_text = {}
-  -- Bounded: every pass takes ids off pending; dropped ids cannot keep the loop going past this.
+-- lease deadline, payload, kind, enqueued_at_ms, last_error, priority (a missing field is nil).
+-- Returns true when the list ran dry.
+local CLAIM_STRIDE = 10 --@export
+-- In place of the next due time in a claim's reply: the queue is paused.
+local CLAIM_PAUSED = -2 --@export
+
+-- The kind of a job whose hash has no kind field (a recipe producer's): its payload's.
+local function payload_kind(payload)
+  if not payload then return nil end
+  local ok, decoded = pcall(cjson.decode, payload)
+  if ok and type(decoded) == 'table' and type(decoded.kind) == 'string' then return decoded.kind end
+  return nil
+end
+
+local function claim_from(c, list, wanted, flow, out)
+  local now_text = int_text(c.now)
+  local target = c.claimed + wanted
+  -- Bounded: every pass takes ids off the list; dropped ids cannot keep the loop going past this.
   local budget = wanted * 2 + 16
-  while claimed < wanted and budget > 0 do
-    local asked = math.min(wanted - claimed, budget)
-    local ids = redis.call('LRANGE', pending, -asked, -1)
-    if #ids == 0 then break end
+  while c.claimed < target and budget > 0 do
+    local asked = math.min(target - c.claimed, budget)
+    local ids = redis.call('LRANGE', list, -asked, -1)
+    if #ids == 0 then return true end
     budget = budget - #ids
     -- Oldest first: the rightmost id of the window.
     local reads = {}
     for i = #ids, 1, -1 do
-      local f = read_hash(job_prefix .. ids[i], 'status', 'visibility_ms', 'attempts', 'max_attempts', 'id', 'payload', 'kind', 'enqueued_at_ms', 'last_error')
+      local f = read_hash(c.job_prefix .. ids[i], 'status', 'visibility_ms', 'attempts', 'max_attempts', 'id', 'payload', 'kind', 'enqueued_at_ms', 'last_error', 'expires_at_ms', 'priority')
       reads[#reads + 1] = f or false
     end
-    redis.call('LTRIM', pending, 0, -#ids - 1)
+    redis.call('LTRIM', list, 0, -#ids - 1)
     local moved, lease_args = {}, {}
     for n = 1, #reads do
       local id, f = ids[#ids + 1 - n], reads[n]
+      -- job_status's rule (no status, id or payload: no job; no status: pending), applied to the
+      -- one HMGET above rather than through job_status, which would read the hash a second time.
       local status = f and (f[1] or f[5] or f[6]) and (f[1] or 'pending')
       if not status or status == 'completed' or status == 'failed' or status == 'cancelled' then
-        dropped = dropped + 1
+        c.dropped = c.dropped + 1
+      elseif f[10] and tonumber(f[10]) and tonumber(f[10]) <= c.now then
+        c.expired = c.expired + 1
+        dead_letter(c, id, 'JOBS_EXPIRED: not started before its expiry at ' .. f[10] .. ' ms (Redis clock)', 'JOBS_EXPIRED', 'expired')
+      elseif flow and flow.kinds and flow.kinds[f[7] or payload_kind(f[6]) or ''] then
+        -- A paused kind: set aside until it resumes (the oldest at the right, as in pending).
+        redis.call('LPUSH', parked_list(c.prefix, f[7] or payload_kind(f[6])), id)
+      elseif flow and flow.carriers and f[11] and (tonumber(f[11]) or 0) < 0 then
+        -- A carrier of a lower priority (see push_pending): into its list, at the claim end
+        -- (every job there came after it), behind the pending jobs.
+        local level = tonumber(f[11])
+        redis.call('RPUSH', priority_list(c.prefix, level), id)
+        redis.call('ZADD', levels_set(c.prefix), level, level)
       else
-        claimed = claimed + 1
-        local key = job_prefix .. id
-        local token = token_base .. string.format('%04x', claimed)
-        local visibility = tonumber(f[2]) or default_visibility
-        local deadline = now + visibility
-        local deadline_s = deadline_text[visibility]
+        c.claimed = c.claimed + 1
+        local key = c.job_prefix .. id
+        local token = c.token_base .. string.format('%04x', c.claimed)
+        local visibility = tonumber(f[2]) or c.visibility
+        local deadline = c.now + visibility
+        local deadline_s = c.deadline_text[visibility]
         if not deadline_s then
           deadline_s = int_text(deadline)
-          deadline_text[visibility] = deadline_s
+          c.deadline_text[visibility] = deadline_s
         end
         local attempts = (tonumber(f[3]) or 0) + 1
         -- attempts: not HINCRBY, since a hand-written non-number would abort the script halfway.
@@ -61,27 +93,102 @@ local function claim_jobs(pending, processing, leases, stats, job_prefix, defaul
             'lease_expires_at_ms', deadline_s, 'attempts', int_text(attempts))
         else
           redis.call('HSET', key, 'status', 'processing', 'claim_token', token, 'claimed_at_ms', now_text,
-            'lease_expires_at_ms', deadline_s, 'attempts', int_text(attempts), 'max_attempts', default_max_attempts)
+            'lease_expires_at_ms', deadline_s, 'attempts', int_text(attempts), 'max_attempts', c.max_attempts)
         end
         -- A hash that carried a TTL (left over from an earlier life) must not expire mid-job.
         redis.call('PERSIST', key)
-        log_event(log, id, 'claimed', attempts, worker, '')
+        log_event(c.log, id, 'claimed', attempts, c.worker, '')
         moved[#moved + 1] = id
         lease_args[#lease_args + 1] = deadline_s
         lease_args[#lease_args + 1] = id
         local at = #out
-        out[at + 1], out[at + 2], out[at + 3], out[at + 4], out[at + 5] = id, token, attempts, f[4] or default_max_attempts, deadline
-        out[at + 6], out[at + 7], out[at + 8], out[at + 9] = f[6] or false, f[7] or false, f[8] or false, f[9] or false
+        out[at + 1], out[at + 2], out[at + 3], out[at + 4], out[at + 5] = id, token, attempts, f[4] or c.max_attempts, deadline
+        out[at + 6], out[at + 7], out[at + 8], out[at + 9], out[at + 10] = f[6] or false, f[7] or false, f[8] or false, f[9] or false, f[11] or false
       end
     end
     if #moved > 0 then
       -- Oldest pushed first, so processing keeps the order single moves would give it.
-      redis.call('LPUSH', processing, unpack(moved))
-      redis.call('ZADD', leases, unpack(lease_args))
+      redis.call('LPUSH', c.processing, unpack(moved))
+      redis.call('ZADD', c.leases, unpack(lease_args))
     end
-    -- A short window took all of pending (nothing else writes while a script runs): no need to look again.
-    if #ids < asked then break end
+    -- A short window took all of the list (nothing else writes while a script runs): it is dry.
+    if #ids < asked then return true end
   end
-  if dropped > 0 then redis.call('HINCRBY', stats, 'dropped_total', dropped) end
-  return claimed
+  return false
+end
+
+-- Claims from the levels in `levels` (from ZRANGE, highest first) until `wanted` are claimed;
+-- a level whose list ran dry leaves the levels set.
+local function claim_levels(c, levels, wanted, flow, out)
+  for _, level in ipairs(levels) do
+    local left = wanted - c.claimed
+    if left <= 0 then return end
+    local list = priority_list(c.prefix, tonumber(level))
+    if claim_from(c, list, left, flow, out) or redis.call('LLEN', list) == 0 then
+      redis.call('ZREM', levels_set(c.prefix), level)
+    end
+  end
+end
+
+-- Claims up to `wanted` jobs in priority order: the levels above 0 highest first, then pending
+-- (level 0, the recipe's list), then the levels below 0; FIFO within each. One read (the flow
+-- hash) tells a queue without flow control to go straight to pending. A paused queue claims
+-- nothing and sets out[2] to CLAIM_PAUSED; jobs of a paused kind are parked (see flow.lua).
+-- Returns the count claimed.
+local function claim_ready(c, wanted, out)
+  c.claimed, c.dropped, c.expired, c.deadline_text = 0, 0, 0, {}
+  local state = redis.call('HGETALL', c.flow)
+  if #state == 0 then
+    claim_from(c, c.pending, wanted, nil, out)
+  else
+    local paused, priorities, kinds = false, false, nil
+    for i = 1, #state, 2 do
+      local field = state[i]
+      if field == 'paused' then
+        paused = true
+      elseif field == 'priorities' then
+        priorities = true
+      else
+        local kind = paused_kind_of(field)
+        if kind then
+          kinds = kinds or {}
+          kinds[kind] = true
+        end
+      end
+    end
+    if paused then
+      out[2] = CLAIM_PAUSED
+      return 0
+    end
+    local flow = { kinds = kinds }
+    if not priorities then
+      claim_from(c, c.pending, wanted, flow, out)
+    else
+      local levels_key = levels_set(c.prefix)
+      -- Carriers at the claim end of pending go to their lists first (LMOVE: never off both),
+      -- so that the jobs of their level that came after them cannot overtake them.
+      for _ = 1, 16 do
+        local tail = redis.call('LINDEX', c.pending, -1)
+        local f = tail and read_hash(c.job_prefix .. tail, 'priority')
+        local level = f and tonumber(f[1])
+        if not level or level == 0 then break end
+        redis.call('LMOVE', c.pending, priority_list(c.prefix, level), 'RIGHT', 'RIGHT')
+        redis.call('ZADD', levels_key, level, level)
+      end
+      claim_levels(c, redis.call('ZRANGE', levels_key, '+inf', '(0', 'BYSCORE', 'REV'), wanted, flow, out)
+      local dry = false
+      if c.claimed < wanted then
+        dry = claim_from(c, c.pending, wanted - c.claimed, { kinds = kinds, carriers = true }, out)
+          or redis.call('LLEN', c.pending) == 0
+      end
+      if c.claimed < wanted then
+        claim_levels(c, redis.call('ZRANGE', levels_key, '(0', '-inf', 'BYSCORE', 'REV'), wanted, flow, out)
+      end
+      -- Nothing of another priority waits any more: claims go back to reading pending alone.
+      if dry and redis.call('ZCARD', levels_key) == 0 then redis.call('HDEL', c.flow, 'priorities') end
+    end
+  end
+  if c.dropped > 0 then redis.call('HINCRBY', c.stats, 'dropped_total', c.dropped) end
+  if c.expired > 0 then redis.call('HINCRBY', c.stats, 'expired_total', c.expired) end
+  return c.claimed
 end

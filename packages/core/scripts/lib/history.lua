@@ -1,20 +1,31 @@
 --@include lib/read-hash.lua
 -- Pushes ids onto a capped history list (newest at the head) and deletes the hash of every id
 -- trimmed off the far end, when that hash is still in the list's state: no hash outlives its
--- place in history, and no listed id outlives its hash by more than the TTL.
-local function push_history_many(list, ids, cap, job_prefix, status)
+-- place in history, and no listed id outlives its hash by more than the TTL. A negative cap
+-- keeps every id. With `stats`, each trimmed id whose job was lost by the trim (its hash in the
+-- list's state, or already expired) is counted in `<status>_dropped_total` there.
+local function push_history_many(list, ids, cap, job_prefix, status, stats)
   if #ids == 0 then return end
   local length = redis.call('LPUSH', list, unpack(ids))
-  if length <= cap then return end
+  if cap < 0 or length <= cap then return end
   local trimmed = redis.call('RPOP', list, length - cap)
-  local gone = {}
+  local gone, lost = {}, 0
   for _, old in ipairs(trimmed) do
-    local f = read_hash(job_prefix .. old, 'status')
-    if f and f[1] == status then gone[#gone + 1] = job_prefix .. old end
+    local key = job_prefix .. old
+    if stats then
+      -- As lib/job-status.lua: no hash (or a key of another type) means the job is gone.
+      local f = read_hash(key, 'status', 'id', 'payload')
+      if f and f[1] == status then gone[#gone + 1] = key end
+      if not (f and (f[1] or f[2] or f[3])) or f[1] == status then lost = lost + 1 end
+    else
+      local f = read_hash(key, 'status')
+      if f and f[1] == status then gone[#gone + 1] = key end
+    end
   end
   if #gone > 0 then redis.call('DEL', unpack(gone)) end
+  if stats and lost > 0 then redis.call('HINCRBY', stats, status .. '_dropped_total', lost) end
 end
 
-local function push_history(list, id, cap, job_prefix, status)
-  push_history_many(list, { id }, cap, job_prefix, status)
+local function push_history(list, id, cap, job_prefix, status, stats)
+  push_history_many(list, { id }, cap, job_prefix, status, stats)
 end

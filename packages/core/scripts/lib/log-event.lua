@@ -13,12 +13,13 @@
 --
 -- open_log(key, maxlen, job_prefix): the log a script writes to, or nil when the log is off
 -- (maxlen '0' or ''), so that with the log off log_event costs one comparison.
--- log_event(log, job_id, event, attempt, worker, code, extra):
+-- log_event(log, job_id, event, attempt, worker, code, extra, unindexed):
 --   event: enqueued | claimed | progress | completed | retried | failed | reclaimed | cancelled |
 --          expired | promoted | released | redriven (and the flows' own, e.g. flow)
 --   attempt: the attempt it concerns (number or text; nil: read from the hash), worker: the worker's id
 --   ('' when none), code: an error code ('' when none), extra: nil or a table of more field,
---   value pairs (text). Returns the stream id, or nil when the log is off.
+--   value pairs (text); unindexed: true to keep the event out of the job's timeline index (progress).
+--   Returns the stream id, or nil when the log is off.
 local TIMELINE_CAP = 64 --@export
 
 local function open_log(key, maxlen, job_prefix)
@@ -26,7 +27,7 @@ local function open_log(key, maxlen, job_prefix)
   return { key = key, maxlen = maxlen, job_prefix = job_prefix }
 end
 
-local function log_event(log, job_id, event, attempt, worker, code, extra)
+local function log_event(log, job_id, event, attempt, worker, code, extra, unindexed)
   if not log then return nil end
   local key = log.job_prefix .. job_id
   local f = read_hash(key, 'log_ids', 'attempts') or {}
@@ -43,7 +44,7 @@ local function log_event(log, job_id, event, attempt, worker, code, extra)
     entry = redis.call('XADD', log.key, 'MAXLEN', '~', log.maxlen, '*', 'job', job_id, 'event', event,
       'attempt', attempt, 'worker', worker or '', 'code', code or '')
   end
-  if f[1] == nil then return entry end
+  if f[1] == nil or unindexed then return entry end
   local ids = f[1]
   if not ids or ids == '' then
     ids = entry

@@ -12,7 +12,7 @@ export async function cancel<P>(ctx: QueueContext<P>, id: string): Promise<Cance
   const k = ctx.keys;
   const argv = cancelScript.argv(
     { job: k.job(id), pending: k.pending, delayed: k.delayed, stats: k.stats, log: k.log },
-    { id, ttlSeconds: ctx.options.cancelledTtlSeconds, channel: ctx.channel, logMaxLen: ctx.logMaxLen, jobPrefix: k.jobPrefix, worker: ctx.workerId },
+    { id, ttlSeconds: ctx.options.cancelledTtlSeconds, channel: ctx.channel, prefix: k.prefix, logMaxLen: ctx.logMaxLen, jobPrefix: k.jobPrefix, worker: ctx.workerId },
   );
   const [code, status] = await ctx.scripts.run(cancelScript, argv);
   if (Number(code) === CANCELLED) return { cancelled: true };

@@ -1,9 +1,11 @@
 import { readClaimedJobs } from '../claimed-job.ts';
 import { claimScript, type ClaimArgs, type ClaimKeys } from '../generated/claim.ts';
 import type { ClaimedJob } from '../job-record.ts';
+import { failedHistoryCap } from '../queue-options.ts';
 import { claimTokenBase } from '../random-hex.ts';
 import type { WorkWaiter } from '../wait-for-work.ts';
 import { assertWholeNumber } from '../whole-number.ts';
+import type { PauseWatch } from './pause.ts';
 import type { QueueContext } from './queue-context.ts';
 
 /** Options of {@link JobQueue.claim}. */
@@ -19,29 +21,44 @@ export interface ClaimOptions {
 /** The claim script's keys for `ctx`'s queue: the same on every call. */
 export function claimKeys<P>(ctx: QueueContext<P>): ClaimKeys {
   const keys = ctx.keys;
-  return { pending: keys.pending, processing: keys.processing, leases: keys.leases, stats: keys.stats, delayed: keys.delayed, log: keys.log };
+  return { pending: keys.pending, processing: keys.processing, leases: keys.leases, stats: keys.stats, delayed: keys.delayed, failed: keys.failed, flow: keys.flow, log: keys.log };
 }
 
 /** The claim script's arguments: up to `max` jobs, a fresh token base. */
 export function claimArgs<P>(ctx: QueueContext<P>, max: number): ClaimArgs {
-  return { jobPrefix: ctx.keys.jobPrefix, visibilityMs: ctx.options.visibilityMs, maxAttempts: ctx.options.maxAttempts, max, tokenBase: claimTokenBase(), logMaxLen: ctx.logMaxLen, worker: ctx.workerId };
+  const o = ctx.options;
+  return {
+    jobPrefix: ctx.keys.jobPrefix,
+    visibilityMs: o.visibilityMs,
+    maxAttempts: o.maxAttempts,
+    max,
+    tokenBase: claimTokenBase(),
+    failedTtlSeconds: o.failedTtlSeconds,
+    failedHistoryCap: failedHistoryCap(o),
+    channel: ctx.channel,
+    prefix: ctx.keys.prefix,
+    logMaxLen: ctx.logMaxLen,
+    worker: ctx.workerId,
+  };
 }
 
 /**
  * Claims jobs for one queue: one script call when work is pending, else a wait on Redis (no
  * polling) that runs the claim the moment a push ends it. Remembers when the next delayed job
- * is due, so a wait ends in time for it.
+ * is due, so a wait ends in time for it, and whether the queue is paused (see {@link PauseWatch}).
  */
 export class Claimer<P> {
   readonly #ctx: QueueContext<P>;
   readonly #waiter: WorkWaiter;
   readonly #keys: ClaimKeys;
   readonly #isClosed: () => boolean;
+  readonly #pause: PauseWatch;
   /** From the last claim: ms until the next delayed job was due (-1: none), and when that was. */
   #dueHint: { untilDueMs: number; atMs: number } | undefined;
 
-  constructor(ctx: QueueContext<P>, waiter: WorkWaiter, isClosed: () => boolean) {
+  constructor(ctx: QueueContext<P>, waiter: WorkWaiter, isClosed: () => boolean, pause: PauseWatch) {
     this.#ctx = ctx;
+    this.#pause = pause;
     this.#waiter = waiter;
     this.#keys = claimKeys(ctx);
     this.#isClosed = isClosed;
@@ -73,13 +90,15 @@ export class Claimer<P> {
         reply = await scripts.run(claimScript, this.#argv(max));
       } else {
         // Wake for the next delayed job too; a delayed job is not in pending, so no push wakes us.
+        // A paused queue waits on its resume list: its pending jobs would end every wait at once.
         await this.#ctx.ready();
-        const claimed = await this.#waiter.waitThenRun(Math.min(remaining, untilDue), claimScript, this.#argv(max), options.signal);
+        const paused = this.#pause.paused;
+        const claimed = await this.#waiter.waitThenRun(paused ? remaining : Math.min(remaining, untilDue), claimScript, this.#argv(max), options.signal, this.#pause.waitKey);
         if (claimed === null) return [];
         reply = claimed ?? (await scripts.run(claimScript, this.#argv(max)));
       }
       nowMs = Number(reply[0]);
-      nextDueMs = Number(reply[1]);
+      nextDueMs = this.#pause.note(Number(reply[1]));
       this.#dueHint = { untilDueMs: nextDueMs >= 0 ? nextDueMs - nowMs : -1, atMs: Date.now() };
       const jobs = readClaimedJobs(reply, 2, nowMs);
       if (jobs.length > 0 || deadline - Date.now() <= 0 || this.#isClosed() || options.signal?.aborted) return jobs;

@@ -5,8 +5,10 @@ import { completeAndClaimScript, type CompleteAndClaimKeys } from '../generated/
 import { CLAIM_DONE } from '../generated/constants.ts';
 import type { ClaimedJob } from '../job-record.ts';
 import { encodeJson } from '../json.ts';
+import { failedHistoryCap } from '../queue-options.ts';
 import { claimTokenBase } from '../random-hex.ts';
 import { assertWholeNumber } from '../whole-number.ts';
+import type { PauseWatch } from './pause.ts';
 import type { QueueContext } from './queue-context.ts';
 import { assertReplicated } from './replication.ts';
 
@@ -45,12 +47,14 @@ export class Completer<P> {
   readonly #ctx: QueueContext<P>;
   readonly #completeKeys: CompleteKeys;
   readonly #completeAndClaimKeys: CompleteAndClaimKeys;
+  readonly #pause: PauseWatch;
 
-  constructor(ctx: QueueContext<P>) {
+  constructor(ctx: QueueContext<P>, pause: PauseWatch) {
     this.#ctx = ctx;
+    this.#pause = pause;
     const k = ctx.keys;
     this.#completeKeys = { processing: k.processing, completed: k.completed, leases: k.leases, stats: k.stats, log: k.log };
-    this.#completeAndClaimKeys = { pending: k.pending, processing: k.processing, leases: k.leases, stats: k.stats, delayed: k.delayed, completed: k.completed, log: k.log };
+    this.#completeAndClaimKeys = { pending: k.pending, processing: k.processing, leases: k.leases, stats: k.stats, delayed: k.delayed, completed: k.completed, failed: k.failed, flow: k.flow, log: k.log };
   }
 
   #encodeResult(result: unknown, field: string): string {
@@ -157,6 +161,9 @@ export class Completer<P> {
         historyCap: o.completedHistory,
         channel: ctx.channel,
         onlyHeard: ctx.onlyHeard,
+        failedTtlSeconds: o.failedTtlSeconds,
+        failedHistoryCap: failedHistoryCap(o),
+        prefix: ctx.keys.prefix,
         logMaxLen: ctx.logMaxLen,
         worker: ctx.workerId,
         completions: completions(accepted),
@@ -165,6 +172,7 @@ export class Completer<P> {
       const reply = sent.reply;
       completed = accepted.map((_, i) => Number(reply[3 + i]) === CLAIM_DONE);
       next = readClaimedJobs(reply, 3 + Number(reply[2]), Number(reply[0]));
+      this.#pause.note(Number(reply[1]));
       replicas = sent.replicas;
     }
     accepted.forEach(({ index }, i) => {

@@ -47,11 +47,12 @@ export function encodeEnqueue<P>(ctx: QueueContext<P>, job: EnqueueRequest<P>, p
   const maxAttempts = options.maxAttempts ?? kindOptions.maxAttempts ?? 0;
   const visibilityMs = options.visibilityMs ?? kindOptions.visibilityMs ?? 0;
   const idempotencyKey = options.idempotencyKey === undefined ? undefined : ctx.keys.idempotency(options.idempotencyKey);
-  // Most jobs use every default: one empty argument then, not five zeros.
+  const priority = options.priority ?? kindOptions.priority ?? 0;
+  // Most jobs use every default: one empty argument then, not eight zeros.
   const packed =
-    options.delayMs === 0 && options.runAtMs === 0 && maxAttempts === 0 && visibilityMs === 0 && idempotencyKey === undefined
+    options.delayMs === 0 && options.runAtMs === 0 && maxAttempts === 0 && visibilityMs === 0 && idempotencyKey === undefined && priority === 0 && options.ttlMs === 0 && options.expiresAtMs === 0
       ? ''
-      : `${options.delayMs},${options.runAtMs},${maxAttempts},${visibilityMs},${idempotencyKey === undefined ? 0 : options.idempotencyTtlMs}`;
+      : `${options.delayMs},${options.runAtMs},${maxAttempts},${visibilityMs},${idempotencyKey === undefined ? 0 : options.idempotencyTtlMs},${priority},${options.ttlMs},${options.expiresAtMs}`;
   return { id, args: [id, json, job.kind, packed], idempotencyKey };
 }
 
@@ -90,7 +91,7 @@ export async function writeEnqueues<P>(ctx: QueueContext<P>, jobs: readonly Prep
   }
   const argv = enqueueScript.argv(
     { pending: keys.pending, delayed: keys.delayed, stats: keys.stats, log: keys.log, idempotencyKeys },
-    { count: jobs.length, jobPrefix: keys.jobPrefix, wakeChannel: keys.wake, logMaxLen: ctx.logMaxLen, jobs: args },
+    { count: jobs.length, jobPrefix: keys.jobPrefix, wakeChannel: keys.wake, prefix: keys.prefix, logMaxLen: ctx.logMaxLen, jobs: args },
   );
   // Not held to the end of the tick: enqueues are batched already, and a full batch should
   // reach Redis while the tick's other calls are still being prepared.

@@ -3,6 +3,7 @@ import { LostClaimError } from '../errors.ts';
 import { FAIL_DEAD_LETTERED, FAIL_DELAYED, FAIL_RETRIED } from '../generated/constants.ts';
 import { failScript } from '../generated/fail.ts';
 import type { ClaimedJob } from '../job-record.ts';
+import { failedHistoryCap } from '../queue-options.ts';
 import { assertWholeNumber } from '../whole-number.ts';
 import type { QueueContext } from './queue-context.ts';
 import { assertReplicated } from './replication.ts';
@@ -55,9 +56,10 @@ export async function fail<P>(ctx: QueueContext<P>, job: ClaimedJob, error: unkn
       permanent: options.permanent === true ? 1 : 0,
       maxAttempts: o.maxAttempts,
       ttlSeconds: o.failedTtlSeconds,
-      historyCap: o.failedHistory,
+      historyCap: failedHistoryCap(o),
       channel: ctx.channel,
       wakeChannel: k.wake,
+      prefix: k.prefix,
       logMaxLen: ctx.logMaxLen,
       worker: ctx.workerId,
       errorCode: ctx.logMaxLen === '0' ? '' : errorCode(error),

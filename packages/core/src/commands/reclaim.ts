@@ -1,4 +1,5 @@
 import { reclaimScript } from '../generated/reclaim.ts';
+import { failedHistoryCap } from '../queue-options.ts';
 import { assertWholeNumber } from '../whole-number.ts';
 import type { QueueContext } from './queue-context.ts';
 
@@ -22,7 +23,7 @@ export async function reclaimStuck<P>(ctx: QueueContext<P>, options: { batch?: n
   const o = ctx.options;
   const argv = reclaimScript.argv(
     { pending: k.pending, processing: k.processing, leases: k.leases, failed: k.failed, stats: k.stats, cursor: k.reclaimCursor, log: k.log },
-    { jobPrefix: k.jobPrefix, batch, visibilityMs: o.visibilityMs, maxAttempts: o.maxAttempts, ttlSeconds: o.failedTtlSeconds, historyCap: o.failedHistory, channel: ctx.channel, scanBudget, logMaxLen: ctx.logMaxLen, worker: ctx.workerId },
+    { jobPrefix: k.jobPrefix, batch, visibilityMs: o.visibilityMs, maxAttempts: o.maxAttempts, ttlSeconds: o.failedTtlSeconds, historyCap: failedHistoryCap(o), channel: ctx.channel, scanBudget, prefix: k.prefix, logMaxLen: ctx.logMaxLen, worker: ctx.workerId },
   );
   const [reclaimed, deadLettered, dropped, more] = await ctx.scripts.run(reclaimScript, argv);
   return { reclaimed, deadLettered, dropped, more: Number(more) === 1 };

@@ -8,7 +8,7 @@ import type { QueueContext } from './queue-context.ts';
 /** See {@link JobQueue.promoteDue}. */
 export async function promoteDue<P>(ctx: QueueContext<P>, batch = 1_000): Promise<{ promoted: number; nextDueMs: number | null; nowMs: number }> {
   assertWholeNumber('batch', batch, 1, 100_000);
-  const argv = promoteScript.argv({ delayed: ctx.keys.delayed, pending: ctx.keys.pending, log: ctx.keys.log }, { jobPrefix: ctx.keys.jobPrefix, batch, logMaxLen: ctx.logMaxLen });
+  const argv = promoteScript.argv({ delayed: ctx.keys.delayed, pending: ctx.keys.pending, log: ctx.keys.log }, { jobPrefix: ctx.keys.jobPrefix, batch, prefix: ctx.keys.prefix, logMaxLen: ctx.logMaxLen });
   const [promoted, nextDue, now] = await ctx.scripts.run(promoteScript, argv);
   return { promoted: Number(promoted), nextDueMs: Number(nextDue) >= 0 ? Number(nextDue) : null, nowMs: Number(now) };
 }
@@ -16,10 +16,11 @@ export async function promoteDue<P>(ctx: QueueContext<P>, batch = 1_000): Promis
 /** See {@link JobQueue.tidyHistory}. */
 export async function tidyHistory<P>(ctx: QueueContext<P>, batch = 1_000): Promise<{ completed: number; failed: number }> {
   assertWholeNumber('batch', batch, 1, 100_000);
-  const args = { jobPrefix: ctx.keys.jobPrefix, batch };
+  const k = ctx.keys;
+  // The failed ones are jobs lost to failedTtlSeconds: counted in failedDroppedTotal.
   const [completed, failed] = await ctx.scripts.runAll([
-    { script: tidyScript, argv: tidyScript.argv({ list: ctx.keys.completed }, args) },
-    { script: tidyScript, argv: tidyScript.argv({ list: ctx.keys.failed }, args) },
+    { script: tidyScript, argv: tidyScript.argv({ list: k.completed, stats: k.stats }, { jobPrefix: k.jobPrefix, batch, droppedField: '' }) },
+    { script: tidyScript, argv: tidyScript.argv({ list: k.failed, stats: k.stats }, { jobPrefix: k.jobPrefix, batch, droppedField: 'failed_dropped_total' }) },
   ]);
   return { completed: Number(completed), failed: Number(failed) };
 }

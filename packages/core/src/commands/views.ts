@@ -1,4 +1,5 @@
 import { InvalidArgumentError } from '../errors.ts';
+import { readPauseState } from '../flow-control.ts';
 import { peekScript } from '../generated/peek.ts';
 import { statsScript } from '../generated/stats.ts';
 import { pairsToObject, parseJobRecord, type JobRecord } from '../job-record.ts';
@@ -34,6 +35,23 @@ export interface QueueStats {
   readonly releasedTotal: number;
   /** Ids found without a hash (or already finished) and dropped. */
   readonly droppedTotal: number;
+  /**
+   * Failed jobs deleted without an operator's redrive or purge: trimmed off a capped failed
+   * list (`failedHistory`), or expired (`failedTtlSeconds`; counted when the id leaves the list).
+   * Always 0 with the defaults, which keep every failed job.
+   */
+  readonly failedDroppedTotal: number;
+  /** Jobs not started before their expiry, moved to failed (counted in `failedTotal` too). */
+  readonly expiredTotal: number;
+  /** True while the queue is paused (see {@link JobQueue.pause}). */
+  readonly paused: boolean;
+  /** The kinds paused on their own. */
+  readonly pausedKinds: readonly string[];
+  /** Jobs waiting in the lists of priorities other than 0 (not in `pendingDepth`). */
+  readonly prioritizedDepth: number;
+  /** Jobs of paused kinds set aside until their kind resumes (not in `pendingDepth`). */
+  readonly parkedDepth: number;
+  /** Jobs in the pending list: those of priority 0, as the recipe sees them. */
   readonly pendingDepth: number;
   readonly processingDepth: number;
   readonly delayedDepth: number;
@@ -78,9 +96,13 @@ export async function list<P>(ctx: QueueContext<P>, state: ListState, options: {
 /** See {@link JobQueue.stats}. */
 export async function stats<P>(ctx: QueueContext<P>): Promise<QueueStats> {
   const k = ctx.keys;
-  const argv = statsScript.argv({ pending: k.pending, processing: k.processing, delayed: k.delayed, completed: k.completed, failed: k.failed, stats: k.stats }, { jobPrefix: k.jobPrefix });
-  const [nowMs, pending, processing, delayed, completed, failed, oldest, counters] = await ctx.scripts.run(statsScript, argv);
+  const argv = statsScript.argv(
+    { pending: k.pending, processing: k.processing, delayed: k.delayed, completed: k.completed, failed: k.failed, stats: k.stats, flow: k.flow },
+    { jobPrefix: k.jobPrefix, prefix: k.prefix },
+  );
+  const [nowMs, pending, processing, delayed, completed, failed, oldest, counters, flow, prioritized, parked] = await ctx.scripts.run(statsScript, argv);
   const c = pairsToObject(counters);
+  const pause = readPauseState(flow);
   const count = (field: string): number => Number(c[field] ?? 0);
   return {
     enqueuedTotal: count('enqueued_total'),
@@ -92,6 +114,12 @@ export async function stats<P>(ctx: QueueContext<P>): Promise<QueueStats> {
     releasedTotal: count('released_total'),
     redrivenTotal: count('redriven_total'),
     droppedTotal: count('dropped_total'),
+    failedDroppedTotal: count('failed_dropped_total'),
+    expiredTotal: count('expired_total'),
+    paused: pause.paused,
+    pausedKinds: pause.kinds,
+    prioritizedDepth: Number(prioritized),
+    parkedDepth: Number(parked),
     pendingDepth: Number(pending),
     processingDepth: Number(processing),
     delayedDepth: Number(delayed),

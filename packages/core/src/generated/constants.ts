@@ -7,8 +7,11 @@ export const CANCELLED = 1;
 /** `CLAIM_DONE` of the Lua scripts. */
 export const CLAIM_DONE = 1;
 
+/** `CLAIM_PAUSED` of the Lua scripts. */
+export const CLAIM_PAUSED = -2;
+
 /** `CLAIM_STRIDE` of the Lua scripts. */
-export const CLAIM_STRIDE = 9;
+export const CLAIM_STRIDE = 10;
 
 /** `ENQUEUE_HELD` of the Lua scripts. */
 export const ENQUEUE_HELD = 0;
@@ -34,8 +37,14 @@ export const NOT_OWNER = 0;
 /** `REDRIVEN` of the Lua scripts. */
 export const REDRIVEN = 1;
 
+/** `SCHEDULE_DUE_STRIDE` of the Lua scripts. */
+export const SCHEDULE_DUE_STRIDE = 8;
+
 /** `TIMELINE_CAP` of the Lua scripts. */
 export const TIMELINE_CAP = 64;
+
+/** `UNPARK_PAUSED_AGAIN` of the Lua scripts. */
+export const UNPARK_PAUSED_AGAIN = -1;
 
 /** Error codes the scripts reply with (`redis.error_reply('JOBS_...')`); each is a JobsError code. */
 export const SCRIPT_ERROR_CODES = ['JOBS_DUPLICATE_ID'] as const;

@@ -6,11 +6,20 @@ import { completeAndClaimScript } from './complete-and-claim.ts';
 import { enqueueScript } from './enqueue.ts';
 import { extendScript } from './extend.ts';
 import { failScript } from './fail.ts';
+import { pauseScript } from './pause.ts';
 import { peekScript } from './peek.ts';
+import { progressScript } from './progress.ts';
 import { promoteScript } from './promote.ts';
 import { reclaimScript } from './reclaim.ts';
 import { releaseScript } from './release.ts';
 import { retryScript } from './retry.ts';
+import { scheduleDueScript } from './schedule-due.ts';
+import { scheduleFireScript } from './schedule-fire.ts';
+import { scheduleListScript } from './schedule-list.ts';
+import { schedulePauseScript } from './schedule-pause.ts';
+import { scheduleRemoveScript } from './schedule-remove.ts';
+import { scheduleResumeScript } from './schedule-resume.ts';
+import { scheduleUpsertScript } from './schedule-upsert.ts';
 import { statsScript } from './stats.ts';
 import { tidyScript } from './tidy.ts';
 import { timelineScript } from './timeline.ts';
@@ -24,11 +33,20 @@ export const SCRIPTS = {
   'enqueue': enqueueScript,
   'extend': extendScript,
   'fail': failScript,
+  'pause': pauseScript,
   'peek': peekScript,
+  'progress': progressScript,
   'promote': promoteScript,
   'reclaim': reclaimScript,
   'release': releaseScript,
   'retry': retryScript,
+  'schedule-due': scheduleDueScript,
+  'schedule-fire': scheduleFireScript,
+  'schedule-list': scheduleListScript,
+  'schedule-pause': schedulePauseScript,
+  'schedule-remove': scheduleRemoveScript,
+  'schedule-resume': scheduleResumeScript,
+  'schedule-upsert': scheduleUpsertScript,
   'stats': statsScript,
   'tidy': tidyScript,
   'timeline': timelineScript,

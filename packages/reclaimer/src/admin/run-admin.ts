@@ -1,8 +1,9 @@
-import { defineKinds, JobQueue, PartitionedQueue, partitionNames, queueKeys, recordedPartitions, type JobRecord, type QueueStats, type RedisClient } from '@jobs/core';
+import { defineKinds, JobQueue, PartitionedQueue, queueKeys, type JobRecord, type QueueStats, type RedisClient } from '@jobs/core';
+import { partitionNames, recordedPartitions } from '@jobs/core/internal';
 import { jobsAclRules } from '../acl.ts';
 import { discoverQueues } from '../discover-queues.ts';
 import { humanDuration, renderPairs, renderTable } from '../table.ts';
-import type { AdminCommand } from './admin-args.ts';
+import type { AdminCommand } from './admin-program.ts';
 import { eventLine, readEvents } from './event-lines.ts';
 
 /** What a command printed (as text and as JSON) and its exit code. */
@@ -25,15 +26,46 @@ function open(client: RedisClient, queue: string): JobQueue<unknown> {
  */
 export async function openNamed(client: RedisClient, queue: string): Promise<PartitionedQueue<unknown>> {
   const partitions = await recordedPartitions(client, queue);
-  const first = partitions > 1 ? partitionNames(queue, partitions)[0] as string : queue;
+  const first = partitions > 1 ? (partitionNames(queue, partitions)[0] as string) : queue;
   const eventLog = (await client.exists(queueKeys(first).log)) === 1;
-  return new PartitionedQueue({ redis: client, queue, kinds: empty, partitions, eventLog, workerId: 'jobs-cli' }) as PartitionedQueue<unknown>;
+  return new PartitionedQueue({ redis: client, queue, kinds: empty, partitions, eventLog, workerId: 'jobsctl' }) as PartitionedQueue<unknown>;
 }
 
 /** The partition that holds `id` (by its suffix), or every partition for an id made elsewhere. */
 function holders(queue: PartitionedQueue<unknown>, id: string): readonly JobQueue<unknown>[] {
   const partition = queue.partitionOf(id);
   return partition ? [partition] : queue.partitions;
+}
+
+/**
+ * A queue's stats as the CLI shows them. `visibilityMs` is left out: it is the CLI's own default,
+ * not the queue's (a queue keeps no settings in Redis; each job carries its own).
+ */
+function shownStats(stats: QueueStats): Omit<QueueStats, 'visibilityMs'> {
+  const { visibilityMs: _visibilityMs, ...rest } = stats;
+  return rest;
+}
+
+/** An epoch-ms time as ISO 8601 (UTC). */
+function isoTime(ms: number): string {
+  return new Date(ms).toISOString();
+}
+
+/** A job hash field for people: `*_at_ms` times (and `0`, the recipe's "never") as ISO 8601. */
+function shownField(field: string, value: string): [string, string] {
+  const match = /^(.*_at)_ms$/.exec(field);
+  const ms = Number(value);
+  if (!match || value === '' || !Number.isFinite(ms)) return [field, value];
+  return [match[1] as string, ms > 0 ? isoTime(ms) : '-'];
+}
+
+/** One line of `stats` for people: the snapshot's time in ISO 8601, durations short, lists joined. */
+function shownStat(key: string, value: unknown): [string, string | number] {
+  if (key === 'nowMs') return ['at', isoTime(value as number)];
+  if (key === 'oldestPendingAgeMs') return [key, humanDuration(value as number | null)];
+  if (Array.isArray(value)) return [key, value.length > 0 ? value.join(', ') : '-'];
+  if (typeof value === 'boolean') return [key, value ? 'yes' : 'no'];
+  return [key, value as number];
 }
 
 function statsRow(queue: string, stats: QueueStats): (string | number)[] {
@@ -52,34 +84,30 @@ function jobJson(job: JobRecord): Record<string, unknown> {
   return { id: job.id, status: job.status, kind: job.kind, attempts: job.attempts, payload: job.payload, result: job.result, lastError: job.lastError, fields: job.fields };
 }
 
-/** `jobs acl <user>`: the line to run in Redis for a user limited to `queues` (needs no Redis). */
+/** `jobsctl acl <user>`: the line to run in Redis for a user limited to `queues` (needs no Redis). */
 export function aclResult(user: string, queues: readonly string[], partitions = 1): AdminResult {
   const rules = jobsAclRules(queues, { partitions });
   return { code: 0, text: `ACL SETUSER ${user} on >PASSWORD ${rules.join(' ')}`, json: { user, rules } };
 }
 
-/** Runs one admin command against Redis. */
-export async function runAdminCommand(command: AdminCommand, client: RedisClient): Promise<AdminResult> {
+/** Runs one admin command against Redis (all but `export-failed`, which streams its output). */
+export async function runAdminCommand(command: Exclude<AdminCommand, { name: 'export-failed' }>, client: RedisClient): Promise<AdminResult> {
   switch (command.name) {
-    case 'help':
-      return { code: 0, text: '', json: null };
     case 'acl':
       return aclResult(command.user, command.queues, command.partitions);
     case 'queues':
     case 'stats': {
       if (command.name === 'stats' && command.queue !== undefined) {
         const queue = await openNamed(client, command.queue);
-        const stats = await queue.stats();
-        const pairs: [string, string | number][] = Object.entries(stats)
-          .filter(([key]) => key !== 'nowMs')
-          .map(([key, value]) => [key, key === 'oldestPendingAgeMs' ? humanDuration(value as number | null) : (value as number)]);
+        const stats = shownStats(await queue.stats());
+        const pairs = Object.entries(stats).map(([key, value]) => shownStat(key, value));
         if (queue.partitions.length > 1) pairs.unshift(['partitions', queue.partitions.length]);
         return { code: 0, text: renderPairs(pairs), json: { queue: command.queue, ...(queue.partitions.length > 1 && { partitions: queue.partitions.length }), ...stats } };
       }
       const names = await discoverQueues(client);
       const all = await Promise.all(names.map(async (name) => ({ queue: name, stats: await open(client, name).stats() })));
       if (all.length === 0) return { code: 0, text: 'no queues found', json: [] };
-      return { code: 0, text: renderTable(STATS_HEADERS, all.map(({ queue, stats }) => statsRow(queue, stats))), json: all.map(({ queue, stats }) => ({ queue, ...stats })) };
+      return { code: 0, text: renderTable(STATS_HEADERS, all.map(({ queue, stats }) => statsRow(queue, stats))), json: all.map(({ queue, stats }) => ({ queue, ...shownStats(stats) })) };
     }
     case 'ls': {
       // A partitioned queue: the partitions' lists one after another, paged as one.
@@ -92,8 +120,9 @@ export async function runAdminCommand(command: AdminCommand, client: RedisClient
       const queue = await openNamed(client, command.queue);
       const job = await queue.getJob(command.id);
       if (!job) return { code: 1, text: `no job ${command.id} in ${command.queue}`, json: { error: 'not_found', id: command.id } };
+      const pairs = Object.entries(job.fields).filter(([field]) => field !== 'log_ids').map(([field, value]) => shownField(field, value));
+      const fields = renderPairs(pairs.sort(([a], [b]) => a.localeCompare(b)));
       const timeline = await queue.timeline(command.id);
-      const fields = renderPairs(Object.entries(job.fields).filter(([name]) => name !== 'log_ids').sort(([a], [b]) => a.localeCompare(b)));
       const events = timeline?.events ?? [];
       const trimmed = timeline && timeline.trimmed > 0 ? [`(${timeline.trimmed} older event(s) trimmed off the log)`] : [];
       const text = events.length === 0 && trimmed.length === 0 ? fields : [fields, '', 'timeline:', ...trimmed, ...events.map(eventLine)].join('\n');

@@ -1,0 +1,13 @@
+/**
+ * `@jobs/core/internal`: what @jobs's own packages (producer, worker, reclaimer, the demo and the
+ * tools) need from core and its users do not: connections, error mapping, parsing and partition
+ * helpers. Not public: it may change in any release, without a major version.
+ */
+export { closeClient, connectRedis, duplicateClient, isRedisClient, parseClusterUrl, toJobsError, withRedisErrors } from './redis-connection.ts';
+export { childLogger } from './logger.ts';
+export { assertWholeNumber } from './whole-number.ts';
+export { MAX_PARTITIONS, partitionIdSuffix, partitionName, partitionNames, partitionOfId } from './partitions.ts';
+export { recordedPartitions } from './partitioned-queue.ts';
+export { parseJobRecord, pairsToObject } from './job-record.ts';
+export { assertListState } from './commands/views.ts';
+export type { RedisConnection } from './redis-connection.ts';

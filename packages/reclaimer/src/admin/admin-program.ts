@@ -1,0 +1,217 @@
+import { assertJobId, assertQueueName, isJobsError, type ListState } from '@jobs/core';
+import { Argument, Option, type Command } from 'commander';
+import { fromFlagOrEnv, newProgram, parseCommandLine, type CommandLine } from '../command-line.ts';
+import { checkRedisUrl, parseWholeNumber, UsageError } from '../usage-error.ts';
+import { VERSION } from '../version.ts';
+
+/** A parsed `jobsctl` command. */
+export type AdminCommand =
+  | { name: 'queues' }
+  | { name: 'stats'; queue: string | undefined }
+  | { name: 'ls'; queue: string; state: ListState; limit: number; offset: number }
+  | { name: 'show'; queue: string; id: string }
+  | { name: 'events'; queue: string; from: string; follow: boolean; limit: number; partition: number | undefined }
+  | { name: 'retry'; queue: string; ids: string[] }
+  | { name: 'retry-all'; queue: string }
+  | { name: 'cancel'; queue: string; id: string }
+  | { name: 'purge'; queue: string }
+  | { name: 'export-failed'; queue: string; out: string | undefined }
+  | { name: 'acl'; user: string; queues: string[]; partitions: number };
+
+/** What every command shares. */
+export interface AdminInvocation {
+  command: AdminCommand;
+  redisUrl: string;
+  json: boolean;
+}
+
+const STATES: readonly ListState[] = ['pending', 'processing', 'delayed', 'completed', 'failed'];
+
+const AFTER = `
+Environment: REDIS_URL (for --redis-url), JOBS_QUEUE (for --queue). A flag wins.
+Exit codes: 0 done, 1 failed (no such queue or job, Redis unreachable...), 2 wrong arguments.
+Run jobsctl <command> --help for a command's options.`;
+
+interface GlobalFlags {
+  redisUrl?: string;
+  json?: boolean;
+}
+
+function check(assertion: () => void): void {
+  try {
+    assertion();
+  } catch (error) {
+    throw new UsageError(isJobsError(error) ? error.message : String(error));
+  }
+}
+
+function repeat(value: string, previous: string[] | undefined): string[] {
+  return [...(previous ?? []), value];
+}
+
+const queueOption = (): Option => new Option('-q, --queue <name>', 'the queue [JOBS_QUEUE]');
+
+/** The `jobsctl` program; each command's action hands what to run to `take`. */
+function adminProgram(env: NodeJS.ProcessEnv, take: (command: AdminCommand, globals: GlobalFlags) => void): Command {
+  const program = newProgram('jobsctl', VERSION, 'Looks after @jobs queues without knowing their Redis keys.')
+    .option('--redis-url <url>', 'Redis to use [REDIS_URL] (default redis://127.0.0.1:6379; a cluster: redis+cluster://host:port,host:port)')
+    .option('--json', 'print JSON, for scripts (times in epoch milliseconds)')
+    .configureHelp({ showGlobalOptions: true })
+    .addHelpText('after', AFTER);
+
+  /** The queue from -q or JOBS_QUEUE, checked, with the source named in errors. */
+  const queueOf = (flag: string | undefined): string | undefined => {
+    const { raw, name } = fromFlagOrEnv(flag, '--queue', env, 'JOBS_QUEUE');
+    if (raw !== undefined) check(() => assertQueueName(raw, name));
+    return raw;
+  };
+  const needQueue = (command: string, flag: string | undefined): string => {
+    const queue = queueOf(flag);
+    if (queue === undefined) throw new UsageError(`${command} needs --queue NAME (or JOBS_QUEUE)`);
+    return queue;
+  };
+  const jobId = (id: string): string => {
+    check(() => assertJobId(id));
+    return id;
+  };
+  const globals = (command: Command): GlobalFlags => command.optsWithGlobals<GlobalFlags>();
+
+  program
+    .command('queues')
+    .description('the queues found in Redis, with their depths')
+    .action((_flags, command: Command) => take({ name: 'queues' }, globals(command)));
+
+  program
+    .command('stats')
+    .description('depths and counters of a queue (of every queue without --queue)')
+    .addOption(queueOption())
+    .addHelpText(
+      'after',
+      `
+A queue keeps no settings in Redis: visibility, attempts and backoff belong to the producers and
+workers (and to each job: jobsctl show prints a job's visibility_ms and max_attempts).`,
+    )
+    .action((flags: { queue?: string }, command: Command) => take({ name: 'stats', queue: queueOf(flags.queue) }, globals(command)));
+
+  program
+    .command('ls')
+    .description('jobs in one list of a queue: processing, completed and failed newest first')
+    .addArgument(new Argument('<state>', 'the list').choices(STATES))
+    .addOption(queueOption())
+    .option('--limit <n>', 'jobs per page, 1 to 1000 (default 20)')
+    .option('--offset <n>', 'jobs to skip (default 0)')
+    .action((state: ListState, flags: { queue?: string; limit?: string; offset?: string }, command: Command) =>
+      take(
+        {
+          name: 'ls',
+          queue: needQueue('ls', flags.queue),
+          state,
+          limit: parseWholeNumber('--limit', flags.limit, 20, 1, 1_000),
+          offset: parseWholeNumber('--offset', flags.offset, 0, 0, Number.MAX_SAFE_INTEGER),
+        },
+        globals(command),
+      ),
+    );
+
+  program
+    .command('show')
+    .description("one job: every field of its hash (times in ISO 8601, or epoch ms with --json), and its timeline from the event log")
+    .argument('<id>', 'the job id')
+    .addOption(queueOption())
+    .action((id: string, flags: { queue?: string }, command: Command) => take({ name: 'show', queue: needQueue('show', flags.queue), id: jobId(id) }, globals(command)));
+
+  program
+    .command('events')
+    .description("the queue's event log (its eventLog option): the entries after --from, or --follow them as they come")
+    .addOption(queueOption())
+    .option('--from <id>', 'after this entry id (0: the oldest kept; $: now) (default: 0, or $ with --follow)')
+    .option('-f, --follow', 'keep printing new entries until Ctrl-C; resumes after a lost connection, and says so when the capped log dropped entries it had not read')
+    .option('--limit <n>', 'most entries without --follow (default 100)')
+    .option('--partition <n>', 'the partition whose log to read, for a partitioned queue (default 0)')
+    .action((flags: { queue?: string; from?: string; follow?: boolean; limit?: string; partition?: string }, command: Command) => {
+      const from = flags.from ?? (flags.follow ? '$' : '0');
+      if (from !== '$' && !/^\d{1,20}(-\d{1,20})?$/.test(from)) throw new UsageError(`--from takes an entry id (like 1700000000000-0), 0 or $, got ${from}`);
+      const partition = flags.partition === undefined ? undefined : parseWholeNumber('--partition', flags.partition, 0, 0, 1_023);
+      take(
+        { name: 'events', queue: needQueue('events', flags.queue), from, follow: flags.follow ?? false, limit: parseWholeNumber('--limit', flags.limit, 100, 1, 100_000), partition },
+        globals(command),
+      );
+    });
+
+  program
+    .command('retry')
+    .description('put failed jobs back on pending, with fresh attempts')
+    .argument('[ids...]', 'the failed jobs')
+    .addOption(queueOption())
+    .option('--all-failed', 'every job in the failed list (the dead letters)')
+    .action((ids: string[], flags: { queue?: string; allFailed?: boolean }, command: Command) => {
+      const queue = needQueue('retry', flags.queue);
+      if (flags.allFailed) {
+        if (ids.length > 0) throw new UsageError(`retry --all-failed takes no ids, got ${ids.join(' ')}`);
+        return take({ name: 'retry-all', queue }, globals(command));
+      }
+      if (ids.length === 0) throw new UsageError('retry takes job ids, or --all-failed');
+      return take({ name: 'retry', queue, ids: ids.map(jobId) }, globals(command));
+    });
+
+  program
+    .command('cancel')
+    .description('cancel a pending or delayed job')
+    .argument('<id>', 'the job id')
+    .addOption(queueOption())
+    .action((id: string, flags: { queue?: string }, command: Command) => take({ name: 'cancel', queue: needQueue('cancel', flags.queue), id: jobId(id) }, globals(command)));
+
+  program
+    .command('export-failed')
+    .description('write the failed jobs (the dead letters) as JSON lines, newest first: keep the evidence before a purge')
+    .addOption(queueOption())
+    .option('--out <file>', 'a new file to write (default: stdout)')
+    .addHelpText(
+      'after',
+      `
+Each line: queue, id, kind, status, attempts, max_attempts, payload, last_error, the times in
+epoch ms (enqueued_at_ms, claimed_at_ms, failed_at_ms, last_error_at_ms) and every field of the
+job's hash as stored. The list is read a page at a time; --out never overwrites a file.`,
+    )
+    .action((flags: { queue?: string; out?: string }, command: Command) => take({ name: 'export-failed', queue: needQueue('export-failed', flags.queue), out: flags.out }, globals(command)));
+
+  program
+    .command('purge')
+    .description('delete every job and key of a queue')
+    .addOption(queueOption())
+    .option('--yes', 'confirm: this cannot be undone (jobsctl export-failed keeps the dead letters first)')
+    .action((flags: { queue?: string; yes?: boolean }, command: Command) => {
+      const queue = needQueue('purge', flags.queue);
+      if (!flags.yes) throw new UsageError(`purge deletes every job and key of queue "${queue}": add --yes to go ahead`);
+      take({ name: 'purge', queue }, globals(command));
+    });
+
+  program
+    .command('acl')
+    .description('the ACL SETUSER line of a Redis user limited to some queues (needs no Redis)')
+    .argument('<user>', 'the user name')
+    .option('-q, --queue <name>', 'a queue the user may use; repeat for more', repeat)
+    .option('--partitions <n>', 'the queues are partitioned queues of N partitions (default 1)')
+    .action((user: string, flags: { queue?: string[]; partitions?: string }, command: Command) => {
+      const queues = flags.queue ?? (env.JOBS_QUEUE ? [env.JOBS_QUEUE] : []);
+      if (queues.length === 0) throw new UsageError('acl needs --queue NAME (repeat it for more queues)');
+      for (const queue of queues) check(() => assertQueueName(queue, flags.queue ? '--queue' : 'JOBS_QUEUE'));
+      if (!/^[A-Za-z0-9._-]{1,64}$/.test(user)) throw new UsageError('acl takes one user name (letters, digits, ".", "_", "-")');
+      take({ name: 'acl', user, queues, partitions: parseWholeNumber('--partitions', flags.partitions, 1, 1, 1_024) }, globals(command));
+    });
+
+  return program;
+}
+
+/**
+ * Reads the command line and environment of `jobsctl`: the command to run, or an exit code once
+ * help, the version or a usage error has been printed.
+ */
+export async function parseAdminCommandLine(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<CommandLine<AdminInvocation>> {
+  let invocation: AdminInvocation | undefined;
+  const program = adminProgram(env, (command, flags) => {
+    const redis = fromFlagOrEnv(flags.redisUrl, '--redis-url', env, 'REDIS_URL');
+    invocation = { command, redisUrl: checkRedisUrl(redis.name, redis.raw ?? 'redis://127.0.0.1:6379'), json: flags.json ?? false };
+  });
+  return parseCommandLine(program, argv, () => invocation);
+}

@@ -1,0 +1,31 @@
+import { defineKinds, JobQueue, type Kinds, type RedisClient, type ScheduleRecord, type ScheduleSpec, type UpsertScheduleResult } from '@jobs/core';
+
+const empty = defineKinds({});
+
+/** Runs `action` on queue `queue`'s schedules through `client` (which stays open). */
+async function withSchedules<T, P = unknown>(client: RedisClient, queue: string, action: (queue: JobQueue<P>) => Promise<T>, kinds: Kinds<P> = empty as unknown as Kinds<P>): Promise<T> {
+  const opened = new JobQueue<P>({ redis: client, queue, kinds });
+  try {
+    return await action(opened);
+  } finally {
+    await opened.close();
+  }
+}
+
+/**
+ * The admin verbs on a queue's schedules, for the `jobsctl schedules` commands and operators'
+ * scripts. Upserting needs the queue's kinds (the payload is checked against its kind's schema);
+ * the others do not.
+ */
+export const scheduleAdmin = {
+  /** Every schedule of `queue` (up to 1000), in id order, with its status and next run. */
+  list: (client: RedisClient, queue: string): Promise<ScheduleRecord[]> => withSchedules(client, queue, (q) => q.schedules.list({ limit: 1_000 })),
+  /** Creates or replaces a schedule; `kinds` are the queue's kinds, from `defineKinds`. */
+  upsert: <P>(client: RedisClient, queue: string, kinds: Kinds<P>, spec: ScheduleSpec<P>): Promise<UpsertScheduleResult> => withSchedules(client, queue, (q) => q.schedules.upsert(spec), kinds),
+  /** Pauses a schedule; true when it was active. */
+  pause: (client: RedisClient, queue: string, id: string): Promise<boolean> => withSchedules(client, queue, (q) => q.schedules.pause(id)),
+  /** Resumes a paused schedule at its first tick after now; true when it was paused. */
+  resume: (client: RedisClient, queue: string, id: string): Promise<boolean> => withSchedules(client, queue, (q) => q.schedules.resume(id)),
+  /** Removes a schedule; true when it existed. */
+  remove: (client: RedisClient, queue: string, id: string): Promise<boolean> => withSchedules(client, queue, (q) => q.schedules.remove(id)),
+};

@@ -1,0 +1,196 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { isJobsError, JOB_ID_PATTERN, type JobRecord, type ListState, type Logger } from '@jobs/core';
+import type { DashboardRole } from './credentials.ts';
+import type { DashboardDataSource } from './data-source.ts';
+import { HttpError, readJsonBody, sendJson } from './http-io.ts';
+import { findJobs, type JobQuery } from './job-search.ts';
+import type { RateHistory } from './rate-history.ts';
+
+/** What the API routes work with. */
+export interface ApiContext {
+  readonly source: DashboardDataSource;
+  readonly history: RateHistory;
+  readonly scanLimit: number;
+  readonly maxPageSize: number;
+  readonly redriveLimit: number;
+  readonly log: Logger;
+}
+
+const STATES: readonly ListState[] = ['pending', 'processing', 'delayed', 'completed', 'failed'];
+const FIELD_PATH = /^[A-Za-z0-9_$-]{1,64}(\.[A-Za-z0-9_$-]{1,64}){0,7}$/;
+
+function wholeNumber(raw: string | null, name: string, fallback: number, max: number): number {
+  if (raw === null || raw === '') return fallback;
+  const value = Number(raw);
+  if (!/^\d+$/.test(raw) || !Number.isSafeInteger(value) || value > max) throw new HttpError(400, 'bad_query', `${name} must be a whole number from 0 to ${max}`);
+  return value;
+}
+
+function text(raw: string | null, name: string, max: number): string | undefined {
+  if (raw === null || raw === '') return undefined;
+  if (raw.length > max) throw new HttpError(400, 'bad_query', `${name} may have at most ${max} characters`);
+  return raw;
+}
+
+function jobQuery(params: URLSearchParams, maxPageSize: number): JobQuery {
+  const state = params.get('state') ?? 'pending';
+  if (!STATES.includes(state as ListState)) throw new HttpError(400, 'bad_query', `state must be one of ${STATES.join(', ')}`);
+  const field = text(params.get('field'), 'field', 200);
+  if (field !== undefined && !FIELD_PATH.test(field)) throw new HttpError(400, 'bad_query', 'field must be a payload field name or a dotted path of them (user.id)');
+  const kind = text(params.get('kind'), 'kind', 128);
+  const value = text(params.get('value'), 'value', 512);
+  return {
+    state: state as ListState,
+    offset: wholeNumber(params.get('offset'), 'offset', 0, Number.MAX_SAFE_INTEGER),
+    limit: Math.max(1, wholeNumber(params.get('limit'), 'limit', 25, maxPageSize)),
+    ...(kind !== undefined && { kind }),
+    ...(field !== undefined && { field }),
+    ...(value !== undefined && { value }),
+  };
+}
+
+function depthOf(stats: Awaited<ReturnType<DashboardDataSource['stats']>>, state: ListState): number {
+  return stats[`${state}Depth`];
+}
+
+/** A job as the detail view shows it: every field but the claim token, which proves a claim. */
+function jobDetail(job: JobRecord): Record<string, unknown> {
+  const { claim_token: _token, ...fields } = job.fields;
+  return {
+    id: job.id,
+    status: job.status,
+    kind: job.kind,
+    attempts: job.attempts,
+    maxAttempts: job.maxAttempts,
+    payload: job.payload ?? job.rawPayload,
+    result: job.result,
+    lastError: job.lastError,
+    timing: {
+      enqueuedAtMs: job.enqueuedAtMs,
+      runAtMs: job.runAtMs,
+      claimedAtMs: job.claimedAtMs,
+      leaseExpiresAtMs: job.leaseExpiresAtMs,
+      lastErrorAtMs: job.lastErrorAtMs,
+      completedAtMs: job.completedAtMs,
+      failedAtMs: job.failedAtMs,
+      cancelledAtMs: job.cancelledAtMs,
+      reclaimedAtMs: job.reclaimedAtMs,
+    },
+    fields,
+  };
+}
+
+function assertId(id: string): void {
+  if (!JOB_ID_PATTERN.test(id)) throw new HttpError(400, 'bad_id', 'not a job id: ids are 1-128 letters, digits and . _ : -, starting with a letter or digit');
+}
+
+/** The overview: every queue's stats, flow state and rates. */
+async function overview(ctx: ApiContext): Promise<unknown> {
+  const names = await ctx.source.queueNames();
+  ctx.history.keepOnly(names);
+  const queues = await Promise.all(
+    names.map(async (name) => {
+      const [stats, flow] = await Promise.all([ctx.source.stats(name), ctx.source.flowState?.(name)]);
+      ctx.history.record(name, stats);
+      return { name, stats, ...(flow && { flow }), rates: ctx.history.points(name) };
+    }),
+  );
+  return { queues };
+}
+
+/** Answers `GET` and `POST` under `/api/queues/...` and `/api/overview`; false when the path is not an API route. */
+export async function handleApi(ctx: ApiContext, request: IncomingMessage, response: ServerResponse, path: string, params: URLSearchParams, role: DashboardRole): Promise<boolean> {
+  const method = request.method ?? 'GET';
+  if (path === '/api/overview' && method === 'GET') {
+    sendJson(response, 200, await overview(ctx));
+    return true;
+  }
+  const match = /^\/api\/queues\/([^/]+)\/(jobs|jobs\/([^/]+)|jobs\/([^/]+)\/(retry|cancel)|redrive-failed|purge|pause|resume|schedules)$/.exec(path);
+  if (!match) return false;
+  const queue = decodeURIComponent(match[1] as string);
+  if (!(await ctx.source.queueNames()).includes(queue)) throw new HttpError(404, 'no_queue', `no queue ${JSON.stringify(queue)} on this dashboard`);
+  const route = match[2] as string;
+  const id = match[3] ?? match[4];
+  const action = match[5] ?? (['redrive-failed', 'purge', 'pause', 'resume'].includes(route) ? route : undefined);
+  if (action === undefined) {
+    if (method !== 'GET') throw new HttpError(405, 'method', `${method} is not allowed here`);
+    if (route === 'jobs') {
+      const query = jobQuery(params, ctx.maxPageSize);
+      const stats = await ctx.source.stats(queue);
+      sendJson(response, 200, { queue, state: query.state, scanLimit: ctx.scanLimit, ...(await findJobs(ctx.source, queue, query, depthOf(stats, query.state), ctx.scanLimit)) });
+    } else if (route === 'schedules') {
+      if (!ctx.source.schedules) throw new HttpError(404, 'no_capability', 'this dashboard has no schedules');
+      sendJson(response, 200, { queue, schedules: await ctx.source.schedules(queue) });
+    } else {
+      const jobId = decodeURIComponent(id as string);
+      assertId(jobId);
+      const job = await ctx.source.getJob(queue, jobId);
+      if (!job) throw new HttpError(404, 'no_job', `no job ${jobId} in ${queue} (or its record has expired)`);
+      const timeline = ctx.source.timeline ? await ctx.source.timeline(queue, jobId) : undefined;
+      sendJson(response, 200, { queue, job: jobDetail(job), ...(timeline && { timeline }) });
+    }
+    return true;
+  }
+  if (method !== 'POST') throw new HttpError(405, 'method', `${action} takes a POST`);
+  if (role !== 'operator') throw new HttpError(403, 'read_only', 'a viewer cannot act on jobs or queues: sign in with the operator token');
+  const body = await readJsonBody(request);
+  sendJson(response, 200, await act(ctx, queue, action, id === undefined ? undefined : decodeURIComponent(id), body));
+  return true;
+}
+
+async function act(ctx: ApiContext, queue: string, action: string, id: string | undefined, body: Record<string, unknown>): Promise<unknown> {
+  const { source, log } = ctx;
+  switch (action) {
+    case 'retry': {
+      assertId(id as string);
+      const outcome = await source.retry(queue, id as string);
+      if (outcome === 'not_found') throw new HttpError(404, 'no_job', `no job ${id} in ${queue} (or its record has expired)`);
+      if (outcome !== true) throw new HttpError(409, 'conflict', `job ${id} is ${outcome} now, not failed: nothing was redriven (it was redriven or finished meanwhile)`);
+      log.info({ queue, id, action }, 'dashboard action');
+      return { id, retried: true };
+    }
+    case 'cancel': {
+      assertId(id as string);
+      const outcome = await source.cancel(queue, id as string);
+      if (outcome.cancelled) {
+        log.info({ queue, id, action }, 'dashboard action');
+        return { id, cancelled: true };
+      }
+      if (outcome.status === 'not_found') throw new HttpError(404, 'no_job', `no job ${id} in ${queue} (or its record has expired)`);
+      throw new HttpError(409, 'conflict', `job ${id} is ${outcome.status} now: only a pending or delayed job can be cancelled, so nothing was changed`);
+    }
+    case 'redrive-failed': {
+      // The count the operator saw: jobs that failed since are not redriven unseen.
+      const expected = body.expected;
+      if (typeof expected !== 'number' || !Number.isSafeInteger(expected) || expected < 1) throw new HttpError(400, 'bad_body', 'expected must be the number of failed jobs to redrive (1 or more)');
+      const redriven = await source.retryFailed(queue, Math.min(expected, ctx.redriveLimit));
+      log.info({ queue, action, redriven }, 'dashboard action');
+      return { queue, redriven, limit: ctx.redriveLimit };
+    }
+    case 'purge': {
+      if (body.confirm !== queue) throw new HttpError(400, 'confirm', `type the queue's name (${queue}) to purge it`);
+      const deletedKeys = await source.purge(queue);
+      ctx.history.keepOnly([]);
+      log.warn({ queue, action, deletedKeys }, 'dashboard action');
+      return { queue, deletedKeys };
+    }
+    case 'pause':
+    case 'resume': {
+      const run = action === 'pause' ? source.pause : source.resume;
+      if (!run) throw new HttpError(404, 'no_capability', `this dashboard cannot ${action} queues`);
+      await run.call(source, queue);
+      log.info({ queue, action }, 'dashboard action');
+      return { queue, paused: action === 'pause' };
+    }
+  }
+  throw new HttpError(404, 'not_found', 'no such action');
+}
+
+/** The answer for an error a route threw: typed errors say what was wrong, others are logged and kept vague. */
+export function httpErrorOf(error: unknown, log: Logger): HttpError {
+  if (error instanceof HttpError) return error;
+  if (isJobsError(error, 'JOBS_INVALID_ARGUMENT')) return new HttpError(400, 'invalid_argument', error.message);
+  if (isJobsError(error, 'JOBS_REDIS_UNAVAILABLE')) return new HttpError(503, 'redis_unavailable', 'Redis did not answer; try again shortly');
+  log.error({ err: error }, 'dashboard request failed');
+  return new HttpError(500, 'internal', 'the dashboard could not answer; see its logs');
+}

@@ -1,0 +1,54 @@
+// The overview: a card per queue with its depths, the oldest pending job's age, its paused
+// state and limits when the queues have them, and a chart of its rates.
+
+import { rateChart, SERIES } from './chart.js';
+import { count, duration, el, replace } from './dom.js';
+
+const DEPTHS = [
+  ['pending', 'pendingDepth'],
+  ['processing', 'processingDepth'],
+  ['delayed', 'delayedDepth'],
+  ['completed', 'completedDepth'],
+  ['failed', 'failedDepth'],
+];
+
+/**
+ * @param {{ paused: boolean, limits?: Record<string, unknown> } | undefined} flow
+ */
+export function flowBadges(flow) {
+  if (!flow) return [];
+  const badges = [el('span', { class: flow.paused ? 'badge paused' : 'badge running', 'data-flow': flow.paused ? 'paused' : 'running' }, flow.paused ? 'paused' : 'running')];
+  for (const [name, value] of Object.entries(flow.limits ?? {})) badges.push(el('span', { class: 'badge' }, `${name}: ${value ?? '–'}`));
+  return badges;
+}
+
+/**
+ * @param {HTMLElement} container
+ * @param {{ queues: { name: string, stats: any, flow?: any, rates: any[] }[] }} overview
+ * @param {{ selected: string | null, onSelect: (queue: string, state?: string) => void }} options
+ */
+export function renderOverview(container, overview, options) {
+  if (overview.queues.length === 0) {
+    replace(container, el('p', { class: 'muted' }, 'No queues yet: the dashboard shows every queue the daemon serves.'));
+    return;
+  }
+  const legend = el('p', { class: 'legend' }, ...SERIES.map((series) => el('span', { class: `key ${series.className}` }, series.label)));
+  const cards = overview.queues.map(({ name, stats, flow, rates }) => {
+    const depths = el(
+      'dl',
+      { class: 'depths' },
+      ...DEPTHS.flatMap(([state, field]) => [
+        el('div', { 'data-stat': state }, el('dt', {}, state), el('dd', {}, el('button', { type: 'button', class: 'link', onclick: () => options.onSelect(name, state) }, count(stats[field])))),
+      ]),
+      el('div', { 'data-stat': 'oldest' }, el('dt', {}, 'oldest pending'), el('dd', {}, duration(stats.oldestPendingAgeMs))),
+    );
+    return el(
+      'article',
+      { class: name === options.selected ? 'card queue-card selected' : 'card queue-card', 'data-queue': name },
+      el('h2', {}, el('button', { type: 'button', class: 'link', onclick: () => options.onSelect(name) }, name), ' ', ...flowBadges(flow)),
+      depths,
+      rateChart(rates, `${name}: jobs per second`),
+    );
+  });
+  replace(container, legend, el('div', { class: 'cards' }, ...cards));
+}

@@ -1,0 +1,107 @@
+// One queue: its state tabs, its actions, a page of a state's jobs and the pager.
+
+import { count, duration, el, replace, time } from './dom.js';
+import { flowBadges } from './overview.js';
+
+export const STATES = ['pending', 'processing', 'delayed', 'completed', 'failed'];
+
+/** @param {string} id */
+const byId = (id) => /** @type {HTMLElement} */ (document.getElementById(id));
+
+/**
+ * @typedef {{ state: string, offset: number, limit: number, kind: string, field: string, value: string }} ListQuery
+ * @typedef {{
+ *   onState: (state: string) => void,
+ *   onOpen: (id: string) => void,
+ *   onPause: (pause: boolean) => void,
+ *   onRedrive: (failed: number) => void,
+ *   onPurge: () => void,
+ * }} QueueHandlers
+ */
+
+/**
+ * Draws the queue's title, tabs and actions from its overview entry.
+ * @param {{ name: string, stats: any, flow?: any }} queue
+ * @param {ListQuery} query
+ * @param {{ role: string, capabilities: { pause: boolean } }} session
+ * @param {QueueHandlers} on
+ */
+export function renderQueueHead(queue, query, session, on) {
+  byId('queue-title').textContent = queue.name;
+  replace(byId('queue-flow'), ...flowBadges(queue.flow));
+  replace(
+    byId('state-tabs'),
+    ...STATES.map((state) =>
+      el(
+        'button',
+        { type: 'button', class: state === query.state ? 'tab active' : 'tab', 'data-state': state, 'aria-pressed': String(state === query.state), onclick: () => on.onState(state) },
+        `${state} `,
+        el('span', { class: 'count' }, count(queue.stats[`${state}Depth`])),
+      ),
+    ),
+  );
+  const operator = session.role === 'operator';
+  const failed = queue.stats.failedDepth;
+  replace(
+    byId('queue-actions'),
+    operator && session.capabilities.pause && queue.flow
+      ? el('button', { type: 'button', id: 'pause-toggle', onclick: () => on.onPause(!queue.flow.paused) }, queue.flow.paused ? 'Resume' : 'Pause')
+      : null,
+    operator ? el('button', { type: 'button', id: 'redrive-all', disabled: failed === 0, onclick: () => on.onRedrive(failed) }, `Redrive all failed (${count(failed)})`) : null,
+    operator ? el('button', { type: 'button', id: 'purge', class: 'danger', onclick: () => on.onPurge() }, 'Purge…') : null,
+    operator ? null : el('span', { class: 'badge' }, 'read-only'),
+  );
+}
+
+/**
+ * Draws a page of jobs and says how much of the list it read.
+ * @param {any} page  the API's answer
+ * @param {ListQuery} query
+ * @param {number} nowMs
+ * @param {QueueHandlers} on
+ */
+export function renderJobPage(page, query, nowMs, on) {
+  const rows = page.jobs.map((/** @type {any} */ job) =>
+    el(
+      'tr',
+      { 'data-id': job.id },
+      el('td', {}, el('button', { type: 'button', class: 'link mono', onclick: () => on.onOpen(job.id) }, job.id)),
+      el('td', {}, job.kind ?? '?'),
+      el('td', {}, job.maxAttempts ? `${job.attempts}/${job.maxAttempts}` : String(job.attempts)),
+      el('td', { title: time(job.enqueuedAtMs) }, job.enqueuedAtMs ? `${duration(nowMs - job.enqueuedAtMs)} ago` : '–'),
+      el('td', { class: job.lastError ? 'error-text' : 'muted' }, job.lastError || job.payloadPreview),
+    ),
+  );
+  if (rows.length === 0) rows.push(el('tr', {}, el('td', { colspan: 5, class: 'muted' }, page.filtered ? 'No match in the entries scanned.' : `No ${query.state} jobs here.`)));
+  replace(/** @type {HTMLElement} */ (document.querySelector('#jobs tbody')), ...rows);
+  const end = page.offset + page.scanned;
+  byId('scan-note').textContent = page.filtered
+    ? `Filtered: ${count(page.jobs.length)} match(es) among entries ${count(page.offset + 1)}–${count(end)} of ${count(page.depth)}. ` +
+      `A search reads at most ${count(page.scanLimit)} entries per page; "Next" scans the next ${count(page.scanLimit)}.`
+    : '';
+  byId('page-info').textContent = page.depth === 0 ? '' : `${count(Math.min(page.offset + 1, page.depth))}–${count(Math.min(end, page.depth))} of ${count(page.depth)}`;
+  /** @type {HTMLButtonElement} */ (byId('page-prev')).disabled = page.offset === 0;
+  /** @type {HTMLButtonElement} */ (byId('page-next')).disabled = page.nextOffset === null;
+}
+
+/**
+ * Draws the queue's schedules (when the queues have them).
+ * @param {{ name: string, kind?: string, every: string, nextRunAtMs: number | null }[] | null} schedules
+ */
+export function renderSchedules(schedules) {
+  const section = byId('schedules');
+  section.hidden = schedules === null;
+  if (schedules === null) return;
+  replace(
+    section,
+    el('h3', {}, 'Schedules'),
+    schedules.length === 0
+      ? el('p', { class: 'muted' }, 'No schedules.')
+      : el(
+          'table',
+          {},
+          el('thead', {}, el('tr', {}, el('th', {}, 'Name'), el('th', {}, 'Kind'), el('th', {}, 'Every'), el('th', {}, 'Next run'))),
+          el('tbody', {}, ...schedules.map((s) => el('tr', {}, el('td', {}, s.name), el('td', {}, s.kind ?? '–'), el('td', {}, s.every), el('td', {}, time(s.nextRunAtMs))))),
+        ),
+  );
+}

@@ -1,0 +1,252 @@
+import { createServer, type IncomingMessage, type RequestListener, type ServerResponse } from 'node:http';
+import { InvalidArgumentError, silentLogger, type Logger } from '@jobs/core';
+import { assertWholeNumber } from '@jobs/core/internal';
+import { handleApi, httpErrorOf, type ApiContext } from './api-routes.ts';
+import { ASSETS } from './assets.generated.ts';
+import { assertCredentials, requiresLogin, roleForToken, type DashboardCredentials } from './credentials.ts';
+import { capabilitiesOf, type DashboardDataSource } from './data-source.ts';
+import { HttpError, readBody, redirect, sendAsset, sendError, sendJson } from './http-io.ts';
+import { jobQueueSource, type DashboardQueue } from './job-queue-source.ts';
+import { RateHistory } from './rate-history.ts';
+import { csrfMatches, hostAllowed, isLoopbackHost, originProblem } from './request-checks.ts';
+import { SessionStore, type DashboardSession } from './sessions.ts';
+
+/** Options of {@link createDashboard}. */
+export interface DashboardOptions {
+  /** The queues to show: `JobQueue`s, or a function returning the current set. Or give `source`. */
+  queues?: readonly DashboardQueue[] | (() => readonly DashboardQueue[]);
+  /** Where to read and act instead of `queues`; its optional members light up pause, timelines... */
+  source?: DashboardDataSource;
+  /** The tokens that open it. None: no login, everyone is an operator, and it listens on loopback only. */
+  credentials?: DashboardCredentials;
+  /** The page's default time between polls; the operator can change it on the page. Default 5000 ms. */
+  pollIntervalMs?: number;
+  /** Most ids a filtered list (kind, payload field) reads per request. Default 1000. */
+  scanLimit?: number;
+  /** Most jobs on a page of a list. Default 100. */
+  maxPageSize?: number;
+  /** Most dead-lettered jobs one "redrive all failed" moves. Default 100000. */
+  redriveLimit?: number;
+  /** The path it is mounted under when embedded (`/admin/jobs`). Default: the root. */
+  basePath?: string;
+  /** Host names besides loopback that it answers to when it has no login (DNS rebinding guard). */
+  allowedHosts?: readonly string[];
+  /** Origins besides its own accepted for actions (a proxy that rewrites `Host`). */
+  trustedOrigins?: readonly string[];
+  /** Idle time after which a session ends. Default 12 h. */
+  sessionTtlMs?: number;
+  /** How often `listen()` samples rates in the background. Default 5000 ms; 0: only while polled. */
+  sampleIntervalMs?: number;
+  /** Structured logs (actions, failures); tokens and cookies are never logged. Default: silent. */
+  logger?: Logger;
+}
+
+/** A running dashboard server. */
+export interface DashboardServer {
+  readonly port: number;
+  readonly host: string;
+  /** `http://host:port/` plus the base path. */
+  readonly url: string;
+  close(): Promise<void>;
+}
+
+/** A dashboard: a request handler to mount in your server, or `listen()` for a server of its own. */
+export interface Dashboard {
+  /** The node:http request handler (mount it at `basePath`). */
+  readonly handler: RequestListener;
+  /**
+   * Serves it on `port` (0: any free one) at `host` (default 127.0.0.1). Throws
+   * `JOBS_INVALID_ARGUMENT` (field `host`) for an address other machines reach when it has no
+   * credentials.
+   */
+  listen(options: { port: number; host?: string }): Promise<DashboardServer>;
+  /** Stops its servers and its background sampling. */
+  close(): Promise<void>;
+}
+
+const CONTENT_TYPES: Record<string, string> = {
+  js: 'text/javascript; charset=utf-8',
+  css: 'text/css; charset=utf-8',
+  html: 'text/html; charset=utf-8',
+  svg: 'image/svg+xml',
+};
+
+function normalizeBasePath(basePath: string | undefined): string {
+  const trimmed = (basePath ?? '').replace(/\/+$/, '');
+  if (trimmed !== '' && !/^(\/[A-Za-z0-9._~-]+)+$/.test(trimmed)) throw new InvalidArgumentError('basePath', 'expected a path like /admin/jobs');
+  return trimmed;
+}
+
+/**
+ * Creates the ops dashboard for `queues` (or a data source): depths, rates, the oldest pending
+ * job, per-state job lists with paging and bounded search, a job's detail, and actions (retry,
+ * redrive all failed, cancel, purge). Everything it serves is in the package: no CDN.
+ *
+ * @example
+ * ```ts
+ * const dashboard = createDashboard({ queues: [mailQueue], credentials: credentialsFromEnv(process.env) });
+ * const server = await dashboard.listen({ port: 9465 });
+ * ```
+ */
+export function createDashboard(options: DashboardOptions): Dashboard {
+  const source = options.source ?? (options.queues ? jobQueueSource(options.queues) : undefined);
+  if (!source) throw new InvalidArgumentError('queues', 'give the queues to show, or a data source');
+  const credentials = options.credentials ?? {};
+  assertCredentials(credentials);
+  const loginRequired = requiresLogin(credentials);
+  const basePath = normalizeBasePath(options.basePath);
+  const cookiePath = basePath || '/';
+  const log = options.logger ?? silentLogger;
+  const pollIntervalMs = assertWholeNumber('pollIntervalMs', options.pollIntervalMs ?? 5_000, 250, 3_600_000);
+  const sampleIntervalMs = assertWholeNumber('sampleIntervalMs', options.sampleIntervalMs ?? 5_000, 0, 3_600_000);
+  const sessions = new SessionStore({ ttlMs: assertWholeNumber('sessionTtlMs', options.sessionTtlMs ?? 12 * 3_600_000, 1_000, 30 * 86_400_000) });
+  const history = new RateHistory();
+  const allowedHosts = options.allowedHosts ?? [];
+  const trustedOrigins = options.trustedOrigins ?? [];
+  const api: ApiContext = {
+    source,
+    history,
+    scanLimit: assertWholeNumber('scanLimit', options.scanLimit ?? 1_000, 1, 100_000),
+    maxPageSize: assertWholeNumber('maxPageSize', options.maxPageSize ?? 100, 1, 1_000),
+    redriveLimit: assertWholeNumber('redriveLimit', options.redriveLimit ?? 100_000, 1, 10_000_000),
+    log,
+  };
+  const capabilities = capabilitiesOf(source);
+
+  /** The request's session; without a login, a new operator session for a browser that has none. */
+  const sessionOf = (request: IncomingMessage, setCookie: string[]): DashboardSession | undefined => {
+    const session = sessions.fromRequest(request);
+    if (session || loginRequired) return session;
+    const created = sessions.create('operator');
+    setCookie.push(sessions.cookie(created, cookiePath, false));
+    return created;
+  };
+
+  const loginPage = (response: ServerResponse, failed: boolean): void => {
+    const page = (ASSETS['login.html'] as string).replace('<p id="login-error" hidden>', failed ? '<p id="login-error">' : '<p id="login-error" hidden>');
+    sendAsset(response, CONTENT_TYPES.html as string, page, { 'cache-control': 'no-store' }, failed ? 401 : 200);
+  };
+
+  const login = async (request: IncomingMessage, response: ServerResponse): Promise<void> => {
+    const problem = originProblem(request, trustedOrigins);
+    if (problem) throw new HttpError(403, 'origin', `refused: ${problem}`);
+    const form = new URLSearchParams(await readBody(request));
+    const role = roleForToken(credentials, form.get('token') ?? '');
+    if (!role) {
+      log.warn({ remote: request.socket.remoteAddress }, 'dashboard login refused');
+      loginPage(response, true);
+      return;
+    }
+    const session = sessions.create(role);
+    log.info({ role, remote: request.socket.remoteAddress }, 'dashboard login');
+    redirect(response, `${basePath}/`, { 'set-cookie': sessions.cookie(session, cookiePath, request.headers['x-forwarded-proto'] === 'https') });
+  };
+
+  const route = async (request: IncomingMessage, response: ServerResponse): Promise<void> => {
+    const url = new URL(request.url ?? '/', 'http://dashboard.invalid');
+    if (basePath && !(url.pathname === basePath || url.pathname.startsWith(`${basePath}/`))) throw new HttpError(404, 'not_found', 'not found');
+    if (url.pathname === basePath) {
+      redirect(response, `${basePath}/`);
+      return;
+    }
+    const path = url.pathname.slice(basePath.length);
+    const method = request.method ?? 'GET';
+    if (!loginRequired && !hostAllowed(request, allowedHosts)) throw new HttpError(421, 'host', 'this dashboard answers to loopback names only (see allowedHosts)');
+    const asset = /^\/assets\/([a-z-]+\.(js|css|svg))$/.exec(path);
+    if (asset && method === 'GET') {
+      const body = ASSETS[asset[1] as string];
+      if (body === undefined) throw new HttpError(404, 'not_found', 'no such asset');
+      sendAsset(response, CONTENT_TYPES[asset[2] as string] as string, body);
+      return;
+    }
+    if (path === '/login') {
+      if (!loginRequired) redirect(response, `${basePath}/`);
+      else if (method === 'POST') await login(request, response);
+      else loginPage(response, false);
+      return;
+    }
+    const setCookie: string[] = [];
+    const session = sessionOf(request, setCookie);
+    const headers: Record<string, string | string[]> = setCookie.length > 0 ? { 'set-cookie': setCookie } : {};
+    if (path === '/' && method === 'GET') {
+      if (!session) redirect(response, `${basePath}/login`);
+      else sendAsset(response, CONTENT_TYPES.html as string, ASSETS['index.html'] as string, { ...(headers as Record<string, string>), 'cache-control': 'no-store' });
+      return;
+    }
+    if (!path.startsWith('/api/') && path !== '/logout') throw new HttpError(404, 'not_found', 'not found');
+    if (!session) throw new HttpError(401, 'signed_out', 'sign in first');
+    if (method !== 'GET') {
+      const problem = originProblem(request, trustedOrigins);
+      if (problem) throw new HttpError(403, 'origin', `refused: ${problem}`);
+      if (!csrfMatches(request, session.csrfToken)) throw new HttpError(403, 'csrf', 'refused: the request lacks this session\'s CSRF token; reload the page');
+    }
+    if (path === '/logout' && method === 'POST') {
+      sessions.delete(session.id);
+      sendJson(response, 200, { signedOut: true }, { 'set-cookie': sessions.clearCookie(cookiePath) });
+      return;
+    }
+    if (path === '/api/session' && method === 'GET') {
+      sendJson(
+        response,
+        200,
+        { role: session.role, csrfToken: session.csrfToken, loginRequired, capabilities, pollIntervalMs, scanLimit: api.scanLimit, maxPageSize: api.maxPageSize, redriveLimit: api.redriveLimit },
+        headers as Record<string, string>,
+      );
+      return;
+    }
+    if (!(await handleApi(api, request, response, path, url.searchParams, session.role))) throw new HttpError(404, 'not_found', 'no such API route');
+  };
+
+  const handler: RequestListener = (request, response) => {
+    route(request, response).catch((error: unknown) => {
+      if (response.headersSent) {
+        response.destroy();
+        return;
+      }
+      sendError(response, httpErrorOf(error, log));
+    });
+  };
+
+  const servers = new Set<() => Promise<void>>();
+  let sampler: NodeJS.Timeout | undefined;
+  const sample = async (): Promise<void> => {
+    for (const name of await source.queueNames()) history.record(name, await source.stats(name));
+  };
+
+  return {
+    handler,
+    async listen({ port, host = '127.0.0.1' }) {
+      if (!loginRequired && !isLoopbackHost(host)) {
+        throw new InvalidArgumentError('host', `the dashboard has no credentials, so it listens on loopback only; set JOBS_DASHBOARD_TOKEN (and JOBS_DASHBOARD_VIEWER_TOKEN) to bind ${host}`);
+      }
+      const server = createServer(handler);
+      await new Promise<void>((resolve, reject) => {
+        server.once('error', reject);
+        server.listen(port, host, () => resolve());
+      });
+      const address = server.address();
+      const bound = typeof address === 'object' && address !== null ? address.port : port;
+      const close = (): Promise<void> =>
+        new Promise<void>((done) => {
+          servers.delete(close);
+          server.close(() => done());
+          server.closeAllConnections();
+        });
+      servers.add(close);
+      if (sampleIntervalMs > 0 && !sampler) {
+        const loop = (): void => {
+          sampler = setTimeout(() => void sample().catch(() => undefined).finally(() => sampler && loop()), sampleIntervalMs);
+          sampler.unref();
+        };
+        loop();
+      }
+      const shownHost = host.includes(':') ? `[${host}]` : host;
+      return { port: bound, host, url: `http://${shownHost}:${bound}${basePath}/`, close };
+    },
+    async close() {
+      clearTimeout(sampler);
+      sampler = undefined;
+      await Promise.all([...servers].map((close) => close()));
+    },
+  };
+}

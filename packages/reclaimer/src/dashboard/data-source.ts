@@ -1,0 +1,80 @@
+import type { CancelOutcome, JobRecord, ListState, QueueStats } from '@jobs/core';
+
+/** What a queue's flow control says, when the queues have it: shown beside its depths. */
+export interface QueueFlowState {
+  readonly paused: boolean;
+  /** Limits by name (`concurrency`, `ratePerSecond`...), shown as given. */
+  readonly limits?: Readonly<Record<string, number | string | null>>;
+}
+
+/** One entry of a job's timeline, when the queues keep an event log. */
+export interface TimelineEntry {
+  /** Unix milliseconds. */
+  readonly atMs: number;
+  /** What happened: `enqueued`, `claimed`, `failed`... */
+  readonly event: string;
+  /** More about it, shown as text. */
+  readonly detail?: string;
+}
+
+/** A schedule (a repeating job), when the queues have them. */
+export interface ScheduleInfo {
+  readonly name: string;
+  readonly kind?: string;
+  /** The cron expression or interval, as text. */
+  readonly every: string;
+  /** Unix milliseconds of the next run, or null when it has none. */
+  readonly nextRunAtMs: number | null;
+}
+
+/**
+ * Where the dashboard reads its queues and acts on them. {@link jobQueueSource} builds one from
+ * `JobQueue`s; a service can write its own. The optional members are capabilities: the page shows
+ * pause/resume, limits, schedules and timelines only when the source has them.
+ */
+export interface DashboardDataSource {
+  /** The names of the queues to show, sorted. */
+  queueNames(): readonly string[] | Promise<readonly string[]>;
+  /** One consistent snapshot of a queue (a constant number of reads, whatever its depth). */
+  stats(queue: string): Promise<QueueStats>;
+  /** One page of a list: `limit` ids from `offset`, with their hashes. */
+  list(queue: string, state: ListState, page: { offset: number; limit: number }): Promise<readonly JobRecord[]>;
+  /** A job by id, or null. */
+  getJob(queue: string, id: string): Promise<JobRecord | null>;
+  /** Redrives one dead-lettered job: true, or the status that kept it (`not_found` when none). */
+  retry(queue: string, id: string): Promise<true | string>;
+  /** Redrives up to `max` of the oldest dead-lettered jobs; resolves with how many it redrove. */
+  retryFailed(queue: string, max: number): Promise<number>;
+  /** Cancels a pending or delayed job. */
+  cancel(queue: string, id: string): Promise<CancelOutcome>;
+  /** Deletes every key of the queue; resolves with how many. */
+  purge(queue: string): Promise<number>;
+  /** Capability: the queue's paused state and limits. */
+  flowState?(queue: string): Promise<QueueFlowState>;
+  /** Capability: stops claims on a queue. */
+  pause?(queue: string): Promise<void>;
+  /** Capability: lets claims run again. */
+  resume?(queue: string): Promise<void>;
+  /** Capability: a job's events from the event log, oldest first. */
+  timeline?(queue: string, id: string): Promise<readonly TimelineEntry[]>;
+  /** Capability: the queue's schedules with their next run. */
+  schedules?(queue: string): Promise<readonly ScheduleInfo[]>;
+}
+
+/** The optional members of a {@link DashboardDataSource} that it has, for the page. */
+export interface DashboardCapabilities {
+  readonly flowState: boolean;
+  readonly pause: boolean;
+  readonly timeline: boolean;
+  readonly schedules: boolean;
+}
+
+/** Which capabilities `source` has. */
+export function capabilitiesOf(source: DashboardDataSource): DashboardCapabilities {
+  return {
+    flowState: typeof source.flowState === 'function',
+    pause: typeof source.pause === 'function' && typeof source.resume === 'function',
+    timeline: typeof source.timeline === 'function',
+    schedules: typeof source.schedules === 'function',
+  };
+}

@@ -1,0 +1,111 @@
+import type { JobRecord, ListState } from '@jobs/core';
+import type { DashboardDataSource } from './data-source.ts';
+
+/** What the job list asks for: a page of one state, optionally filtered. */
+export interface JobQuery {
+  readonly state: ListState;
+  readonly offset: number;
+  readonly limit: number;
+  /** Only jobs of this kind. */
+  readonly kind?: string;
+  /** Only jobs whose payload has this value at this field (a dotted path: `user.id`). */
+  readonly field?: string;
+  readonly value?: string;
+}
+
+/** A job as a list row shows it. */
+export interface JobSummary {
+  readonly id: string;
+  readonly status: string;
+  readonly kind: string | undefined;
+  readonly attempts: number;
+  readonly maxAttempts: number | undefined;
+  readonly enqueuedAtMs: number | undefined;
+  readonly lastError: string | undefined;
+  readonly payloadPreview: string;
+}
+
+/** One page of a job list, and how much of the list it read to find it. */
+export interface JobPage {
+  readonly jobs: readonly JobSummary[];
+  /** Where the page started in the list. */
+  readonly offset: number;
+  /** How many ids it read from the list: at most `limit` unfiltered, at most the scan limit filtered. */
+  readonly scanned: number;
+  /** Where the next page starts, or null at the end of the list. */
+  readonly nextOffset: number | null;
+  /** The list's length when the page was read. */
+  readonly depth: number;
+  /** True when a filter applied: the page holds every match among the `scanned` ids. */
+  readonly filtered: boolean;
+}
+
+/** The most ids one read of a list returns (the data source's page limit). */
+const READ_CHUNK = 1_000;
+const PREVIEW_CHARS = 160;
+
+function preview(text: string | undefined): string {
+  if (!text) return '';
+  return text.length > PREVIEW_CHARS ? `${text.slice(0, PREVIEW_CHARS - 1)}…` : text;
+}
+
+/** The summary of a job for a list row. */
+export function summarize(job: JobRecord): JobSummary {
+  return {
+    id: job.id,
+    status: job.status,
+    kind: job.kind,
+    attempts: job.attempts,
+    maxAttempts: job.maxAttempts,
+    enqueuedAtMs: job.enqueuedAtMs,
+    lastError: preview(job.lastError),
+    payloadPreview: preview(job.rawPayload),
+  };
+}
+
+/** The value at a dotted path of a parsed payload. */
+function valueAt(payload: unknown, path: string): unknown {
+  let value = payload;
+  for (const part of path.split('.')) {
+    if (typeof value !== 'object' || value === null) return undefined;
+    value = (value as Record<string, unknown>)[part];
+  }
+  return value;
+}
+
+/** True when `job` passes the query's filters. A field's value matches as text, or as its JSON. */
+export function matches(job: JobRecord, query: Pick<JobQuery, 'kind' | 'field' | 'value'>): boolean {
+  if (query.kind !== undefined && job.kind !== query.kind) return false;
+  if (query.field !== undefined) {
+    const value = valueAt(job.payload, query.field);
+    if (value === undefined) return false;
+    if (query.value !== undefined && !(typeof value === 'string' ? value === query.value : JSON.stringify(value) === query.value)) return false;
+  }
+  return true;
+}
+
+/**
+ * A page of a state's list. Unfiltered it reads `limit` ids from `offset`. Filtered (kind, payload
+ * field) it reads the `scanLimit` ids from `offset`, in chunks, and returns every match among
+ * them: a bounded amount of work per request whatever the list's length, and `nextOffset` lets
+ * the page scan the next window. Never a scan of the whole list.
+ */
+export async function findJobs(source: DashboardDataSource, queue: string, query: JobQuery, depth: number, scanLimit: number): Promise<JobPage> {
+  const filtered = query.kind !== undefined || query.field !== undefined;
+  if (!filtered) {
+    const jobs = query.offset < depth ? await source.list(queue, query.state, { offset: query.offset, limit: query.limit }) : [];
+    const scanned = Math.max(0, Math.min(query.limit, depth - query.offset));
+    const next = query.offset + query.limit;
+    return { jobs: jobs.map(summarize), offset: query.offset, scanned, nextOffset: next < depth ? next : null, depth, filtered };
+  }
+  const found: JobSummary[] = [];
+  const end = Math.min(depth, query.offset + scanLimit);
+  let at = query.offset;
+  while (at < end) {
+    const limit = Math.min(READ_CHUNK, end - at);
+    const chunk = await source.list(queue, query.state, { offset: at, limit });
+    for (const job of chunk) if (matches(job, query)) found.push(summarize(job));
+    at += limit;
+  }
+  return { jobs: found, offset: query.offset, scanned: at - query.offset, nextOffset: at < depth ? at : null, depth, filtered };
+}

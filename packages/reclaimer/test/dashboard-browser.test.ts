@@ -1,0 +1,263 @@
+import { mkdirSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { defineKinds, JobQueue } from '@jobs/core';
+import { redisTest as test, type TestRedis } from '@jobs/testing';
+import { createWorker } from '@jobs/worker';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect } from 'vitest';
+import { jobQueueSource, type DashboardDataSource } from '../src/index.ts';
+import { ensureChromium } from './chromium.ts';
+import { startTestDashboard, TOKENS } from './dashboard-client.ts';
+
+const kinds = defineKinds({
+  email: { schema: { type: 'object', properties: { to: { type: 'string' } } } },
+  report: { schema: { type: 'object', properties: { n: { type: 'integer' } } } },
+});
+const RESULTS = fileURLToPath(new URL('../test-results/', import.meta.url));
+type Queue = ReturnType<typeof openQueue>;
+const credentials = { operatorToken: TOKENS.operator, viewerToken: TOKENS.viewer };
+
+function openQueue(redis: TestRedis, queueName: string) {
+  return new JobQueue({ redis, queue: queueName, kinds });
+}
+
+async function deadLetter(queue: Queue, to: string): Promise<string> {
+  const id = await queue.enqueue('email', { to }, { maxAttempts: 1 });
+  const [job] = await queue.claim();
+  if (job?.id !== id) throw new Error('expected to claim the job just enqueued');
+  await queue.fail(job, new Error(`SMTP 552: mailbox ${to} is full`));
+  return id;
+}
+
+async function signIn(page: Page, url: string, token: string): Promise<void> {
+  await page.goto(url);
+  await expect.poll(() => page.url()).toMatch(/\/login$/);
+  await page.fill('#token', token);
+  await page.click('#login-form button[type=submit]');
+  await expect.poll(() => page.locator('#role').textContent()).toBe(token === TOKENS.viewer ? 'viewer' : 'operator');
+}
+
+describe('the dashboard in a real browser', () => {
+  let browser: Browser;
+
+  beforeAll(async () => {
+    browser = await chromium.launch({
+      executablePath: ensureChromium(),
+      headless: true,
+      args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    });
+    mkdirSync(RESULTS, { recursive: true });
+  }, 600_000);
+
+  afterAll(async () => {
+    await browser?.close();
+  });
+
+  test('login is refused with a wrong token and accepted with the right one; a failed job is found by id and redriven', async ({ redis, queueName }) => {
+    const queue = openQueue(redis, queueName);
+    await deadLetter(queue, 'ann@example.com');
+    const hostile = '<img src=x onerror="window.__pwned=1">';
+    const id = await deadLetter(queue, hostile);
+    for (let i = 0; i < 3; i++) await queue.enqueue('report', { n: i });
+    const d = await startTestDashboard([queue], { credentials });
+    const page = await browser.newPage({ viewport: { width: 1280, height: 1000 } });
+    const pageErrors: string[] = [];
+    page.on('pageerror', (error) => pageErrors.push(error.message));
+    try {
+      await page.goto(`${d.url}?poll=1000`);
+      await expect.poll(() => page.url()).toMatch(/\/login$/);
+      await page.fill('#token', 'not-the-token-at-all');
+      await page.click('#login-form button[type=submit]');
+      await expect.poll(() => page.locator('#login-error').isVisible()).toBe(true);
+      await page.screenshot({ path: `${RESULTS}dashboard-login.png` });
+      await page.fill('#token', TOKENS.operator);
+      await page.click('#login-form button[type=submit]');
+      await expect.poll(() => page.locator('#role').textContent()).toBe('operator');
+      const card = page.locator(`article[data-queue="${queueName}"]`);
+      await expect.poll(() => card.locator('[data-stat="failed"] dd').textContent()).toBe('2');
+      await expect.poll(() => card.locator('[data-stat="pending"] dd').textContent()).toBe('3');
+
+      await card.locator('h2 button').click();
+      await expect.poll(() => page.locator('#queue-title').textContent()).toBe(queueName);
+      await expect.poll(() => page.locator('#jobs tbody tr[data-id]').count()).toBe(2);
+      await page.fill('#find-id', id);
+      await page.click('#find-form button[type=submit]');
+      await expect.poll(() => page.locator('#job-status').textContent()).toBe('failed');
+      expect(await page.locator('#job-error').textContent()).toBe(`SMTP 552: mailbox ${hostile} is full`);
+      // Hostile payload text is shown as text, never run.
+      expect(await page.locator('#job-payload').textContent()).toContain(JSON.stringify(hostile));
+      expect(await page.locator('#job img, #jobs img').count()).toBe(0);
+      expect(await page.evaluate(() => (globalThis as { __pwned?: number }).__pwned)).toBeUndefined();
+      await page.screenshot({ path: `${RESULTS}dashboard-failed-job.png`, fullPage: true });
+
+      await page.click('#job-retry');
+      await expect.poll(() => page.locator('#message').textContent()).toBe(`redrove job ${id} to pending`);
+      await expect.poll(() => page.locator('#job-status').textContent()).toBe('pending');
+      expect((await queue.getJob(id))?.status).toBe('pending');
+      await expect.poll(() => card.locator('[data-stat="failed"] dd').textContent()).toBe('1');
+
+      // Redrive all failed: the dialog names the count; purge wants the name typed.
+      await page.click('#redrive-all');
+      await expect.poll(() => page.locator('#confirm-text').textContent()).toContain('Redrive the 1 failed job(s)');
+      await page.click('#confirm-ok');
+      await expect.poll(() => page.locator('#message').textContent()).toBe(`redrove 1 failed job(s) of ${queueName}`);
+      await page.click('#purge');
+      expect(await page.locator('#confirm-ok').isDisabled()).toBe(true);
+      await page.fill('#confirm-input', 'wrong');
+      expect(await page.locator('#confirm-ok').isDisabled()).toBe(true);
+      await page.click('#confirm button[value=cancel]');
+      expect((await queue.stats()).pendingDepth).toBe(5);
+      expect(pageErrors).toEqual([]);
+    } finally {
+      await page.close();
+      await d.close();
+    }
+  }, 120_000);
+
+  test('a viewer sees the queues and jobs but no action, and a forged action from its page is refused', async ({ redis, queueName }) => {
+    const queue = openQueue(redis, queueName);
+    const id = await deadLetter(queue, 'vic@example.com');
+    const d = await startTestDashboard([queue], { credentials });
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    try {
+      await signIn(page, d.url, TOKENS.viewer);
+      await page.locator(`article[data-queue="${queueName}"] h2 button`).click();
+      await expect.poll(() => page.locator('#queue-actions').textContent()).toBe('read-only');
+      expect(await page.locator('#redrive-all, #purge, #pause-toggle').count()).toBe(0);
+      await page.locator(`#jobs tr[data-id="${id}"] button`).click();
+      await expect.poll(() => page.locator('#job-status').textContent()).toBe('failed');
+      expect(await page.locator('#job-retry').count()).toBe(0);
+      const status = await page.evaluate(async (path) => {
+        const session = (await (await fetch('api/session')).json()) as { csrfToken: string };
+        const answer = await fetch(path, { method: 'POST', headers: { 'x-csrf-token': session.csrfToken, 'content-type': 'application/json' }, body: '{}' });
+        return answer.status;
+      }, `api/queues/${queueName}/jobs/${id}/retry`);
+      expect(status).toBe(403);
+      expect((await queue.getJob(id))?.status).toBe('failed');
+    } finally {
+      await context.close();
+      await d.close();
+    }
+  }, 120_000);
+
+  test('the chart draws new points as jobs complete', async ({ redis, redisUrl, queueName }) => {
+    const queue = openQueue(redis, queueName);
+    const d = await startTestDashboard([queue]);
+    const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+    // Every fifth report fails on its only attempt, so the failed line has something to draw.
+    const report = ({ n }: { n?: number }) => {
+      if (n !== undefined && n % 5 === 0) throw new Error(`report ${n}: upstream answered 503`);
+      return { done: n ?? null };
+    };
+    const worker = createWorker({ redis: redisUrl, queue: queueName, kinds, concurrency: 2, handlers: { email: () => ({ sent: true }), report } });
+    try {
+      await page.goto(`${d.url}?poll=250`);
+      const chart = page.locator(`article[data-queue="${queueName}"] svg.chart`);
+      await expect.poll(() => chart.count()).toBe(1);
+      const pointsOf = async (): Promise<number> => Number(await chart.getAttribute('data-points'));
+      const before = await pointsOf();
+      // Jobs complete while the page polls: a batch each time the chart grows, until it has shown them.
+      let completedShown = false;
+      await expect
+        .poll(
+          async () => {
+            for (let i = 0; i < 20; i++) await queue.enqueue('report', { n: i }, { maxAttempts: 1 });
+            const line = await chart.locator('polyline[data-series="completedPerSecond"]').getAttribute('points');
+            const ys = (line ?? '').split(' ').filter(Boolean).map((pair) => Number(pair.split(',')[1]));
+            // The baseline is y=94: a point above it is a second with completions in it.
+            completedShown ||= ys.some((y) => y < 94);
+            return completedShown && (await pointsOf()) >= before + 6;
+          },
+          { timeout: 30_000, interval: 500 },
+        )
+        .toBe(true);
+      await page.locator(`article[data-queue="${queueName}"] [data-stat="failed"] button`).click();
+      await expect.poll(() => page.locator('#jobs tbody tr[data-id]').count()).toBeGreaterThan(0);
+      await page.screenshot({ path: `${RESULTS}dashboard-overview.png`, fullPage: true });
+      expect((await queue.stats()).completedTotal).toBeGreaterThan(0);
+    } finally {
+      await worker.close();
+      await page.close();
+      await d.close();
+    }
+  }, 120_000);
+
+  test('polls never pile up: with answers slower than the interval, one request at a time', async ({ redis, queueName }) => {
+    const queue = openQueue(redis, queueName);
+    const plain = jobQueueSource([queue]);
+    let inFlight = 0;
+    let most = 0;
+    let answered = 0;
+    let release: (() => void) | undefined;
+    // Every stats read waits for the test to let it go: the server answers as slowly as we like.
+    const source: DashboardDataSource = {
+      ...plain,
+      stats: async (name) => {
+        inFlight++;
+        most = Math.max(most, inFlight);
+        await new Promise<void>((resolve) => (release = resolve));
+        inFlight--;
+        answered++;
+        return plain.stats(name);
+      },
+    };
+    const d = await startTestDashboard(undefined, { source });
+    const page = await browser.newPage();
+    try {
+      // A 50 ms interval, and answers that take as long as the test holds them.
+      await page.goto(`${d.url}?poll=50`);
+      for (let round = 1; round <= 5; round++) {
+        await expect.poll(() => inFlight).toBe(1);
+        // The page keeps its timer running while it waits: give it time to (wrongly) fire again.
+        await page.evaluate(() => new Promise((resolve) => setTimeout(resolve, 300)));
+        expect(inFlight).toBe(1);
+        release?.();
+        await expect.poll(() => answered).toBe(round);
+      }
+      expect(most).toBe(1);
+      // The interval is settable on the page: "never" stops polling once the answer in flight is in.
+      await expect.poll(() => inFlight).toBe(1);
+      await page.selectOption('#poll-interval', '0');
+      release?.();
+      await expect.poll(() => answered).toBe(6);
+      await page.evaluate(() => new Promise((resolve) => setTimeout(resolve, 300)));
+      expect(inFlight).toBe(0);
+      expect(await page.evaluate(() => (globalThis as unknown as { localStorage: { getItem(key: string): string | null } }).localStorage.getItem('jobs-dashboard-poll-ms'))).toBe('0');
+    } finally {
+      while (inFlight > 0) release?.();
+      await page.close();
+      await d.close();
+    }
+  }, 120_000);
+
+  test('a queue is paused and resumed from the page when the data source can pause', async ({ redis, queueName }) => {
+    // Issue 19 brings pause to JobQueue; until then this source holds the paused flag in memory,
+    // which is all the page needs to show and drive it. Switch to the real capability then.
+    const queue = openQueue(redis, queueName);
+    let paused = false;
+    const source: DashboardDataSource = {
+      ...jobQueueSource([queue]),
+      flowState: async () => ({ paused, limits: { concurrency: 8 } }),
+      pause: async () => void (paused = true),
+      resume: async () => void (paused = false),
+    };
+    const d = await startTestDashboard(undefined, { source });
+    const page = await browser.newPage();
+    try {
+      await page.goto(`${d.url}?poll=500`);
+      await page.locator(`article[data-queue="${queueName}"] h2 button`).click();
+      await expect.poll(() => page.locator('#queue-flow [data-flow]').textContent()).toBe('running');
+      await page.click('#pause-toggle');
+      await expect.poll(() => page.locator('#queue-flow [data-flow]').textContent()).toBe('paused');
+      expect(paused).toBe(true);
+      expect(await page.locator('#pause-toggle').textContent()).toBe('Resume');
+      await page.click('#pause-toggle');
+      await expect.poll(() => page.locator('#queue-flow [data-flow]').textContent()).toBe('running');
+      expect(paused).toBe(false);
+    } finally {
+      await page.close();
+      await d.close();
+    }
+  }, 120_000);
+});

@@ -1,0 +1,83 @@
+import { PermanentError, TimeoutError, type ClaimedJob, type Kinds } from '@jobs/core';
+import { Execution, type HandlerOutcome } from './execution.ts';
+import type { HandlerMap, JobContext } from './handler-map.ts';
+import { HandlerContext } from './job-context.ts';
+import type { Lane } from './lane.ts';
+import type { OutcomeReporter } from './outcome-reporter.ts';
+import type { Slots } from './slots.ts';
+import type { WorkerContext } from './worker-context.ts';
+import type { WorkerTracing } from './worker-tracing.ts';
+
+type AnyHandler = (payload: unknown, context: JobContext) => unknown;
+
+/**
+ * Starts a claimed job in its slot: checks its payload against its kind, keeps its lease, arms
+ * the kind's timeout and calls its handler; the {@link OutcomeReporter} hears how it ended.
+ */
+export class JobStarter<P> {
+  readonly #kinds: Kinds<P>;
+  readonly #handlers: Readonly<Record<string, AnyHandler>>;
+  readonly #slots: Slots;
+  readonly #reporter: OutcomeReporter;
+  readonly #context: WorkerContext;
+
+  constructor(context: WorkerContext, kinds: Kinds<P>, handlers: HandlerMap<P>, slots: Slots, reporter: OutcomeReporter) {
+    this.#context = context;
+    this.#kinds = kinds;
+    this.#handlers = handlers as unknown as Readonly<Record<string, AnyHandler>>;
+    this.#slots = slots;
+    this.#reporter = reporter;
+  }
+
+  /** Runs `job`, claimed from `lane`, in a slot that is its own until its outcome is recorded. */
+  start(job: ClaimedJob, lane: Lane): void {
+    const execution = new Execution(job, lane, this.#onOutcome);
+    this.#slots.running.set(job.token, execution);
+    try {
+      this.#execute(execution);
+    } catch (error) {
+      this.#context.reportError(error, 'job bookkeeping failed');
+      this.#reporter.finish(execution);
+    }
+  }
+
+  /** Checks the job's payload and calls its handler; {@link #onOutcome} hears how it ended. */
+  #execute(execution: Execution): void {
+    const { job, lane } = execution;
+    const queue = lane.queue;
+    // The claim parsed the payload once; only a payload that is not JSON is parsed again, for the reason.
+    const kinds = this.#kinds;
+    const decoded = job.payload === undefined ? kinds.decode(job.rawPayload, job.fields.kind) : kinds.decodeParsed(job.payload, job.fields.kind);
+    if (!decoded.ok) {
+      // Unknown kind, payload not JSON, or not valid for its schema (a non-validating client
+      // wrote it): retrying cannot help.
+      this.#reporter.report(execution, { ok: false, error: new PermanentError(decoded.reason) }, 0);
+      return;
+    }
+    const kind = decoded.kind;
+    const kindOptions = kinds.options(kind);
+    const { clock, metrics, tracing } = this.#context;
+    if (metrics !== undefined) metrics.started(job, kind);
+    execution.leaseMs = job.leaseExpiresAtMs - job.claimedAtMs > 0 ? job.leaseExpiresAtMs - job.claimedAtMs : queue.options.visibilityMs;
+    lane.leases.add(job, execution.leaseMs, execution.onLeaseLost);
+    const context = new HandlerContext(execution, kind, job.maxAttempts ?? kindOptions.maxAttempts ?? queue.options.maxAttempts, this.#context.log);
+    if (kindOptions.timeoutMs !== undefined) {
+      const timeoutMs = kindOptions.timeoutMs;
+      execution.timer = clock.setTimeout(() => execution.abort(new TimeoutError(`job ${job.id} (${kind})`, timeoutMs)), timeoutMs);
+    }
+    execution.startedAt = clock.now();
+    const handler = this.#handlers[kind] as AnyHandler;
+    if (tracing !== undefined) tracing.run(execution, kind, handler, decoded.payload, context);
+    else execution.run(handler, decoded.payload, context);
+  }
+
+  /** A handler ended (or its attempt was aborted): stop its timer and lease, then report. */
+  readonly #onOutcome = (execution: Execution, outcome: HandlerOutcome): void => {
+    const { clock, tracing } = this.#context;
+    clock.clearTimeout(execution.timer);
+    // A timed-out attempt stops renewing before it is reported.
+    execution.lane.leases.remove(execution.job);
+    if (execution.span !== undefined) (tracing as WorkerTracing).end(execution, outcome);
+    this.#reporter.report(execution, outcome, clock.now() - execution.startedAt);
+  };
+}

@@ -1,0 +1,109 @@
+import { isJobsError, JOBS_ERROR_CODES, LostClaimError, PermanentError, type ClaimedJob } from '@jobs/core';
+import type { CompletionListener } from './completion-batcher.ts';
+import type { Execution, HandlerOutcome } from './execution.ts';
+import type { Slots } from './slots.ts';
+import type { WorkerContext } from './worker-context.ts';
+
+/**
+ * Records how each job ended, then frees its slot: a result goes to its lane's completion batch
+ * (which claims the next jobs with it), an error to a retry or the dead letters, a lost claim to
+ * a `lost` event. A job handed back at shutdown is no longer ours to report.
+ */
+export class OutcomeReporter {
+  readonly #context: WorkerContext;
+  readonly #slots: Slots;
+
+  constructor(context: WorkerContext, slots: Slots) {
+    this.#context = context;
+    this.#slots = slots;
+  }
+
+  /** Records `outcome`, the end of a handler that ran for `durationMs`. */
+  report(execution: Execution, outcome: HandlerOutcome, durationMs: number): void {
+    if (execution.handedBack) {
+      this.finish(execution);
+      return;
+    }
+    if (execution.lost) {
+      this.#lost(execution.job, 'the lease expired and the job was reclaimed');
+      this.finish(execution);
+      return;
+    }
+    execution.durationMs = durationMs;
+    if (!outcome.ok) {
+      void this.#fail(execution, outcome.error);
+      return;
+    }
+    execution.result = outcome.result;
+    execution.lane.completions.complete(execution);
+  }
+
+  /** How each completion of a batch went (the lanes' completion batchers tell it). */
+  readonly completions: CompletionListener<Execution> = {
+    completed: (execution, completion) => {
+      const { job } = execution;
+      if (completion.status === 'completed') {
+        const { events, metrics } = this.#context;
+        try {
+          if (events.listenerCount('completed') > 0) events.emit('completed', { job, result: execution.result, durationMs: execution.durationMs });
+        } catch (error) {
+          this.#context.reportError(error, 'a completed listener threw');
+        }
+        if (metrics !== undefined) metrics.ended(job, 'completed', execution.durationMs);
+        this.finish(execution);
+      } else if (execution.handedBack) {
+        this.finish(execution);
+      } else if (completion.status === 'lost') {
+        this.#lost(job, new LostClaimError(job.id, 'complete').message);
+        this.finish(execution);
+      } else {
+        // A result that cannot be stored would fail the same way on every attempt.
+        void this.#fail(execution, new PermanentError(`the handler's result cannot be stored: ${completion.error.message}`, { cause: completion.error }));
+      }
+    },
+    failed: (execution, error) => {
+      if (execution.handedBack) {
+        // Handed back at shutdown: the outcome is no longer ours to report.
+      } else if (isJobsError(error, 'JOBS_LOST_CLAIM')) {
+        this.#lost(execution.job, error.message);
+      } else {
+        this.#context.reportError(error, 'job bookkeeping failed');
+      }
+      this.finish(execution);
+    },
+  };
+
+  /** Records a failed attempt: retried (now or after its backoff) or dead-lettered. */
+  async #fail(execution: Execution, error: unknown): Promise<void> {
+    const { job, lane } = execution;
+    try {
+      const permanent = isJobsError(error, JOBS_ERROR_CODES.PERMANENT);
+      const result = await lane.queue.fail(job, error, { permanent });
+      const { events, metrics } = this.#context;
+      if (metrics !== undefined) metrics.ended(job, result, execution.durationMs);
+      if (result === 'failed') events.emit('failed', { job, error });
+      else events.emit('retrying', { job, error, outcome: result });
+    } catch (failure) {
+      if (execution.handedBack) return;
+      if (isJobsError(failure, 'JOBS_LOST_CLAIM')) this.#lost(job, failure.message);
+      else this.#context.reportError(failure, 'job bookkeeping failed');
+    } finally {
+      this.finish(execution);
+    }
+  }
+
+  /** The worker is done with `execution`: its timer and lease stop, and its slot is free again. */
+  finish(execution: Execution): void {
+    this.#context.clock.clearTimeout(execution.timer);
+    execution.lane.leases.remove(execution.job);
+    execution.finish();
+    this.#slots.ended(execution);
+  }
+
+  #lost(job: ClaimedJob, reason: string): void {
+    const { events, log, metrics } = this.#context;
+    if (metrics !== undefined) metrics.lost(job);
+    log.warn({ jobId: job.id, reason }, 'lost the claim on a job; its outcome was not reported');
+    events.emit('lost', { job, reason });
+  }
+}

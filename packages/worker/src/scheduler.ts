@@ -1,0 +1,137 @@
+import type { EventEmitter } from 'node:events';
+import type { JobsError, Logger } from '@jobs/core';
+import { ClaimLoop } from './claim-loop.ts';
+import type { Clock } from './clock.ts';
+import { CompletionBatcher } from './completion-batcher.ts';
+import type { Execution } from './execution.ts';
+import type { HandlerMap } from './handler-map.ts';
+import { JobStarter } from './job-start.ts';
+import { Lane } from './lane.ts';
+import type { QueueGroup } from './lane-queue.ts';
+import { LeaseKeeper } from './lease-keeper.ts';
+import { OutcomeReporter } from './outcome-reporter.ts';
+import { ReclaimSweeper } from './reclaim-sweeper.ts';
+import { shutDown } from './shutdown.ts';
+import { Slots } from './slots.ts';
+import type { WorkerContext } from './worker-context.ts';
+import type { WorkerEventMap } from './worker-events.ts';
+import type { WorkerMetrics } from './worker-metrics.ts';
+import type { WorkerTracing } from './worker-tracing.ts';
+
+/** Hears when delayed jobs come due (see DueNotices). */
+export interface DueJobListener {
+  /** Settles once it listens (or that failed, which it reports). */
+  readonly ready: Promise<void>;
+  close(): Promise<void>;
+}
+
+/** What a {@link WorkerScheduler} runs on: its queue, handlers and clock, and where it reports. */
+export interface SchedulerOptions<P> {
+  readonly group: QueueGroup<P>;
+  readonly handlers: HandlerMap<P>;
+  readonly concurrency: number;
+  /** Sweep for expired leases this often; 0: never. */
+  readonly reclaimIntervalMs: number;
+  readonly log: Logger;
+  /** Where `completed`, `retrying`, `failed`, `lost`, `error` and `closed` go (the worker). */
+  readonly events: EventEmitter<WorkerEventMap>;
+  readonly clock: Clock;
+  /** The worker's Prometheus metrics, when it was given a registry. */
+  readonly metrics?: WorkerMetrics | undefined;
+  /** A span per attempt, when tracing is on. */
+  readonly tracing?: WorkerTracing | undefined;
+  /**
+   * Starts listening for delayed jobs that come due. `hasRoom`: whether a slot is free (a full
+   * worker leaves promotions to its next claim); `onError` hears what goes wrong.
+   */
+  listenForDueJobs(hasRoom: () => boolean, onError: (error: unknown, message: string) => void): DueJobListener;
+}
+
+/**
+ * A worker's machinery, wired: its {@link Slots}, one {@link Lane} per partition, the
+ * {@link ClaimLoop}, the {@link JobStarter} and {@link OutcomeReporter}, the
+ * {@link ReclaimSweeper} and the shutdown. It starts at once. It needs no Redis of its own: the
+ * queue and the clock come in, so unit tests run it on a fake queue and fake time.
+ */
+export class WorkerScheduler<P> {
+  readonly #stop = new AbortController();
+  readonly #options: SchedulerOptions<P>;
+  readonly #context: WorkerContext;
+  readonly #slots: Slots;
+  readonly #claims: ClaimLoop;
+  readonly #lanes: readonly Lane[];
+  readonly #notices: DueJobListener;
+  readonly #sweeper: ReclaimSweeper;
+  #closing: Promise<void> | undefined;
+
+  constructor(options: SchedulerOptions<P>) {
+    this.#options = options;
+    const { group, clock, concurrency } = options;
+    const context: WorkerContext = {
+      clock,
+      log: options.log,
+      events: options.events,
+      stop: this.#stop.signal,
+      metrics: options.metrics,
+      tracing: options.tracing,
+      reportError: (error, message) => reportError(options.log, options.events, error, message),
+    };
+    this.#context = context;
+    const slots = new Slots(concurrency, (job, lane) => starter.start(job, lane));
+    this.#slots = slots;
+    const reporter = new OutcomeReporter(context, slots);
+    const starter = new JobStarter(context, group.kinds, options.handlers, slots, reporter);
+    const claims = new ClaimLoop(slots, clock, context.stop, context.reportError);
+    this.#claims = claims;
+    this.#lanes = group.partitions.map((queue) => {
+      const leases = new LeaseKeeper(queue, (error) => context.reportError(error, 'lease renewal failed'), clock, options.metrics);
+      return new Lane(queue, leases, (lane) => new CompletionBatcher<Execution>(queue, claims.batchClaimsOf(lane), reporter.completions, Math.ceil(concurrency / 2)));
+    });
+    // Room: a free slot, counting those a waiting claim has reserved (the promotion wakes that claim).
+    this.#notices = options.listenForDueJobs(() => slots.free() + slots.reserved > 0, context.reportError);
+    claims.start(this.#lanes, () => group.ensureLayout(), this.#notices.ready);
+    this.#sweeper = new ReclaimSweeper(context, group.partitions, options.reclaimIntervalMs);
+  }
+
+  /** Settles when the worker is about to claim for the first time (true), or was closed before (false). */
+  get started(): Promise<boolean> {
+    return this.#claims.started;
+  }
+
+  /** How many jobs are running now. */
+  get running(): number {
+    return this.#slots.running.size;
+  }
+
+  /** Logs `error` with `message` and emits it to the worker's `error` listeners. */
+  reportError(error: unknown, message: string): void {
+    this.#context.reportError(error, message);
+  }
+
+  /** Shuts down (see `Worker.close`); calling it again returns the same promise. */
+  close(graceMs: number): Promise<void> {
+    this.#closing ??= shutDown(
+      {
+        context: this.#context,
+        stop: this.#stop,
+        slots: this.#slots,
+        claims: this.#claims,
+        lanes: this.#lanes,
+        sweeper: this.#sweeper,
+        notices: this.#notices,
+        closeQueue: () => {
+          this.#options.metrics?.close();
+          return this.#options.group.close();
+        },
+      },
+      graceMs,
+    );
+    return this.#closing;
+  }
+}
+
+/** Logs `error` and emits it to the worker's `error` listeners, if any (an `error` event with none would throw). */
+function reportError(log: Logger, events: EventEmitter<WorkerEventMap>, error: unknown, message: string): void {
+  log.error({ err: error instanceof Error ? { name: error.name, message: error.message, code: (error as JobsError).code } : String(error) }, message);
+  if (events.listenerCount('error') > 0) events.emit('error', error);
+}

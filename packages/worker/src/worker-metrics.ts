@@ -1,0 +1,123 @@
+import { createRequire } from 'node:module';
+import type { ClaimedJob } from '@jobs/core';
+import type * as PromClient from 'prom-client';
+
+/**
+ * A prom-client `Registry` (the one your service's `/metrics` serves). Typed by what the worker
+ * uses of it, so that @jobs/worker's types do not need prom-client installed.
+ */
+export interface MetricsRegistry {
+  registerMetric(metric: never): void;
+}
+
+/** Options of the worker's Prometheus metrics (see `WorkerOptions.metrics`). */
+export interface WorkerMetricsOptions {
+  /** Where the worker registers its metrics: your service's prom-client registry. */
+  registry: MetricsRegistry;
+}
+
+/** How a job's attempt ended, as the duration histogram labels it. */
+export type AttemptOutcome = 'completed' | 'retried' | 'delayed' | 'failed';
+
+/** Seconds, for run times from a millisecond to minutes. */
+const DURATION_BUCKETS = [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300];
+/** Seconds, for waits in the queue from a millisecond to an hour. */
+const WAIT_BUCKETS = [0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5, 10, 30, 60, 300, 900, 3600];
+
+/** The metrics of one registry, shared by every worker of this process that registers on it. */
+interface RegistryMetrics {
+  readonly duration: PromClient.Histogram<'queue' | 'kind' | 'outcome'>;
+  readonly wait: PromClient.Histogram<'queue' | 'kind'>;
+  readonly renewals: PromClient.Counter<'queue'>;
+  readonly lost: PromClient.Counter<'queue' | 'kind'>;
+  /** Per worker, its queue and how many jobs it runs now (the in-flight gauge sums them per queue when scraped). */
+  readonly running: Map<WorkerMetrics, { readonly queue: string; readonly count: () => number }>;
+}
+
+const byRegistry = new WeakMap<object, RegistryMetrics>();
+
+/** Registers the worker metrics on `registry`, once per registry. */
+function registryMetrics(registry: MetricsRegistry): RegistryMetrics {
+  const known = byRegistry.get(registry);
+  if (known) return known;
+  // prom-client is an optional peer: loaded only by a worker that was given a registry.
+  const prom = createRequire(import.meta.url)('prom-client') as typeof PromClient;
+  const registers = [registry as unknown as PromClient.Registry];
+  const running: RegistryMetrics['running'] = new Map();
+  const metrics: RegistryMetrics = {
+    duration: new prom.Histogram({
+      name: 'jobs_worker_job_duration_seconds',
+      help: "How long a job's handler ran, by kind and outcome (completed, retried, delayed, failed).",
+      labelNames: ['queue', 'kind', 'outcome'],
+      buckets: DURATION_BUCKETS,
+      registers,
+    }),
+    wait: new prom.Histogram({
+      name: 'jobs_worker_job_wait_seconds',
+      help: 'How long a job waited from its enqueue to its claim (Redis clock), by kind.',
+      labelNames: ['queue', 'kind'],
+      buckets: WAIT_BUCKETS,
+      registers,
+    }),
+    renewals: new prom.Counter({ name: 'jobs_worker_lease_renewals_total', help: 'Leases renewed by the workers.', labelNames: ['queue'], registers }),
+    lost: new prom.Counter({ name: 'jobs_worker_lost_claims_total', help: 'Jobs whose claim a worker lost (the lease expired and the job was reclaimed).', labelNames: ['queue', 'kind'], registers }),
+    running,
+  };
+  new prom.Gauge({
+    name: 'jobs_worker_jobs_in_flight',
+    help: 'Jobs the workers of this process are running now.',
+    labelNames: ['queue'],
+    registers,
+    collect() {
+      this.reset();
+      const totals = new Map<string, number>();
+      for (const { queue, count } of running.values()) totals.set(queue, (totals.get(queue) ?? 0) + count());
+      for (const [queue, total] of totals) this.set({ queue }, total);
+    },
+  });
+  byRegistry.set(registry, metrics);
+  return metrics;
+}
+
+/**
+ * One worker's Prometheus metrics, on the service's registry: how long jobs ran and waited (per
+ * kind and outcome), jobs in flight, lease renewals and lost claims. Made only when a registry
+ * is given; the worker then calls it once per start and once per outcome. Workers sharing a
+ * registry share its metrics, told apart by their `queue` label.
+ */
+export class WorkerMetrics {
+  readonly #queue: string;
+  readonly #metrics: RegistryMetrics;
+
+  /** Registers (once per registry) and starts counting for queue `queue`; `running` reads the jobs in flight when scraped. */
+  constructor(registry: MetricsRegistry, queue: string, running: () => number) {
+    this.#queue = queue;
+    this.#metrics = registryMetrics(registry);
+    this.#metrics.running.set(this, { queue, count: running });
+  }
+
+  /** `job` of `kind` starts: how long it waited since its enqueue. */
+  started(job: ClaimedJob, kind: string): void {
+    if (job.enqueuedAtMs !== undefined) this.#metrics.wait.observe({ queue: this.#queue, kind }, Math.max(0, job.claimedAtMs - job.enqueuedAtMs) / 1_000);
+  }
+
+  /** `job`'s attempt ended with `outcome` after its handler ran `durationMs`. */
+  ended(job: ClaimedJob, outcome: AttemptOutcome, durationMs: number): void {
+    this.#metrics.duration.observe({ queue: this.#queue, kind: job.kind ?? 'unknown', outcome }, durationMs / 1_000);
+  }
+
+  /** The claim on `job` was lost. */
+  lost(job: ClaimedJob): void {
+    this.#metrics.lost.inc({ queue: this.#queue, kind: job.kind ?? 'unknown' });
+  }
+
+  /** `count` leases were renewed. */
+  renewed(count: number): void {
+    if (count > 0) this.#metrics.renewals.inc({ queue: this.#queue }, count);
+  }
+
+  /** The worker closed: it no longer counts towards jobs in flight. */
+  close(): void {
+    this.#metrics.running.delete(this);
+  }
+}

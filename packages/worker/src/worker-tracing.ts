@@ -1,0 +1,113 @@
+import { createRequire } from 'node:module';
+import type { ClaimedJob, Logger } from '@jobs/core';
+import type * as OtelApi from '@opentelemetry/api';
+import type { Execution, HandlerOutcome } from './execution.ts';
+
+/** Where a worker's spans go: an OpenTelemetry `TracerProvider` (typed by what the worker uses of it). */
+export interface TracerProviderLike {
+  getTracer(name: string, version?: string): unknown;
+}
+
+/** Options of the worker's OpenTelemetry tracing (see `WorkerOptions.tracing`). */
+export interface WorkerTracingOptions {
+  /** The provider to take the tracer from. Default: the global one (`trace` of @opentelemetry/api). */
+  tracerProvider?: TracerProviderLike;
+}
+
+/** A W3C `traceparent` (version 00): the trace and span of the enqueue that made the job. */
+const TRACEPARENT = /^00-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})$/;
+const INVALID_TRACE = '0'.repeat(32);
+const INVALID_SPAN = '0'.repeat(16);
+
+/** The span link to the producer's trace stored on `job` (its `traceparent` field), if it has a valid one. */
+function producerLink(job: ClaimedJob): OtelApi.Link[] | undefined {
+  const match = TRACEPARENT.exec(job.fields.traceparent ?? '');
+  if (!match || match[1] === INVALID_TRACE || match[2] === INVALID_SPAN) return undefined;
+  return [{ context: { traceId: match[1] as string, spanId: match[2] as string, traceFlags: Number.parseInt(match[3] as string, 16), isRemote: true } }];
+}
+
+/**
+ * One span per attempt, on @opentelemetry/api (an optional peer: loaded only when tracing is
+ * asked for). Each attempt's span starts a trace of its own, linked to the producer's (a link,
+ * not a parent, so a job that repeats or fans out does not make one giant trace), and the
+ * handler runs in it, so its own spans are children. Tracing never fails a job: whatever it
+ * throws is logged and the job runs on without it.
+ */
+export class WorkerTracing {
+  readonly #api: typeof OtelApi;
+  readonly #tracer: OtelApi.Tracer;
+  readonly #queue: string;
+  readonly #log: Logger;
+
+  /** Undefined when @opentelemetry/api is not installed (then tracing is off, and said so in the log). */
+  static open(queue: string, options: WorkerTracingOptions, log: Logger): WorkerTracing | undefined {
+    let api: typeof OtelApi;
+    try {
+      api = createRequire(import.meta.url)('@opentelemetry/api') as typeof OtelApi;
+    } catch {
+      log.warn({}, 'tracing was asked for but @opentelemetry/api is not installed: no spans');
+      return undefined;
+    }
+    return new WorkerTracing(api, (options.tracerProvider ?? api.trace) as OtelApi.TracerProvider, queue, log);
+  }
+
+  private constructor(api: typeof OtelApi, provider: OtelApi.TracerProvider, queue: string, log: Logger) {
+    this.#api = api;
+    this.#tracer = provider.getTracer('@jobs/worker');
+    this.#queue = queue;
+    this.#log = log;
+  }
+
+  /** Runs `execution`'s handler in a new span for its attempt (or without one if tracing fails). */
+  run<C>(execution: Execution, kind: string, handler: (payload: unknown, context: C) => unknown, payload: unknown, context: C): void {
+    let ran = false;
+    try {
+      const api = this.#api;
+      const { job } = execution;
+      const links = producerLink(job);
+      const span = this.#tracer.startSpan(
+        `process ${this.#queue}`,
+        {
+          kind: api.SpanKind.CONSUMER,
+          root: true,
+          attributes: {
+            'messaging.system': 'jobs',
+            'messaging.operation.type': 'process',
+            'messaging.destination.name': this.#queue,
+            'messaging.message.id': job.id,
+            'jobs.queue': this.#queue,
+            'jobs.kind': kind,
+            'jobs.id': job.id,
+            'jobs.attempt': job.attempts,
+          },
+          ...(links && { links }),
+        },
+        api.ROOT_CONTEXT,
+      );
+      execution.span = span;
+      api.context.with(api.trace.setSpan(api.ROOT_CONTEXT, span), () => {
+        ran = true;
+        execution.run(handler, payload, context);
+      });
+    } catch (error) {
+      this.#log.warn({ err: String(error) }, 'tracing failed; the job runs without its span');
+      if (!ran) execution.run(handler, payload, context);
+    }
+  }
+
+  /** The attempt ended: a failure is recorded on its span, which ends. */
+  end(execution: Execution, outcome: HandlerOutcome): void {
+    const span = execution.span as OtelApi.Span;
+    execution.span = undefined;
+    try {
+      if (!outcome.ok) {
+        const error = outcome.error;
+        span.recordException(error instanceof Error ? error : String(error));
+        span.setStatus({ code: this.#api.SpanStatusCode.ERROR, message: error instanceof Error ? error.message : String(error) });
+      }
+      span.end();
+    } catch (error) {
+      this.#log.warn({ err: String(error) }, 'tracing failed to end a span');
+    }
+  }
+}

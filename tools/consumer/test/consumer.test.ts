@@ -1,0 +1,273 @@
+import { randomBytes } from 'node:crypto';
+import { createRequire } from 'node:module';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { build } from 'esbuild';
+import { createProducer, defineKinds } from '@jobs/producer';
+import { openRedis, within } from '@jobs/testing';
+import { afterAll, beforeAll, describe, expect, inject, test, vi } from 'vitest';
+import { describeResult, runCommand, startCommand, type CommandResult, type RunningCommand } from '../src/run-command.ts';
+import { createScratchProject, PUBLISHED_PACKAGES, WORKSPACE_ROOT, type ScratchProject } from '../src/scratch-project.ts';
+
+const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
+const redisUrl = inject('redisUrl');
+const queuePrefix = `consumer-${randomBytes(4).toString('hex')}`;
+/** The queue a copied example uses instead of its `example-<name>` one. */
+const queueOf = (example: string, name: string): string => `${queuePrefix}-${example}-${name}`;
+
+// The kinds of examples/worker.ts, for a producer in this test that feeds the example's worker.
+const mailKinds = defineKinds({
+  email: {
+    schema: { type: 'object', properties: { recipient: { type: 'string' }, subject: { type: 'string' } }, required: ['recipient'], additionalProperties: false },
+  },
+  invoice: {
+    schema: { type: 'object', properties: { customerId: { type: 'string' }, amountCents: { type: 'integer' } }, required: ['customerId', 'amountCents'], additionalProperties: false },
+  },
+});
+
+/** Every README example of the published packages (packages/NAME/examples/*.ts). */
+const examples = PUBLISHED_PACKAGES.flatMap((name) => readdirSync(join(WORKSPACE_ROOT, 'packages', name, 'examples')).filter((file) => file.endsWith('.ts'))).sort();
+/** Examples that serve until told to stop, and those with checks of their own; every other one must run to its end. */
+const checkedOnTheirOwn = ['queue.ts', 'enqueue.ts', 'worker.ts', 'reclaimer.ts', 'dashboard.ts'];
+
+let project: ScratchProject;
+/** The strict `module: nodenext` compile of the copied sources, which also emits them to dist/ for the runs. */
+let nodenext: CommandResult;
+const leftovers: string[] = [];
+
+beforeAll(async () => {
+  project = await createScratchProject({ queuePrefix });
+  nodenext = await runCommand(process.execPath, [tsc, '-p', 'tsconfig.json'], { cwd: project.dir, env: project.env });
+}, 600_000);
+
+afterAll(async () => {
+  project?.remove();
+  for (const dir of leftovers) rmSync(dir, { recursive: true, force: true });
+  // The examples' queues, when the run shares a Redis (REDIS_URL) with others.
+  const redis = openRedis(redisUrl);
+  try {
+    const keys = await redis.keys(`queue:{${queuePrefix}-*`);
+    if (keys.length > 0) await redis.del(...keys);
+  } finally {
+    redis.disconnect();
+  }
+}, 60_000);
+
+/** Runs a compiled example (or a bundle) against the test Redis. */
+function startExample(file: string, cwd = project.dir): RunningCommand {
+  return startCommand(process.execPath, [file], { cwd, env: { ...project.env, REDIS_URL: redisUrl }, timeoutMs: 90_000 });
+}
+
+/** `promise`, or a rejection with the command's output if the command exits first. */
+async function whileRunning<T>(command: RunningCommand, promise: Promise<T>): Promise<T> {
+  return Promise.race([
+    promise,
+    command.exited.then((result) => {
+      throw new Error(`the process exited first: ${describeResult(result)}`);
+    }),
+  ]);
+}
+
+/**
+ * Feeds a running copy of examples/worker.ts: an email completes with the example's result, a
+ * bad invoice fails for good and the example logs it, and SIGTERM closes the worker and exits 0.
+ */
+async function provesTheWorkerExample(worker: RunningCommand): Promise<void> {
+  const producer = createProducer({ redis: redisUrl, queue: queueOf('worker', 'mail'), kinds: mailKinds });
+  try {
+    const mail = await producer.enqueue('email', { recipient: 'dora@example.com' });
+    expect(await whileRunning(worker, producer.waitForResult(mail, { timeoutMs: 30_000 }))).toEqual({ sentTo: 'dora@example.com', subject: '(none)', attempt: 1 });
+    const bill = await producer.enqueue('invoice', { customerId: 'acct_1', amountCents: 5 });
+    await expect(whileRunning(worker, producer.waitForResult(bill, { timeoutMs: 30_000 }))).rejects.toMatchObject({ code: 'JOBS_JOB_FAILED', lastError: 'PermanentError: no such customer: acct_1' });
+    // The example logs after its fail call returns; the producer may hear of the failure first.
+    await vi.waitFor(() => expect(worker.output()).toContain(`job ${bill} failed for good`), { timeout: 10_000 });
+  } finally {
+    await producer.close();
+    // Stopped whatever happened, so that no worker outlives its test and serves the next one's jobs.
+    const exit = await within(worker.stop(), 20_000, () => `the worker did not exit after SIGTERM:\n${worker.output()}`);
+    expect(exit.code, describeResult(exit)).toBe(0);
+  }
+}
+
+describe('the packed packages', () => {
+  const manifest = (name: string): Record<string, unknown> & { exports: Record<string, unknown>; dependencies?: Record<string, string> } =>
+    JSON.parse(readFileSync(join(project.dir, 'node_modules', '@jobs', name, 'package.json'), 'utf8'));
+
+  test('npm installed every package from its tarball, @jobs/core too (it stands in for the registry)', () => {
+    const lock = JSON.parse(readFileSync(join(project.dir, 'package-lock.json'), 'utf8')) as { packages: Record<string, { resolved?: string }> };
+    for (const name of PUBLISHED_PACKAGES) {
+      expect(lock.packages[`node_modules/@jobs/${name}`]?.resolved, name).toBe(`file:tarballs/${project.tarballs[name].split('/').pop()}`);
+    }
+    // No second copy of core under a dependent's node_modules: one registry stand-in serves them all.
+    expect(Object.keys(lock.packages).filter((path) => path.endsWith('/@jobs/core'))).toEqual(['node_modules/@jobs/core']);
+  });
+
+  test('each tarball has the LICENSE, a README without relative links, and a manifest a public registry takes', () => {
+    for (const name of PUBLISHED_PACKAGES) {
+      const dir = join(project.dir, 'node_modules', '@jobs', name);
+      const license = readFileSync(join(dir, 'LICENSE'), 'utf8');
+      expect(license).toContain('MIT License');
+      expect(license).toContain('Copyright (c) 2026 the @jobs authors');
+      // A package page shows the README without the repository around it: ../../docs is dead there.
+      const readme = readFileSync(join(dir, 'README.md'), 'utf8');
+      expect(readme.match(/\]\((?!https:\/\/|#)[^)]*\)/g) ?? [], `${name}/README.md`).toEqual([]);
+
+      const pkg = manifest(name);
+      expect(pkg).toMatchObject({
+        license: 'MIT',
+        publishConfig: { access: 'public' },
+        repository: { type: 'git', url: 'git+https://github.com/jobs-queue/jobs.git', directory: `packages/${name}` },
+        homepage: `https://github.com/jobs-queue/jobs/tree/main/packages/${name}#readme`,
+        bugs: { url: 'https://github.com/jobs-queue/jobs/issues' },
+      });
+      expect(pkg.files, name).toContain('LICENSE');
+      // Caret ranges, so that an app's copies of them dedupe with ours; nothing only pnpm reads.
+      for (const [dependency, range] of Object.entries(pkg.dependencies ?? {})) {
+        expect(range, `${name} → ${dependency}`).toMatch(/^\^\d+\.\d+\.\d+$/);
+      }
+      expect(JSON.stringify(pkg), name).not.toMatch(/"(workspace|catalog):/);
+    }
+  });
+
+  test('every exports condition puts types before default, after nothing but the workspace-source condition', () => {
+    for (const name of PUBLISHED_PACKAGES) {
+      for (const [subpath, target] of Object.entries(manifest(name).exports)) {
+        if (typeof target === 'string') continue; // ./package.json
+        const conditions = Object.keys(target as object);
+        // `@jobs/source` points at the .ts sources for the workspace's own type checks and tests;
+        // no consumer sets it, so for them `types` is the first condition that matches.
+        expect(conditions, `${name} ${subpath}`).toEqual(['@jobs/source', 'types', 'default']);
+        const paths = target as Record<string, string>;
+        expect(paths['@jobs/source'], `${name} ${subpath}`).toMatch(/\.ts$/);
+        expect(paths.types, `${name} ${subpath}`).toMatch(/\.d\.ts$/);
+        expect(existsSync(join(project.dir, 'node_modules', '@jobs', name, paths.types as string)), `${name} ${subpath} types`).toBe(true);
+        expect(existsSync(join(project.dir, 'node_modules', '@jobs', name, paths.default as string)), `${name} ${subpath} default`).toBe(true);
+      }
+    }
+  });
+});
+
+describe('the README examples and the migration guide in a fresh npm project', () => {
+  test('type-check under strict TypeScript with module nodenext (misuse included, and refused)', () => {
+    expect(project.examples.map((file) => file.split('/').pop()).sort()).toEqual(examples);
+    expect(project.migrating.length).toBeGreaterThan(0);
+    expect(nodenext.code, describeResult(nodenext)).toBe(0);
+  });
+
+  test('type-check under strict TypeScript with moduleResolution bundler', async () => {
+    const result = await runCommand(process.execPath, [tsc, '-p', 'tsconfig.bundler.json'], { cwd: project.dir, env: project.env });
+    expect(result.code, describeResult(result)).toBe(0);
+  });
+
+  test('examples/queue.ts (core) runs: it enqueues, claims and completes a job', async () => {
+    const result = await startExample('dist/examples/queue.js').exited;
+    expect(result.code, describeResult(result)).toBe(0);
+    const redis = openRedis(redisUrl);
+    try {
+      expect(await redis.llen(`queue:{${queueOf('queue', 'core')}}:completed`)).toBe(1);
+    } finally {
+      redis.disconnect();
+    }
+  });
+
+  test('examples/enqueue.ts (producer) runs: three emails wait, the invoice is delayed, the bad address is refused', async () => {
+    const result = await startExample('dist/examples/enqueue.js').exited;
+    expect(result.code, describeResult(result)).toBe(0);
+    expect(result.stdout).toContain("pointer: '/recipient'");
+    const redis = openRedis(redisUrl);
+    try {
+      const queue = queueOf('enqueue', 'mail');
+      expect(await redis.llen(`queue:{${queue}}:pending`)).toBe(3);
+      expect(await redis.zcard(`queue:{${queue}}:delayed`)).toBe(1);
+    } finally {
+      redis.disconnect();
+    }
+  });
+
+  test('examples/worker.ts (worker) runs: it completes an email, fails a bad invoice for good, and exits 0 on SIGTERM', async () => {
+    await provesTheWorkerExample(startExample('dist/examples/worker.js'));
+  });
+
+  test('examples/reclaimer.ts (reclaimer) runs: it sweeps, serves /metrics, and exits 0 on SIGTERM', async () => {
+    const reclaimer = startExample('dist/examples/reclaimer.js');
+    try {
+      const [, url] = await reclaimer.waitForOutput(/metrics on (http:\/\/\S+\/metrics)/);
+      await vi.waitFor(
+        async () => {
+          const response = await fetch(url as string);
+          expect(response.status).toBe(200);
+          expect(await response.text()).toContain(`jobs_queue_depth{queue="${queueOf('reclaimer', 'mail')}",state="pending"}`);
+        },
+        { timeout: 10_000, interval: 100 },
+      );
+    } finally {
+      const exit = await within(reclaimer.stop(), 20_000, () => `the reclaimer did not exit after SIGTERM:\n${reclaimer.output()}`);
+      expect(exit.code, describeResult(exit)).toBe(0);
+    }
+  });
+
+  test('examples/dashboard.ts (reclaimer) runs: it serves its two queues on loopback, and exits 0 on SIGTERM', async () => {
+    const dashboard = startCommand(process.execPath, ['dist/examples/dashboard.js'], { cwd: project.dir, env: { ...project.env, REDIS_URL: redisUrl, PORT: '0' }, timeoutMs: 90_000 });
+    try {
+      const [, url] = await dashboard.waitForOutput(/dashboard on (http:\/\/127\.0\.0\.1:\d+\/)/);
+      const overview = (await (await fetch(new URL('api/overview', url))).json()) as { queues: { name: string }[] };
+      expect(overview.queues.map((queue) => queue.name)).toEqual([queueOf('dashboard', 'billing'), queueOf('dashboard', 'mail')]);
+    } finally {
+      const exit = await within(dashboard.stop(), 20_000, () => `the dashboard did not exit after SIGTERM:\n${dashboard.output()}`);
+      expect(exit.code, describeResult(exit)).toBe(0);
+    }
+  });
+
+  test.each(examples.filter((file) => !checkedOnTheirOwn.includes(file)))('examples/%s runs to its end and exits 0', async (file) => {
+    const result = await startExample(`dist/examples/${file.replace(/\.ts$/, '.js')}`).exited;
+    expect(result.code, describeResult(result)).toBe(0);
+  });
+
+  // Awaits the core reshape (Lua embedded in the code): until then the bundle cannot find
+  // scripts/*.lua and exits at start.
+  test('examples/worker.ts bundled with esbuild runs on its own: it processes jobs with no node_modules near it', async () => {
+    const out = mkdtempSync(join(tmpdir(), 'jobs-bundle-'));
+    leftovers.push(out);
+    await build({
+      absWorkingDir: project.dir,
+      entryPoints: ['src/examples/worker.ts'],
+      outfile: join(out, 'worker.mjs'),
+      bundle: true,
+      platform: 'node',
+      format: 'esm',
+      target: 'node20',
+      // ioredis and ajv are CommonJS: an ES module bundle gives their require() of Node's modules a require.
+      banner: { js: "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);" },
+      logLevel: 'silent',
+    });
+    await provesTheWorkerExample(startExample(join(out, 'worker.mjs'), out));
+  });
+});
+
+describe('the bins, by name through npx', () => {
+  const npx = (args: string[]): Promise<CommandResult> =>
+    // npm_config_yes=false: npx never installs a package of that name from the registry instead.
+    runCommand('npx', args, { cwd: project.dir, env: { ...project.env, npm_config_yes: 'false', REDIS_URL: redisUrl } });
+
+  test('npx jobs-reclaimer --help prints its usage', async () => {
+    const result = await npx(['jobs-reclaimer', '--help']);
+    expect(result.code, describeResult(result)).toBe(0);
+    expect(result.stdout).toContain('jobs-reclaimer');
+  });
+
+  // Awaits the CLI branch (--version on both bins).
+  test('npx jobs-reclaimer --version prints the installed version', async () => {
+    const result = await npx(['jobs-reclaimer', '--version']);
+    expect(result.code, describeResult(result)).toBe(0);
+    const { version } = JSON.parse(readFileSync(join(project.dir, 'node_modules', '@jobs', 'reclaimer', 'package.json'), 'utf8')) as { version: string };
+    expect(result.stdout.trim()).toContain(version);
+  });
+
+  // Awaits the CLI branch (the admin CLI renamed from `jobs`, a shell builtin, to `jobsctl`).
+  test('npx jobsctl --help prints the admin CLI usage', async () => {
+    const result = await npx(['jobsctl', '--help']);
+    expect(result.code, describeResult(result)).toBe(0);
+    expect(result.stdout).toContain('jobsctl');
+  });
+});
