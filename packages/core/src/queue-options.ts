@@ -43,8 +43,8 @@ export interface QueueOptions {
   /** Publish the recipe's events on `queue:{NAME}:events`. Default true. */
   events?: boolean;
   /**
-   * The durable event log: every state change (enqueued, claimed, completed, retried, failed,
-   * reclaimed, cancelled, promoted, released, redriven) appended, by the script that makes it,
+   * The durable event log: every state change (enqueued, claimed, progress, completed, retried,
+   * failed, reclaimed, cancelled, expired, promoted, released, redriven) appended, by the script that makes it,
    * to the stream `queue:{NAME}:log`, capped at about `maxLen` entries (`XADD MAXLEN ~`), and
    * each job's last 64 entry ids kept in its hash for its timeline. Entries carry the job id,
    * the attempt, the worker's id and the error code, never a payload or result. `true` = on

@@ -1,6 +1,8 @@
 import { queueKeysIn, redisNodes, redisTest as test, waitFor, within, type TestRedis } from '@jobs/testing';
 import { describe, expect } from 'vitest';
-import { isJobsError, JobQueue, type ClaimedJob, type LogEvent, type LogItem, type PayloadTypesOf, type QueueOptions, type RedisClient } from '../src/index.ts';
+import { queueContext } from '../src/job-queue.ts';
+import { Schedules } from '../src/schedules/schedules.ts';
+import { isJobsError, JobQueue, RedisScheduleStore, ScheduleRunner, type ClaimedJob, type LogEvent, type LogItem, type PayloadTypesOf, type QueueOptions, type RedisClient } from '../src/index.ts';
 import { kinds } from './fixtures.ts';
 
 type Queue = JobQueue<PayloadTypesOf<typeof kinds>>;
@@ -94,6 +96,41 @@ describe('the event log: every state change is logged by the script that makes i
     expect(await eventsOf(redis, queueName, cancelled)).toEqual(['enqueued 0', 'cancelled 0 w-1']);
     expect(await eventsOf(redis, queueName, a)).toEqual(['enqueued 0', 'claimed 1 w-1', 'released 0 w-1', 'claimed 1 w-1', 'completed 1 w-1']);
     expect(await eventsOf(redis, queueName, b)).toEqual(['enqueued 0', 'claimed 1 w-1']);
+    await queue.close();
+  });
+
+  test('progress is logged in the stream (not in the timeline index); a job past its expiry is logged as expired when a claim meets it', async ({ redis, queueName }) => {
+    const queue = openLogged(redis, queueName);
+    const id = await queue.enqueue('email', mail);
+    const [job] = (await queue.claim()) as [ClaimedJob];
+    await queue.progress(job, { percent: 50 });
+    const expiring = await queue.enqueue('email', mail, { ttlMs: 1 });
+    const enqueuedAt = (await queue.getJob(expiring))?.enqueuedAtMs ?? 0;
+    // Past its expiry on the Redis clock before a claim can meet it.
+    await waitFor(async () => {
+      const [seconds, micros] = await redis.time();
+      return Number(seconds) * 1_000 + Math.floor(Number(micros) / 1_000) > enqueuedAt + 1;
+    }, { what: 'the Redis clock past the expiry' });
+    await waitFor(async () => {
+      await queue.claim();
+      return (await queue.getJob(expiring))?.status === 'failed';
+    }, { what: 'the expired job met by a claim' });
+    expect(await eventsOf(redis, queueName, id)).toEqual(['enqueued 0', 'claimed 1 w-1', 'progress 1 w-1']);
+    expect((await queue.timeline(id))?.events.map((e) => e.event)).toEqual(['enqueued', 'claimed']);
+    expect(await eventsOf(redis, queueName, expiring)).toEqual(['enqueued 0', 'expired 0 w-1 JOBS_EXPIRED']);
+    await queue.close();
+  });
+
+  test('a schedule tick logs the job it enqueues', async ({ redis, queueName }) => {
+    const queue = openLogged(redis, queueName);
+    await new Schedules(queueContext(queue), { minEveryMs: 100 }).upsert({ id: 'poll', kind: 'email', payload: mail, every: 100 });
+    const runner = new ScheduleRunner({ store: new RedisScheduleStore(redis, queue.keys, 1_000) });
+    runner.start();
+    await waitFor(async () => (await logEntries(redis, queueName)).length > 0, { what: 'a tick logged' });
+    await within(runner.stop(), 5_000, () => 'runner stop');
+    const [first] = await logEntries(redis, queueName);
+    expect(first?.fields).toMatchObject({ event: 'enqueued', attempt: '0' });
+    expect(first?.fields.job).toMatch(/^sched:poll:\d+$/);
     await queue.close();
   });
 
