@@ -11,7 +11,10 @@ const STAT_LABELS = [
   ['worker_processed_total', 'worker processed'], ['worker_crashes_total', 'worker crashes'],
   ['visibility_ms', 'visibility timeout (ms)'], ['work_latency_ms', 'work latency (ms)'],
   ['fail_rate', 'failure rate'], ['hang_rate', 'hang rate'], ['oldest_pending_age_ms', 'oldest pending (ms)'],
+  ['prioritized_depth', 'waiting at other priorities'],
 ];
+// The page's priority names for the priorities the server maps them to.
+const PRIORITY_NAMES = { '-10': 'low', 10: 'high' };
 const samples = [];
 let selectedId = null;
 
@@ -56,9 +59,19 @@ function renderStats(stats) {
     }),
   );
   $('#auto-reclaim').checked = Boolean(stats.auto_reclaim);
+  renderFlow(stats);
   samples.push({ at: Date.now(), completed: stats.completed_total, depth: stats.pending_depth + stats.processing_depth });
   if (samples.length > 76) samples.shift();
   drawChart();
+}
+
+function renderFlow(stats) {
+  const state = $('#flow-state');
+  state.textContent = stats.paused ? 'paused' : 'running';
+  state.className = `badge ${stats.paused ? 'paused' : 'running'}`;
+  const button = $('#pause-btn');
+  button.textContent = stats.paused ? 'Resume queue' : 'Pause queue';
+  button.dataset.paused = String(Boolean(stats.paused));
 }
 
 function drawChart() {
@@ -94,6 +107,11 @@ function jobRow(job, state) {
   const row = el('li');
   row.dataset.id = job.id;
   row.append(el('span', 'id', job.id), el('span', `badge ${job.status}`, job.status), el('span', 'kind', job.kind || '?'), el('span', 'attempts', `attempts ${job.attempts}`));
+  if (job.priority) {
+    const priority = el('span', 'badge priority', `${PRIORITY_NAMES[job.priority] || 'priority'} ${job.priority > 0 ? '+' : ''}${job.priority}`);
+    priority.dataset.priority = String(job.priority);
+    row.append(priority);
+  }
   const detail = job.last_error ? `error: ${job.last_error}` : job.result !== null && job.result !== undefined ? `result: ${JSON.stringify(job.result)}` : JSON.stringify(job.payload);
   row.append(el('span', 'detail', detail));
   if (state === 'failed') {
@@ -119,6 +137,7 @@ function renderJobs(jobs, stats) {
     const shown = (jobs[state] || []).length;
     $(`#count-${state}`).textContent = count > shown ? `(${count}, first ${shown} shown)` : `(${count})`;
   }
+  $('#count-elsewhere').textContent = stats.prioritized_depth > 0 ? `+ ${stats.prioritized_depth} waiting at other priorities (started in priority order)` : '';
 }
 
 async function showJob(id) {
@@ -196,6 +215,10 @@ document.addEventListener('DOMContentLoaded', () => {
   $('#auto-reclaim').addEventListener('change', (event) =>
     act(() => api('POST', '/reclaim/auto', { enabled: String(event.target.checked) }), event.target.checked ? 'reclaiming every second' : 'automatic reclaim off'),
   );
+  $('#pause-btn').addEventListener('click', (event) => {
+    const resume = event.target.dataset.paused === 'true';
+    act(() => api('POST', resume ? '/queue/resume' : '/queue/pause', {}), resume ? 'queue resumed: workers start jobs again' : 'queue paused: workers start no new job');
+  });
   $('#reset-btn').addEventListener('click', () => act(() => api('POST', '/reset', {}), 'queue reset'));
   refresh();
   setInterval(refresh, 800);

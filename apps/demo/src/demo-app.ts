@@ -26,6 +26,21 @@ export interface JobSummary {
   payload: unknown;
   result: unknown;
   last_error: string | null;
+  /** Higher starts first; 0 is the default. */
+  priority: number;
+}
+
+/** The page's priority choices and the job priorities they stand for (higher starts first). */
+export const PRIORITIES = { low: -10, normal: 0, high: 10 } as const;
+
+/** A priority choice of the page. */
+export type PriorityName = keyof typeof PRIORITIES;
+
+/** The `priority` field: low, normal (the default) or high; 400 otherwise. */
+function priorityField(body: Record<string, unknown>): number {
+  const name = stringField(body, 'priority', 'normal', 16);
+  if (!Object.hasOwn(PRIORITIES, name)) throw new HttpError(400, `priority must be one of ${Object.keys(PRIORITIES).join(', ')}`, { field: 'priority', code: 'JOBS_INVALID_ARGUMENT' });
+  return PRIORITIES[name as PriorityName];
 }
 
 const LIST_CAP = 100;
@@ -41,6 +56,7 @@ function summary(job: JobRecord): JobSummary {
     payload: job.payload ?? {},
     result: job.result ?? null,
     last_error: job.lastError ?? null,
+    priority: job.priority,
   };
 }
 
@@ -97,6 +113,10 @@ export class DemoApp {
       released_total: stats.releasedTotal,
       redriven_total: stats.redrivenTotal,
       oldest_pending_age_ms: stats.oldestPendingAgeMs,
+      paused: stats.paused,
+      paused_kinds: stats.pausedKinds,
+      prioritized_depth: stats.prioritizedDepth,
+      parked_depth: stats.parkedDepth,
       worker_pool_size: this.supervisor.size,
       worker_crashes_total: this.supervisor.crashes,
       auto_reclaim: this.autoReclaim,
@@ -117,14 +137,17 @@ export class DemoApp {
     return { pending: pending.map(summary), processing: processing.map(summary), delayed: delayed.map(summary), completed: completed.map(summary), failed: failed.map(summary) };
   }
 
-  /** `POST /enqueue`: kind, recipient and count, as in the recipe demo. */
+  /** `POST /enqueue`: kind, recipient and count, as in the recipe demo, and a priority (low, normal, high). */
   async enqueue(body: Record<string, unknown>): Promise<{ enqueued: string[] }> {
     const kind = stringField(body, 'kind', 'email', 50);
     if (!demoKinds.has(kind)) throw new HttpError(400, `unknown kind ${JSON.stringify(kind)}: use one of ${DEMO_KINDS.join(', ')}`, { field: 'kind', code: 'JOBS_UNKNOWN_KIND' });
     const recipient = stringField(body, 'recipient', 'user@example.com', 254);
     const count = numberField(body, 'count', 1, 1, 50);
+    const priority = priorityField(body);
+    // Normal leaves the option out, so that a kind's own default priority would apply.
+    const options = priority === 0 ? {} : { options: { priority } };
     try {
-      const results = await this.#producer.enqueueMany(Array.from({ length: count }, (_, i) => recipePayload(kind, recipient, i + 1)));
+      const results = await this.#producer.enqueueMany(Array.from({ length: count }, (_, i) => ({ ...recipePayload(kind, recipient, i + 1), ...options })));
       return { enqueued: results.map((result) => result.id) };
     } catch (error) {
       throw validationBody(error);
@@ -144,8 +167,9 @@ export class DemoApp {
       }
     }
     const delayMs = numberField(body, 'delay_ms', 0, 0, 3_600_000);
+    const priority = priorityField(body);
     try {
-      const id = await this.#producer.enqueue(kind, payload as never, delayMs > 0 ? { delayMs } : undefined);
+      const id = await this.#producer.enqueue(kind, payload as never, { ...(delayMs > 0 && { delayMs }), ...(priority !== 0 && { priority }) });
       return { id };
     } catch (error) {
       throw validationBody(error);
@@ -158,6 +182,16 @@ export class DemoApp {
       failRate: numberField(body, 'fail_rate', current.failRate, 0, 1, false),
       hangRate: numberField(body, 'hang_rate', current.hangRate, 0, 1, false),
     };
+  }
+
+  /** `POST /queue/pause`: workers start no job of the queue until resumed (running ones finish); enqueues go on. */
+  async pause(): Promise<void> {
+    await this.#producer.pause();
+  }
+
+  /** `POST /queue/resume`: the waiting workers start the queue's jobs again. */
+  async resume(): Promise<void> {
+    await this.#producer.resume();
   }
 
   /** `POST /workers/start`: size (0-8), work_latency_ms, fail_rate, hang_rate. */

@@ -36,6 +36,8 @@ const ROUTES: { method: 'GET' | 'POST'; path: RegExp; handler: Handler }[] = [
   { method: 'POST', path: /^\/reclaim$/, handler: async (app) => ({ ...(await app.reclaim()), stats: await app.stats() }) },
   { method: 'POST', path: /^\/reclaim\/auto$/, handler: async (app, body) => (await app.setAutoReclaim(body), app.stats()) },
   { method: 'POST', path: /^\/jobs\/([^/]+)\/retry$/, handler: async (app, _body, match) => ({ ...(await app.retry(decodeURIComponent(match[1] as string))), stats: await app.stats() }) },
+  { method: 'POST', path: /^\/queue\/pause$/, handler: async (app) => (await app.pause(), app.stats()) },
+  { method: 'POST', path: /^\/queue\/resume$/, handler: async (app) => (await app.resume(), app.stats()) },
   { method: 'POST', path: /^\/reset$/, handler: async (app) => (await app.reset(), { stats: await app.stats() }) },
 ];
 

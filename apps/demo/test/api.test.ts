@@ -51,6 +51,7 @@ describe('demo HTTP API', () => {
       payload: expect.objectContaining({ kind: 'email', recipient: 'user@example.com', n: 1 }),
       result: null,
       last_error: null,
+      priority: 0,
     });
     expect(pending[1]?.payload).toMatchObject({ kind: 'invoice', recipient: 'ops@example.com', n: 1, currency: 'EUR' });
     expect(Object.keys(jobs.body).sort()).toEqual(['completed', 'delayed', 'failed', 'pending', 'processing']);
@@ -64,6 +65,9 @@ describe('demo HTTP API', () => {
       ['/enqueue', { count: 'lots' }, /count must be a whole number/],
       ['/enqueue', { recipient: 'not-an-address' }, /recipient must match format "email"/],
       ['/enqueue', { recipient: 'x'.repeat(300) }, /recipient must be at most 254 characters/],
+      ['/enqueue', { priority: 'urgent' }, /priority must be one of low, normal, high/],
+      ['/enqueue', { priority: '10' }, /priority must be one of low, normal, high/],
+      ['/enqueue/custom', { kind: 'email', payload: '{"recipient":"a@example.com"}', priority: 'toString' }, /priority must be one of/],
       ['/enqueue/custom', { kind: 'email', payload: '{"recipient": 5}' }, /\/recipient must be string/],
       ['/enqueue/custom', { kind: 'email', payload: '{oops' }, /payload is not JSON/],
       ['/enqueue/custom', { kind: 'nope', payload: '{}' }, /unknown kind/],
@@ -88,6 +92,9 @@ describe('demo HTTP API', () => {
     const demo = await startDemo(redisUrl, queueName);
     expect((await demo.call('POST', '/reset', {}, { origin: 'http://evil.example' })).status).toBe(403);
     expect((await demo.call('POST', '/reset', {}, { 'sec-fetch-site': 'cross-site' })).status).toBe(403);
+    expect((await demo.call('POST', '/queue/pause', {}, { origin: 'http://evil.example' })).status).toBe(403);
+    expect((await demo.call('POST', '/queue/pause', {}, { 'sec-fetch-site': 'cross-site' })).status).toBe(403);
+    expect((await demo.call('GET', '/stats')).body.paused).toBe(false);
     // DNS rebinding: a page on another name that resolves to 127.0.0.1 (fetch cannot set Host).
     const rebound = await new Promise<number>((resolve, reject) => {
       const url = new URL(demo.base);
@@ -142,6 +149,33 @@ describe('demo HTTP API', () => {
     expect((await demo.call('POST', '/reclaim/auto', { enabled: 'true' })).body.auto_reclaim).toBe(true);
     expect((await demo.call('POST', '/reclaim/auto', { enabled: 'false' })).body.auto_reclaim).toBe(false);
     expect((await demo.call('POST', '/reset', {})).body.stats).toMatchObject({ enqueued_total: 0, completed_total: 0, pending_depth: 0 });
+    await demo.close();
+  });
+
+  test('a high-priority job starts before the normal ones waiting; a paused queue starts nothing, and resumed, works on', async ({ redisUrl, queueName }) => {
+    const demo = await startDemo(redisUrl, queueName);
+    const stats = async (): Promise<Stats> => (await demo.call('GET', '/stats')).body;
+    expect((await demo.call('POST', '/queue/pause', {})).body).toMatchObject({ paused: true });
+    const normal = (await demo.call('POST', '/enqueue', { count: '4' })).body.enqueued as string[];
+    const low = (await demo.call('POST', '/enqueue', { count: '1', priority: 'low' })).body.enqueued as string[];
+    const high = (await demo.call('POST', '/enqueue', { kind: 'webhook', count: '1', priority: 'high' })).body.enqueued as string[];
+    const custom = await demo.call('POST', '/enqueue/custom', { kind: 'email', payload: '{"recipient":"vip@example.com"}', priority: 'high' });
+    expect(await stats()).toMatchObject({ paused: true, pending_depth: 4, prioritized_depth: 3, enqueued_total: 7 });
+    expect(((await demo.call('GET', `/jobs/${high[0]}`)).body.job as { priority: number }).priority).toBe(10);
+    await demo.call('POST', '/workers/start', { size: '1', work_latency_ms: '10' });
+    await waitFor(async () => (await stats()).workers_running === 1, { timeoutMs: 20_000 });
+    // The worker is up and waiting: over a second of Redis time it starts nothing.
+    const since = Number((await stats()).server_time_ms);
+    await waitFor(async () => Number((await stats()).server_time_ms) > since + 1_000, { timeoutMs: 10_000 });
+    expect(await stats()).toMatchObject({ processing_depth: 0, completed_total: 0, pending_depth: 4 });
+    expect((await demo.call('POST', '/queue/resume', {})).body).toMatchObject({ paused: false });
+    await waitFor(async () => (await stats()).completed_total === 7, { timeoutMs: 20_000 });
+    // One worker, one job at a time: the order they were claimed in is the order they started.
+    const all = [...high, custom.body.id as string, ...normal, ...low];
+    const claimedAt = await Promise.all(all.map(async (id) => Number(((await demo.call('GET', `/jobs/${id}`)).body.job as { fields: Record<string, string> }).fields.claimed_at_ms)));
+    const startOrder = all.map((id, i) => ({ id, at: claimedAt[i] as number })).sort((a, b) => a.at - b.at).map((job) => job.id);
+    // Highest first, first in first out within a priority.
+    expect(startOrder).toEqual(all);
     await demo.close();
   });
 

@@ -37,6 +37,17 @@ async function stat(page: Page, name: string): Promise<number> {
   return Number(text);
 }
 
+/** The Redis clock, as the demo's /stats reads it. */
+async function serverTime(page: Page): Promise<number> {
+  return page.evaluate(async () => Number(((await (await fetch('/stats')).json()) as { server_time_ms: number }).server_time_ms));
+}
+
+/** Lets over a second of Redis time pass while the page keeps polling, so that a worker that would start a job has had every chance to. */
+async function aSecondPasses(page: Page): Promise<void> {
+  const since = await serverTime(page);
+  await expect.poll(() => serverTime(page), { timeout: 10_000 }).toBeGreaterThan(since + 1_000);
+}
+
 describe('the demo page in a real browser', () => {
   let browser: Browser;
   let server: ReturnType<typeof startServer>;
@@ -130,6 +141,76 @@ describe('the demo page in a real browser', () => {
     await expect.poll(() => page.locator('#chart').isVisible()).toBe(true);
     mkdirSync(fileURLToPath(new URL('../test-results/', import.meta.url)), { recursive: true });
     await page.screenshot({ path: SCREENSHOT, fullPage: true });
+    expect(pageErrors).toEqual([]);
+    await page.close();
+  }, 180_000);
+
+  test('a high-priority job starts before the jobs already waiting; paused, nothing starts; resumed, the work goes on', async () => {
+    const url = await server.url;
+    const page = await browser.newPage({ viewport: { width: 1280, height: 1600 } });
+    const pageErrors: string[] = [];
+    page.on('pageerror', (error) => pageErrors.push(error.message));
+    await page.goto(url);
+    await page.click('#reset-btn');
+    await expect.poll(() => page.locator('#status').textContent()).toBe('queue reset');
+    await expect.poll(() => stat(page, 'enqueued_total')).toBe(0);
+    await expect.poll(() => page.locator('#flow-state').textContent()).toBe('running');
+
+    // Paused, with one worker up and jobs waiting: nothing starts.
+    await page.click('#pause-btn');
+    await expect.poll(() => page.locator('#flow-state').textContent()).toBe('paused');
+    expect(await page.locator('#status').textContent()).toBe('queue paused: workers start no new job');
+    expect(await page.locator('#pause-btn').textContent()).toBe('Resume queue');
+    await page.fill('#workers-size', '1');
+    await page.fill('#latency', '100');
+    await page.fill('#fail-rate', '0');
+    await page.fill('#hang-rate', '0');
+    await page.click('#start-btn');
+    await expect.poll(() => stat(page, 'workers_running'), { timeout: 20_000 }).toBe(1);
+    await page.fill('#count', '5');
+    await page.click('#enqueue-btn');
+    await expect.poll(() => page.locator('#status').textContent()).toBe('enqueued 5 job(s)');
+    await page.selectOption('#kind', 'webhook');
+    await page.selectOption('#priority', 'high');
+    await page.fill('#count', '1');
+    await page.click('#enqueue-btn');
+    await expect.poll(() => stat(page, 'prioritized_depth')).toBe(1);
+    expect(await stat(page, 'pending_depth')).toBe(5);
+    expect(await page.locator('#count-elsewhere').textContent()).toBe('+ 1 waiting at other priorities (started in priority order)');
+    await aSecondPasses(page);
+    expect(await stat(page, 'processing_depth')).toBe(0);
+    expect(await stat(page, 'completed_total')).toBe(0);
+    await page.screenshot({ path: fileURLToPath(new URL('../test-results/demo-paused.png', import.meta.url)), fullPage: true });
+
+    // Resumed: the high-priority job, enqueued last, starts first (one worker runs one job at a time).
+    await page.click('#pause-btn');
+    await expect.poll(() => page.locator('#flow-state').textContent()).toBe('running');
+    await expect.poll(() => stat(page, 'completed_total'), { timeout: 30_000 }).toBe(6);
+    const completed = page.locator('#list-completed li');
+    await expect.poll(() => completed.count()).toBe(6);
+    // Newest first: the last row is the job that finished (and so started) first.
+    expect(await completed.last().locator('.kind').textContent()).toBe('webhook');
+    expect(await completed.last().locator('[data-priority]').textContent()).toBe('high +10');
+    expect(await page.locator('#list-completed [data-priority]').count()).toBe(1);
+
+    // Paused while working: the running job finishes, then nothing more starts until resumed.
+    await page.fill('#latency', '250');
+    await page.click('#start-btn');
+    await page.selectOption('#kind', 'email');
+    await page.selectOption('#priority', 'normal');
+    await page.fill('#count', '12');
+    await page.click('#enqueue-btn');
+    await expect.poll(() => stat(page, 'completed_total'), { timeout: 30_000 }).toBeGreaterThan(6);
+    await page.click('#pause-btn');
+    await expect.poll(() => page.locator('#flow-state').textContent()).toBe('paused');
+    await expect.poll(() => stat(page, 'processing_depth'), { timeout: 10_000 }).toBe(0);
+    const done = await stat(page, 'completed_total');
+    expect(done).toBeLessThan(18);
+    await aSecondPasses(page);
+    expect(await stat(page, 'completed_total')).toBe(done);
+    expect(await stat(page, 'pending_depth')).toBe(18 - done);
+    await page.click('#pause-btn');
+    await expect.poll(() => stat(page, 'completed_total'), { timeout: 30_000 }).toBe(18);
     expect(pageErrors).toEqual([]);
     await page.close();
   }, 180_000);

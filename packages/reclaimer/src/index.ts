@@ -20,8 +20,8 @@ export type { JobRecord, JobStatus, JobsErrorCode, ListState, Logger, QueueStats
 export { createDashboard } from './dashboard/dashboard.ts';
 export type { Dashboard, DashboardOptions, DashboardServer } from './dashboard/dashboard.ts';
 export { jobQueueSource } from './dashboard/job-queue-source.ts';
-export type { DashboardQueue } from './dashboard/job-queue-source.ts';
+export type { DashboardQueue, JobQueueSourceOptions } from './dashboard/job-queue-source.ts';
 export { capabilitiesOf } from './dashboard/data-source.ts';
-export type { DashboardCapabilities, DashboardDataSource, QueueFlowState, ScheduleInfo, TimelineEntry } from './dashboard/data-source.ts';
+export type { DashboardCapabilities, DashboardDataSource, FlowTarget, QueueFlowState, QueueLimits, ScheduleInfo, TimelineEntry } from './dashboard/data-source.ts';
 export { credentialsFromEnv, DASHBOARD_TOKEN_ENV } from './dashboard/credentials.ts';
 export type { DashboardCredentials, DashboardRole } from './dashboard/credentials.ts';

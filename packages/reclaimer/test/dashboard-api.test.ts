@@ -3,6 +3,7 @@ import { defineKinds, JobQueue, type RedisClient } from '@jobs/core';
 import { redisTest as test } from '@jobs/testing';
 import { describe, expect } from 'vitest';
 import { createDashboard, isJobsError, jobQueueSource, type DashboardDataSource } from '../src/index.ts';
+import { namedQueues } from '../src/dashboard/job-queue-source.ts';
 import { startTestDashboard, TOKENS, type TestDashboard } from './dashboard-client.ts';
 
 const kinds = defineKinds({ email: { schema: { type: 'object', properties: { to: { type: 'string' } } } } });
@@ -217,37 +218,104 @@ describe('the dashboard API: capabilities of the data source', () => {
   test('pause, resume, limits, timelines and schedules appear only when the source has them', async ({ redis, queueName }) => {
     const queue = openQueue(redis, queueName);
     const id = await queue.enqueue('email', { to: 't@example.com' });
-    const plain = await startTestDashboard([queue]);
+    // A source with only the required members: no capability shows.
+    const { flowState: _f, pause: _p, resume: _r, schedules: _s, ...required } = jobQueueSource([queue]);
+    const bare = await startTestDashboard(undefined, { source: required });
     try {
-      const session = await plain.call('GET', 'api/session');
+      const session = await bare.call('GET', 'api/session');
       expect(session.body.capabilities).toEqual({ flowState: false, pause: false, timeline: false, schedules: false });
-      expect((await plain.call('POST', `api/queues/${queueName}/pause`, { session: { cookie: session.headers.get('set-cookie')!.split(';')[0]!, csrfToken: session.body.csrfToken, role: 'operator' } })).status).toBe(404);
-      expect((await plain.call('GET', `api/queues/${queueName}/jobs/${id}`)).body.timeline).toBeUndefined();
+      expect((await bare.call('POST', `api/queues/${queueName}/pause`, { session: { cookie: session.headers.get('set-cookie')!.split(';')[0]!, csrfToken: session.body.csrfToken, role: 'operator' } })).status).toBe(404);
+      expect((await bare.call('GET', `api/queues/${queueName}/schedules`)).status).toBe(404);
+      expect((await bare.call('GET', 'api/overview')).body.queues[0].flow).toBeUndefined();
+      expect((await bare.call('GET', `api/queues/${queueName}/jobs/${id}`)).body.timeline).toBeUndefined();
     } finally {
-      await plain.close();
+      await bare.close();
     }
-    let paused = false;
-    const source: DashboardDataSource = {
-      ...jobQueueSource([queue]),
-      flowState: async () => ({ paused, limits: { concurrency: 4 } }),
-      pause: async () => void (paused = true),
-      resume: async () => void (paused = false),
-      timeline: async (_queue, jobId) => [{ atMs: 1, event: 'enqueued', detail: jobId }],
-      schedules: async () => [{ name: 'nightly', every: '0 3 * * *', nextRunAtMs: 2 }],
-    };
-    const full = await startTestDashboard(undefined, { source });
+    // JobQueues have flow state, pause and schedules; timelines wait for an event log.
+    const real = await startTestDashboard([queue]);
     try {
-      const first = await full.call('GET', 'api/session');
-      const session = { cookie: first.headers.get('set-cookie')!.split(';')[0]!, csrfToken: first.body.csrfToken, role: 'operator' };
-      expect(first.body.capabilities).toEqual({ flowState: true, pause: true, timeline: true, schedules: true });
-      expect((await full.call('POST', `api/queues/${queueName}/pause`, { session })).body).toEqual({ queue: queueName, paused: true });
-      expect((await full.call('GET', 'api/overview', { session })).body.queues[0].flow).toEqual({ paused: true, limits: { concurrency: 4 } });
-      await full.call('POST', `api/queues/${queueName}/resume`, { session });
-      expect(paused).toBe(false);
-      expect((await full.call('GET', `api/queues/${queueName}/jobs/${id}`, { session })).body.timeline).toEqual([{ atMs: 1, event: 'enqueued', detail: id }]);
-      expect((await full.call('GET', `api/queues/${queueName}/schedules`, { session })).body.schedules[0].name).toBe('nightly');
+      expect((await real.call('GET', 'api/session')).body.capabilities).toEqual({ flowState: true, pause: true, timeline: false, schedules: true });
     } finally {
-      await full.close();
+      await real.close();
+    }
+    const source: DashboardDataSource = {
+      ...required,
+      flowState: async () => ({ paused: false, limits: { concurrency: 4 } }),
+      timeline: async (_queue, jobId) => [{ atMs: 1, event: 'enqueued', detail: jobId }],
+    };
+    const custom = await startTestDashboard(undefined, { source });
+    try {
+      const first = await custom.call('GET', 'api/session');
+      expect(first.body.capabilities).toEqual({ flowState: true, pause: false, timeline: true, schedules: false });
+      expect((await custom.call('GET', 'api/overview')).body.queues[0].flow).toEqual({ paused: false, limits: { concurrency: 4 } });
+      expect((await custom.call('GET', `api/queues/${queueName}/jobs/${id}`)).body.timeline).toEqual([{ atMs: 1, event: 'enqueued', detail: id }]);
+    } finally {
+      await custom.close();
+    }
+  });
+
+  test('pause and resume act on the real queue, whole or one kind, and the overview shows the state from its one stats read', async ({ redis, queueName }) => {
+    const queue = openQueue(redis, queueName);
+    const id = await queue.enqueue('email', { to: 'p@example.com' });
+    await withDashboard(queue, async (d) => {
+      const session = await d.login(TOKENS.operator);
+      expect(await d.call('POST', `api/queues/${queueName}/pause`, { session })).toMatchObject({ status: 200, body: { queue: queueName, paused: true } });
+      expect((await queue.stats()).paused).toBe(true);
+      expect(await queue.claim()).toEqual([]);
+      expect((await d.call('GET', 'api/overview', { session })).body.queues[0].flow).toEqual({ paused: true, pausedKinds: [], kinds: ['email'] });
+      await d.call('POST', `api/queues/${queueName}/resume`, { session });
+      expect((await queue.stats()).paused).toBe(false);
+
+      expect(await d.call('POST', `api/queues/${queueName}/pause`, { session, body: { kind: 'email' } })).toMatchObject({ status: 200, body: { queue: queueName, kind: 'email', paused: true } });
+      expect(await queue.claim()).toEqual([]);
+      expect((await d.call('GET', 'api/overview', { session })).body.queues[0].flow).toMatchObject({ paused: false, pausedKinds: ['email'] });
+      await d.call('POST', `api/queues/${queueName}/resume`, { session, body: { kind: 'email' } });
+      expect((await queue.claim())[0]?.id).toBe(id);
+    });
+  });
+
+  test('a kind pause names a kind: a malformed name gets 400 bad_body, a kind the queue lacks 400 invalid_argument, and nothing is paused', async ({ redis, queueName }) => {
+    const queue = openQueue(redis, queueName);
+    await withDashboard(queue, async (d) => {
+      const session = await d.login(TOKENS.operator);
+      for (const kind of [42, '', '9lives', 'a'.repeat(65), '<b>x</b>']) {
+        const answer = await d.call('POST', `api/queues/${queueName}/pause`, { session, body: { kind } });
+        expect(answer.status, JSON.stringify(kind)).toBe(400);
+        expect(answer.body.error.code).toBe('bad_body');
+      }
+      const typo = await d.call('POST', `api/queues/${queueName}/pause`, { session, body: { kind: 'emial' } });
+      expect(typo.status).toBe(400);
+      expect(typo.body.error).toMatchObject({ code: 'invalid_argument', message: expect.stringContaining('emial') });
+      expect(await queue.stats()).toMatchObject({ paused: false, pausedKinds: [] });
+      // A viewer cannot pause.
+      const viewer = await d.login(TOKENS.viewer);
+      expect((await d.call('POST', `api/queues/${queueName}/pause`, { session: viewer })).status).toBe(403);
+      expect((await queue.stats()).paused).toBe(false);
+    });
+  });
+
+  test("the daemon's queues (opened without kinds) pause and resume any kind by name, and list schedules with their next run", async ({ redis, queueName }) => {
+    const queue = openQueue(redis, queueName);
+    const id = await queue.enqueue('email', { to: 'k@example.com' });
+    const { nextRunAt } = await queue.schedules.upsert({ id: 'digest', kind: 'email', payload: { to: 'team@example.com' }, cron: '0 8 * * *', tz: 'Europe/Paris' });
+    await queue.schedules.upsert({ id: 'poll', kind: 'email', payload: { to: 'poll@example.com' }, every: 90_000 });
+    await queue.schedules.pause('poll');
+    const d = await startTestDashboard(undefined, { source: jobQueueSource(namedQueues(redis, () => [queueName])) });
+    try {
+      const first = await d.call('GET', 'api/session');
+      const session = { cookie: first.headers.get('set-cookie')!.split(';')[0]!, csrfToken: first.body.csrfToken, role: 'operator' };
+      expect((await d.call('POST', `api/queues/${queueName}/pause`, { session, body: { kind: 'email' } })).status).toBe(200);
+      expect((await queue.stats()).pausedKinds).toEqual(['email']);
+      expect(await queue.claim()).toEqual([]);
+      expect((await d.call('GET', 'api/overview')).body.queues[0].flow).toEqual({ paused: false, pausedKinds: ['email'], kinds: [] });
+      expect((await d.call('POST', `api/queues/${queueName}/resume`, { session, body: { kind: 'email' } })).status).toBe(200);
+      expect((await queue.claim())[0]?.id).toBe(id);
+      expect((await d.call('GET', `api/queues/${queueName}/schedules`)).body.schedules).toEqual([
+        { name: 'digest', kind: 'email', every: '0 8 * * * (Europe/Paris)', nextRunAtMs: nextRunAt, status: 'active' },
+        { name: 'poll', kind: 'email', every: 'every 90 s', nextRunAtMs: null, status: 'paused' },
+      ]);
+    } finally {
+      await d.close();
     }
   });
 

@@ -6,6 +6,7 @@ import { createWorker } from '@jobs/worker';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect } from 'vitest';
 import { jobQueueSource, type DashboardDataSource } from '../src/index.ts';
+import { namedQueues } from '../src/dashboard/job-queue-source.ts';
 import { ensureChromium } from './chromium.ts';
 import { startTestDashboard, TOKENS } from './dashboard-client.ts';
 
@@ -231,18 +232,12 @@ describe('the dashboard in a real browser', () => {
     }
   }, 120_000);
 
-  test('a queue is paused and resumed from the page when the data source can pause', async ({ redis, queueName }) => {
-    // Issue 19 brings pause to JobQueue; until then this source holds the paused flag in memory,
-    // which is all the page needs to show and drive it. Switch to the real capability then.
+  test('a queue paused from the page claims nothing, a kind paused from it is skipped, and each resumed claims again', async ({ redis, queueName }) => {
     const queue = openQueue(redis, queueName);
-    let paused = false;
-    const source: DashboardDataSource = {
-      ...jobQueueSource([queue]),
-      flowState: async () => ({ paused, limits: { concurrency: 8 } }),
-      pause: async () => void (paused = true),
-      resume: async () => void (paused = false),
-    };
-    const d = await startTestDashboard(undefined, { source });
+    const mail = await queue.enqueue('email', { to: 'p@example.com' });
+    const report = await queue.enqueue('report', { n: 1 });
+    // The daemon's source: queues opened without their kinds, so a kind is typed by name.
+    const d = await startTestDashboard(undefined, { source: jobQueueSource(namedQueues(redis, () => [queueName])) });
     const page = await browser.newPage();
     try {
       await page.goto(`${d.url}?poll=500`);
@@ -250,11 +245,59 @@ describe('the dashboard in a real browser', () => {
       await expect.poll(() => page.locator('#queue-flow [data-flow]').textContent()).toBe('running');
       await page.click('#pause-toggle');
       await expect.poll(() => page.locator('#queue-flow [data-flow]').textContent()).toBe('paused');
-      expect(paused).toBe(true);
+      expect(await page.locator('#message').textContent()).toBe(`paused ${queueName}`);
+      expect(await page.locator(`article[data-queue="${queueName}"] [data-flow]`).textContent()).toBe('paused');
+      expect((await queue.stats()).paused).toBe(true);
+      expect(await queue.claim({ max: 10 })).toEqual([]);
       expect(await page.locator('#pause-toggle').textContent()).toBe('Resume');
       await page.click('#pause-toggle');
       await expect.poll(() => page.locator('#queue-flow [data-flow]').textContent()).toBe('running');
-      expect(paused).toBe(false);
+      expect((await queue.stats()).paused).toBe(false);
+
+      // One kind: its jobs are set aside, the others run.
+      await page.fill('#pause-kind', 'report');
+      await page.click('#kind-pause-form button[type=submit]');
+      await expect.poll(() => page.locator('#queue-flow [data-paused-kind="report"]').textContent()).toBe('report paused');
+      expect(await page.locator('#message').textContent()).toBe(`paused kind report of ${queueName}`);
+      expect((await queue.claim({ max: 10 })).map((job) => job.id)).toEqual([mail]);
+      await expect.poll(() => page.locator('#queue-elsewhere').textContent()).toBe('1 set aside while their kind is paused');
+      await page.click('#queue-flow [data-resume-kind="report"]');
+      await expect.poll(() => page.locator('#queue-flow [data-paused-kind]').count()).toBe(0);
+      expect((await queue.claim({ max: 10 })).map((job) => job.id)).toEqual([report]);
+    } finally {
+      await page.close();
+      await d.close();
+    }
+  }, 120_000);
+
+  test("the schedules panel shows a real schedule's next run and a paused one's status", async ({ redis, queueName }) => {
+    const queue = openQueue(redis, queueName);
+    const { nextRunAt } = await queue.schedules.upsert({ id: 'nightly-report', kind: 'report', payload: { n: 7 }, cron: '0 3 * * *', tz: 'Europe/Paris' });
+    await queue.schedules.upsert({ id: 'mail-poll', kind: 'email', payload: { to: 'poll@example.com' }, every: 30_000 });
+    await queue.schedules.pause('mail-poll');
+    // Behind a default-priority job, so that the prioritized ones wait in their level's list.
+    await queue.enqueue('email', { to: 'first@example.com' });
+    for (let i = 0; i < 3; i++) await queue.enqueue('report', { n: i }, { priority: 5 });
+    await queue.pause({ kind: 'email' });
+    const d = await startTestDashboard([queue]);
+    const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    try {
+      await page.goto(`${d.url}?poll=500`);
+      await page.locator(`article[data-queue="${queueName}"] h2 button`).click();
+      const nightly = page.locator('#schedules tr[data-schedule="nightly-report"]');
+      await expect.poll(() => nightly.locator('[data-next-run]').getAttribute('data-next-run')).toBe(String(nextRunAt));
+      expect(await nightly.locator('td').allTextContents()).toEqual([
+        'nightly-report',
+        'report',
+        '0 3 * * * (Europe/Paris)',
+        'active',
+        new Date(nextRunAt as number).toISOString().replace('T', ' ').replace('Z', ' UTC'),
+      ]);
+      expect(await page.locator('#schedules tr[data-schedule="mail-poll"] td').allTextContents()).toEqual(['mail-poll', 'email', 'every 30 s', 'paused', '–']);
+      // The kinds the queue knows are offered when pausing one, and jobs at other priorities are counted.
+      expect(await page.locator('#known-kinds option').evaluateAll((options) => options.map((option) => option.getAttribute('value')))).toEqual(['email', 'report']);
+      expect(await page.locator('#queue-elsewhere').textContent()).toBe('+3 waiting at other priorities');
+      await page.screenshot({ path: `${RESULTS}dashboard-flow-schedules.png`, fullPage: true });
     } finally {
       await page.close();
       await d.close();

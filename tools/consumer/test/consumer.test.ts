@@ -237,8 +237,9 @@ describe('the README examples and the migration guide in a fresh npm project', (
       platform: 'node',
       format: 'esm',
       target: 'node20',
-      // ioredis and ajv are CommonJS: an ES module bundle gives their require() of Node's modules a require.
-      banner: { js: "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);" },
+      // ioredis and ajv are CommonJS: an ES module bundle gives their require() of Node's modules a
+      // require. Under an alias, since the bundled code may import createRequire itself.
+      banner: { js: "import { createRequire as bannerCreateRequire } from 'node:module'; const require = bannerCreateRequire(import.meta.url);" },
       logLevel: 'silent',
     });
     await provesTheWorkerExample(startExample(join(out, 'worker.mjs'), out));

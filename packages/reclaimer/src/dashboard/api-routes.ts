@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { isJobsError, JOB_ID_PATTERN, type JobRecord, type ListState, type Logger } from '@jobs/core';
+import { isJobsError, JOB_ID_PATTERN, KIND_NAME_PATTERN, type JobRecord, type ListState, type Logger } from '@jobs/core';
 import type { DashboardRole } from './credentials.ts';
 import type { DashboardDataSource } from './data-source.ts';
 import { HttpError, readJsonBody, sendJson } from './http-io.ts';
@@ -90,7 +90,8 @@ async function overview(ctx: ApiContext): Promise<unknown> {
   ctx.history.keepOnly(names);
   const queues = await Promise.all(
     names.map(async (name) => {
-      const [stats, flow] = await Promise.all([ctx.source.stats(name), ctx.source.flowState?.(name)]);
+      const stats = await ctx.source.stats(name);
+      const flow = await ctx.source.flowState?.(name, stats);
       ctx.history.record(name, stats);
       return { name, stats, ...(flow && { flow }), rates: ctx.history.points(name) };
     }),
@@ -178,9 +179,13 @@ async function act(ctx: ApiContext, queue: string, action: string, id: string | 
     case 'resume': {
       const run = action === 'pause' ? source.pause : source.resume;
       if (!run) throw new HttpError(404, 'no_capability', `this dashboard cannot ${action} queues`);
-      await run.call(source, queue);
-      log.info({ queue, action }, 'dashboard action');
-      return { queue, paused: action === 'pause' };
+      const kind = body.kind;
+      if (kind !== undefined && (typeof kind !== 'string' || !KIND_NAME_PATTERN.test(kind))) {
+        throw new HttpError(400, 'bad_body', 'kind must be a kind name: a letter, then up to 63 letters, digits, "_", "." or "-"');
+      }
+      await run.call(source, queue, kind === undefined ? undefined : { kind });
+      log.info({ queue, ...(kind !== undefined && { kind }), action }, 'dashboard action');
+      return { queue, ...(kind !== undefined && { kind }), paused: action === 'pause' };
     }
   }
   throw new HttpError(404, 'not_found', 'no such action');

@@ -3,8 +3,21 @@ import type { CancelOutcome, JobRecord, ListState, QueueStats } from '@jobs/core
 /** What a queue's flow control says, when the queues have it: shown beside its depths. */
 export interface QueueFlowState {
   readonly paused: boolean;
+  /** The kinds paused on their own (each can be resumed from the page), sorted. */
+  readonly pausedKinds?: readonly string[];
+  /** The kinds the source knows the queue to have, offered when pausing a kind. */
+  readonly kinds?: readonly string[];
   /** Limits by name (`concurrency`, `ratePerSecond`...), shown as given. */
-  readonly limits?: Readonly<Record<string, number | string | null>>;
+  readonly limits?: QueueLimits;
+}
+
+/** A queue's limits by name (`concurrency`, `ratePerSecond`...), shown as given; null shows as none. */
+export type QueueLimits = Readonly<Record<string, number | string | null>>;
+
+/** What a pause or resume acts on: the whole queue, or one kind of it. */
+export interface FlowTarget {
+  /** A kind name: only that kind's jobs stop (or start again). */
+  readonly kind?: string;
 }
 
 /** One entry of a job's timeline, when the queues keep an event log. */
@@ -25,6 +38,8 @@ export interface ScheduleInfo {
   readonly every: string;
   /** Unix milliseconds of the next run, or null when it has none. */
   readonly nextRunAtMs: number | null;
+  /** Whether it runs: `active`, `paused`, or `done` (its last run is behind it). */
+  readonly status?: string;
 }
 
 /**
@@ -49,12 +64,15 @@ export interface DashboardDataSource {
   cancel(queue: string, id: string): Promise<CancelOutcome>;
   /** Deletes every key of the queue; resolves with how many. */
   purge(queue: string): Promise<number>;
-  /** Capability: the queue's paused state and limits. */
-  flowState?(queue: string): Promise<QueueFlowState>;
-  /** Capability: stops claims on a queue. */
-  pause?(queue: string): Promise<void>;
-  /** Capability: lets claims run again. */
-  resume?(queue: string): Promise<void>;
+  /**
+   * Capability: the queue's paused state and limits. `stats` is the snapshot the caller has just
+   * read of the queue, when it has one: a source may read the paused state from it.
+   */
+  flowState?(queue: string, stats?: QueueStats): Promise<QueueFlowState>;
+  /** Capability: stops claims on a queue, or with `target.kind` on one kind of it. */
+  pause?(queue: string, target?: FlowTarget): Promise<void>;
+  /** Capability: lets claims run again on a queue, or on one kind of it. */
+  resume?(queue: string, target?: FlowTarget): Promise<void>;
   /** Capability: a job's events from the event log, oldest first. */
   timeline?(queue: string, id: string): Promise<readonly TimelineEntry[]>;
   /** Capability: the queue's schedules with their next run. */

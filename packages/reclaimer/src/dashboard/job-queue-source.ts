@@ -1,23 +1,77 @@
-import { defineKinds, JobQueue, type RedisClient } from '@jobs/core';
-import type { DashboardDataSource } from './data-source.ts';
+import { defineKinds, JobQueue, type RedisClient, type ScheduleRecord } from '@jobs/core';
+import type { DashboardDataSource, FlowTarget, QueueLimits, ScheduleInfo } from './data-source.ts';
 
 /** What the dashboard uses of a `JobQueue`: any queue fits, whatever its kinds. */
-export type DashboardQueue = Pick<JobQueue<unknown>, 'name' | 'stats' | 'list' | 'getJob' | 'retry' | 'retryFailed' | 'cancel' | 'purge'>;
+export type DashboardQueue = Pick<JobQueue<unknown>, 'name' | 'client' | 'stats' | 'list' | 'getJob' | 'retry' | 'retryFailed' | 'cancel' | 'purge' | 'pause' | 'resume'> & {
+  readonly kinds: { readonly names: readonly string[]; has(kind: unknown): boolean };
+  readonly schedules: { list(options?: { offset?: number; limit?: number }): Promise<ScheduleRecord[]> };
+};
+
+/** Options of {@link jobQueueSource}. */
+export interface JobQueueSourceOptions {
+  /**
+   * The queue's limits (rate limits, concurrency caps...) to show beside its paused state, read
+   * on each overview. Default: none shown.
+   */
+  limits?: (queue: DashboardQueue) => Promise<QueueLimits | undefined>;
+}
 
 /** The most dead-lettered jobs one redrive call moves (one script call each). */
 const REDRIVE_BATCH = 500;
 
+/** The most schedules the panel lists (one script call). */
+const SCHEDULES_SHOWN = 200;
+
+/** A schedule's timing as the panel shows it: the cron pattern (and zone), or the interval. */
+function timingOf(record: ScheduleRecord): string {
+  if (record.cron !== undefined) return record.tz ? `${record.cron} (${record.tz})` : record.cron;
+  const ms = record.every ?? 0;
+  if (ms % 3_600_000 === 0) return `every ${ms / 3_600_000} h`;
+  if (ms % 60_000 === 0) return `every ${ms / 60_000} min`;
+  if (ms % 1_000 === 0) return `every ${ms / 1_000} s`;
+  return `every ${ms} ms`;
+}
+
+function scheduleInfo(record: ScheduleRecord): ScheduleInfo {
+  return { name: record.id, kind: record.kind, every: timingOf(record), nextRunAtMs: record.nextRunAt, status: record.status };
+}
+
+/**
+ * Runs a kind's pause or resume. A queue opened with its kinds checks the name (a typo is a
+ * `JOBS_INVALID_ARGUMENT`), except on resume: a kind paused by another service stays resumable.
+ * A queue opened without kinds (the daemon's) acts through a handle that knows just this kind.
+ */
+async function onKind(queue: DashboardQueue, kind: string, action: 'pause' | 'resume'): Promise<void> {
+  if (queue.kinds.has(kind) || (action === 'pause' && queue.kinds.names.length > 0)) {
+    await queue[action]({ kind });
+    return;
+  }
+  // defineKinds checks the name's form; the schema is never used: this handle enqueues nothing.
+  const handle = new JobQueue({ redis: queue.client, queue: queue.name, kinds: defineKinds({ [kind]: { schema: { type: 'object' } } }) });
+  try {
+    await handle[action]({ kind });
+  } finally {
+    await handle.close();
+  }
+}
+
 /**
  * A {@link DashboardDataSource} over `JobQueue`s: the queues given, or those a function returns
- * when asked (for a set that changes, as the daemon's does).
+ * when asked (for a set that changes, as the daemon's does). It has the flow-state, pause and
+ * schedules capabilities (limits when `options.limits` reads them); not timelines.
  */
-export function jobQueueSource(queues: readonly DashboardQueue[] | (() => readonly DashboardQueue[])): DashboardDataSource {
+export function jobQueueSource(queues: readonly DashboardQueue[] | (() => readonly DashboardQueue[]), options: JobQueueSourceOptions = {}): DashboardDataSource {
   const all = typeof queues === 'function' ? queues : () => queues;
   const byName = (name: string): DashboardQueue => {
     const queue = all().find((candidate) => candidate.name === name);
     // The routes check the name against queueNames() first; this guards a set that just changed.
     if (!queue) throw new Error(`no queue ${JSON.stringify(name)}`);
     return queue;
+  };
+  const flowAction = (action: 'pause' | 'resume') => async (name: string, target: FlowTarget = {}) => {
+    const queue = byName(name);
+    if (target.kind === undefined) await queue[action]();
+    else await onKind(queue, target.kind, action);
   };
   return {
     queueNames: () => all().map((queue) => queue.name).sort(),
@@ -40,6 +94,15 @@ export function jobQueueSource(queues: readonly DashboardQueue[] | (() => readon
     },
     cancel: (name, id) => byName(name).cancel(id),
     purge: (name) => byName(name).purge(),
+    // The paused state is part of the stats snapshot: the overview's own is used when given.
+    flowState: async (name, snapshot) => {
+      const queue = byName(name);
+      const [stats, limits] = await Promise.all([snapshot ?? queue.stats(), options.limits?.(queue)]);
+      return { paused: stats.paused, pausedKinds: stats.pausedKinds, kinds: queue.kinds.names, ...(limits && { limits }) };
+    },
+    pause: flowAction('pause'),
+    resume: flowAction('resume'),
+    schedules: async (name) => (await byName(name).schedules.list({ limit: SCHEDULES_SHOWN })).map(scheduleInfo),
   };
 }
 

@@ -53,6 +53,11 @@ const handlers = {
   async onPause(pause) {
     await act(() => post(queuePath(/** @type {string} */ (view.queue), pause ? 'pause' : 'resume')), `${pause ? 'paused' : 'resumed'} ${view.queue}`);
   },
+  /** @param {string} kind @param {boolean} pause */
+  async onPauseKind(kind, pause) {
+    const queue = /** @type {string} */ (view.queue);
+    await act(() => post(queuePath(queue, pause ? 'pause' : 'resume'), { kind }), `${pause ? 'paused' : 'resumed'} kind ${kind} of ${queue}`);
+  },
   /** @param {number} failed */
   async onRedrive(failed) {
     const queue = /** @type {string} */ (view.queue);
@@ -151,6 +156,12 @@ function wire() {
     event.preventDefault();
     view.list = { ...view.list, offset: 0, kind: input('filter-kind').value.trim(), field: input('filter-field').value.trim(), value: input('filter-value').value };
     poller.now();
+  });
+  byId('kind-pause-form').addEventListener('submit', (event) => {
+    event.preventDefault();
+    const kind = input('pause-kind').value.trim();
+    input('pause-kind').value = '';
+    void handlers.onPauseKind(kind, true);
   });
   byId('filter-clear').addEventListener('click', () => {
     for (const id of ['filter-kind', 'filter-field', 'filter-value']) input(id).value = '';

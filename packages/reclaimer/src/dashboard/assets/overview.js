@@ -13,13 +13,27 @@ const DEPTHS = [
 ];
 
 /**
- * @param {{ paused: boolean, limits?: Record<string, unknown> } | undefined} flow
+ * The queue's paused state, its paused kinds and its limits, as badges.
+ * @param {{ paused: boolean, pausedKinds?: string[], limits?: Record<string, unknown> } | undefined} flow
  */
 export function flowBadges(flow) {
   if (!flow) return [];
   const badges = [el('span', { class: flow.paused ? 'badge paused' : 'badge running', 'data-flow': flow.paused ? 'paused' : 'running' }, flow.paused ? 'paused' : 'running')];
-  for (const [name, value] of Object.entries(flow.limits ?? {})) badges.push(el('span', { class: 'badge' }, `${name}: ${value ?? '–'}`));
+  for (const kind of flow.pausedKinds ?? []) badges.push(el('span', { class: 'badge paused', 'data-paused-kind': kind }, `${kind} paused`));
+  for (const [name, value] of Object.entries(flow.limits ?? {})) badges.push(el('span', { class: 'badge', 'data-limit': name }, `${name}: ${value ?? '–'}`));
   return badges;
+}
+
+/**
+ * Jobs waiting outside the pending list (at other priorities, or set aside while their kind is
+ * paused), or null when there are none.
+ * @param {{ prioritizedDepth?: number, parkedDepth?: number }} stats
+ */
+export function waitingElsewhere(stats) {
+  const parts = [];
+  if (stats.prioritizedDepth) parts.push(`+${count(stats.prioritizedDepth)} waiting at other priorities`);
+  if (stats.parkedDepth) parts.push(`${count(stats.parkedDepth)} set aside while their kind is paused`);
+  return parts.length === 0 ? null : el('p', { class: 'muted note', 'data-stat': 'elsewhere' }, parts.join(' · '));
 }
 
 /**
@@ -47,6 +61,7 @@ export function renderOverview(container, overview, options) {
       { class: name === options.selected ? 'card queue-card selected' : 'card queue-card', 'data-queue': name },
       el('h2', {}, el('button', { type: 'button', class: 'link', onclick: () => options.onSelect(name) }, name), ' ', ...flowBadges(flow)),
       depths,
+      waitingElsewhere(stats),
       rateChart(rates, `${name}: jobs per second`),
     );
   });

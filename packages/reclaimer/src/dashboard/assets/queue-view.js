@@ -1,7 +1,7 @@
 // One queue: its state tabs, its actions, a page of a state's jobs and the pager.
 
 import { count, duration, el, replace, time } from './dom.js';
-import { flowBadges } from './overview.js';
+import { flowBadges, waitingElsewhere } from './overview.js';
 
 export const STATES = ['pending', 'processing', 'delayed', 'completed', 'failed'];
 
@@ -14,6 +14,7 @@ const byId = (id) => /** @type {HTMLElement} */ (document.getElementById(id));
  *   onState: (state: string) => void,
  *   onOpen: (id: string) => void,
  *   onPause: (pause: boolean) => void,
+ *   onPauseKind: (kind: string, pause: boolean) => void,
  *   onRedrive: (failed: number) => void,
  *   onPurge: () => void,
  * }} QueueHandlers
@@ -28,7 +29,18 @@ const byId = (id) => /** @type {HTMLElement} */ (document.getElementById(id));
  */
 export function renderQueueHead(queue, query, session, on) {
   byId('queue-title').textContent = queue.name;
-  replace(byId('queue-flow'), ...flowBadges(queue.flow));
+  const operator = session.role === 'operator';
+  const canPause = operator && session.capabilities.pause && Boolean(queue.flow);
+  replace(
+    byId('queue-flow'),
+    ...flowBadges(queue.flow),
+    ...(canPause ? queue.flow.pausedKinds ?? [] : []).map((/** @type {string} */ kind) =>
+      el('button', { type: 'button', class: 'small', 'data-resume-kind': kind, onclick: () => on.onPauseKind(kind, false) }, `Resume ${kind}`),
+    ),
+  );
+  replace(byId('queue-elsewhere'), waitingElsewhere(queue.stats));
+  byId('kind-pause-form').hidden = !canPause;
+  replace(byId('known-kinds'), ...(queue.flow?.kinds ?? []).map((/** @type {string} */ kind) => el('option', { value: kind })));
   replace(
     byId('state-tabs'),
     ...STATES.map((state) =>
@@ -40,11 +52,10 @@ export function renderQueueHead(queue, query, session, on) {
       ),
     ),
   );
-  const operator = session.role === 'operator';
   const failed = queue.stats.failedDepth;
   replace(
     byId('queue-actions'),
-    operator && session.capabilities.pause && queue.flow
+    canPause
       ? el('button', { type: 'button', id: 'pause-toggle', onclick: () => on.onPause(!queue.flow.paused) }, queue.flow.paused ? 'Resume' : 'Pause')
       : null,
     operator ? el('button', { type: 'button', id: 'redrive-all', disabled: failed === 0, onclick: () => on.onRedrive(failed) }, `Redrive all failed (${count(failed)})`) : null,
@@ -86,7 +97,7 @@ export function renderJobPage(page, query, nowMs, on) {
 
 /**
  * Draws the queue's schedules (when the queues have them).
- * @param {{ name: string, kind?: string, every: string, nextRunAtMs: number | null }[] | null} schedules
+ * @param {{ name: string, kind?: string, every: string, nextRunAtMs: number | null, status?: string }[] | null} schedules
  */
 export function renderSchedules(schedules) {
   const section = byId('schedules');
@@ -100,8 +111,22 @@ export function renderSchedules(schedules) {
       : el(
           'table',
           {},
-          el('thead', {}, el('tr', {}, el('th', {}, 'Name'), el('th', {}, 'Kind'), el('th', {}, 'Every'), el('th', {}, 'Next run'))),
-          el('tbody', {}, ...schedules.map((s) => el('tr', {}, el('td', {}, s.name), el('td', {}, s.kind ?? '–'), el('td', {}, s.every), el('td', {}, time(s.nextRunAtMs))))),
+          el('thead', {}, el('tr', {}, el('th', {}, 'Name'), el('th', {}, 'Kind'), el('th', {}, 'Every'), el('th', {}, 'Status'), el('th', {}, 'Next run'))),
+          el(
+            'tbody',
+            {},
+            ...schedules.map((s) =>
+              el(
+                'tr',
+                { 'data-schedule': s.name },
+                el('td', {}, s.name),
+                el('td', {}, s.kind ?? '–'),
+                el('td', {}, s.every),
+                el('td', {}, s.status ?? '–'),
+                el('td', { 'data-next-run': s.nextRunAtMs ?? '' }, time(s.nextRunAtMs)),
+              ),
+            ),
+          ),
         ),
   );
 }
