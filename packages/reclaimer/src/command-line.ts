@@ -22,10 +22,17 @@ export function newProgram(name: string, version: string, description: string): 
     });
 }
 
-/** The subcommand named in `argv`, for the hint after a usage error. */
+/** The subcommand named in `argv` (`schedules upsert` for a nested one), for the hint after a usage error. */
 function subcommandIn(program: Command, argv: readonly string[]): string | undefined {
-  const names = new Set(program.commands.map((command) => command.name()));
-  return argv.find((arg) => names.has(arg));
+  const path: string[] = [];
+  let current = program;
+  for (const arg of argv) {
+    const next = current.commands.find((command) => command.name() === arg);
+    if (!next) continue;
+    path.push(arg);
+    current = next;
+  }
+  return path.length > 0 ? path.join(' ') : undefined;
 }
 
 /**

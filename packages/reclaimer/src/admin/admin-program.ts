@@ -1,8 +1,13 @@
-import { assertJobId, assertQueueName, isJobsError, type ListState } from '@jobs/core';
-import { Argument, Option, type Command } from 'commander';
+import { assertJobId, assertQueueName, KIND_NAME_PATTERN, type ListState } from '@jobs/core';
+import { Argument, type Command } from 'commander';
 import { fromFlagOrEnv, newProgram, parseCommandLine, type CommandLine } from '../command-line.ts';
 import { checkRedisUrl, parseWholeNumber, UsageError } from '../usage-error.ts';
 import { VERSION } from '../version.ts';
+import { check, kindsOption, queueOption, type GlobalFlags } from './admin-options.ts';
+import { loadKinds } from './kinds-module.ts';
+import type { FlowCommand } from './run-flow.ts';
+import type { SchedulesCommand } from './run-schedules.ts';
+import { addSchedulesCommands } from './schedules-program.ts';
 
 /** A parsed `jobsctl` command. */
 export type AdminCommand =
@@ -16,7 +21,9 @@ export type AdminCommand =
   | { name: 'cancel'; queue: string; id: string }
   | { name: 'purge'; queue: string }
   | { name: 'export-failed'; queue: string; out: string | undefined }
-  | { name: 'acl'; user: string; queues: string[]; partitions: number };
+  | { name: 'acl'; user: string; queues: string[]; partitions: number }
+  | FlowCommand
+  | SchedulesCommand;
 
 /** What every command shares. */
 export interface AdminInvocation {
@@ -32,24 +39,18 @@ Environment: REDIS_URL (for --redis-url), JOBS_QUEUE (for --queue). A flag wins.
 Exit codes: 0 done, 1 failed (no such queue or job, Redis unreachable...), 2 wrong arguments.
 Run jobsctl <command> --help for a command's options.`;
 
-interface GlobalFlags {
-  redisUrl?: string;
-  json?: boolean;
-}
 
-function check(assertion: () => void): void {
-  try {
-    assertion();
-  } catch (error) {
-    throw new UsageError(isJobsError(error) ? error.message : String(error));
-  }
-}
 
 function repeat(value: string, previous: string[] | undefined): string[] {
   return [...(previous ?? []), value];
 }
 
-const queueOption = (): Option => new Option('-q, --queue <name>', 'the queue [JOBS_QUEUE]');
+const FLOW_HELP = `
+A pause is kept in Redis until a resume: it holds across worker and Redis restarts. Once pause
+returns, no worker starts a new job of the queue (or kind), including claims already waiting;
+running jobs finish; enqueues go on. A kind's jobs met meanwhile are parked, and go back to the
+front of their lists on resume. On a partitioned queue, every partition. jobsctl stats shows the
+paused state, the paused kinds and the parked jobs.`;
 
 /** The `jobsctl` program; each command's action hands what to run to `take`. */
 function adminProgram(env: NodeJS.ProcessEnv, take: (command: AdminCommand, globals: GlobalFlags) => void): Command {
@@ -75,6 +76,10 @@ function adminProgram(env: NodeJS.ProcessEnv, take: (command: AdminCommand, glob
     return id;
   };
   const globals = (command: Command): GlobalFlags => command.optsWithGlobals<GlobalFlags>();
+  const kindName = (kind: string | undefined): string | undefined => {
+    if (kind !== undefined && !KIND_NAME_PATTERN.test(kind)) throw new UsageError(`--kind: ${JSON.stringify(kind)} is not a kind name (a letter, then up to 63 letters, digits, "_", "." or "-")`);
+    return kind;
+  };
 
   program
     .command('queues')
@@ -185,6 +190,38 @@ job's hash as stored. The list is read a page at a time; --out never overwrites 
       if (!flags.yes) throw new UsageError(`purge deletes every job and key of queue "${queue}": add --yes to go ahead`);
       take({ name: 'purge', queue }, globals(command));
     });
+
+  program
+    .command('pause')
+    .description('stop workers starting jobs of a queue, or of one kind of it (running jobs finish)')
+    .addOption(queueOption())
+    .option('--kind <kind>', 'pause only this kind (it must be one the queue knows)')
+    .addOption(kindsOption('to check --kind against instead of the kinds found in Redis'))
+    .addHelpText(
+      'after',
+      `${FLOW_HELP}
+Redis keeps no list of a queue's kinds: --kind must be the kind of a job or schedule found in the
+queue (or already paused), or, with --kinds, one your code defines.`,
+    )
+    .action(async (flags: { queue?: string; kind?: string; kinds?: string }, command: Command) => {
+      const queue = needQueue('pause', flags.queue);
+      const kind = kindName(flags.kind);
+      if (flags.kinds !== undefined && kind === undefined) throw new UsageError('--kinds checks --kind: give --kind too, or neither');
+      const kinds = flags.kinds === undefined ? undefined : await loadKinds(flags.kinds);
+      take({ name: 'pause', queue, kind, kinds }, globals(command));
+    });
+
+  program
+    .command('resume')
+    .description('let workers start jobs of a paused queue, or of one paused kind, again')
+    .addOption(queueOption())
+    .option('--kind <kind>', 'resume only this kind (one that is paused)')
+    .addHelpText('after', FLOW_HELP)
+    .action((flags: { queue?: string; kind?: string }, command: Command) =>
+      take({ name: 'resume', queue: needQueue('resume', flags.queue), kind: kindName(flags.kind), kinds: undefined }, globals(command)),
+    );
+
+  addSchedulesCommands(program, { take, needQueue, globals });
 
   program
     .command('acl')

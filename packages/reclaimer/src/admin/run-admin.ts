@@ -5,10 +5,12 @@ import { discoverQueues } from '../discover-queues.ts';
 import { humanDuration, renderPairs, renderTable } from '../table.ts';
 import type { AdminCommand } from './admin-program.ts';
 import { eventLine, readEvents } from './event-lines.ts';
+import { runFlowCommand } from './run-flow.ts';
+import { runSchedulesCommand } from './run-schedules.ts';
 
-/** What a command printed (as text and as JSON) and its exit code. */
+/** What a command printed (as text and as JSON) and its exit code (2: an argument Redis refused, such as a bad cron pattern). */
 export interface AdminResult {
-  readonly code: 0 | 1;
+  readonly code: 0 | 1 | 2;
   readonly text: string;
   readonly json: unknown;
 }
@@ -59,20 +61,53 @@ function shownField(field: string, value: string): [string, string] {
   return [match[1] as string, ms > 0 ? isoTime(ms) : '-'];
 }
 
-/** One line of `stats` for people: the snapshot's time in ISO 8601, durations short, lists joined. */
-function shownStat(key: string, value: unknown): [string, string | number] {
-  if (key === 'nowMs') return ['at', isoTime(value as number)];
-  if (key === 'oldestPendingAgeMs') return [key, humanDuration(value as number | null)];
-  if (Array.isArray(value)) return [key, value.length > 0 ? value.join(', ') : '-'];
-  if (typeof value === 'boolean') return [key, value ? 'yes' : 'no'];
-  return [key, value as number];
+/** The order `stats` shows a queue in: its flow state, then where its jobs are, then its counters. */
+const STATS_ORDER: readonly (keyof QueueStats)[] = [
+  'paused', 'pausedKinds',
+  'pendingDepth', 'prioritizedDepth', 'parkedDepth', 'processingDepth', 'delayedDepth', 'completedDepth', 'failedDepth', 'oldestPendingAgeMs',
+  'enqueuedTotal', 'completedTotal', 'failedTotal', 'expiredTotal', 'retriedTotal', 'reclaimedTotal', 'cancelledTotal', 'redrivenTotal', 'releasedTotal', 'droppedTotal', 'failedDroppedTotal',
+  'nowMs',
+];
+
+/**
+ * `stats` of one queue for people, a line a field in {@link STATS_ORDER} (fields added to
+ * QueueStats later come last): the snapshot's time in ISO 8601, durations short, kinds joined,
+ * and `paused` as yes, no, or which partitions of a partitioned queue are.
+ */
+function statsPairs(stats: Omit<QueueStats, 'visibilityMs'>, pausedPartitions: string | undefined): [string, string | number][] {
+  const entries = Object.entries(stats) as [keyof QueueStats, unknown][];
+  const rank = (key: keyof QueueStats): number => (STATS_ORDER.includes(key) ? STATS_ORDER.indexOf(key) : STATS_ORDER.length - 1);
+  return entries
+    .sort(([a], [b]) => rank(a) - rank(b))
+    .map(([key, value]): [string, string | number] => {
+      if (key === 'nowMs') return ['at', isoTime(value as number)];
+      if (key === 'oldestPendingAgeMs') return [key, humanDuration(value as number | null)];
+      if (key === 'paused') return [key, pausedPartitions ?? (value ? 'yes: workers start none of its jobs (jobsctl resume)' : 'no')];
+      if (key === 'pausedKinds') return [key, (value as string[]).length > 0 ? (value as string[]).join(', ') : '-'];
+      if (Array.isArray(value)) return [key, value.length > 0 ? value.join(', ') : '-'];
+      if (typeof value === 'boolean') return [key, value ? 'yes' : 'no'];
+      return [key, value as number];
+    });
+}
+
+/** A partitioned queue paused in some partitions only (a pause cut short): which, for `stats`. */
+async function partlyPaused(queue: PartitionedQueue<unknown>): Promise<{ text: string; count: number } | undefined> {
+  const paused = (await Promise.all(queue.partitions.map(async (partition, index) => ((await partition.stats()).paused ? index : -1)))).filter((index) => index >= 0);
+  if (paused.length === queue.partitions.length) return undefined;
+  return { text: `partly: partitions ${paused.join(', ')} of ${queue.partitions.length} (run jobsctl pause or resume again)`, count: paused.length };
+}
+
+/** The `PAUSED` cell of a queue in the table of every queue. */
+function pausedCell(stats: QueueStats): string {
+  if (stats.paused) return 'yes';
+  return stats.pausedKinds.length > 0 ? `kinds: ${stats.pausedKinds.join(', ')}` : 'no';
 }
 
 function statsRow(queue: string, stats: QueueStats): (string | number)[] {
-  return [queue, stats.pendingDepth, stats.processingDepth, stats.delayedDepth, stats.completedDepth, stats.failedDepth, humanDuration(stats.oldestPendingAgeMs)];
+  return [queue, stats.pendingDepth, stats.processingDepth, stats.delayedDepth, stats.completedDepth, stats.failedDepth, humanDuration(stats.oldestPendingAgeMs), stats.prioritizedDepth, stats.parkedDepth, pausedCell(stats)];
 }
 
-const STATS_HEADERS = ['QUEUE', 'PENDING', 'PROCESSING', 'DELAYED', 'COMPLETED', 'FAILED', 'OLDEST PENDING'];
+const STATS_HEADERS = ['QUEUE', 'PENDING', 'PROCESSING', 'DELAYED', 'COMPLETED', 'FAILED', 'OLDEST PENDING', 'PRIORITIZED', 'PARKED', 'PAUSED'];
 
 function oneLine(text: string | undefined, max = 60): string {
   if (!text) return '';
@@ -95,14 +130,21 @@ export async function runAdminCommand(command: Exclude<AdminCommand, { name: 'ex
   switch (command.name) {
     case 'acl':
       return aclResult(command.user, command.queues, command.partitions);
+    case 'pause':
+    case 'resume':
+      return runFlowCommand(command, client);
+    case 'schedules':
+      return runSchedulesCommand(command, client);
     case 'queues':
     case 'stats': {
       if (command.name === 'stats' && command.queue !== undefined) {
         const queue = await openNamed(client, command.queue);
         const stats = shownStats(await queue.stats());
-        const pairs = Object.entries(stats).map(([key, value]) => shownStat(key, value));
+        const partly = stats.paused && queue.partitions.length > 1 ? await partlyPaused(queue) : undefined;
+        const pairs = statsPairs(stats, partly?.text);
         if (queue.partitions.length > 1) pairs.unshift(['partitions', queue.partitions.length]);
-        return { code: 0, text: renderPairs(pairs), json: { queue: command.queue, ...(queue.partitions.length > 1 && { partitions: queue.partitions.length }), ...stats } };
+        const partitions = queue.partitions.length > 1 && { partitions: queue.partitions.length, pausedPartitions: stats.paused ? (partly?.count ?? queue.partitions.length) : 0 };
+        return { code: 0, text: renderPairs(pairs), json: { queue: command.queue, ...partitions, ...stats } };
       }
       const names = await discoverQueues(client);
       const all = await Promise.all(names.map(async (name) => ({ queue: name, stats: await open(client, name).stats() })));
