@@ -1,4 +1,5 @@
-import { defineKinds, PartitionedQueue, recordedPartitions, type Kinds, type ListState, type RedisClient } from '@jobs/core';
+import { defineKinds, PartitionedQueue, type Kinds, type ListState, type RedisClient } from '@jobs/core';
+import { recordedPartitions } from '@jobs/core/internal';
 import { closestNames } from './closest-names.ts';
 import type { AdminResult } from './run-admin.ts';
 import { scheduleAdmin } from './schedules-admin.ts';

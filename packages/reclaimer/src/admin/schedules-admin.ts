@@ -1,4 +1,5 @@
-import { defineKinds, JobQueue, partitionName, recordedPartitions, type Kinds, type RedisClient, type ScheduleRecord, type ScheduleSpec, type UpsertScheduleResult } from '@jobs/core';
+import { partitionName, recordedPartitions } from '@jobs/core/internal';
+import { defineKinds, JobQueue, type Kinds, type RedisClient, type ScheduleRecord, type ScheduleSpec, type UpsertScheduleResult } from '@jobs/core';
 
 const empty = defineKinds({});
 
