@@ -1,22 +1,28 @@
 #!lua flags=allow-oom
 --[[
   cancel: cancels a job that has not started: one in pending (or its priority's list, or parked
-  while its kind is paused) or in the delayed set. Its hash
-  says status=cancelled and expires after the TTL. A job that is processing, or already
-  finished, is left alone.
+  while its kind is paused), in the delayed set, or a flow's parent waiting for its children.
+  Its hash says status=cancelled and expires after the TTL. A job that is processing, or already
+  finished, is left alone. A cancelled parent's unstarted children are cancelled too, down the
+  tree; a cancelled child fails its parent, or counts as settled, as the parent's
+  on_child_failure says (see lib/flow-children.lua).
 
   KEYS[1]  job: the job's hash
   KEYS[2]  pending: pending list
   KEYS[3]  delayed: delayed sorted set
   KEYS[4]  stats: stats hash
-  KEYS[5]  log: the event log stream (see lib/log-event.lua)
+  KEYS[5]  failed: failed list, where a parent failed by its cancelled child goes
+  KEYS[6]  log: the event log stream (see lib/log-event.lua)
   ARGV[1]  id: the job's id
   ARGV[2]  ttlSeconds: TTL of the cancelled hash in seconds (0 = keep)
   ARGV[3]  channel: events channel ('' = publish nothing)
   ARGV[4]  prefix: the queue's key prefix ("queue:{NAME}:"), for the priority and parked lists (see lib/flow.lua)
-  ARGV[5]  logMaxLen: the event log's cap ('0' = the log is off)
-  ARGV[6]  jobPrefix: job key prefix ("queue:{NAME}:job:"), for the event log
-  ARGV[7]  worker: the cancelling process's id, for the event log ('' = none)
+  ARGV[5]  jobPrefix: job key prefix ("queue:{NAME}:job:"), for the flow's other jobs
+  ARGV[6]  failedTtlSeconds: failed TTL in seconds (0 = keep until trimmed off the history)
+  ARGV[7]  historyCap: failed history cap (-1 = no cap)
+  ARGV[8]  wakeChannel: the wake channel (see lib/due-notice.lua)
+  ARGV[9]  logMaxLen: the event log's cap ('0' = the log is off)
+  ARGV[10] worker: the cancelling process's id, for the event log ('' = none)
   Returns: { CANCELLED } if cancelled, else { NOT_CANCELLED, the status that kept it from being
            cancelled }, with status '' when there is no such job
   Reply:   [code: number, status?: string]
@@ -25,6 +31,7 @@
 --@include lib/job-status.lua
 --@include lib/events.lua
 --@include lib/flow.lua
+--@include lib/dead-letter.lua
 --@include lib/log-event.lua
 
 -- The reply's first value.
@@ -51,12 +58,16 @@ if status == 'pending' then
 elseif status == 'delayed' then
   removed = redis.call('ZREM', KEYS[3], id)
   if removed == 0 then return { NOT_CANCELLED, 'processing' } end
-else
+elseif status ~= 'waiting-children' then
   return { NOT_CANCELLED, status }
 end
-redis.call('HSET', key, 'status', 'cancelled', 'cancelled_at_ms', now_ms())
+local now = now_ms()
+redis.call('HSET', key, 'status', 'cancelled', 'cancelled_at_ms', now)
 if tonumber(ARGV[2]) > 0 then redis.call('EXPIRE', key, tonumber(ARGV[2])) end
-redis.call('HINCRBY', KEYS[4], 'cancelled_total', 1)
 publish_event(ARGV[3], id, 'cancelled')
-log_event(open_log(KEYS[5], ARGV[5], ARGV[6]), id, 'cancelled', nil, ARGV[7], '')
+local flow = { prefix = ARGV[4], job_prefix = ARGV[5], pending = KEYS[2], delayed = KEYS[3], stats = KEYS[4],
+  failed = KEYS[5], cancelled_ttl = tonumber(ARGV[2]), ttl = tonumber(ARGV[6]), cap = tonumber(ARGV[7]),
+  channel = ARGV[3], wake = ARGV[8], now = now }
+redis.call('HINCRBY', KEYS[4], 'cancelled_total', 1 + flow_cancelled(flow, key, id, dead_letter))
+log_event(open_log(KEYS[6], ARGV[9], ARGV[5]), id, 'cancelled', nil, ARGV[10], '')
 return { CANCELLED }

@@ -43,5 +43,5 @@ local out = { now, next_due }
 claim_ready({ pending = KEYS[1], processing = KEYS[2], leases = KEYS[3], stats = KEYS[4], failed = KEYS[6],
   flow = KEYS[7], job_prefix = ARGV[1], prefix = ARGV[9], visibility = tonumber(ARGV[2]), max_attempts = ARGV[3],
   token_base = ARGV[5], ttl = tonumber(ARGV[6]), cap = tonumber(ARGV[7]), channel = ARGV[8], now = now,
-  log = log, worker = ARGV[11] }, tonumber(ARGV[4]), out)
+  log = log, worker = ARGV[11], delayed = KEYS[5] }, tonumber(ARGV[4]), out)
 return out

@@ -62,7 +62,8 @@ local attempts = tonumber(redis.call('HGET', key, 'attempts')) or 0
 local max_attempts = tonumber(redis.call('HGET', key, 'max_attempts')) or tonumber(ARGV[7])
 if ARGV[6] == '1' or attempts >= max_attempts then
   dead_letter({ job_prefix = ARGV[1], failed = KEYS[5], stats = KEYS[7], cap = tonumber(ARGV[9]),
-    ttl = tonumber(ARGV[8]), channel = ARGV[10], now = now, log = log, worker = ARGV[14] }, id, reason, ARGV[15])
+    ttl = tonumber(ARGV[8]), channel = ARGV[10], now = now, pending = KEYS[3], delayed = KEYS[4],
+    wake = ARGV[11], prefix = ARGV[12], log = log, worker = ARGV[14] }, id, reason, ARGV[15])
   return FAIL_DEAD_LETTERED
 end
 

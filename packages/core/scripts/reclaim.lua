@@ -20,7 +20,8 @@
   KEYS[4]  failed: failed list
   KEYS[5]  stats: stats hash
   KEYS[6]  cursor: reclaim cursor (string: how far from the tail of processing the adoption walk is)
-  KEYS[7]  log: the event log stream (see lib/log-event.lua)
+  KEYS[7]  delayed: delayed sorted set, where a flow's parent goes while its run-at is ahead
+  KEYS[8]  log: the event log stream (see lib/log-event.lua)
   ARGV[1]  jobPrefix: job key prefix ("queue:{NAME}:job:")
   ARGV[2]  batch: most expired leases to handle in this call
   ARGV[3]  visibilityMs: default visibility ms, for jobs whose hash has no visibility_ms
@@ -30,8 +31,9 @@
   ARGV[7]  channel: events channel ('' = publish nothing)
   ARGV[8]  scanBudget: most processing entries to examine for foreign claims in this call
   ARGV[9]  prefix: the queue's key prefix ("queue:{NAME}:"), for the flow-control keys (see lib/flow.lua)
-  ARGV[10] logMaxLen: the event log's cap ('0' = the log is off)
-  ARGV[11] worker: the sweeping process's id, for the event log ('' = none)
+  ARGV[10] wakeChannel: the wake channel (see lib/due-notice.lua)
+  ARGV[11] logMaxLen: the event log's cap ('0' = the log is off)
+  ARGV[12] worker: the sweeping process's id, for the event log ('' = none)
   Returns: { {reclaimed ids}, {dead-lettered ids}, {dropped ids}, 1 if more leases are due else 0 }
   Reply:   [reclaimed: string[], deadLettered: string[], dropped: string[], more: number]
 ]]
@@ -51,8 +53,8 @@ local default_max_attempts = tonumber(ARGV[4])
 local scan_budget = tonumber(ARGV[8])
 local now = now_ms()
 local ctx = { job_prefix = job_prefix, failed = KEYS[4], stats = KEYS[5], cap = tonumber(ARGV[6]),
-  ttl = tonumber(ARGV[5]), channel = ARGV[7], now = now, log = open_log(KEYS[7], ARGV[10], job_prefix),
-  worker = ARGV[11] }
+  ttl = tonumber(ARGV[5]), channel = ARGV[7], now = now, pending = KEYS[1], delayed = KEYS[7],
+  wake = ARGV[10], prefix = ARGV[9], log = open_log(KEYS[8], ARGV[11], job_prefix), worker = ARGV[12] }
 local dropped = {}
 
 -- 1. Adopt foreign claims.

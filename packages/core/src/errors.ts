@@ -53,6 +53,11 @@ export const JOBS_ERROR_CODES = {
    * the failed list with a `last_error` that starts with this code.
    */
   EXPIRED: 'JOBS_EXPIRED',
+  /**
+   * A flow's parent failed because one of its children failed for good (dead-lettered or
+   * cancelled): its `last_error` starts with this code and names the child.
+   */
+  CHILD_FAILED: 'JOBS_CHILD_FAILED',
 } as const;
 
 /** One of {@link JOBS_ERROR_CODES}. */

@@ -15,6 +15,7 @@ export type { ClaimOptions } from './commands/claim.ts';
 export type { CompleteAndClaimResult, CompleteOutcome } from './commands/complete.ts';
 export type { EnqueueRequest, EnqueueResult } from './commands/enqueue.ts';
 export type { FailOptions, FailOutcome } from './commands/fail.ts';
+export type { ChildFailurePolicy, ChildResult, FlowJobOptions, FlowRequest, FlowResult } from './commands/flow.ts';
 export type { ReclaimResult } from './commands/reclaim.ts';
 export type { ListState, QueueStats } from './commands/views.ts';
 export type { JobTimeline } from './commands/timeline.ts';

@@ -5,6 +5,7 @@ import { Completer, type CompleteAndClaimResult, type CompleteOutcome } from './
 import { ENQUEUE_BATCH, encodeEnqueue, enqueuePrepared, prepareEnqueueMany, writeEnqueues, type EnqueueRequest, type EnqueueResult, type PreparedEnqueue } from './commands/enqueue.ts';
 import { extendLease, extendLeases } from './commands/extend.ts';
 import { fail, type FailOptions, type FailOutcome } from './commands/fail.ts';
+import { prepareFlow, readChildren, writeFlow, type ChildResult, type FlowRequest, type FlowResult } from './commands/flow.ts';
 import { pause, PauseWatch, resume } from './commands/pause.ts';
 import { progress } from './commands/progress.ts';
 import type { QueueContext } from './commands/queue-context.ts';
@@ -186,6 +187,29 @@ export class JobQueue<P> {
    */
   async enqueueMany(jobs: readonly EnqueueRequest<P>[]): Promise<EnqueueResult[]> {
     return enqueuePrepared(this.#ctx, prepareEnqueueMany(this.#ctx, jobs));
+  }
+
+  /**
+   * Enqueues a flow: a parent job and its children (of any kinds, nested as deep as you like),
+   * in one round trip and one atomic script, all in this queue (one hash slot, so every step of
+   * the flow is atomic). Every payload is validated first: one bad job and nothing is written.
+   * The parent waits in status `waiting-children` until each child has completed, then runs
+   * (after its delay, if any); its handler reads the children's results with {@link children}.
+   * A child that fails for good fails the parent (`JOBS_CHILD_FAILED`), unless the parent says
+   * `onChildFailure: 'ignore'`. Cancelling the parent cancels its unstarted children.
+   * Returns the ids, in the shape of the request.
+   */
+  async enqueueFlow(flow: FlowRequest<P>): Promise<FlowResult> {
+    return writeFlow(this.#ctx, prepareFlow(this.#ctx, flow));
+  }
+
+  /**
+   * The children of flow parent `id`, by child id, each with its kind and status: `completed`
+   * with its result, `failed` or `cancelled` with its error, or `waiting`. `{}` when the job has
+   * no children (or is gone).
+   */
+  children(id: string): Promise<Record<string, ChildResult>> {
+    return readChildren(this.#ctx, id);
   }
 
   /**

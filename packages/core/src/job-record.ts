@@ -9,8 +9,11 @@
  * the attempt's claim time in `first_claimed_at_ms`.
  */
 
-/** The states a job goes through. The recipe has the first four; the rest are ours. */
-export const JOB_STATUSES = ['pending', 'processing', 'completed', 'failed', 'delayed', 'cancelled'] as const;
+/**
+ * The states a job goes through. The recipe has the first four; the rest are ours. A flow's parent
+ * is `waiting-children` (in no list) until its children have settled.
+ */
+export const JOB_STATUSES = ['pending', 'processing', 'completed', 'failed', 'delayed', 'cancelled', 'waiting-children'] as const;
 
 /** A job's status. */
 export type JobStatus = (typeof JOB_STATUSES)[number];

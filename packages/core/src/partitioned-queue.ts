@@ -3,6 +3,7 @@ import type { CancelOutcome } from './commands/cancel.ts';
 import { enqueuePrepared, prepareEnqueue, type EnqueueRequest, type EnqueueResult, type PreparedEnqueue } from './commands/enqueue.ts';
 import { assertListState, type ListState, type QueueStats } from './commands/views.ts';
 import { JobQueue, queueContext, type JobQueueOptions } from './job-queue.ts';
+import type { ChildResult, FlowRequest, FlowResult } from './commands/flow.ts';
 import type { JobRecord } from './job-record.ts';
 import type { EnqueueOptions } from './enqueue-options.ts';
 import { assertJobId, queueKeys, type QueueKeys } from './keys.ts';
@@ -214,6 +215,23 @@ export class PartitionedQueue<P> {
       }),
     );
     return results;
+  }
+
+  /**
+   * Enqueues a flow (see {@link JobQueue.enqueueFlow}) on one partition, the next in the round
+   * robin: a flow's jobs share one hash slot, so it never spans partitions.
+   */
+  async enqueueFlow(flow: FlowRequest<P>): Promise<FlowResult> {
+    const partition = this.partitionFor();
+    await this.ensureLayout();
+    return partition.enqueueFlow(flow);
+  }
+
+  /** The children of flow parent `id` (see {@link JobQueue.children}), from its partition. */
+  async children(id: string): Promise<Record<string, ChildResult>> {
+    assertJobId(id);
+    const partition = this.partitionOf(id) ?? this.partitions[0];
+    return (partition as JobQueue<P>).children(id);
   }
 
   /** The job with this id, from the partition its id names (or, for a foreign id, any). */

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { redisTest as test } from '@jobs/testing';
+import { queueKeysIn, redisTest as test } from '@jobs/testing';
 import { describe, expect, vi } from 'vitest';
 
 const example = readFileSync(new URL('../examples/queue.ts', import.meta.url), 'utf8');
@@ -35,5 +35,24 @@ describe('README example', () => {
     log.mockRestore();
     expect(seen).toEqual(['enqueued #0 by -', 'claimed #1 by example-worker', 'completed #1 by example-worker']);
     expect(timeline).toEqual(['enqueued', 'claimed', 'completed']);
+  });
+});
+
+describe('README flow example', () => {
+  const flowExample = readFileSync(new URL('../examples/flow.ts', import.meta.url), 'utf8');
+
+  test('the README shows examples/flow.ts as it is', () => {
+    expect(readme).toContain(flowExample.trim());
+  });
+
+  test('examples/flow.ts runs: the zip completes after both thumbnails, with their results', async ({ redisUrl, redis }) => {
+    for (const key of await queueKeysIn(redis, 'example-flow')) await redis.del(key);
+    process.env.REDIS_URL = redisUrl;
+    const log = vi.spyOn(console, 'log').mockImplementation(() => undefined);
+    await import('../examples/flow.ts');
+    const [[job]] = log.mock.calls as [[{ status: string; result: { files: unknown[] } }]];
+    log.mockRestore();
+    expect(job.status).toBe('completed');
+    expect(job.result.files).toEqual([{ url: 'https://cdn.example.com/a.png' }, { url: 'https://cdn.example.com/b.png' }]);
   });
 });

@@ -1,6 +1,6 @@
 /**
  * @jobs/producer: what a service that enqueues jobs installs. `createProducer` gives typed,
- * schema-validated `enqueue`, `enqueueMany`, `getJob`, `waitForResult` and `cancel`; the kind
+ * schema-validated `enqueue`, `enqueueMany`, `enqueueFlow`, `getJob`, `waitForResult` and `cancel`; the kind
  * registry, errors and types are re-exported from @jobs/core, so nothing else is needed.
  */
 export { createProducer, Producer } from './producer.ts';
@@ -26,6 +26,8 @@ export {
 export type {
   BackoffPolicy,
   CancelOutcome,
+  ChildFailurePolicy,
+  ChildResult,
   EventFollower,
   EventLogOptions,
   FollowOptions,
@@ -35,6 +37,9 @@ export type {
   LogGap,
   LogItem,
   EnqueueOptions,
+  FlowJobOptions,
+  FlowRequest,
+  FlowResult,
   PartitionedEnqueueOptions,
   EnqueueRequest,
   EnqueueResult,

@@ -3,10 +3,13 @@ import {
   InvalidArgumentError,
   PartitionedQueue,
   type CancelOutcome,
+  type ChildResult,
   type EventFollower,
   type FollowOptions,
   type JobTimeline,
   type EnqueueResult,
+  type FlowRequest,
+  type FlowResult,
   type JobQueue,
   type JobRecord,
   type KindName,
@@ -107,6 +110,24 @@ export class Producer<P> {
     return this.#queue.enqueueMany(jobs);
   }
 
+  /**
+   * Enqueues a flow: a parent job and its children (any kinds, nested), in one round trip and
+   * one atomic script, all in this queue's one hash slot (on a partitioned queue, in one
+   * partition). Every payload is validated first: one bad job and nothing is written. The parent
+   * runs once every child has completed and reads their results (`ctx.children()` in a worker,
+   * {@link children} here); a child that fails for good fails the parent with
+   * `JOBS_CHILD_FAILED`, unless the parent's `options.onChildFailure` is `'ignore'`. Cancelling
+   * the parent cancels its unstarted children. Returns the ids, in the shape of the request.
+   */
+  enqueueFlow(flow: FlowRequest<P>): Promise<FlowResult> {
+    return this.#queue.enqueueFlow(flow);
+  }
+
+  /** The children of flow parent `id` by child id, with their kind and how each settled so far. */
+  children(id: string): Promise<Record<string, ChildResult>> {
+    return this.#queue.children(id);
+  }
+
   /** The job with this id, or null (no such job, or its hash has expired). */
   getJob(id: string): Promise<JobRecord | null> {
     return this.#queue.getJob(id);
@@ -144,7 +165,7 @@ export class Producer<P> {
     return this.#queue.resume(options);
   }
 
-  /** Cancels a job that has not started (pending or delayed). */
+  /** Cancels a job that has not started (pending, delayed, or a flow's parent still waiting: its unstarted children too). */
   cancel(id: string): Promise<CancelOutcome> {
     return this.#queue.cancel(id);
   }

@@ -1,4 +1,4 @@
-import type { KindName, Logger } from '@jobs/core';
+import type { ChildResult, KindName, Logger } from '@jobs/core';
 
 /** What a handler gets beside its payload. */
 export interface JobContext<N extends string = string> {
@@ -34,6 +34,12 @@ export interface JobContext<N extends string = string> {
   progress(value: unknown): Promise<void>;
   /** A logger bound to this job (id, kind, attempt). */
   readonly log: Logger;
+  /**
+   * For a flow's parent: its children by id, each with its kind and how it settled (`completed`
+   * with its `result`; under `onChildFailure: 'ignore'`, `failed` or `cancelled` with its
+   * `error`). One read of the parent's hash per call; `{}` for a job without children.
+   */
+  children(): Promise<Record<string, ChildResult>>;
 }
 
 /**

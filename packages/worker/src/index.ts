@@ -28,6 +28,7 @@ export {
 } from '@jobs/core';
 export type {
   BackoffPolicy,
+  ChildResult,
   Logger,
   ClaimedJob,
   FailOutcome,

@@ -1,4 +1,4 @@
-import { type Logger } from '@jobs/core';
+import { type ChildResult, type Logger } from '@jobs/core';
 import { childLogger } from '@jobs/core/internal';
 import type { Execution } from './execution.ts';
 import type { JobContext } from './handler-map.ts';
@@ -41,5 +41,9 @@ export class HandlerContext implements JobContext {
 
   progress(value: unknown): Promise<void> {
     return this.#execution.lane.queue.progress(this.#execution.job, value);
+  }
+
+  children(): Promise<Record<string, ChildResult>> {
+    return this.#execution.lane.queue.children(this.id);
   }
 }

@@ -1,4 +1,4 @@
-import type { ClaimedJob, CompleteAndClaimResult, FailOutcome, Kinds, ReclaimResult } from '@jobs/core';
+import type { ChildResult, ClaimedJob, CompleteAndClaimResult, FailOutcome, Kinds, ReclaimResult } from '@jobs/core';
 
 /**
  * What the worker's scheduling needs from one queue (or one partition of a partitioned queue):
@@ -24,6 +24,8 @@ export interface LaneQueue {
   extendLease(job: ClaimedJob, leaseMs: number): Promise<number>;
   /** Records a running job's progress; rejects with `JOBS_LOST_CLAIM` when the claim was lost. */
   progress(job: ClaimedJob, value: unknown): Promise<void>;
+  /** A flow parent's children by id, with how each settled (for `ctx.children()`). */
+  children(id: string): Promise<Record<string, ChildResult>>;
   /** Hands claimed jobs back to pending (per job, whether it still held the claim). */
   release(jobs: readonly ClaimedJob[]): Promise<boolean[]>;
   /** One bounded sweep for expired leases. */

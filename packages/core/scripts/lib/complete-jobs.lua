@@ -4,6 +4,7 @@
 --@include lib/history.lua
 --@include lib/now.lua
 --@include lib/log-event.lua
+--@include lib/flow-children.lua
 -- Completes claimed jobs given as (id, token, result JSON) triples in argv from index `first`.
 -- Each completion is fenced: the token must be non-empty and equal the job's claim_token, the
 -- job must be in status processing, and its id must be in the processing list. Then the id
@@ -12,7 +13,8 @@
 -- complete, does nothing), the id goes onto the capped completed history, the hash gets its
 -- TTL, and the recipe's event is published.
 -- ctx: { processing, completed, leases, stats, job_prefix, ttl, cap, channel, only_heard, now,
--- log, worker } (log: see lib/log-event.lua, nil when off)
+-- pending, delayed, wake, log, worker } (pending, delayed and wake start a flow's parent: see
+-- lib/flow-children.lua; log: see lib/log-event.lua, nil when off)
 -- (only_heard '1': skip the events when nobody subscribes; see heard_channel)
 -- With no history kept (cap 0) and none left over from an earlier cap, each hash would be
 -- written and trimmed off again at once: it is deleted outright instead (the same end state).
@@ -23,9 +25,11 @@ local function complete_jobs(ctx, argv, first, out)
   local channel = ctx.channel
   if #argv - first + 1 > 3 then channel = heard_channel(ctx.channel, ctx.only_heard) end
   -- Fenced by token first; then the jobs that hold their claim leave processing in one go.
-  local held = {}
+  local held, parents = {}, {}
   for i = first, #argv, 3 do
-    held[#held + 1] = holds_claim(ctx.job_prefix .. argv[i], argv[i + 1]) and argv[i]
+    local owned, f = holds_claim(ctx.job_prefix .. argv[i], argv[i + 1], 'parent_id')
+    held[#held + 1] = owned and argv[i]
+    parents[#held] = owned and f[3]
   end
   local removed = remove_many_from_list(ctx.processing, held)
   local keep = ctx.cap > 0 or redis.call('LLEN', ctx.completed) > 0
@@ -39,6 +43,9 @@ local function complete_jobs(ctx, argv, first, out)
       local key = ctx.job_prefix .. id
       -- Logged before the hash may be deleted (no history kept): its attempt is read from it.
       log_event(ctx.log, id, 'completed', nil, ctx.worker, '')
+      if parents[n] then
+        flow_child_settled(ctx, id, redis.call('HGET', key, 'kind'), parents[n], 'completed', argv[i + 2])
+      end
       if keep then
         redis.call('HSET', key, 'status', 'completed', 'completed_at_ms', now_text, 'result', argv[i + 2],
           'claim_token', '')

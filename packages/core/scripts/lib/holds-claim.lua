@@ -5,8 +5,9 @@ local NOT_OWNER = 0 --@export
 
 -- True when token is a live claim on the job in `key`: non-empty (an empty token matches
 -- nothing: the recipe's B10), equal to the hash's claim_token, and the job still processing.
-local function holds_claim(key, token)
+-- Also returns the values read: status, claim_token, then any `...` fields asked for with them.
+local function holds_claim(key, token, ...)
   if token == '' then return false end
-  local f = read_hash(key, 'status', 'claim_token')
-  return f ~= nil and f[1] == 'processing' and f[2] == token
+  local f = read_hash(key, 'status', 'claim_token', ...)
+  return f ~= nil and f[1] == 'processing' and f[2] == token, f
 end

@@ -53,7 +53,7 @@ export class Completer<P> {
     this.#ctx = ctx;
     this.#pause = pause;
     const k = ctx.keys;
-    this.#completeKeys = { processing: k.processing, completed: k.completed, leases: k.leases, stats: k.stats, log: k.log };
+    this.#completeKeys = { processing: k.processing, completed: k.completed, leases: k.leases, stats: k.stats, pending: k.pending, delayed: k.delayed, log: k.log };
     this.#completeAndClaimKeys = { pending: k.pending, processing: k.processing, leases: k.leases, stats: k.stats, delayed: k.delayed, completed: k.completed, failed: k.failed, flow: k.flow, log: k.log };
   }
 
@@ -70,6 +70,8 @@ export class Completer<P> {
       historyCap: o.completedHistory,
       channel: this.#ctx.channel,
       onlyHeard: this.#ctx.onlyHeard,
+      wakeChannel: this.#ctx.keys.wake,
+      prefix: this.#ctx.keys.prefix,
       logMaxLen: this.#ctx.logMaxLen,
       worker: this.#ctx.workerId,
       completions: completions(items),
@@ -164,6 +166,7 @@ export class Completer<P> {
         failedTtlSeconds: o.failedTtlSeconds,
         failedHistoryCap: failedHistoryCap(o),
         prefix: ctx.keys.prefix,
+        wakeChannel: ctx.keys.wake,
         logMaxLen: ctx.logMaxLen,
         worker: ctx.workerId,
         completions: completions(accepted),

@@ -28,6 +28,9 @@ export const FAIL_DELAYED = 3;
 /** `FAIL_RETRIED` of the Lua scripts. */
 export const FAIL_RETRIED = 1;
 
+/** `FLOW_WRITTEN` of the Lua scripts. */
+export const FLOW_WRITTEN = 1;
+
 /** `NOT_CANCELLED` of the Lua scripts. */
 export const NOT_CANCELLED = 0;
 

@@ -4,6 +4,7 @@ import { claimScript } from './claim.ts';
 import { completeScript } from './complete.ts';
 import { completeAndClaimScript } from './complete-and-claim.ts';
 import { enqueueScript } from './enqueue.ts';
+import { enqueueFlowScript } from './enqueue-flow.ts';
 import { extendScript } from './extend.ts';
 import { failScript } from './fail.ts';
 import { pauseScript } from './pause.ts';
@@ -31,6 +32,7 @@ export const SCRIPTS = {
   'complete': completeScript,
   'complete-and-claim': completeAndClaimScript,
   'enqueue': enqueueScript,
+  'enqueue-flow': enqueueFlowScript,
   'extend': extendScript,
   'fail': failScript,
   'pause': pauseScript,

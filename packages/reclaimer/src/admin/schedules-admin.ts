@@ -1,5 +1,5 @@
-import { partitionName, recordedPartitions } from '@jobs/core/internal';
 import { defineKinds, JobQueue, type Kinds, type RedisClient, type ScheduleRecord, type ScheduleSpec, type UpsertScheduleResult } from '@jobs/core';
+import { partitionName, recordedPartitions } from '@jobs/core/internal';
 
 const empty = defineKinds({});
 

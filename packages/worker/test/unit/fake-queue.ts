@@ -1,4 +1,4 @@
-import type { ClaimedJob, CompleteAndClaimResult, FailOutcome, ReclaimResult } from '@jobs/core';
+import type { ChildResult, ClaimedJob, CompleteAndClaimResult, FailOutcome, ReclaimResult } from '@jobs/core';
 import { defineKinds, type PayloadTypesOf } from '../../src/index.ts';
 import type { LaneQueue, QueueGroup } from '../../src/lane-queue.ts';
 import type { FakeClock } from './fake-clock.ts';
@@ -180,6 +180,10 @@ export class FakeQueue implements LaneQueue {
 
   progress(): Promise<void> {
     return this.#reply(undefined);
+  }
+
+  children(): Promise<Record<string, ChildResult>> {
+    return Promise.resolve({});
   }
 
   release(jobs: readonly ClaimedJob[]): Promise<boolean[]> {

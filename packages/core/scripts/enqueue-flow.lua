@@ -1,0 +1,116 @@
+#!lua
+--[[
+  enqueue-flow: writes a flow atomically: a tree of jobs in which each parent runs once its
+  children have settled (see lib/flow-children.lua). A job without children is written as
+  enqueue.lua writes one (pending, or delayed); a parent waits in status waiting-children, in
+  no list, with children_left, the children's ids and a waiting entry per child. The tree comes
+  parents first: a job's parent is written before it. Runs only when Redis has memory to spare
+  (no allow-oom flag).
+
+  KEYS[1]   pending: pending list
+  KEYS[2]   delayed: delayed sorted set (member: id, score: due time in ms)
+  KEYS[3]   stats: stats hash
+  ARGV[1]   count: number of jobs N
+  ARGV[2]   jobPrefix: job key prefix ("queue:{NAME}:job:"): a job's hash is this plus its id
+  ARGV[3]   wakeChannel: the wake channel (see lib/due-notice.lua)
+  ARGV[4]   prefix: the queue's key prefix ("queue:{NAME}:"), for the flow-control keys (see lib/flow.lua)
+  ARGV[5..] jobs: per job, 6 values: id, payload JSON, kind, options as in enqueue.lua ('' or
+            "delay ms,run-at ms,max attempts,visibility ms,0,priority,ttl ms,expires-at ms"),
+            the parent's id ('' for the root), and on-child-failure ('fail' or 'ignore'; '' for
+            a job without children)
+  Returns:  FLOW_WRITTEN, also when this same call ran before (the client resent it after a
+            lost reply)
+  Reply:    number
+  Errors:   "JOBS_DUPLICATE_ID <id>" when a job hash with one of the ids exists (nothing is
+            written)
+  Publishes: on the wake channel, the ms until the earliest job it delays is due, when that
+            job is now the first one due (see lib/due-notice.lua)
+]]
+--@include lib/now.lua
+--@include lib/due-notice.lua
+--@include lib/write-job.lua
+--@include lib/flow-children.lua
+
+local FIELDS = 6
+local FIRST_JOB = 5
+local FLOW_WRITTEN = 1 --@export
+local n = tonumber(ARGV[1])
+local job_prefix = ARGV[2]
+local prefix = ARGV[4]
+local now = now_ms()
+local now_text = int_text(now)
+
+-- A resent call finds its root written with the same payload: it was written the first time.
+local root_key = job_prefix .. ARGV[FIRST_JOB]
+if redis.call('EXISTS', root_key) == 1 and redis.call('HGET', root_key, 'payload') == ARGV[FIRST_JOB + 1] then
+  -- Rewriting one value as it is makes this call a write, so a WAIT behind it waits for the flow.
+  redis.call('HSET', root_key, 'id', ARGV[FIRST_JOB])
+  return FLOW_WRITTEN
+end
+
+-- Pass 1: check before writing anything. Children counted per parent.
+local children, ids = {}, {}
+for j = 0, n - 1 do
+  local base = FIRST_JOB + j * FIELDS
+  if redis.call('EXISTS', job_prefix .. ARGV[base]) == 1 then
+    return redis.error_reply('JOBS_DUPLICATE_ID ' .. ARGV[base])
+  end
+  local parent = ARGV[base + 4]
+  if parent ~= '' then
+    children[parent] = (children[parent] or 0) + 1
+    ids[parent] = ids[parent] or {}
+    table.insert(ids[parent], ARGV[base])
+  end
+end
+
+-- Pass 2: write.
+local pushed = {}
+local earliest = nil
+for j = 0, n - 1 do
+  local base = FIRST_JOB + j * FIELDS
+  local id, payload, kind, options = ARGV[base], ARGV[base + 1], ARGV[base + 2], ARGV[base + 3]
+  local parent, on_failure = ARGV[base + 4], ARGV[base + 5]
+  local delay, run_at, max_attempts, visibility, priority, ttl, expires_at = '0', '0', '0', '0', '0', '0', '0'
+  if options ~= '' then
+    delay, run_at, max_attempts, visibility, priority, ttl, expires_at =
+      string.match(options, '^(%d+),(%d+),(%d+),(%d+),0,(-?%d+),(%d+),(%d+)$')
+    if not expires_at then error('enqueue-flow: malformed job options "' .. options .. '"') end
+  end
+  local expiry = tonumber(expires_at)
+  if ttl ~= '0' then expiry = now + tonumber(ttl) end
+  local job_key = job_prefix .. id
+  local due = now + tonumber(delay)
+  if run_at ~= '0' then due = tonumber(run_at) end
+  local waiting = children[id]
+  local status = 'pending'
+  if waiting then status = 'waiting-children' elseif due > now then status = 'delayed' end
+  write_job_hash(job_key, id, payload, kind, status, now_text, max_attempts, visibility)
+  if priority ~= '0' then redis.call('HSET', job_key, 'priority', priority) end
+  if expiry > 0 then redis.call('HSET', job_key, 'expires_at_ms', int_text(expiry)) end
+  if parent ~= '' then
+    redis.call('HSET', job_key, 'parent_id', parent)
+    redis.call('HSET', job_prefix .. parent, 'child:' .. id, flow_entry('waiting', kind))
+  end
+  if waiting then
+    redis.call('HSET', job_key, 'children_left', waiting, 'on_child_failure', on_failure, 'children',
+      cjson.encode(ids[id]))
+    -- Kept for when the children are done (see flow_start_parent).
+    if due > now then redis.call('HSET', job_key, 'run_at_ms', int_text(due)) end
+  elseif status == 'delayed' then
+    local due_text = int_text(due)
+    redis.call('HSET', job_key, 'run_at_ms', due_text)
+    redis.call('ZADD', KEYS[2], due_text, id)
+    if not earliest or due < earliest then earliest = due end
+  elseif priority ~= '0' then
+    push_pending(prefix, KEYS[1], id, priority, false)
+  else
+    pushed[#pushed + 1] = id
+  end
+end
+-- In slices: unpack is bounded by Lua's stack.
+for first = 1, #pushed, 1000 do
+  redis.call('LPUSH', KEYS[1], unpack(pushed, first, math.min(first + 999, #pushed)))
+end
+redis.call('HINCRBY', KEYS[3], 'enqueued_total', n)
+if earliest then notice_due(KEYS[2], ARGV[3], earliest, now) end
+return FLOW_WRITTEN

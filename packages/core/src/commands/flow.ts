@@ -1,0 +1,138 @@
+import type { EnqueueOptions } from '../enqueue-options.ts';
+import { InvalidArgumentError, NotReplicatedError } from '../errors.ts';
+import { enqueueFlowScript } from '../generated/enqueue-flow.ts';
+import type { KindName } from '../kinds.ts';
+import { assertJobId } from '../keys.ts';
+import { withRedisErrors } from '../redis-connection.ts';
+import { encodeEnqueue } from './enqueue.ts';
+import type { QueueContext } from './queue-context.ts';
+
+/** What a parent does when one of its children fails for good (dead-lettered or cancelled). */
+export type ChildFailurePolicy = 'fail' | 'ignore';
+
+/** Options of one job of a flow: those of an enqueue (no idempotency key), and for a parent, `onChildFailure`. */
+export interface FlowJobOptions extends Omit<EnqueueOptions, 'idempotencyKey' | 'idempotencyTtlMs'> {
+  /**
+   * `'fail'` (default): a child that fails for good fails this parent, with last_error
+   * `JOBS_CHILD_FAILED: child <id> ...`, and that failure goes on up the tree. `'ignore'`: the
+   * child counts as settled, its error recorded in the parent's children results. A parent
+   * without this option takes its own parent's policy.
+   */
+  onChildFailure?: ChildFailurePolicy;
+}
+
+/** A flow: a job and the children that must settle before it runs, each a flow itself. */
+export type FlowRequest<P> = {
+  [N in KindName<P>]: { kind: N; payload: P[N]; options?: FlowJobOptions; children?: readonly FlowRequest<P>[] };
+}[KindName<P>];
+
+/** The ids {@link JobQueue.enqueueFlow} gave a flow's jobs, in the shape of the request. */
+export interface FlowResult {
+  readonly id: string;
+  readonly children: readonly FlowResult[];
+}
+
+/** A child's outcome as its parent records it; `status` is `waiting` until the child settles. */
+export type ChildResult =
+  | { readonly status: 'waiting'; readonly kind: string }
+  | { readonly status: 'completed'; readonly kind: string; readonly result: unknown }
+  | { readonly status: 'failed' | 'cancelled'; readonly kind: string; readonly error: string };
+
+/** Most jobs in one flow, and how deep a flow may nest. */
+const MAX_JOBS = 10_000;
+const MAX_DEPTH = 32;
+/** Values per job in the script's `jobs` argument. */
+const FIELDS = 6;
+
+interface Walk<P> {
+  readonly ctx: QueueContext<P>;
+  readonly args: string[];
+  count: number;
+}
+
+/** Checks and encodes one node and its subtree (pre-order: a parent before its children). */
+function encodeNode<P>(walk: Walk<P>, node: FlowRequest<P>, field: string, parentId: string, policy: ChildFailurePolicy, depth: number): FlowResult {
+  if (typeof node !== 'object' || node === null) throw new InvalidArgumentError(field, 'expected { kind, payload, children?, options? }');
+  if (depth > MAX_DEPTH) throw new InvalidArgumentError(field, `a flow nests at most ${MAX_DEPTH} levels`);
+  walk.count += 1;
+  if (walk.count > MAX_JOBS) throw new InvalidArgumentError('flow', `at most ${MAX_JOBS} jobs per flow`);
+  const options = node.options as (FlowJobOptions & { idempotencyKey?: unknown }) | undefined;
+  if (options !== undefined) {
+    if (typeof options !== 'object' || options === null) throw new InvalidArgumentError(`${field}.options`, 'expected an object');
+    if (options.idempotencyKey !== undefined) throw new InvalidArgumentError(`${field}.options.idempotencyKey`, 'a flow job cannot have an idempotency key');
+    if (options.onChildFailure !== undefined && options.onChildFailure !== 'fail' && options.onChildFailure !== 'ignore') {
+      throw new InvalidArgumentError(`${field}.options.onChildFailure`, `expected 'fail' or 'ignore', got ${JSON.stringify(options.onChildFailure)}`);
+    }
+  }
+  const children = node.children ?? [];
+  if (!Array.isArray(children)) throw new InvalidArgumentError(`${field}.children`, 'expected an array');
+  const ownPolicy = options?.onChildFailure ?? policy;
+  const enqueueOptions: FlowJobOptions = { ...options };
+  delete enqueueOptions.onChildFailure;
+  const request = { kind: node.kind, payload: node.payload, ...(options !== undefined && { options: enqueueOptions }) };
+  const prepared = encodeEnqueue(walk.ctx, request as never, `${field}.payload`, `${field}.options`);
+  walk.args.push(...prepared.args, parentId, children.length > 0 ? ownPolicy : '');
+  return {
+    id: prepared.id,
+    children: children.map((child: FlowRequest<P>, i: number) => encodeNode(walk, child, `${field}.children[${i}]`, prepared.id, ownPolicy, depth + 1)),
+  };
+}
+
+/** A flow checked and encoded for the script, nothing written yet. */
+export interface PreparedFlow {
+  readonly tree: FlowResult;
+  readonly args: readonly string[];
+}
+
+/** Checks every job of a flow (kinds, payloads, options) and encodes it, writing nothing. */
+export function prepareFlow<P>(ctx: QueueContext<P>, flow: FlowRequest<P>): PreparedFlow {
+  const walk: Walk<P> = { ctx, args: [], count: 0 };
+  const tree = encodeNode(walk, flow, 'flow', '', 'fail', 1);
+  return { tree, args: walk.args };
+}
+
+/** Writes a prepared flow in one script call. See {@link JobQueue.enqueueFlow}. */
+export async function writeFlow<P>(ctx: QueueContext<P>, flow: PreparedFlow): Promise<FlowResult> {
+  const k = ctx.keys;
+  const argv = enqueueFlowScript.argv(
+    { pending: k.pending, delayed: k.delayed, stats: k.stats },
+    { count: flow.args.length / FIELDS, jobPrefix: k.jobPrefix, wakeChannel: k.wake, prefix: k.prefix, jobs: flow.args as string[] },
+  );
+  const { replicas } = await ctx.scripts.runAcknowledged(enqueueFlowScript, argv, false);
+  const { replicas: required, timeoutMs } = ctx.options.durability;
+  if (replicas !== undefined && replicas < required) {
+    const ids: string[] = [];
+    for (let i = 0; i < flow.args.length; i += FIELDS) ids.push(flow.args[i] as string);
+    throw new NotReplicatedError(`flow ${flow.tree.id}`, replicas, required, timeoutMs, ids);
+  }
+  return flow.tree;
+}
+
+/** Reads a child's entry as the scripts write it (scripts/lib/flow-children.lua). */
+function parseEntry(raw: string): ChildResult {
+  try {
+    return JSON.parse(raw) as ChildResult;
+  } catch {
+    return { status: 'failed', kind: '', error: `unreadable child entry: ${raw.slice(0, 100)}` };
+  }
+}
+
+/**
+ * The children of parent `id` and how each settled, by child id: `{}` for a job without children
+ * (or none at all). See {@link JobQueue.children}.
+ */
+export async function readChildren<P>(ctx: QueueContext<P>, id: string): Promise<Record<string, ChildResult>> {
+  assertJobId(id);
+  await ctx.ready();
+  const key = ctx.keys.job(id);
+  const list = await withRedisErrors(() => ctx.client.hget(key, 'children'));
+  if (list === null) return {};
+  const ids = JSON.parse(list) as string[];
+  const entries = await withRedisErrors(() => ctx.client.hmget(key, ...ids.map((child) => `child:${child}`)));
+  const out: Record<string, ChildResult> = {};
+  ids.forEach((child, i) => {
+    const raw = entries[i];
+    if (raw !== null && raw !== undefined) out[child] = parseEntry(raw);
+  });
+  return out;
+}
