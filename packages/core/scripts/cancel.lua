@@ -12,6 +12,7 @@
   KEYS[3]  delayed: delayed sorted set
   KEYS[4]  stats: stats hash
   KEYS[5]  failed: failed list, where a parent failed by its cancelled child goes
+  KEYS[6]  log: the event log stream (see lib/log-event.lua)
   ARGV[1]  id: the job's id
   ARGV[2]  ttlSeconds: TTL of the cancelled hash in seconds (0 = keep)
   ARGV[3]  channel: events channel ('' = publish nothing)
@@ -20,6 +21,8 @@
   ARGV[6]  failedTtlSeconds: failed TTL in seconds (0 = keep until trimmed off the history)
   ARGV[7]  historyCap: failed history cap (-1 = no cap)
   ARGV[8]  wakeChannel: the wake channel (see lib/due-notice.lua)
+  ARGV[9]  logMaxLen: the event log's cap ('0' = the log is off)
+  ARGV[10] worker: the cancelling process's id, for the event log ('' = none)
   Returns: { CANCELLED } if cancelled, else { NOT_CANCELLED, the status that kept it from being
            cancelled }, with status '' when there is no such job
   Reply:   [code: number, status?: string]
@@ -29,6 +32,7 @@
 --@include lib/events.lua
 --@include lib/flow.lua
 --@include lib/dead-letter.lua
+--@include lib/log-event.lua
 
 -- The reply's first value.
 local CANCELLED = 1 --@export
@@ -67,4 +71,5 @@ local flow = { prefix = ARGV[4], job_prefix = ARGV[5], pending = KEYS[2], delaye
   failed = KEYS[5], cancelled_ttl = tonumber(ARGV[2]), ttl = tonumber(ARGV[6]), cap = tonumber(ARGV[7]),
   channel = ARGV[3], wake = ARGV[8], now = now }
 redis.call('HINCRBY', KEYS[4], 'cancelled_total', 1 + flow_cancelled(flow, key, id, dead_letter))
+log_event(open_log(KEYS[6], ARGV[9], ARGV[5]), id, 'cancelled', nil, ARGV[10], '')
 return { CANCELLED }

@@ -14,6 +14,7 @@
   KEYS[5]   delayed: delayed sorted set
   KEYS[6]   failed: failed list (expired jobs go there)
   KEYS[7]   flow: flow hash (see lib/flow.lua)
+  KEYS[8]   log: the event log stream (see lib/log-event.lua)
   ARGV[1]   jobPrefix: job key prefix ("queue:{NAME}:job:"), in this queue's hash slot
   ARGV[2]   visibilityMs: default visibility ms, for jobs whose hash has no visibility_ms
   ARGV[3]   maxAttempts: default max attempts, stamped on jobs whose hash has no max_attempts
@@ -23,6 +24,8 @@
   ARGV[7]   failedHistoryCap: failed history cap (-1 = no cap)
   ARGV[8]   channel: events channel ('' = publish nothing)
   ARGV[9]   prefix: the queue's key prefix ("queue:{NAME}:"), for the flow-control keys (see lib/flow.lua)
+  ARGV[10]  logMaxLen: the event log's cap ('0' = the log is off)
+  ARGV[11]  worker: the claiming worker's id, for the event log ('' = none)
   Returns:  { now ms, due time of the next delayed job in ms or -1 (CLAIM_PAUSED: the queue is
               paused), then CLAIM_STRIDE values per claimed job: id, token, attempts,
               max_attempts, lease deadline ms, payload, kind, enqueued_at_ms, last_error,
@@ -34,10 +37,11 @@
 --@include lib/claim-jobs.lua
 
 local now = now_ms()
-local _, next_due = promote_due(KEYS[5], KEYS[1], ARGV[1], ARGV[9], 1000, now)
+local log = open_log(KEYS[8], ARGV[10], ARGV[1])
+local _, next_due = promote_due(KEYS[5], KEYS[1], ARGV[1], ARGV[9], 1000, now, log)
 local out = { now, next_due }
 claim_ready({ pending = KEYS[1], processing = KEYS[2], leases = KEYS[3], stats = KEYS[4], failed = KEYS[6],
   flow = KEYS[7], job_prefix = ARGV[1], prefix = ARGV[9], visibility = tonumber(ARGV[2]), max_attempts = ARGV[3],
   token_base = ARGV[5], ttl = tonumber(ARGV[6]), cap = tonumber(ARGV[7]), channel = ARGV[8], now = now,
-  delayed = KEYS[5] }, tonumber(ARGV[4]), out)
+  log = log, worker = ARGV[11], delayed = KEYS[5] }, tonumber(ARGV[4]), out)
 return out

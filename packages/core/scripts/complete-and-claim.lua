@@ -12,6 +12,7 @@
   KEYS[6]   completed: completed list
   KEYS[7]   failed: failed list (expired jobs go there)
   KEYS[8]   flow: flow hash (see lib/flow.lua)
+  KEYS[9]   log: the event log stream (see lib/log-event.lua)
   ARGV[1]   jobPrefix: job key prefix ("queue:{NAME}:job:")
   ARGV[2]   visibilityMs: default visibility ms
   ARGV[3]   maxAttempts: default max attempts
@@ -25,7 +26,9 @@
   ARGV[11]  failedHistoryCap: failed history cap (-1 = no cap)
   ARGV[12]  prefix: the queue's key prefix ("queue:{NAME}:"), for the flow-control keys (see lib/flow.lua)
   ARGV[13]  wakeChannel: the wake channel (see lib/due-notice.lua), for a flow's parent started with a delay
-  ARGV[14..] completions: per job to complete, 3 values: id, claim token, result JSON
+  ARGV[14]  logMaxLen: the event log's cap ('0' = the log is off)
+  ARGV[15]  worker: the worker's id, for the event log ('' = none)
+  ARGV[16..] completions: per job to complete, 3 values: id, claim token, result JSON
   Returns:  { now ms, due time of the next delayed job in ms or -1 (CLAIM_PAUSED: the queue is
               paused), M (jobs given to complete),
               M values CLAIM_DONE (completed) or NOT_OWNER (not the caller's; nothing changed),
@@ -37,20 +40,21 @@
 --@include lib/promote-due.lua
 --@include lib/claim-jobs.lua
 
-local FIRST_COMPLETION = 14
+local FIRST_COMPLETION = 16
 local now = now_ms()
+local log = open_log(KEYS[9], ARGV[14], ARGV[1])
 local out = { now, -1, (#ARGV - FIRST_COMPLETION + 1) / 3 }
 complete_jobs({ processing = KEYS[2], completed = KEYS[6], leases = KEYS[3], stats = KEYS[4],
   job_prefix = ARGV[1], ttl = tonumber(ARGV[6]), cap = tonumber(ARGV[7]), channel = ARGV[8],
-  only_heard = ARGV[9], now = now, pending = KEYS[1], delayed = KEYS[5], wake = ARGV[13], prefix = ARGV[12] },
-  ARGV, FIRST_COMPLETION, out)
+  only_heard = ARGV[9], now = now, pending = KEYS[1], delayed = KEYS[5], wake = ARGV[13], prefix = ARGV[12],
+  log = log, worker = ARGV[15] }, ARGV, FIRST_COMPLETION, out)
 local wanted = tonumber(ARGV[4])
 if wanted > 0 then
-  local _, next_due = promote_due(KEYS[5], KEYS[1], ARGV[1], ARGV[12], 1000, now)
+  local _, next_due = promote_due(KEYS[5], KEYS[1], ARGV[1], ARGV[12], 1000, now, log)
   out[2] = next_due
   claim_ready({ pending = KEYS[1], processing = KEYS[2], leases = KEYS[3], stats = KEYS[4], failed = KEYS[7],
     flow = KEYS[8], job_prefix = ARGV[1], prefix = ARGV[12], visibility = tonumber(ARGV[2]), max_attempts = ARGV[3],
     token_base = ARGV[5], ttl = tonumber(ARGV[10]), cap = tonumber(ARGV[11]), channel = ARGV[8], now = now,
-    delayed = KEYS[5], wake = ARGV[13] }, wanted, out)
+    delayed = KEYS[5], wake = ARGV[13], log = log, worker = ARGV[15] }, wanted, out)
 end
 return out

@@ -11,12 +11,14 @@
   KEYS[1]   pending: pending list
   KEYS[2]   delayed: delayed sorted set (member: id, score: due time in ms)
   KEYS[3]   stats: stats hash
-  KEYS[4..] idempotencyKeys: the idempotency keys of the jobs that have one, in job order
+  KEYS[4]   log: the event log stream (see lib/log-event.lua)
+  KEYS[5..] idempotencyKeys: the idempotency keys of the jobs that have one, in job order
   ARGV[1]   count: number of jobs N
   ARGV[2]   jobPrefix: job key prefix ("queue:{NAME}:job:"): a job's hash is this plus its id
   ARGV[3]   wakeChannel: the wake channel (see lib/due-notice.lua)
   ARGV[4]   prefix: the queue's key prefix ("queue:{NAME}:"), for the flow-control keys (see lib/flow.lua)
-  ARGV[5..] jobs: per job, 4 values: id, payload JSON, kind, options: '' for none, or
+  ARGV[5]   logMaxLen: the event log's cap ('0' = the log is off)
+  ARGV[6..] jobs: per job, 4 values: id, payload JSON, kind, options: '' for none, or
             "delay ms,run-at ms,max attempts,visibility ms,idempotency retention ms,priority,
             ttl ms,expires-at ms", whole numbers (priority may be negative), 0 meaning: no
             delay, use the delay, queue default, queue default, no key, the default priority,
@@ -34,9 +36,10 @@
 --@include lib/due-notice.lua
 --@include lib/write-job.lua
 --@include lib/flow.lua
+--@include lib/log-event.lua
 
 local FIELDS = 4
-local FIRST_JOB = 5
+local FIRST_JOB = 6
 local ENQUEUE_WRITTEN = 1 --@export
 local ENQUEUE_HELD = 0 --@export
 local n = tonumber(ARGV[1])
@@ -44,6 +47,7 @@ local job_prefix = ARGV[2]
 local prefix = ARGV[4]
 local now = now_ms()
 local now_text = int_text(now)
+local log = open_log(KEYS[4], ARGV[5], job_prefix)
 
 -- A job's options (see ARGV): delay, run-at, max attempts and visibility as text, the
 -- idempotency retention as a number, the priority as text, and the expiry (ms, 0 = none).
@@ -81,7 +85,7 @@ local by_level, levels = {}, {}
 local written = 0
 -- The earliest due time of the jobs this call delays: waiting workers hear of it (see due-notice.lua).
 local earliest = nil
-local idem_index = 4
+local idem_index = 5
 for j = 0, n - 1 do
   local base = FIRST_JOB + j * FIELDS
   local id, payload, kind = ARGV[base], ARGV[base + 1], ARGV[base + 2]
@@ -137,6 +141,7 @@ for j = 0, n - 1 do
       pushed[#pushed + 1] = id
     end
     written = written + 1
+    log_event(log, id, 'enqueued', '0', '', '')
     out[#out + 1] = id
     out[#out + 1] = ENQUEUE_WRITTEN
   end

@@ -13,6 +13,7 @@
   KEYS[5]  failed: failed list
   KEYS[6]  leases: lease index sorted set
   KEYS[7]  stats: stats hash
+  KEYS[8]  log: the event log stream (see lib/log-event.lua)
   ARGV[1]  jobPrefix: job key prefix ("queue:{NAME}:job:"), for ids trimmed off the failed history
   ARGV[2]  id: id
   ARGV[3]  token: claim token
@@ -25,6 +26,9 @@
   ARGV[10] channel: events channel ('' = publish nothing)
   ARGV[11] wakeChannel: the wake channel (see lib/due-notice.lua)
   ARGV[12] prefix: the queue's key prefix ("queue:{NAME}:"), for the flow-control keys (see lib/flow.lua)
+  ARGV[13] logMaxLen: the event log's cap ('0' = the log is off)
+  ARGV[14] worker: the worker's id, for the event log ('' = none)
+  ARGV[15] errorCode: the error's code, for the event log ('' = none)
   Returns: NOT_OWNER (nothing changed) | FAIL_RETRIED (back on pending now) | FAIL_DEAD_LETTERED |
            FAIL_DELAYED (retry scheduled)
   Reply:   number
@@ -41,6 +45,7 @@
 --@include lib/due-notice.lua
 --@include lib/flow.lua
 --@include lib/free-slots.lua
+--@include lib/log-event.lua
 
 -- The outcomes besides NOT_OWNER.
 local FAIL_RETRIED = 1 --@export
@@ -52,6 +57,7 @@ local owned = holds_claim(key, token) and remove_from_list(KEYS[2], id) == 1
 if not owned then return NOT_OWNER end
 
 local now = now_ms()
+local log = open_log(KEYS[8], ARGV[13], ARGV[1])
 redis.call('ZREM', KEYS[6], id)
 local f = redis.call('HMGET', key, 'attempts', 'max_attempts', 'slots', 'priority', 'group')
 local attempts = tonumber(f[1]) or 0
@@ -63,7 +69,7 @@ end
 if ARGV[6] == '1' or attempts >= max_attempts then
   dead_letter({ job_prefix = ARGV[1], failed = KEYS[5], stats = KEYS[7], cap = tonumber(ARGV[9]),
     ttl = tonumber(ARGV[8]), channel = ARGV[10], now = now, pending = KEYS[3], delayed = KEYS[4],
-    wake = ARGV[11], prefix = ARGV[12] }, id, reason)
+    wake = ARGV[11], prefix = ARGV[12], log = log, worker = ARGV[14] }, id, reason, ARGV[15])
   return FAIL_DEAD_LETTERED
 end
 
@@ -72,6 +78,7 @@ redis.call('HSET', key, 'claim_token', '', 'claimed_at_ms', 0, 'last_error', rea
 redis.call('HDEL', key, 'lease_expires_at_ms', 'first_claimed_at_ms')
 redis.call('HINCRBY', KEYS[7], 'retried_total', 1)
 publish_event(ARGV[10], id, 'retry')
+log_event(log, id, 'retried', attempts, ARGV[14], ARGV[15])
 local delay = tonumber(ARGV[5])
 if delay > 0 then
   redis.call('HSET', key, 'status', 'delayed', 'run_at_ms', now + delay)

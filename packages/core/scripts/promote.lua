@@ -6,9 +6,11 @@
 
   KEYS[1]  delayed: delayed sorted set
   KEYS[2]  pending: pending list
+  KEYS[3]  log: the event log stream (see lib/log-event.lua)
   ARGV[1]  jobPrefix: job key prefix ("queue:{NAME}:job:")
   ARGV[2]  batch: most jobs to promote in this call
   ARGV[3]  prefix: the queue's key prefix ("queue:{NAME}:"), for the flow-control keys (see lib/flow.lua)
+  ARGV[4]  logMaxLen: the event log's cap ('0' = the log is off)
   Returns: { promoted count, due time of the next delayed job in ms or -1, now ms }
   Reply:   [promoted: number, nextDueMs: number, nowMs: number]
 ]]
@@ -16,5 +18,5 @@
 --@include lib/promote-due.lua
 
 local now = now_ms()
-local promoted, next_due = promote_due(KEYS[1], KEYS[2], ARGV[1], ARGV[3], tonumber(ARGV[2]), now)
+local promoted, next_due = promote_due(KEYS[1], KEYS[2], ARGV[1], ARGV[3], tonumber(ARGV[2]), now, open_log(KEYS[3], ARGV[4], ARGV[1]))
 return { promoted, next_due, now }

@@ -12,6 +12,7 @@
   KEYS[4]  leases: lease index sorted set
   KEYS[5]  stats: stats hash
   KEYS[6]  flow: flow hash (see lib/limits.lua)
+  KEYS[7]  log: the event log stream (see lib/log-event.lua)
   ARGV[1]  jobPrefix: job key prefix ("queue:{NAME}:job:")
   ARGV[2]  id: the job's id
   ARGV[3]  token: claim token
@@ -19,6 +20,8 @@
   ARGV[5]  error: the reason (stored as last_error)
   ARGV[6]  channel: events channel ('' = publish nothing)
   ARGV[7]  prefix: the queue's key prefix ("queue:{NAME}:"), for the flow-control keys (see lib/flow.lua)
+  ARGV[8]  logMaxLen: the event log's cap ('0' = the log is off)
+  ARGV[9]  worker: the worker's id, for the event log ('' = none)
   Returns: NOT_OWNER (nothing changed), else the time (ms) until which the kind is held
   Reply:   number
 ]]
@@ -29,6 +32,7 @@
 --@include lib/events.lua
 --@include lib/flow.lua
 --@include lib/free-slots.lua
+--@include lib/log-event.lua
 
 local key, id = KEYS[1], ARGV[2]
 if not (holds_claim(key, ARGV[3]) and remove_from_list(KEYS[2], id) == 1) then return NOT_OWNER end
@@ -55,4 +59,5 @@ if f[4] then free_slots({ prefix = ARGV[7], job_prefix = ARGV[1], pending = KEYS
 push_pending(ARGV[7], KEYS[3], id, f[2], true, f[3])
 redis.call('HINCRBY', KEYS[5], 'rate_limited_total', 1)
 publish_event(ARGV[6], id, 'released')
+log_event(open_log(KEYS[7], ARGV[8], ARGV[1]), id, 'released', nil, ARGV[9], 'RATE_LIMITED')
 return until_ms

@@ -21,6 +21,7 @@
   KEYS[5]  stats: stats hash
   KEYS[6]  cursor: reclaim cursor (string: how far from the tail of processing the adoption walk is)
   KEYS[7]  delayed: delayed sorted set, where a flow's parent goes while its run-at is ahead
+  KEYS[8]  log: the event log stream (see lib/log-event.lua)
   ARGV[1]  jobPrefix: job key prefix ("queue:{NAME}:job:")
   ARGV[2]  batch: most expired leases to handle in this call
   ARGV[3]  visibilityMs: default visibility ms, for jobs whose hash has no visibility_ms
@@ -31,6 +32,8 @@
   ARGV[8]  scanBudget: most processing entries to examine for foreign claims in this call
   ARGV[9]  prefix: the queue's key prefix ("queue:{NAME}:"), for the flow-control keys (see lib/flow.lua)
   ARGV[10] wakeChannel: the wake channel (see lib/due-notice.lua)
+  ARGV[11] logMaxLen: the event log's cap ('0' = the log is off)
+  ARGV[12] worker: the sweeping process's id, for the event log ('' = none)
   Returns: { {reclaimed ids}, {dead-lettered ids}, {dropped ids}, 1 if more leases are due else 0 }
   Reply:   [reclaimed: string[], deadLettered: string[], dropped: string[], more: number]
 ]]
@@ -42,6 +45,7 @@
 --@include lib/dead-letter.lua
 --@include lib/flow.lua
 --@include lib/free-slots.lua
+--@include lib/log-event.lua
 
 local job_prefix = ARGV[1]
 local batch = tonumber(ARGV[2])
@@ -51,7 +55,7 @@ local scan_budget = tonumber(ARGV[8])
 local now = now_ms()
 local ctx = { job_prefix = job_prefix, failed = KEYS[4], stats = KEYS[5], cap = tonumber(ARGV[6]),
   ttl = tonumber(ARGV[5]), channel = ARGV[7], now = now, pending = KEYS[1], delayed = KEYS[7],
-  wake = ARGV[10], prefix = ARGV[9] }
+  wake = ARGV[10], prefix = ARGV[9], log = open_log(KEYS[8], ARGV[11], job_prefix), worker = ARGV[12] }
 local dropped = {}
 
 -- 1. Adopt foreign claims.
@@ -100,13 +104,14 @@ for _, id in ipairs(expired) do
     end
     if attempts >= max_attempts then
       dead_letter(ctx, id, 'lease expired on attempt ' .. attempts .. ' of ' .. max_attempts ..
-        ': the worker stopped renewing it (crashed, hung or lost its connection)')
+        ': the worker stopped renewing it (crashed, hung or lost its connection)', 'LEASE_EXPIRED')
       dead[#dead + 1] = id
     else
       redis.call('HSET', key, 'status', 'pending', 'claim_token', '', 'claimed_at_ms', 0,
         'reclaimed_at_ms', now)
       redis.call('HDEL', key, 'lease_expires_at_ms', 'first_claimed_at_ms')
       publish_event(ctx.channel, id, 'reclaimed')
+      log_event(ctx.log, id, 'reclaimed', attempts, ctx.worker, 'LEASE_EXPIRED')
       reclaimed[#reclaimed + 1] = { id, f[4], f[5] }
     end
   end

@@ -9,12 +9,15 @@
   KEYS[2]   pending: pending list
   KEYS[3]   leases: lease index sorted set
   KEYS[4]   stats: stats hash
-  KEYS[5..] jobs: the job hash of each job, in the order of the ARGV pairs
+  KEYS[5]   log: the event log stream (see lib/log-event.lua)
+  KEYS[6..] jobs: the job hash of each job, in the order of the ARGV pairs
   ARGV[1]   channel: events channel ('' = publish nothing)
   ARGV[2]   prefix: the queue's key prefix ("queue:{NAME}:"), for the flow-control keys (see lib/flow.lua)
-  ARGV[3]   jobPrefix: job key prefix ("queue:{NAME}:job:"), for the job a freed running slot
-            goes to (see lib/free-slots.lua)
-  ARGV[4..] claims: per job, 2 values: id, claim token
+  ARGV[3]   logMaxLen: the event log's cap ('0' = the log is off)
+  ARGV[4]   jobPrefix: job key prefix ("queue:{NAME}:job:"), for the event log and the job a
+            freed running slot goes to (see lib/free-slots.lua)
+  ARGV[5]   worker: the worker's id, for the event log ('' = none)
+  ARGV[6..] claims: per job, 2 values: id, claim token
   Returns:  per job CLAIM_DONE if released, NOT_OWNER if the caller does not own the job
             (nothing changed)
   Reply:    number[]
@@ -26,13 +29,15 @@
 --@include lib/events.lua
 --@include lib/flow.lua
 --@include lib/free-slots.lua
+--@include lib/log-event.lua
 
 local now_text = int_text(now_ms())
 local out, released = {}, {}
-local slots_ctx = { prefix = ARGV[2], job_prefix = ARGV[3], pending = KEYS[2] }
-for j = 0, (#ARGV - 3) / 2 - 1 do
-  local id, token = ARGV[4 + j * 2], ARGV[5 + j * 2]
-  local key = KEYS[5 + j]
+local log = open_log(KEYS[5], ARGV[3], ARGV[4])
+local slots_ctx = { prefix = ARGV[2], job_prefix = ARGV[4], pending = KEYS[2] }
+for j = 0, (#ARGV - 5) / 2 - 1 do
+  local id, token = ARGV[6 + j * 2], ARGV[7 + j * 2]
+  local key = KEYS[6 + j]
   local owned = holds_claim(key, token) and remove_from_list(KEYS[1], id) == 1
   if owned then
     redis.call('ZREM', KEYS[3], id)
@@ -46,6 +51,7 @@ for j = 0, (#ARGV - 3) / 2 - 1 do
     redis.call('HDEL', key, 'lease_expires_at_ms', 'first_claimed_at_ms', 'slots')
     if f[4] then free_slots(slots_ctx, id, f[4]) end
     publish_event(ARGV[1], id, 'released')
+    log_event(log, id, 'released', nil, ARGV[5], '')
     released[#released + 1] = { id, f[2], f[3] }
     out[#out + 1] = CLAIM_DONE
   else

@@ -8,22 +8,28 @@
   KEYS[1]   failed: failed list
   KEYS[2]   pending: pending list
   KEYS[3]   stats: stats hash
-  KEYS[4..] jobs: the job hash of each id, in the order of the ids
+  KEYS[4]   log: the event log stream (see lib/log-event.lua)
+  KEYS[5..] jobs: the job hash of each id, in the order of the ids
   ARGV[1]   prefix: the queue's key prefix ("queue:{NAME}:"), for the flow-control keys (see lib/flow.lua)
-  ARGV[2..] ids: job ids
+  ARGV[2]   logMaxLen: the event log's cap ('0' = the log is off)
+  ARGV[3]   jobPrefix: job key prefix ("queue:{NAME}:job:"), for the event log
+  ARGV[4]   worker: the redriving process's id, for the event log ('' = none)
+  ARGV[5..] ids: job ids
   Returns:  per id REDRIVEN, else the job's status ('' when there is no such job)
   Reply:    (number | string)[]
 ]]
 --@include lib/remove-from-list.lua
 --@include lib/job-status.lua
 --@include lib/flow.lua
+--@include lib/log-event.lua
 
 local REDRIVEN = 1 --@export
 
 local out = {}
 local redriven, dropped = 0, 0
-for j = 2, #ARGV do
-  local id, key = ARGV[j], KEYS[2 + j]
+local log = open_log(KEYS[4], ARGV[2], ARGV[3])
+for j = 5, #ARGV do
+  local id, key = ARGV[j], KEYS[j]
   local status = job_status(key)
   if status == 'failed' then
     remove_from_list(KEYS[1], id)
@@ -33,6 +39,7 @@ for j = 2, #ARGV do
     local f = redis.call('HMGET', key, 'priority', 'group')
     push_pending(ARGV[1], KEYS[2], id, f[1], false, f[2])
     redriven = redriven + 1
+    log_event(log, id, 'redriven', '0', ARGV[4], '')
     out[#out + 1] = REDRIVEN
   else
     -- An expired failed job: its id leaves the list, and the loss is counted (as tidy does).

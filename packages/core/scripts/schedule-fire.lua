@@ -11,10 +11,12 @@
   KEYS[2]   due: due sorted set (member: schedule id, score: next run ms)
   KEYS[3]   pending: pending list
   KEYS[4]   stats: stats hash
+  KEYS[5]   log: the event log stream (see lib/log-event.lua)
   ARGV[1]   jobPrefix: job key prefix ("queue:{NAME}:job:")
   ARGV[2]   revision: the schedule's revision, as the caller read it
   ARGV[3]   tick: the schedule's next run ms, as the caller read it
   ARGV[4]   followingMs: the run after it, ms, computed by the caller; -1 when there is none
+  ARGV[5]   logMaxLen: the event log's cap ('0' = the log is off)
   Returns:  { outcome, now ms, job id or '' }, outcome one of: 'fired'; 'stale' (removed,
             paused, changed, or the tick already run: read it again); 'early' (not due by Redis
             time); 'behind' (ARGV[4] is not after now: compute it again from now). Only 'fired'
@@ -32,7 +34,7 @@ if tick > now then return { 'early', now, '' } end
 local following = tonumber(ARGV[4])
 if following >= 0 and following <= now then return { 'behind', now, '' } end
 
-local job_id = run_schedule_tick(KEYS[1], KEYS[3], KEYS[4], ARGV[1], tick, now)
+local job_id = run_schedule_tick(KEYS[1], KEYS[3], KEYS[4], ARGV[1], tick, now, open_log(KEYS[5], ARGV[5], ARGV[1]))
 local limit = tonumber(s[4] or '0')
 if following < 0 or (limit > 0 and tonumber(s[5] or '0') + 1 >= limit) then
   redis.call('HSET', KEYS[1], 'status', 'done', 'next_run_ms', '')

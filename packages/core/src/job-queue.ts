@@ -1,4 +1,3 @@
-import { Cluster } from 'ioredis';
 import { cancel, type CancelOutcome } from './commands/cancel.ts';
 import { Claimer, type ClaimOptions } from './commands/claim.ts';
 import { Completer, type CompleteAndClaimResult, type CompleteOutcome } from './commands/complete.ts';
@@ -9,24 +8,24 @@ import { limits, rateLimited, setLimits } from './commands/limits.ts';
 import { prepareFlow, readChildren, writeFlow, type ChildResult, type FlowRequest, type FlowResult } from './commands/flow.ts';
 import { pause, PauseWatch, resume } from './commands/pause.ts';
 import { progress } from './commands/progress.ts';
-import { checkAtStart, type QueueContext } from './commands/queue-context.ts';
+import type { QueueContext } from './commands/queue-context.ts';
 import { reclaimStuck, type ReclaimResult } from './commands/reclaim.ts';
 import { release } from './commands/release.ts';
 import { retry, retryFailed } from './commands/retry.ts';
+import { timeline, type JobTimeline } from './commands/timeline.ts';
 import { promoteDue, purge, tidyHistory } from './commands/tidy.ts';
 import { getJob, list, stats, type ListState, type QueueStats } from './commands/views.ts';
 import type { EnqueueOptions } from './enqueue-options.ts';
-import { InvalidArgumentError, JOBS_ERROR_CODES, JobsError } from './errors.ts';
+import type { EventFollower, FollowOptions } from './event-follower.ts';
 import type { ClaimedJob, JobRecord } from './job-record.ts';
-import { queueKeys, type QueueKeys } from './keys.ts';
+import type { QueueKeys } from './keys.ts';
 import type { KindName, Kinds } from './kinds.ts';
 import type { LimitsState, QueueLimits } from './limits.ts';
-import { resolveQueueOptions, type JobQueueOptions, type ResolvedQueueOptions } from './queue-options.ts';
-import { closeClient, connectRedis, duplicateClient, type RedisClient } from './redis-connection.ts';
+import { QueueConnection } from './queue-connection.ts';
+import type { JobQueueOptions, ResolvedQueueOptions } from './queue-options.ts';
+import type { RedisClient } from './redis-connection.ts';
 import { Schedules } from './schedules/schedules.ts';
-import { ScriptSender } from './script-sender.ts';
 import { TickBatcher } from './tick-batcher.ts';
-import { WorkWaiter } from './wait-for-work.ts';
 import { assertWholeNumber } from './whole-number.ts';
 
 export type { JobQueueOptions } from './queue-options.ts';
@@ -61,59 +60,34 @@ export class JobQueue<P> {
   readonly options: ResolvedQueueOptions;
   /** The client every command but the blocking wait goes through. */
   readonly client: RedisClient;
-  readonly #owned: boolean;
-  readonly #waiter: WorkWaiter;
-  readonly #scripts: ScriptSender;
+  /** The connection, waits, start-up checks and closing behind the verbs. */
+  readonly #conn: QueueConnection<P>;
   readonly #ctx: QueueContext<P>;
   readonly #claimer: Claimer<P>;
   readonly #completer: Completer<P>;
-  /** What the last claim said of the queue's pause: a paused queue's waits block on its resume list. */
+  /** What the last claim said of the queue's pause and rate limit, and when its next job is due. */
   readonly #pause: PauseWatch;
   #schedules: Schedules<P> | undefined;
   /** Single enqueues of one tick, written in one script call. */
   readonly #enqueues: TickBatcher<PreparedEnqueue, EnqueueResult>;
-  #started: Promise<unknown> | undefined;
-  #closed = false;
 
   static {
     contextOf = (queue) => queue.#ctx;
   }
 
   constructor(options: JobQueueOptions<P>) {
-    if (typeof options !== 'object' || options === null) throw new InvalidArgumentError('options', 'expected an object');
-    this.keys = queueKeys(options.queue);
-    this.name = options.queue;
-    if (options.kinds === undefined || typeof options.kinds.validate !== 'function') {
-      throw new InvalidArgumentError('kinds', 'expected a registry made with defineKinds()');
-    }
-    this.kinds = options.kinds;
-    this.options = resolveQueueOptions(options);
-    const idSuffix = options.idSuffix ?? '';
-    if (idSuffix !== '' && !/^[A-Za-z0-9._:-]{1,16}$/.test(idSuffix)) throw new InvalidArgumentError('idSuffix', 'expected 1 to 16 letters, digits, ".", "_", "-" or ":"');
-    const commandTimeoutMs = assertWholeNumber('commandTimeoutMs', options.commandTimeoutMs ?? 10_000, 100, 3_600_000);
-    const { client, owned } = connectRedis(options.redis, options.connectionName ?? `jobs:${options.queue}`, { commandTimeout: commandTimeoutMs });
-    this.client = client;
-    this.#owned = owned;
-    // A blocking wait must end well within the command timeout, or the timeout would cut it off.
-    this.#waiter = new WorkWaiter(() => duplicateClient(client), this.keys.pending, Math.min(5_000, Math.floor(commandTimeoutMs / 2)));
-    const ready = (): Promise<unknown> => this.#ensureReady();
-    this.#scripts = new ScriptSender(client, this.options.durability, ready);
-    this.#ctx = Object.freeze({ name: this.name, client, keys: this.keys, kinds: this.kinds, options: this.options, scripts: this.#scripts,
-      channel: this.options.events ? this.keys.events : '', onlyHeard: client instanceof Cluster ? '0' : '1', idSuffix, ready });
+    const conn = new QueueConnection(options);
+    this.#conn = conn;
+    this.#ctx = conn.ctx;
+    this.name = conn.keys.name;
+    this.keys = conn.keys;
+    this.kinds = conn.kinds;
+    this.options = conn.options;
+    this.client = conn.client;
     this.#pause = new PauseWatch(this.keys);
-    this.#claimer = new Claimer(this.#ctx, this.#waiter, () => this.#closed, this.#pause);
+    this.#claimer = new Claimer(this.#ctx, conn.waiter, () => conn.closed, this.#pause);
     this.#completer = new Completer(this.#ctx, this.#pause);
     this.#enqueues = new TickBatcher((jobs) => writeEnqueues(this.#ctx, jobs), ENQUEUE_BATCH);
-  }
-
-  /** Runs the queue's start-up checks once (see {@link checkAtStart}). */
-  #ensureReady(): Promise<unknown> {
-    if (this.#closed) return Promise.reject(new JobsError(JOBS_ERROR_CODES.CLOSED, `queue ${this.name} is closed`));
-    this.#started ??= checkAtStart(this.client, this.keys).catch((error: unknown) => {
-      this.#started = undefined;
-      throw error;
-    });
-    return this.#started;
   }
 
   /**
@@ -175,8 +149,8 @@ export class JobQueue<P> {
    */
   async waitForWork(timeoutMs: number, signal?: AbortSignal): Promise<void> {
     assertWholeNumber('timeoutMs', timeoutMs, 0, 3_600_000);
-    await this.#ensureReady();
-    await this.#waiter.wait(this.#pause.bound(timeoutMs), signal, this.#pause.waitKey);
+    await this.#ctx.ready();
+    await this.#conn.waiter.wait(this.#pause.bound(timeoutMs), signal, this.#pause.waitKey);
   }
 
   /**
@@ -321,6 +295,28 @@ export class JobQueue<P> {
     return list(this.#ctx, state, options);
   }
 
+  /**
+   * Follows the queue's event log (see {@link QueueOptions.eventLog}) from `from`: `'$'` (the
+   * default) after the newest event when this call resolves, `'0'` from the oldest one kept, or
+   * after a stream id, such as the `id` of the last event a follower delivered. The follower
+   * is an async iterable on a connection of its own: it waits in Redis while caught up, reads on
+   * from its last delivered id after a lost connection (no event twice, none skipped), and
+   * delivers a `gap` item when the capped log was trimmed past its cursor. Stop it with
+   * `close()`, `signal`, or by breaking out of the loop; closing the queue closes it too.
+   */
+  events(options: FollowOptions = {}): Promise<EventFollower> {
+    return this.#conn.follow(options);
+  }
+
+  /**
+   * A job's own events from the event log, oldest first (at most its last 64, or `limit`), read
+   * in one step from the ids its hash keeps: no scan of the log. Null when there is no such job
+   * (or its hash has expired); `events` is empty when the log is off.
+   */
+  timeline(id: string, options: { limit?: number } = {}): Promise<JobTimeline | null> {
+    return timeline(this.#ctx, id, options);
+  }
+
   /** Depths, counters and the oldest pending job's age, in one consistent snapshot. */
   stats(): Promise<QueueStats> {
     return stats(this.#ctx);
@@ -383,13 +379,9 @@ export class JobQueue<P> {
     return progress(this.#ctx, job, value);
   }
 
-  /** Stops waits in flight and closes the connections this queue opened (not yours). */
-  async close(): Promise<void> {
-    if (this.#closed) return;
-    this.#closed = true;
-    this.#scripts.close();
-    this.#waiter.close();
-    if (this.#owned) await closeClient(this.client);
+  /** Stops waits in flight and closes the event-log followers and the connections this queue opened (not yours). */
+  close(): Promise<void> {
+    return this.#conn.close();
   }
 }
 

@@ -20,6 +20,7 @@ import { InvalidArgumentError } from './errors.ts';
  * | `queue:{NAME}:leases` | sorted set: claimed id, scored by lease deadline (ms) | ours |
  * | `queue:{NAME}:delayed` | sorted set: id waiting for its time, scored by due time (ms) | ours |
  * | `queue:{NAME}:idem:<key>` | string: id of the job holding an idempotency key | ours |
+ * | `queue:{NAME}:log` | stream: the durable event log, one entry per state change, capped (when the queue's `eventLog` is on) | ours |
  * | `queue:{NAME}:reclaim-cursor` | string: where the sweep for foreign claims is | ours |
  * | `queue:{NAME}:partitions` | string: the partition count of a partitioned queue `NAME`, whose partitions are the queues `NAME:p0`... | ours |
  * | `queue:{NAME}:schedules` | sorted set: every schedule's id (score 0, so in id order) | ours |
@@ -54,6 +55,8 @@ export interface QueueKeys {
   readonly leases: string;
   readonly stats: string;
   readonly reclaimCursor: string;
+  /** The event log stream (written only when the queue's `eventLog` is on). */
+  readonly log: string;
   /** The partition count of a partitioned queue of this name (its partitions are other queues). */
   readonly partitions: string;
   /** The flow-control hash: pause state and whether other priorities are in use. */
@@ -172,6 +175,7 @@ export function queueKeys(name: string): QueueKeys {
     leases: `${prefix}leases`,
     stats: `${prefix}stats`,
     reclaimCursor: `${prefix}reclaim-cursor`,
+    log: `${prefix}log`,
     partitions: `${prefix}partitions`,
     flow: `${prefix}${FLOW_KEY_SUFFIXES.flow}`,
     priorities: `${prefix}${FLOW_KEY_SUFFIXES.priorities}`,

@@ -11,6 +11,8 @@ import type { KindName, Kinds } from './kinds.ts';
 import type { LimitsState, QueueLimits } from './limits.ts';
 import { partitionIdSuffix, partitionNames, partitionOfId, partitionOfKey } from './partitions.ts';
 import { resolveQueueOptions } from './queue-options.ts';
+import type { JobTimeline } from './commands/timeline.ts';
+import type { EventFollower, FollowOptions } from './event-follower.ts';
 import { closeClient, connectRedis, withRedisErrors, type RedisClient } from './redis-connection.ts';
 import { assertWholeNumber } from './whole-number.ts';
 
@@ -242,6 +244,28 @@ export class PartitionedQueue<P> {
     if (partition) return partition.getJob(id);
     const found = await Promise.all(this.partitions.map((queue) => queue.getJob(id)));
     return found.find((job) => job !== null) ?? null;
+  }
+
+  /**
+   * Follows the event log (see {@link JobQueue.events}). Each partition keeps its own log: a
+   * partitioned queue needs `partition` (0-based), a plain one takes none.
+   */
+  async events(options: FollowOptions & { partition?: number } = {}): Promise<EventFollower> {
+    const { partition, ...follow } = options;
+    if (partition === undefined && this.partitions.length > 1) {
+      throw new InvalidArgumentError('partition', `queue "${this.name}" has ${this.partitions.length} partitions, each with its own event log: pick one (0 to ${this.partitions.length - 1})`);
+    }
+    const index = assertWholeNumber('partition', partition ?? 0, 0, this.partitions.length - 1);
+    return (this.partitions[index] as JobQueue<P>).events(follow);
+  }
+
+  /** A job's own events (see {@link JobQueue.timeline}), from the partition that holds it. */
+  async timeline(id: string, options: { limit?: number } = {}): Promise<JobTimeline | null> {
+    assertJobId(id);
+    const partition = this.partitionOf(id);
+    if (partition) return partition.timeline(id, options);
+    const found = await Promise.all(this.partitions.map((queue) => queue.timeline(id, options)));
+    return found.find((timeline) => timeline !== null) ?? null;
   }
 
   /** Cancels a job that has not started, on the partition that holds it. */

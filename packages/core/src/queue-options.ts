@@ -24,6 +24,12 @@ export interface JobQueueOptions<P> extends QueueOptions {
    * ids with `.p<N>`, so a job's partition can be told from its id). Default none.
    */
   idSuffix?: string;
+  /**
+   * This process's id in the event log (see {@link QueueOptions.eventLog}): the `worker` of the
+   * claims, completions, failures and releases it makes. 1 to 128 printable characters. A
+   * worker names itself; default none.
+   */
+  workerId?: string;
 }
 
 /** A queue's policy. Kinds may override `maxAttempts`, `visibilityMs` and `backoff`. */
@@ -66,6 +72,15 @@ export interface QueueOptions {
   /** Publish the recipe's events on `queue:{NAME}:events`. Default true. */
   events?: boolean;
   /**
+   * The durable event log: every state change (enqueued, claimed, progress, completed, retried,
+   * failed, reclaimed, cancelled, expired, promoted, released, redriven) appended, by the script that makes it,
+   * to the stream `queue:{NAME}:log`, capped at about `maxLen` entries (`XADD MAXLEN ~`), and
+   * each job's last 64 entry ids kept in its hash for its timeline. Entries carry the job id,
+   * the attempt, the worker's id and the error code, never a payload or result. `true` = on
+   * with the default cap (100,000). Default off (its cost per job is in docs/BENCHMARKS.md).
+   */
+  eventLog?: boolean | EventLogOptions;
+  /**
    * Durable mode. Redis replicates asynchronously, so a write acknowledged by the primary can
    * vanish in a failover. With `replicas` > 0 an enqueue, a completion and a failure are
    * acknowledged only once that many replicas hold them (Redis `WAIT`, in the same round trip);
@@ -82,8 +97,21 @@ export interface DurabilityOptions {
   timeoutMs?: number;
 }
 
+/** See {@link QueueOptions.eventLog}. */
+export interface EventLogOptions {
+  /** About how many entries the stream keeps (trimmed by whole nodes: `MAXLEN ~`). Default 100,000. */
+  maxLen?: number;
+}
+
+/** The default cap of the event log. */
+export const DEFAULT_EVENT_LOG_MAX_LEN = 100_000;
+
 /** {@link QueueOptions} with every default filled in. */
-export type ResolvedQueueOptions = Required<Omit<QueueOptions, 'durability'>> & { durability: Required<DurabilityOptions> };
+export type ResolvedQueueOptions = Required<Omit<QueueOptions, 'durability' | 'eventLog'>> & {
+  durability: Required<DurabilityOptions>;
+  /** The event log's cap, or false when it is off. */
+  eventLog: Required<EventLogOptions> | false;
+};
 
 const DAY_SECONDS = 86_400;
 
@@ -103,6 +131,7 @@ export function resolveQueueOptions(options: QueueOptions): ResolvedQueueOptions
     idempotencyTtlMs: options.idempotencyTtlMs ?? DAY_SECONDS * 1_000,
     events: options.events ?? true,
     durability: resolveDurability(options.durability),
+    eventLog: resolveEventLog(options.eventLog),
   };
   const wholeNumber = (name: keyof QueueOptions, min: number, max: number): number => assertWholeNumber(`options.${name}`, resolved[name], min, max);
   wholeNumber('completedHistory', 0, 10_000_000);
@@ -117,6 +146,13 @@ export function resolveQueueOptions(options: QueueOptions): ResolvedQueueOptions
   wholeNumber('idempotencyTtlMs', 1, 365 * DAY_SECONDS * 1_000);
   if (typeof resolved.events !== 'boolean') throw new InvalidArgumentError('options.events', 'expected true or false');
   return resolved;
+}
+
+function resolveEventLog(eventLog: QueueOptions['eventLog']): Required<EventLogOptions> | false {
+  if (eventLog === undefined || eventLog === false) return false;
+  if (eventLog === true) return { maxLen: DEFAULT_EVENT_LOG_MAX_LEN };
+  if (typeof eventLog !== 'object' || eventLog === null) throw new InvalidArgumentError('options.eventLog', 'expected true, false or { maxLen? }');
+  return { maxLen: assertWholeNumber('options.eventLog.maxLen', eventLog.maxLen ?? DEFAULT_EVENT_LOG_MAX_LEN, 10, 100_000_000) };
 }
 
 function resolveDurability(durability: DurabilityOptions | undefined): Required<DurabilityOptions> {

@@ -89,8 +89,8 @@ describe('enqueue', () => {
     const k = queueKeys(queueName);
     const argv = (payload: string): string[] =>
       enqueueScript.argv(
-        { pending: k.pending, delayed: k.delayed, stats: k.stats, idempotencyKeys: [] },
-        { count: 1, jobPrefix: k.jobPrefix, wakeChannel: k.wake, prefix: k.prefix, jobs: ['aaaabbbbccccdddd', payload, 'email', ''] },
+        { pending: k.pending, delayed: k.delayed, stats: k.stats, log: k.log, idempotencyKeys: [] },
+        { count: 1, jobPrefix: k.jobPrefix, wakeChannel: k.wake, prefix: k.prefix, logMaxLen: 0, jobs: ['aaaabbbbccccdddd', payload, 'email', ''] },
       );
     const run = (payload: string): Promise<unknown> => redis.eval(enqueueScript.source, ...(argv(payload).slice(1) as [string, string]));
     expect(await run('{"kind":"email","recipient":"a@example.com"}')).toEqual(['aaaabbbbccccdddd', 1]);

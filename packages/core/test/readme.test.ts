@@ -4,6 +4,7 @@ import { describe, expect, vi } from 'vitest';
 
 const example = readFileSync(new URL('../examples/queue.ts', import.meta.url), 'utf8');
 const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
+const eventLogExample = readFileSync(new URL('../examples/event-log.ts', import.meta.url), 'utf8');
 
 describe('README example', () => {
   test('the README shows examples/queue.ts as it is', () => {
@@ -20,6 +21,20 @@ describe('README example', () => {
     expect(id).toMatch(/^[0-9a-f]{16}$/);
     expect(stats.completedTotal).toBeGreaterThanOrEqual(1);
     expect(await redis.hget(`queue:{example-core}:job:${id}`, 'status')).toBe('completed');
+  });
+
+  test('the README shows examples/event-log.ts as it is', () => {
+    expect(readme).toContain(eventLogExample.trim());
+  });
+
+  test('examples/event-log.ts runs: its follower sees the job enqueued, claimed and completed, and so does its timeline', async ({ redisUrl }) => {
+    process.env.REDIS_URL = redisUrl;
+    const log = vi.spyOn(console, 'log').mockImplementation(() => undefined);
+    await import('../examples/event-log.ts');
+    const [seen, timeline] = log.mock.calls[0] as [string[], string[]];
+    log.mockRestore();
+    expect(seen).toEqual(['enqueued #0 by -', 'claimed #1 by example-worker', 'completed #1 by example-worker']);
+    expect(timeline).toEqual(['enqueued', 'claimed', 'completed']);
   });
 });
 

@@ -4,6 +4,9 @@ import {
   PartitionedQueue,
   type CancelOutcome,
   type ChildResult,
+  type EventFollower,
+  type FollowOptions,
+  type JobTimeline,
   type EnqueueResult,
   type FlowRequest,
   type FlowResult,
@@ -24,7 +27,7 @@ import { assertWholeNumber } from '@jobs/core/internal';
 import { ResultWaiter } from './result-waiter.ts';
 
 /** Options of {@link createProducer}. */
-export interface ProducerOptions<P> extends Pick<QueueOptions, 'idempotencyTtlMs' | 'events' | 'durability'> {
+export interface ProducerOptions<P> extends Pick<QueueOptions, 'idempotencyTtlMs' | 'events' | 'durability' | 'eventLog'> {
   /** Where Redis is: a `redis://` or `rediss://` URL (ACL user and password in it work), ioredis options, or an ioredis `Redis`/`Cluster` you own (it is not closed by `close()`). */
   redis: RedisConnectionInput;
   /** The queue's name. */
@@ -77,6 +80,7 @@ export class Producer<P> {
       ...(options.idempotencyTtlMs !== undefined && { idempotencyTtlMs: options.idempotencyTtlMs }),
       ...(options.events !== undefined && { events: options.events }),
       ...(options.durability !== undefined && { durability: options.durability }),
+      ...(options.eventLog !== undefined && { eventLog: options.eventLog }),
       ...(options.commandTimeoutMs !== undefined && { commandTimeoutMs: options.commandTimeoutMs }),
     });
     this.queue = this.#queue.name;
@@ -186,6 +190,21 @@ export class Producer<P> {
   /** Cancels a job that has not started (pending, delayed, or a flow's parent still waiting: its unstarted children too). */
   cancel(id: string): Promise<CancelOutcome> {
     return this.#queue.cancel(id);
+  }
+
+  /**
+   * Follows the queue's event log (the queue's `eventLog` option) from `from` (`'$'`: from now,
+   * `'0'`: the oldest kept, or an event's id to resume after it): an async iterable of events,
+   * with a gap marker when the capped log was trimmed past the cursor. A partitioned queue
+   * keeps a log per partition: pass `partition`.
+   */
+  events(options: FollowOptions & { partition?: number } = {}): Promise<EventFollower> {
+    return this.#queue.events(options);
+  }
+
+  /** A job's own events from the event log, oldest first; null when there is no such job. */
+  timeline(id: string, options: { limit?: number } = {}): Promise<JobTimeline | null> {
+    return this.#queue.timeline(id, options);
   }
 
   /**

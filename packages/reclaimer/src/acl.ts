@@ -4,13 +4,14 @@ import { partitionNames } from '@jobs/core/internal';
 /** Commands the Lua scripts run inside Redis (ACL checks those too). */
 const SCRIPT_COMMANDS = [
   'time', 'type', 'exists', 'persist', 'expire', 'del', 'get', 'set',
-  'hget', 'hmget', 'hset', 'hsetnx', 'hdel', 'hgetall', 'hincrby',
+  'hget', 'hmget', 'hset', 'hsetnx', 'hdel', 'hgetall', 'hincrby', 'hexists', 'hkeys', 'pexpire',
   'lmove', 'lpush', 'rpush', 'lpop', 'rpop', 'lrem', 'lpos', 'lrange', 'ltrim', 'llen', 'lindex',
-  'zadd', 'zrem', 'zrange', 'zscore', 'zcard', 'publish', 'pubsub|numsub', 'pubsub|numpat',
+  'zadd', 'zrem', 'zrange', 'zscore', 'zcard', 'zremrangebyscore', 'publish', 'pubsub|numsub', 'pubsub|numpat',
+  'xadd', 'xrange',
 ];
 
 /** Commands the clients send themselves. (`cluster|slots` and `cluster|info`: how a cluster client learns the slot map and that the cluster is ready.) */
-const CLIENT_COMMANDS = ['evalsha', 'eval', 'script|load', 'script|exists', 'blmove', 'subscribe', 'unsubscribe', 'info', 'scan', 'unlink', 'cluster|slots', 'cluster|info'];
+const CLIENT_COMMANDS = ['evalsha', 'eval', 'script|load', 'script|exists', 'blmove', 'subscribe', 'unsubscribe', 'info', 'scan', 'unlink', 'cluster|slots', 'cluster|info', 'xread', 'xinfo|stream', 'multi', 'exec'];
 
 /**
  * The ACL rules of a Redis user that can run producers, workers, the reclaimer and the admin

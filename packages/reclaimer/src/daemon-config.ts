@@ -1,4 +1,4 @@
-import { assertQueueName, isJobsError } from '@jobs/core';
+import { assertQueueName, DEFAULT_EVENT_LOG_MAX_LEN, isJobsError } from '@jobs/core';
 import { Option, type Command } from 'commander';
 import { assertDaemonDashboard } from './dashboard/daemon-dashboard.ts';
 import { fromFlagOrEnv, newProgram, parseCommandLine, type CommandLine } from './command-line.ts';
@@ -16,6 +16,8 @@ export interface DaemonConfig {
   intervalMs: number;
   batch: number;
   visibilityMs: number;
+  /** The event log's cap, or false when the reclaimer writes none. */
+  eventLog: { maxLen: number } | false;
   /** The port of `/metrics` and `/healthz`; undefined when turned off (`--metrics-port 0`). */
   metricsPort: number | undefined;
   metricsHost: string;
@@ -32,6 +34,7 @@ interface DaemonFlags {
   intervalMs?: string;
   batch?: string;
   visibilityMs?: string;
+  eventLog?: string;
   metricsPort?: string;
   metricsHost?: string;
   dashboardPort?: string;
@@ -62,6 +65,7 @@ function daemonProgram(take: (flags: DaemonFlags) => void): Command {
     .option('--interval-ms <n>', 'time between sweeps [JOBS_INTERVAL_MS] (default 1000)')
     .option('--batch <n>', 'most jobs per script call [JOBS_BATCH] (default 500)')
     .option('--visibility-ms <n>', 'lease given to claims of recipe clients [JOBS_VISIBILITY_MS] (default 30000)')
+    .option('--event-log <on|maxlen>', "write reclaims to the queues' event log, capped near MAXLEN (on: 100000), as their producers and workers do [JOBS_EVENT_LOG] (default: off)")
     .option('--metrics-port <n>', `serve /metrics and /healthz on this port; 0 turns them off [JOBS_METRICS_PORT] (default ${DEFAULT_METRICS_PORT})`)
     .option('--metrics-host <host>', 'address to bind [JOBS_METRICS_HOST] (default 127.0.0.1; 0.0.0.0 in a container)')
     .option('--dashboard-port <n>', 'serve the ops dashboard on this port, 0 for any free one [JOBS_DASHBOARD_PORT] (default: off); tokens only from JOBS_DASHBOARD_TOKEN / JOBS_DASHBOARD_VIEWER_TOKEN')
@@ -78,6 +82,12 @@ function checkQueue(name: string, queue: string): void {
   } catch (error) {
     throw new UsageError(isJobsError(error) ? error.message : String(error));
   }
+}
+
+/** `--event-log`: off (absent, empty or `off`), `on` (the default cap) or a cap. */
+function eventLogConfig({ raw, name }: { raw: string | undefined; name: string }): { maxLen: number } | false {
+  if (raw === undefined || raw === '' || raw === 'off') return false;
+  return { maxLen: parseWholeNumber(name, raw === 'on' ? undefined : raw, DEFAULT_EVENT_LOG_MAX_LEN, 10, 100_000_000) };
 }
 
 /** Turns flags and environment into a {@link DaemonConfig}; throws {@link UsageError} naming the flag or variable at fault. */
@@ -108,6 +118,7 @@ export function daemonConfig(flags: DaemonFlags, env: NodeJS.ProcessEnv): Daemon
     intervalMs: number(flags.intervalMs, '--interval-ms', 'JOBS_INTERVAL_MS', 1_000, 10, 3_600_000),
     batch: number(flags.batch, '--batch', 'JOBS_BATCH', 500, 1, 100_000),
     visibilityMs: number(flags.visibilityMs, '--visibility-ms', 'JOBS_VISIBILITY_MS', 30_000, 1, 12 * 3_600_000),
+    eventLog: eventLogConfig(fromFlagOrEnv(flags.eventLog, '--event-log', env, 'JOBS_EVENT_LOG')),
     metricsPort: metricsPort === 0 ? undefined : metricsPort,
     metricsHost: fromFlagOrEnv(flags.metricsHost, '--metrics-host', env, 'JOBS_METRICS_HOST').raw ?? '127.0.0.1',
     dashboardPort: dashboardPort.raw === undefined ? undefined : parseWholeNumber(dashboardPort.name, dashboardPort.raw, 0, 0, 65_535),

@@ -1,4 +1,5 @@
 import { EventEmitter } from 'node:events';
+import { hostname } from 'node:os';
 import {
   assertQueueName,
   defineKinds,
@@ -8,6 +9,7 @@ import {
   ScheduleRunner,
   silentLogger,
   type Logger,
+  type QueueOptions,
   type RedisClient,
   type RedisConnectionInput,
 } from '@jobs/core';
@@ -32,6 +34,13 @@ export interface ReclaimerOptions {
   visibilityMs?: number;
   /** Attempts allowed to jobs whose hash does not say. Default 3. */
   maxAttempts?: number;
+  /**
+   * Log the reclaims (and the dead letters of expired leases) to the queues' event log: set it
+   * as the producers and workers of the queues do (their `eventLog` option). Default off.
+   */
+  eventLog?: QueueOptions['eventLog'];
+  /** The reclaimer's id in the event log. Default `reclaimer:<hostname>:<pid>`. */
+  workerId?: string;
   /** How often to look for new queues when `queues` is not given. Default 60 s. */
   discoverIntervalMs?: number;
   /**
@@ -83,6 +92,8 @@ export class Reclaimer extends EventEmitter<ReclaimerEventMap> {
   readonly #visibilityMs: number;
   readonly #maxAttempts: number;
   readonly #discoverIntervalMs: number;
+  readonly #eventLog: NonNullable<QueueOptions['eventLog']>;
+  readonly #workerId: string;
   readonly #log: Logger;
   /** Per queue, the failedDroppedTotal the last sweep saw. */
   readonly #failedDropped = new Map<string, number>();
@@ -101,6 +112,8 @@ export class Reclaimer extends EventEmitter<ReclaimerEventMap> {
     this.#limits = { batch: assertWholeNumber('batch', options.batch ?? 500, 1, 100_000), maxCalls: assertWholeNumber('maxCallsPerSweep', options.maxCallsPerSweep ?? 100, 1, 100_000) };
     this.#visibilityMs = assertWholeNumber('visibilityMs', options.visibilityMs ?? 30_000, 1, 12 * 3_600_000);
     this.#maxAttempts = assertWholeNumber('maxAttempts', options.maxAttempts ?? 3, 1, 1_000);
+    this.#eventLog = options.eventLog ?? false;
+    this.#workerId = options.workerId ?? `reclaimer:${hostname()}:${process.pid}`;
     this.#discoverIntervalMs = assertWholeNumber('discoverIntervalMs', options.discoverIntervalMs ?? 60_000, 0, 86_400_000);
     this.#unhealthyAfter = assertWholeNumber('unhealthyAfterFailedSweeps', options.unhealthyAfterFailedSweeps ?? 3, 1, 1_000);
     this.#fixedQueues = options.queues && options.queues.length > 0 ? [...options.queues] : undefined;
@@ -120,7 +133,7 @@ export class Reclaimer extends EventEmitter<ReclaimerEventMap> {
   #queue(name: string): JobQueue<unknown> {
     let queue = this.#queues.get(name);
     if (!queue) {
-      queue = new JobQueue({ redis: this.#client, queue: name, kinds: empty, visibilityMs: this.#visibilityMs, maxAttempts: this.#maxAttempts }) as JobQueue<unknown>;
+      queue = new JobQueue({ redis: this.#client, queue: name, kinds: empty, visibilityMs: this.#visibilityMs, maxAttempts: this.#maxAttempts, eventLog: this.#eventLog, workerId: this.#workerId }) as JobQueue<unknown>;
       this.#queues.set(name, queue);
       if (this.#started) this.#runSchedules(queue);
     }
@@ -130,7 +143,7 @@ export class Reclaimer extends EventEmitter<ReclaimerEventMap> {
   #runSchedules(queue: JobQueue<unknown>): void {
     if (!this.#schedules || this.#stopped || this.#runners.has(queue.name)) return;
     const runner = new ScheduleRunner({
-      store: new RedisScheduleStore(queue.client, queue.keys),
+      store: new RedisScheduleStore(queue.client, queue.keys, queue.options.eventLog === false ? 0 : queue.options.eventLog.maxLen),
       onError: (error) => this.#log.error({ queue: queue.name, err: error }, 'schedule runner failed'),
     });
     this.#runners.set(queue.name, runner);

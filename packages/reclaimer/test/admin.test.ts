@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { defineKinds, JobQueue } from '@jobs/core';
 import { findFreePort } from '@jobs/dev-redis';
-import { isClusterRun, queueKeysIn, redisTest as test } from '@jobs/testing';
+import { spawn } from 'node:child_process';
+import { isClusterRun, queueKeysIn, redisNodes, redisTest as test, waitFor, type TestRedis } from '@jobs/testing';
 import { describe, expect } from 'vitest';
 import { BIN, runCli } from './cli.ts';
 
@@ -91,6 +92,35 @@ describe('jobsctl (the admin CLI, run as a child process)', () => {
     const notFailed = await runCli(BIN.jobsctl, ['retry', ids[0] as string], env);
     expect(notFailed.code).toBe(1);
     expect(notFailed.stderr).toMatch(/it is pending, not failed/);
+    await queue.close();
+  });
+
+  test('show prints a job timeline; events lists the log and --follow prints new events as they come; a CLI cancel is logged', async ({ redis, redisUrl, queueName }) => {
+    const queue = new JobQueue({ redis, queue: queueName, kinds, eventLog: true, workerId: 'w-7' });
+    const env = { REDIS_URL: redisUrl, JOBS_QUEUE: queueName };
+    const id = await queue.enqueue('task', { n: 1 });
+    const [job] = await queue.claim();
+    if (job) await queue.fail(job, Object.assign(new Error('no'), { code: 'EBUSY' }), { permanent: true });
+    const show = await runCli(BIN.jobsctl, ['show', id], env);
+    expect(show.code).toBe(0);
+    expect(show.stdout).toMatch(/timeline:\n.*enqueued\s+#0\n.*claimed\s+#1\s+by w-7\n.*failed\s+#1\s+by w-7\s+code EBUSY/);
+    const events = JSON.parse((await runCli(BIN.jobsctl, ['events', '--json'], env)).stdout) as { jobId: string; event: string }[];
+    expect(events.map((e) => `${e.jobId} ${e.event}`)).toEqual([`${id} enqueued`, `${id} claimed`, `${id} failed`]);
+
+    const follower = spawn(process.execPath, [BIN.jobsctl, 'events', '--follow', '--json'], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    follower.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+    const exited = new Promise<number | null>((resolve) => follower.on('exit', resolve));
+    // From now: started before the enqueue below, it must print it (the CLI resolves '$' first).
+    await waitFor(async () => (await redisNodes(redis)).length > 0 && (await blockedInXread(redis)), { what: 'the follower waiting in XREAD' });
+    const later = await queue.enqueue('task', { n: 2 });
+    const viaCli = await runCli(BIN.jobsctl, ['cancel', later], env);
+    expect(viaCli.code).toBe(0);
+    await waitFor(() => out.includes('"cancelled"'), { what: 'the follower printing the cancel' });
+    follower.kill('SIGINT');
+    expect(await exited).toBe(0);
+    const lines = out.trim().split('\n').map((line) => JSON.parse(line) as { jobId: string; event: string; worker: string | null });
+    expect(lines.map((e) => `${e.jobId} ${e.event} ${e.worker}`)).toEqual([`${later} enqueued null`, `${later} cancelled jobsctl`]);
     await queue.close();
   });
 
@@ -261,3 +291,11 @@ describe('jobsctl (the admin CLI, run as a child process)', () => {
     expect(run.stderr).not.toMatch(/maxRetriesPerRequest|max retries|ioredis|Command timed out/i);
   });
 });
+
+/** True while some connection on some server is blocked in XREAD. */
+async function blockedInXread(redis: TestRedis): Promise<boolean> {
+  for (const node of await redisNodes(redis)) {
+    if (String(await node.client('LIST')).split('\n').some((line) => / cmd=xread /.test(line))) return true;
+  }
+  return false;
+}

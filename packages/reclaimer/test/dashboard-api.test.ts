@@ -219,7 +219,7 @@ describe('the dashboard API: capabilities of the data source', () => {
     const queue = openQueue(redis, queueName);
     const id = await queue.enqueue('email', { to: 't@example.com' });
     // A source with only the required members: no capability shows.
-    const { flowState: _f, pause: _p, resume: _r, schedules: _s, ...required } = jobQueueSource([queue]);
+    const { flowState: _f, pause: _p, resume: _r, schedules: _s, timeline: _t, ...required } = jobQueueSource([queue]);
     const bare = await startTestDashboard(undefined, { source: required });
     try {
       const session = await bare.call('GET', 'api/session');
@@ -231,10 +231,10 @@ describe('the dashboard API: capabilities of the data source', () => {
     } finally {
       await bare.close();
     }
-    // JobQueues have flow state, pause and schedules; timelines wait for an event log.
+    // JobQueues have flow state, pause, schedules and timelines (shown when the queue keeps an event log).
     const real = await startTestDashboard([queue]);
     try {
-      expect((await real.call('GET', 'api/session')).body.capabilities).toEqual({ flowState: true, pause: true, timeline: false, schedules: true });
+      expect((await real.call('GET', 'api/session')).body.capabilities).toEqual({ flowState: true, pause: true, timeline: true, schedules: true });
     } finally {
       await real.close();
     }
@@ -252,6 +252,22 @@ describe('the dashboard API: capabilities of the data source', () => {
     } finally {
       await custom.close();
     }
+  });
+
+  test("a job's timeline comes from its queue's event log: attempt, worker and error code per event", async ({ redis, queueName }) => {
+    const queue = new JobQueue({ redis, queue: queueName, kinds, eventLog: true, workerId: 'w-3' });
+    const id = await deadLetter(queue, 'full@example.com');
+    await withDashboard(queue, async (d) => {
+      const viewer = await d.login(TOKENS.viewer);
+      const timeline = (await d.call('GET', `api/queues/${queueName}/jobs/${id}`, { session: viewer })).body.timeline as { event: string; detail?: string; atMs: number }[];
+      expect(timeline.map(({ event, detail }) => [event, detail])).toEqual([
+        ['enqueued', 'attempt 0'],
+        ['claimed', 'attempt 1, by w-3'],
+        ['failed', 'attempt 1, by w-3, code Error'],
+      ]);
+      expect(timeline.every((entry) => entry.atMs > 0)).toBe(true);
+    });
+    await queue.close();
   });
 
   test('pause and resume act on the real queue, whole or one kind, and the overview shows the state from its one stats read', async ({ redis, queueName }) => {

@@ -5,8 +5,11 @@ import { RedisScheduleStore, ScheduleRunner, type JobQueue } from '@jobs/core';
  * partition), all of them racing every other worker's and reclaimer's on each tick, which makes
  * one job whoever wins (see ScheduleRunner). Returns a function that stops them.
  */
-export function keepSchedules(queues: readonly Pick<JobQueue<unknown>, 'client' | 'keys'>[], onError: (error: unknown) => void): () => Promise<void> {
-  const runners = queues.map((queue) => new ScheduleRunner({ store: new RedisScheduleStore(queue.client, queue.keys), onError }));
+export function keepSchedules(queues: readonly Pick<JobQueue<unknown>, 'client' | 'keys' | 'options'>[], onError: (error: unknown) => void): () => Promise<void> {
+  const runners = queues.map((queue) => {
+    const log = queue.options.eventLog;
+    return new ScheduleRunner({ store: new RedisScheduleStore(queue.client, queue.keys, log === false ? 0 : log.maxLen), onError });
+  });
   for (const runner of runners) runner.start();
   return async () => {
     await Promise.all(runners.map((runner) => runner.stop()));

@@ -1,4 +1,6 @@
+import { randomBytes } from 'node:crypto';
 import { EventEmitter } from 'node:events';
+import { hostname } from 'node:os';
 import {
   InvalidArgumentError,
   JOBS_ERROR_CODES,
@@ -45,6 +47,11 @@ export interface WorkerOptions<P> extends QueueOptions {
   logger?: Logger;
   /** Client name shown by `CLIENT LIST`. Default `jobs:worker:<queue>`. */
   connectionName?: string;
+  /**
+   * This worker's id in the queue's event log (the `eventLog` queue option): the `worker` of
+   * its claims, completions, failures and releases. Default `<hostname>:<pid>:<4 random hex>`.
+   */
+  workerId?: string;
   /** A command without an answer for this long fails (and is retried by the worker). Default 10 s. */
   commandTimeoutMs?: number;
   /**
@@ -83,6 +90,8 @@ export interface CloseOptions {
 export class Worker<P> extends EventEmitter<WorkerEventMap> {
   /** The queue's name. */
   readonly queue: string;
+  /** This worker's id in the queue's event log (see {@link WorkerOptions.workerId}). */
+  readonly id: string;
   /** Jobs run at once. */
   readonly concurrency: number;
   readonly #group: PartitionedQueue<P>;
@@ -92,7 +101,7 @@ export class Worker<P> extends EventEmitter<WorkerEventMap> {
   constructor(options: WorkerOptions<P>) {
     super();
     if (typeof options !== 'object' || options === null) throw new InvalidArgumentError('options', 'expected { redis, queue, kinds, handlers }');
-    const { redis, queue, kinds, handlers, concurrency = 1, partitions = 1, reclaimIntervalMs, logger = silentLogger, connectionName, metrics, tracing, schedules = true, ...queueOptions } = options;
+    const { redis, queue, kinds, handlers, concurrency = 1, partitions = 1, reclaimIntervalMs, logger = silentLogger, connectionName, metrics, tracing, schedules = true, workerId, ...queueOptions } = options;
     assertWholeNumber('concurrency', concurrency, 1, 10_000);
     if (typeof handlers !== 'object' || handlers === null) throw new InvalidArgumentError('handlers', 'expected an object with one handler per kind');
     for (const kind of kinds.names) {
@@ -111,7 +120,8 @@ export class Worker<P> extends EventEmitter<WorkerEventMap> {
     if (metrics !== undefined && typeof (metrics as { registry?: { registerMetric?: unknown } } | null)?.registry?.registerMetric !== 'function') {
       throw new InvalidArgumentError('metrics.registry', 'expected a prom-client Registry (e.g. `register` from prom-client, or `new Registry()`)');
     }
-    const group = new PartitionedQueue({ redis, queue, kinds, partitions, connectionName: connectionName ?? `jobs:worker:${queue}`, ...queueOptions });
+    this.id = workerId ?? `${hostname()}:${process.pid}:${randomBytes(2).toString('hex')}`;
+    const group = new PartitionedQueue({ redis, queue, kinds, partitions, connectionName: connectionName ?? `jobs:worker:${queue}`, workerId: this.id, ...queueOptions });
     this.#group = group;
     let workerMetrics: WorkerMetrics | undefined;
     try {

@@ -2,6 +2,7 @@
 --@include lib/now.lua
 --@include lib/flow.lua
 --@include lib/dead-letter.lua
+--@include lib/log-event.lua
 -- Claims up to `wanted` jobs from the claim end (the right) of one list of waiting jobs: each id
 -- moves to the head of processing and its hash is stamped in the same atomic step:
 -- status=processing, a fresh claim_token (16 hex digits: a random 12-digit base per call and a
@@ -15,7 +16,9 @@
 -- permission) leaves the list as it was: ids are never taken off it without landing somewhere.
 --
 -- c: { pending, processing, leases, stats, flow, job_prefix, prefix, visibility, max_attempts,
---      token_base, now, failed, cap, ttl, channel, claimed, dropped, expired, deadline_text }
+--      token_base, now, failed, cap, ttl, channel, claimed, dropped, expired, deadline_text,
+--      log, worker } (log: see lib/log-event.lua, nil when off; each claim is logged 'claimed'
+--      by `worker`, each expired job 'expired')
 --   (failed, cap, ttl, channel, now and job_prefix are also dead_letter's ctx; prefix is the
 --   queue's key prefix, see flow.lua)
 -- flow: nil on a queue without flow control, else { kinds = set of paused kinds or nil,
@@ -67,7 +70,7 @@ local function claim_from(c, list, wanted, flow, out)
         c.dropped = c.dropped + 1
       elseif f[10] and tonumber(f[10]) and tonumber(f[10]) <= c.now then
         c.expired = c.expired + 1
-        dead_letter(c, id, 'JOBS_EXPIRED: not started before its expiry at ' .. f[10] .. ' ms (Redis clock)')
+        dead_letter(c, id, 'JOBS_EXPIRED: not started before its expiry at ' .. f[10] .. ' ms (Redis clock)', 'JOBS_EXPIRED', 'expired')
       elseif flow and flow.kinds and flow.kinds[f[7] or payload_kind(f[6]) or ''] then
         -- A paused kind: set aside until it resumes (the oldest at the right, as in pending).
         redis.call('LPUSH', parked_list(c.prefix, f[7] or payload_kind(f[6])), id)
@@ -102,6 +105,7 @@ local function claim_from(c, list, wanted, flow, out)
         -- A hash that carried a TTL (left over from an earlier life) must not expire mid-job.
         redis.call('PERSIST', key)
         if flow and flow.lim then limits_started(c, flow.lim, id, key, token, deadline_s, f[7] or payload_kind(f[6]), f[12] or nil) end
+        log_event(c.log, id, 'claimed', attempts, c.worker, '')
         moved[#moved + 1] = id
         lease_args[#lease_args + 1] = deadline_s
         lease_args[#lease_args + 1] = id

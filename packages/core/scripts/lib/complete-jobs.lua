@@ -3,6 +3,7 @@
 --@include lib/events.lua
 --@include lib/history.lua
 --@include lib/now.lua
+--@include lib/log-event.lua
 --@include lib/flow-children.lua
 --@include lib/free-slots.lua
 -- Completes claimed jobs given as (id, token, result JSON) triples in argv from index `first`.
@@ -13,8 +14,9 @@
 -- complete, does nothing), the id goes onto the capped completed history, the hash gets its
 -- TTL, and the recipe's event is published.
 -- ctx: { processing, completed, leases, stats, job_prefix, ttl, cap, channel, only_heard, now,
--- pending, delayed, wake, prefix } (pending, delayed and wake start a flow's parent: see
--- lib/flow-children.lua; pending and prefix hand a freed running slot on: see lib/free-slots.lua)
+-- pending, delayed, wake, prefix, log, worker } (pending, delayed and wake start a flow's parent:
+-- see lib/flow-children.lua; pending and prefix hand a freed running slot on: see
+-- lib/free-slots.lua; log: see lib/log-event.lua, nil when off)
 -- (only_heard '1': skip the events when nobody subscribes; see heard_channel)
 -- With no history kept (cap 0) and none left over from an earlier cap, each hash would be
 -- written and trimmed off again at once: it is deleted outright instead (the same end state).
@@ -43,6 +45,8 @@ local function complete_jobs(ctx, argv, first, out)
     local id = argv[i]
     if removed[n] then
       local key = ctx.job_prefix .. id
+      -- Logged before the hash may be deleted (no history kept): its attempt is read from it.
+      log_event(ctx.log, id, 'completed', nil, ctx.worker, '')
       if parents[n] then
         flow_child_settled(ctx, id, redis.call('HGET', key, 'kind'), parents[n], 'completed', argv[i + 2])
       end

@@ -1,18 +1,22 @@
 --@include lib/history.lua
 --@include lib/events.lua
+--@include lib/log-event.lua
 --@include lib/flow-children.lua
 -- Moves a job (already out of processing and out of the lease index) to the failed list with
 -- its reason, expires its hash after the failed TTL (when there is one) and counts it. A job
 -- trimmed off the far end of a capped failed list is counted in failed_dropped_total.
 -- A child of a flow tells its parent (see lib/flow-children.lua), which may fail in turn.
--- ctx: { job_prefix, failed, stats, cap, ttl, channel, now, and for a flow's parent: pending,
--- delayed, prefix, wake }
-local function dead_letter(ctx, id, reason)
+-- Logs `event` ('failed' when nil) with `code` (see lib/log-event.lua).
+-- ctx: { job_prefix, failed, stats, cap, ttl, channel, now, log, worker (log nil: off), and for
+-- a flow's parent: pending, delayed, prefix, wake }
+local function dead_letter(ctx, id, reason, code, event)
   local key = ctx.job_prefix .. id
   local flow = flow_parent_of(key)
   redis.call('HSET', key, 'status', 'failed', 'claim_token', '', 'last_error', reason,
     'last_error_at_ms', ctx.now, 'failed_at_ms', ctx.now)
   redis.call('HDEL', key, 'lease_expires_at_ms')
+  -- Logged before the history push, which may trim (delete) this very hash when the cap is 0.
+  log_event(ctx.log, id, event or 'failed', nil, ctx.worker, code)
   push_history(ctx.failed, id, ctx.cap, ctx.job_prefix, 'failed', ctx.stats)
   if ctx.ttl > 0 then redis.call('EXPIRE', key, ctx.ttl) end
   redis.call('HINCRBY', ctx.stats, 'failed_total', 1)

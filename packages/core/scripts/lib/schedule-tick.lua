@@ -1,9 +1,11 @@
 --@include lib/now.lua
 --@include lib/write-job.lua
+--@include lib/log-event.lua
 -- Runs one tick of a schedule: enqueues its job onto pending as the enqueue script would, with
 -- an id made of the schedule's id and the tick ("sched:<id>:<tick ms>"), so a tick can never
--- make two jobs, and counts the run on the schedule. Returns the job's id.
-local function run_schedule_tick(schedule_key, pending, stats, job_prefix, tick, now)
+-- make two jobs, and counts the run on the schedule; the job is logged 'enqueued' (`log`: see
+-- lib/log-event.lua, nil when off). Returns the job's id.
+local function run_schedule_tick(schedule_key, pending, stats, job_prefix, tick, now, log)
   local s = redis.call('HMGET', schedule_key, 'id', 'kind', 'payload', 'max_attempts', 'visibility_ms')
   local tick_text = int_text(tick)
   local job_id = 'sched:' .. s[1] .. ':' .. tick_text
@@ -13,6 +15,7 @@ local function run_schedule_tick(schedule_key, pending, stats, job_prefix, tick,
     redis.call('HSET', job_key, 'schedule_id', s[1], 'scheduled_for_ms', tick_text)
     redis.call('LPUSH', pending, job_id)
     redis.call('HINCRBY', stats, 'enqueued_total', 1)
+    log_event(log, job_id, 'enqueued', '0', '', '')
   end
   redis.call('HINCRBY', schedule_key, 'runs', 1)
   redis.call('HSET', schedule_key, 'last_run_ms', tick_text, 'last_job_id', job_id)

@@ -13,8 +13,19 @@ export async function cancel<P>(ctx: QueueContext<P>, id: string): Promise<Cance
   const k = ctx.keys;
   const o = ctx.options;
   const argv = cancelScript.argv(
-    { job: k.job(id), pending: k.pending, delayed: k.delayed, stats: k.stats, failed: k.failed },
-    { id, ttlSeconds: o.cancelledTtlSeconds, channel: ctx.channel, prefix: k.prefix, jobPrefix: k.jobPrefix, failedTtlSeconds: o.failedTtlSeconds, historyCap: failedHistoryCap(o), wakeChannel: k.wake },
+    { job: k.job(id), pending: k.pending, delayed: k.delayed, stats: k.stats, failed: k.failed, log: k.log },
+    {
+      id,
+      ttlSeconds: o.cancelledTtlSeconds,
+      channel: ctx.channel,
+      prefix: k.prefix,
+      jobPrefix: k.jobPrefix,
+      failedTtlSeconds: o.failedTtlSeconds,
+      historyCap: failedHistoryCap(o),
+      wakeChannel: k.wake,
+      logMaxLen: ctx.logMaxLen,
+      worker: ctx.workerId,
+    },
   );
   const [code, status] = await ctx.scripts.run(cancelScript, argv);
   if (Number(code) === CANCELLED) return { cancelled: true };

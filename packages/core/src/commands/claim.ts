@@ -21,7 +21,7 @@ export interface ClaimOptions {
 /** The claim script's keys for `ctx`'s queue: the same on every call. */
 export function claimKeys<P>(ctx: QueueContext<P>): ClaimKeys {
   const keys = ctx.keys;
-  return { pending: keys.pending, processing: keys.processing, leases: keys.leases, stats: keys.stats, delayed: keys.delayed, failed: keys.failed, flow: keys.flow };
+  return { pending: keys.pending, processing: keys.processing, leases: keys.leases, stats: keys.stats, delayed: keys.delayed, failed: keys.failed, flow: keys.flow, log: keys.log };
 }
 
 /** The claim script's arguments: up to `max` jobs, a fresh token base. */
@@ -37,6 +37,8 @@ export function claimArgs<P>(ctx: QueueContext<P>, max: number): ClaimArgs {
     failedHistoryCap: failedHistoryCap(o),
     channel: ctx.channel,
     prefix: ctx.keys.prefix,
+    logMaxLen: ctx.logMaxLen,
+    worker: ctx.workerId,
   };
 }
 

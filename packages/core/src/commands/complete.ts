@@ -53,8 +53,8 @@ export class Completer<P> {
     this.#ctx = ctx;
     this.#pause = pause;
     const k = ctx.keys;
-    this.#completeKeys = { processing: k.processing, completed: k.completed, leases: k.leases, stats: k.stats, pending: k.pending, delayed: k.delayed };
-    this.#completeAndClaimKeys = { pending: k.pending, processing: k.processing, leases: k.leases, stats: k.stats, delayed: k.delayed, completed: k.completed, failed: k.failed, flow: k.flow };
+    this.#completeKeys = { processing: k.processing, completed: k.completed, leases: k.leases, stats: k.stats, pending: k.pending, delayed: k.delayed, log: k.log };
+    this.#completeAndClaimKeys = { pending: k.pending, processing: k.processing, leases: k.leases, stats: k.stats, delayed: k.delayed, completed: k.completed, failed: k.failed, flow: k.flow, log: k.log };
   }
 
   #encodeResult(result: unknown, field: string): string {
@@ -72,6 +72,8 @@ export class Completer<P> {
       onlyHeard: this.#ctx.onlyHeard,
       wakeChannel: this.#ctx.keys.wake,
       prefix: this.#ctx.keys.prefix,
+      logMaxLen: this.#ctx.logMaxLen,
+      worker: this.#ctx.workerId,
       completions: completions(items),
     });
     const { reply, replicas } = await this.#ctx.scripts.runAcknowledged(completeScript, argv, coalesce);
@@ -165,6 +167,8 @@ export class Completer<P> {
         failedHistoryCap: failedHistoryCap(o),
         prefix: ctx.keys.prefix,
         wakeChannel: ctx.keys.wake,
+        logMaxLen: ctx.logMaxLen,
+        worker: ctx.workerId,
         completions: completions(accepted),
       });
       const sent = await ctx.scripts.runAcknowledged(completeAndClaimScript, argv);

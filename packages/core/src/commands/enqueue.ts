@@ -91,8 +91,8 @@ export async function writeEnqueues<P>(ctx: QueueContext<P>, jobs: readonly Prep
     for (const arg of job.args) args.push(arg);
   }
   const argv = enqueueScript.argv(
-    { pending: keys.pending, delayed: keys.delayed, stats: keys.stats, idempotencyKeys },
-    { count: jobs.length, jobPrefix: keys.jobPrefix, wakeChannel: keys.wake, prefix: keys.prefix, jobs: args },
+    { pending: keys.pending, delayed: keys.delayed, stats: keys.stats, log: keys.log, idempotencyKeys },
+    { count: jobs.length, jobPrefix: keys.jobPrefix, wakeChannel: keys.wake, prefix: keys.prefix, logMaxLen: ctx.logMaxLen, jobs: args },
   );
   // Not held to the end of the tick: enqueues are batched already, and a full batch should
   // reach Redis while the tick's other calls are still being prepared.

@@ -28,6 +28,12 @@ export function errorText(error: unknown): string {
   return text.length > MAX_ERROR_CHARS ? `${text.slice(0, MAX_ERROR_CHARS)}...` : text;
 }
 
+/** The error's code for the event log: its string `code`, else its name (at most 64 characters). */
+function errorCode(error: unknown): string {
+  const code = typeof error === 'object' && error !== null && typeof (error as { code?: unknown }).code === 'string' ? (error as { code: string }).code : error instanceof Error ? error.name : '';
+  return code.slice(0, 64);
+}
+
 /** See {@link JobQueue.fail}. */
 export async function fail<P>(ctx: QueueContext<P>, job: ClaimedJob, error: unknown, options: FailOptions = {}): Promise<FailOutcome> {
   let delay: number;
@@ -40,7 +46,7 @@ export async function fail<P>(ctx: QueueContext<P>, job: ClaimedJob, error: unkn
   const k = ctx.keys;
   const o = ctx.options;
   const argv = failScript.argv(
-    { job: k.job(job.id), processing: k.processing, pending: k.pending, delayed: k.delayed, failed: k.failed, leases: k.leases, stats: k.stats },
+    { job: k.job(job.id), processing: k.processing, pending: k.pending, delayed: k.delayed, failed: k.failed, leases: k.leases, stats: k.stats, log: k.log },
     {
       jobPrefix: k.jobPrefix,
       id: job.id,
@@ -54,6 +60,9 @@ export async function fail<P>(ctx: QueueContext<P>, job: ClaimedJob, error: unkn
       channel: ctx.channel,
       wakeChannel: k.wake,
       prefix: k.prefix,
+      logMaxLen: ctx.logMaxLen,
+      worker: ctx.workerId,
+      errorCode: ctx.logMaxLen === '0' ? '' : errorCode(error),
     },
   );
   const { reply, replicas } = await ctx.scripts.runAcknowledged(failScript, argv);

@@ -41,8 +41,8 @@ export async function rateLimited<P>(ctx: QueueContext<P>, job: ClaimedJob, retr
   assertWholeNumber('retryAfterMs', retryAfterMs, 1, 86_400_000);
   const k = ctx.keys;
   const argv = rateLimitedScript.argv(
-    { job: k.job(job.id), processing: k.processing, pending: k.pending, leases: k.leases, stats: k.stats, flow: k.flow },
-    { jobPrefix: k.jobPrefix, id: job.id, token: job.token, retryAfterMs, error: errorText(reason), channel: ctx.channel, prefix: k.prefix },
+    { job: k.job(job.id), processing: k.processing, pending: k.pending, leases: k.leases, stats: k.stats, flow: k.flow, log: k.log },
+    { jobPrefix: k.jobPrefix, id: job.id, token: job.token, retryAfterMs, error: errorText(reason), channel: ctx.channel, prefix: k.prefix, logMaxLen: ctx.logMaxLen, worker: ctx.workerId },
   );
   const until = Number(await ctx.scripts.run(rateLimitedScript, argv));
   if (until === NOT_OWNER) throw new LostClaimError(job.id, 'hand back');

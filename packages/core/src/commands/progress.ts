@@ -9,7 +9,10 @@ import type { QueueContext } from './queue-context.ts';
 /** See {@link JobQueue.progress}. */
 export async function progress<P>(ctx: QueueContext<P>, job: ClaimedJob, value: unknown): Promise<void> {
   const json = encodeJson(value, 'progress', MAX_PROGRESS_BYTES);
-  const argv = progressScript.argv({ job: ctx.keys.job(job.id) }, { id: job.id, token: job.token, progress: json, channel: ctx.channel });
+  const argv = progressScript.argv(
+    { job: ctx.keys.job(job.id), log: ctx.keys.log },
+    { id: job.id, token: job.token, progress: json, channel: ctx.channel, logMaxLen: ctx.logMaxLen, jobPrefix: ctx.keys.jobPrefix, worker: ctx.workerId },
+  );
   const stored = await ctx.scripts.run(progressScript, argv);
   if (Number(stored) !== CLAIM_DONE) throw new LostClaimError(job.id, 'record the progress of');
 }

@@ -24,6 +24,10 @@ export interface QueueContext<P = unknown> {
    * cluster a subscriber may sit on another node, where the script cannot see it: `'0'`.
    */
   readonly onlyHeard: '0' | '1';
+  /** The event log's cap as the scripts take it: `'0'` when the log is off. */
+  readonly logMaxLen: string;
+  /** This process's id in the event log's entries (`''` when none was given). */
+  readonly workerId: string;
   /** Appended to every id this queue makes (a partition's `.p<N>`), or `''`. */
   readonly idSuffix: string;
   /** Resolves once the queue's start-up checks have passed; rejects once it is closed. */

@@ -22,8 +22,8 @@ export async function reclaimStuck<P>(ctx: QueueContext<P>, options: { batch?: n
   const k = ctx.keys;
   const o = ctx.options;
   const argv = reclaimScript.argv(
-    { pending: k.pending, processing: k.processing, leases: k.leases, failed: k.failed, stats: k.stats, cursor: k.reclaimCursor, delayed: k.delayed },
-    { jobPrefix: k.jobPrefix, batch, visibilityMs: o.visibilityMs, maxAttempts: o.maxAttempts, ttlSeconds: o.failedTtlSeconds, historyCap: failedHistoryCap(o), channel: ctx.channel, scanBudget, prefix: k.prefix, wakeChannel: k.wake },
+    { pending: k.pending, processing: k.processing, leases: k.leases, failed: k.failed, stats: k.stats, cursor: k.reclaimCursor, delayed: k.delayed, log: k.log },
+    { jobPrefix: k.jobPrefix, batch, visibilityMs: o.visibilityMs, maxAttempts: o.maxAttempts, ttlSeconds: o.failedTtlSeconds, historyCap: failedHistoryCap(o), channel: ctx.channel, scanBudget, prefix: k.prefix, wakeChannel: k.wake, logMaxLen: ctx.logMaxLen, worker: ctx.workerId },
   );
   const [reclaimed, deadLettered, dropped, more] = await ctx.scripts.run(reclaimScript, argv);
   return { reclaimed, deadLettered, dropped, more: Number(more) === 1 };

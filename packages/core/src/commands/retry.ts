@@ -10,7 +10,10 @@ export async function retry<P>(ctx: QueueContext<P>, ids: readonly string[]): Pr
   if (ids.length === 0) return [];
   ids.forEach((id, index) => assertJobId(id, `ids[${index}]`));
   const k = ctx.keys;
-  const argv = retryScript.argv({ failed: k.failed, pending: k.pending, stats: k.stats, jobs: ids.map((id) => k.job(id)) }, { prefix: k.prefix, ids });
+  const argv = retryScript.argv(
+    { failed: k.failed, pending: k.pending, stats: k.stats, log: k.log, jobs: ids.map((id) => k.job(id)) },
+    { prefix: k.prefix, logMaxLen: ctx.logMaxLen, jobPrefix: k.jobPrefix, worker: ctx.workerId, ids },
+  );
   const reply = await ctx.scripts.run(retryScript, argv);
   return reply.map((code) => (Number(code) === REDRIVEN ? true : String(code) || 'not_found'));
 }

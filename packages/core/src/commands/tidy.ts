@@ -8,7 +8,7 @@ import type { QueueContext } from './queue-context.ts';
 /** See {@link JobQueue.promoteDue}. */
 export async function promoteDue<P>(ctx: QueueContext<P>, batch = 1_000): Promise<{ promoted: number; nextDueMs: number | null; nowMs: number }> {
   assertWholeNumber('batch', batch, 1, 100_000);
-  const argv = promoteScript.argv({ delayed: ctx.keys.delayed, pending: ctx.keys.pending }, { jobPrefix: ctx.keys.jobPrefix, batch, prefix: ctx.keys.prefix });
+  const argv = promoteScript.argv({ delayed: ctx.keys.delayed, pending: ctx.keys.pending, log: ctx.keys.log }, { jobPrefix: ctx.keys.jobPrefix, batch, prefix: ctx.keys.prefix, logMaxLen: ctx.logMaxLen });
   const [promoted, nextDue, now] = await ctx.scripts.run(promoteScript, argv);
   return { promoted: Number(promoted), nextDueMs: Number(nextDue) >= 0 ? Number(nextDue) : null, nowMs: Number(now) };
 }

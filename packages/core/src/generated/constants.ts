@@ -46,6 +46,9 @@ export const REDRIVEN = 1;
 /** `SCHEDULE_DUE_STRIDE` of the Lua scripts. */
 export const SCHEDULE_DUE_STRIDE = 8;
 
+/** `TIMELINE_CAP` of the Lua scripts. */
+export const TIMELINE_CAP = 64;
+
 /** `UNPARK_PAUSED_AGAIN` of the Lua scripts. */
 export const UNPARK_PAUSED_AGAIN = -1;
 

@@ -25,6 +25,7 @@ import { scheduleUpsertScript } from './schedule-upsert.ts';
 import { setLimitsScript } from './set-limits.ts';
 import { statsScript } from './stats.ts';
 import { tidyScript } from './tidy.ts';
+import { timelineScript } from './timeline.ts';
 
 /** Every script, by file name: for tests and tools (each room imports its own). */
 export const SCRIPTS = {
@@ -54,4 +55,5 @@ export const SCRIPTS = {
   'set-limits': setLimitsScript,
   'stats': statsScript,
   'tidy': tidyScript,
+  'timeline': timelineScript,
 } as const;

@@ -40,10 +40,13 @@ export interface ScheduleStore {
 export class RedisScheduleStore implements ScheduleStore {
   readonly #client: RedisClient;
   readonly #keys: QueueKeys;
+  readonly #logMaxLen: number;
 
-  constructor(client: RedisClient, keys: QueueKeys) {
+  /** `eventLogMaxLen`: the queue's event log cap, 0 when it is off (the jobs a tick makes are logged 'enqueued'). */
+  constructor(client: RedisClient, keys: QueueKeys, eventLogMaxLen = 0) {
     this.#client = client;
     this.#keys = keys;
+    this.#logMaxLen = eventLogMaxLen;
   }
 
   async due(max: number): Promise<{ nowMs: number; schedules: DueSchedule[] }> {
@@ -65,8 +68,8 @@ export class RedisScheduleStore implements ScheduleStore {
   async fire(schedule: DueSchedule, followingMs: number | null): Promise<FireResult> {
     const k = this.#keys;
     const argv = scheduleFireScript.argv(
-      { schedule: k.schedule(schedule.id), due: k.schedulesDue, pending: k.pending, stats: k.stats },
-      { jobPrefix: k.jobPrefix, revision: schedule.revision, tick: schedule.nextRunMs, followingMs: followingMs ?? -1 },
+      { schedule: k.schedule(schedule.id), due: k.schedulesDue, pending: k.pending, stats: k.stats, log: k.log },
+      { jobPrefix: k.jobPrefix, revision: schedule.revision, tick: schedule.nextRunMs, followingMs: followingMs ?? -1, logMaxLen: this.#logMaxLen },
     );
     const [outcome, now, jobId] = await withRedisErrors(() => sendScript(this.#client, scheduleFireScript, argv, false));
     return { outcome, nowMs: Number(now), jobId: jobId === '' ? undefined : jobId };

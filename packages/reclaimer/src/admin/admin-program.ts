@@ -15,6 +15,7 @@ export type AdminCommand =
   | { name: 'stats'; queue: string | undefined }
   | { name: 'ls'; queue: string; state: ListState; limit: number; offset: number }
   | { name: 'show'; queue: string; id: string }
+  | { name: 'events'; queue: string; from: string; follow: boolean; limit: number; partition: number | undefined }
   | { name: 'retry'; queue: string; ids: string[] }
   | { name: 'retry-all'; queue: string }
   | { name: 'cancel'; queue: string; id: string }
@@ -119,10 +120,28 @@ workers (and to each job: jobsctl show prints a job's visibility_ms and max_atte
 
   program
     .command('show')
-    .description("one job: every field of its hash (times in ISO 8601, or epoch ms with --json)")
+    .description("one job: every field of its hash (times in ISO 8601, or epoch ms with --json), and its timeline from the event log")
     .argument('<id>', 'the job id')
     .addOption(queueOption())
     .action((id: string, flags: { queue?: string }, command: Command) => take({ name: 'show', queue: needQueue('show', flags.queue), id: jobId(id) }, globals(command)));
+
+  program
+    .command('events')
+    .description("the queue's event log (its eventLog option): the entries after --from, or --follow them as they come")
+    .addOption(queueOption())
+    .option('--from <id>', 'after this entry id (0: the oldest kept; $: now) (default: 0, or $ with --follow)')
+    .option('-f, --follow', 'keep printing new entries until Ctrl-C; resumes after a lost connection, and says so when the capped log dropped entries it had not read')
+    .option('--limit <n>', 'most entries without --follow (default 100)')
+    .option('--partition <n>', 'the partition whose log to read, for a partitioned queue (default 0)')
+    .action((flags: { queue?: string; from?: string; follow?: boolean; limit?: string; partition?: string }, command: Command) => {
+      const from = flags.from ?? (flags.follow ? '$' : '0');
+      if (from !== '$' && !/^\d{1,20}(-\d{1,20})?$/.test(from)) throw new UsageError(`--from takes an entry id (like 1700000000000-0), 0 or $, got ${from}`);
+      const partition = flags.partition === undefined ? undefined : parseWholeNumber('--partition', flags.partition, 0, 0, 1_023);
+      take(
+        { name: 'events', queue: needQueue('events', flags.queue), from, follow: flags.follow ?? false, limit: parseWholeNumber('--limit', flags.limit, 100, 1, 100_000), partition },
+        globals(command),
+      );
+    });
 
   program
     .command('retry')

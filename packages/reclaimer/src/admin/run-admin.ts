@@ -1,9 +1,10 @@
-import { defineKinds, JobQueue, PartitionedQueue, type JobRecord, type KindLimits, type LimitsState, type QueueStats, type RedisClient } from '@jobs/core';
-import { recordedPartitions } from '@jobs/core/internal';
+import { defineKinds, JobQueue, PartitionedQueue, queueKeys, type JobRecord, type KindLimits, type LimitsState, type QueueStats, type RedisClient } from '@jobs/core';
+import { partitionNames, recordedPartitions } from '@jobs/core/internal';
 import { jobsAclRules } from '../acl.ts';
 import { discoverQueues } from '../discover-queues.ts';
 import { humanDuration, renderPairs, renderTable } from '../table.ts';
 import type { AdminCommand } from './admin-program.ts';
+import { eventLine, readEvents } from './event-lines.ts';
 import { runFlowCommand } from './run-flow.ts';
 import { runSchedulesCommand } from './run-schedules.ts';
 
@@ -22,10 +23,14 @@ function open(client: RedisClient, queue: string): JobQueue<unknown> {
 
 /**
  * A queue by the name an operator gives: a partitioned queue's name stands for all its
- * partitions (each an ordinary queue `NAME:p<i>`), routed by id where an id is given.
+ * partitions (each an ordinary queue `NAME:p<i>`), routed by id where an id is given. When the
+ * queue keeps an event log (its stream exists), what the CLI changes (retries, cancels) is logged too.
  */
 export async function openNamed(client: RedisClient, queue: string): Promise<PartitionedQueue<unknown>> {
-  return new PartitionedQueue({ redis: client, queue, kinds: empty, partitions: await recordedPartitions(client, queue) }) as PartitionedQueue<unknown>;
+  const partitions = await recordedPartitions(client, queue);
+  const first = partitions > 1 ? (partitionNames(queue, partitions)[0] as string) : queue;
+  const eventLog = (await client.exists(queueKeys(first).log)) === 1;
+  return new PartitionedQueue({ redis: client, queue, kinds: empty, partitions, eventLog, workerId: 'jobsctl' }) as PartitionedQueue<unknown>;
 }
 
 /** The partition that holds `id` (by its suffix), or every partition for an id made elsewhere. */
@@ -167,10 +172,25 @@ export async function runAdminCommand(command: Exclude<AdminCommand, { name: 'ex
       return { code: 0, text: renderTable(['ID', 'STATUS', 'KIND', 'ATTEMPTS', 'LAST ERROR / PAYLOAD'], rows), json: jobs.map(jobJson) };
     }
     case 'show': {
-      const job = await (await openNamed(client, command.queue)).getJob(command.id);
+      const queue = await openNamed(client, command.queue);
+      const job = await queue.getJob(command.id);
       if (!job) return { code: 1, text: `no job ${command.id} in ${command.queue}`, json: { error: 'not_found', id: command.id } };
-      const pairs = Object.entries(job.fields).map(([field, value]) => shownField(field, value));
-      return { code: 0, text: renderPairs(pairs.sort(([a], [b]) => a.localeCompare(b))), json: jobJson(job) };
+      const pairs = Object.entries(job.fields).filter(([field]) => field !== 'log_ids').map(([field, value]) => shownField(field, value));
+      const fields = renderPairs(pairs.sort(([a], [b]) => a.localeCompare(b)));
+      const timeline = await queue.timeline(command.id);
+      const events = timeline?.events ?? [];
+      const trimmed = timeline && timeline.trimmed > 0 ? [`(${timeline.trimmed} older event(s) trimmed off the log)`] : [];
+      const text = events.length === 0 && trimmed.length === 0 ? fields : [fields, '', 'timeline:', ...trimmed, ...events.map(eventLine)].join('\n');
+      return { code: 0, text, json: { ...jobJson(job), timeline: events, timelineTrimmed: timeline?.trimmed ?? 0 } };
+    }
+    case 'events': {
+      const queue = await openNamed(client, command.queue);
+      if (command.partition !== undefined && command.partition >= queue.partitions.length) {
+        return { code: 1, text: `${command.queue} has ${queue.partitions.length} partition(s)`, json: { error: 'no_such_partition' } };
+      }
+      const items = await readEvents(client, queue, command.partition ?? 0, command.from === '$' ? '0' : command.from, command.limit);
+      if (items.length === 0) return { code: 0, text: `no events in the log of ${command.queue} after ${command.from}`, json: [] };
+      return { code: 0, text: items.map(eventLine).join('\n'), json: items };
     }
     case 'retry': {
       const queue = await openNamed(client, command.queue);

@@ -35,6 +35,7 @@ async function main(): Promise<number> {
     intervalMs: config.intervalMs,
     batch: config.batch,
     visibilityMs: config.visibilityMs,
+    eventLog: config.eventLog,
     logger: log,
   };
   if (config.once) {

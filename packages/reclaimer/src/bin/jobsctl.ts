@@ -8,6 +8,7 @@ import { exitQuietlyOnClosedPipe } from '../command-line.ts';
 import { closestNames } from '../admin/closest-names.ts';
 import { describeFailure, watchConnectionErrors } from '../admin/connection-failure.ts';
 import { exportFailed } from '../admin/export-failed.ts';
+import { followEvents } from '../admin/event-lines.ts';
 import { aclResult, openNamed, runAdminCommand, type AdminResult } from '../admin/run-admin.ts';
 import { discoverQueues, queueExists } from '../discover-queues.ts';
 
@@ -61,6 +62,7 @@ async function main(): Promise<number> {
   };
   // Needs no Redis: it only writes the line to run there.
   if (command.name === 'acl') return print(aclResult(command.user, command.queues, command.partitions));
+  if (command.name === 'events' && command.follow) return follow(command, redisUrl, json);
   // Fail fast: an admin command should say Redis is away, not wait for it. (A cluster client
   // holds commands while it reaches no node, retries or not: the command timeout bounds that.)
   const { client } = connectRedis(redisUrl, 'jobsctl', {
@@ -79,6 +81,29 @@ async function main(): Promise<number> {
     return print(command.name === 'export-failed' ? await runExport(command, client) : await runAdminCommand(command, client));
   } catch (error) {
     process.stderr.write(`jobsctl: ${describeFailure(error, where, connectionError(), COMMAND_TIMEOUT_MS)}\n`);
+    return 1;
+  } finally {
+    await closeClient(client);
+  }
+}
+
+/** `events --follow`: prints the log as it grows until SIGINT or SIGTERM; rides out a lost connection. */
+async function follow(command: Extract<AdminCommand, { name: 'events' }>, redisUrl: string, json: boolean): Promise<number> {
+  const { client } = connectRedis(redisUrl, 'jobsctl:events');
+  const stop = new AbortController();
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => stop.abort());
+  const where = describeRedis(redisUrl);
+  try {
+    if (!(await queueExists(client, command.queue))) {
+      process.stderr.write(`jobsctl: ${await noSuchQueue(client, command.queue, where)}\n`);
+      return 1;
+    }
+    const queue = await openNamed(client, command.queue);
+    await followEvents(queue, { from: command.from, partition: command.partition, json }, (line) => process.stdout.write(`${line}\n`), stop.signal);
+    await queue.close();
+    return 0;
+  } catch (error) {
+    process.stderr.write(`jobsctl: ${describeFailure(error, where, undefined, COMMAND_TIMEOUT_MS)}\n`);
     return 1;
   } finally {
     await closeClient(client);

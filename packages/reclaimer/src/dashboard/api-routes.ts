@@ -128,7 +128,8 @@ export async function handleApi(ctx: ApiContext, request: IncomingMessage, respo
       const job = await ctx.source.getJob(queue, jobId);
       if (!job) throw new HttpError(404, 'no_job', `no job ${jobId} in ${queue} (or its record has expired)`);
       const timeline = ctx.source.timeline ? await ctx.source.timeline(queue, jobId) : undefined;
-      sendJson(response, 200, { queue, job: jobDetail(job), ...(timeline && { timeline }) });
+      // A queue that keeps no event log has an empty timeline: not shown.
+      sendJson(response, 200, { queue, job: jobDetail(job), ...(timeline && timeline.length > 0 && { timeline }) });
     }
     return true;
   }

@@ -1,8 +1,8 @@
-import { defineKinds, JobQueue, type RedisClient, type ScheduleRecord } from '@jobs/core';
-import type { DashboardDataSource, FlowTarget, QueueLimits, ScheduleInfo } from './data-source.ts';
+import { defineKinds, JobQueue, type LogEvent, type RedisClient, type ScheduleRecord } from '@jobs/core';
+import type { DashboardDataSource, FlowTarget, QueueLimits, ScheduleInfo, TimelineEntry } from './data-source.ts';
 
 /** What the dashboard uses of a `JobQueue`: any queue fits, whatever its kinds. */
-export type DashboardQueue = Pick<JobQueue<unknown>, 'name' | 'client' | 'stats' | 'list' | 'getJob' | 'retry' | 'retryFailed' | 'cancel' | 'purge' | 'pause' | 'resume'> & {
+export type DashboardQueue = Pick<JobQueue<unknown>, 'name' | 'client' | 'stats' | 'list' | 'getJob' | 'retry' | 'retryFailed' | 'cancel' | 'purge' | 'pause' | 'resume' | 'timeline'> & {
   readonly kinds: { readonly names: readonly string[]; has(kind: unknown): boolean };
   readonly schedules: { list(options?: { offset?: number; limit?: number }): Promise<ScheduleRecord[]> };
 };
@@ -32,6 +32,12 @@ function timingOf(record: ScheduleRecord): string {
   return `every ${ms} ms`;
 }
 
+/** A log event as the timeline shows it: the attempt, who made the change, the error code. */
+function timelineEntry(event: LogEvent): TimelineEntry {
+  const detail = [event.attempt === null ? '' : `attempt ${event.attempt}`, event.worker ? `by ${event.worker}` : '', event.code ? `code ${event.code}` : ''].filter(Boolean).join(', ');
+  return { atMs: event.atMs, event: event.event, ...(detail && { detail }) };
+}
+
 function scheduleInfo(record: ScheduleRecord): ScheduleInfo {
   return { name: record.id, kind: record.kind, every: timingOf(record), nextRunAtMs: record.nextRunAt, status: record.status };
 }
@@ -58,7 +64,8 @@ async function onKind(queue: DashboardQueue, kind: string, action: 'pause' | 're
 /**
  * A {@link DashboardDataSource} over `JobQueue`s: the queues given, or those a function returns
  * when asked (for a set that changes, as the daemon's does). It has the flow-state, pause and
- * schedules capabilities (limits when `options.limits` reads them); not timelines.
+ * schedules capabilities (limits when `options.limits` reads them), and timelines: a job's
+ * events from its queue's event log (none when the queue keeps no log).
  */
 export function jobQueueSource(queues: readonly DashboardQueue[] | (() => readonly DashboardQueue[]), options: JobQueueSourceOptions = {}): DashboardDataSource {
   const all = typeof queues === 'function' ? queues : () => queues;
@@ -102,6 +109,7 @@ export function jobQueueSource(queues: readonly DashboardQueue[] | (() => readon
     },
     pause: flowAction('pause'),
     resume: flowAction('resume'),
+    timeline: async (name, id) => ((await byName(name).timeline(id))?.events ?? []).map(timelineEntry),
     schedules: async (name) => (await byName(name).schedules.list({ limit: SCHEDULES_SHOWN })).map(scheduleInfo),
   };
 }

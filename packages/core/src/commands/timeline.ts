@@ -1,0 +1,25 @@
+import { TIMELINE_CAP } from '../generated/constants.ts';
+import { timelineScript } from '../generated/timeline.ts';
+import { assertJobId } from '../keys.ts';
+import { parseLogEntry, type LogEvent } from '../log-entry.ts';
+import { assertWholeNumber } from '../whole-number.ts';
+import type { QueueContext } from './queue-context.ts';
+
+/** A job's own events, oldest first (see {@link JobQueue.timeline}). */
+export interface JobTimeline {
+  readonly jobId: string;
+  /** Its events still in the log, oldest first. */
+  readonly events: LogEvent[];
+  /** Events of the job listed in its hash whose entries the capped log has trimmed since. */
+  readonly trimmed: number;
+}
+
+/** See {@link JobQueue.timeline}. */
+export async function timeline<P>(ctx: QueueContext<P>, id: string, options: { limit?: number } = {}): Promise<JobTimeline | null> {
+  assertJobId(id);
+  const limit = assertWholeNumber('limit', options.limit ?? TIMELINE_CAP, 1, TIMELINE_CAP);
+  const argv = timelineScript.argv({ job: ctx.keys.job(id), log: ctx.keys.log }, { limit });
+  const [exists, trimmed, ...entries] = await ctx.scripts.run(timelineScript, argv);
+  if (Number(exists) !== 1) return null;
+  return { jobId: id, events: entries.map((entry) => parseLogEntry(entry[0] as string, entry, 1)), trimmed: Number(trimmed) };
+}
