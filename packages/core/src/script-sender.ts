@@ -144,7 +144,12 @@ export class ScriptSender {
           else if (error) throw error;
           else replies[index] = reply;
         });
-        if (wait) replicas = Number(answers[todo.length]?.[1]);
+        if (wait) {
+          // A WAIT that failed confirmed nothing: the write may be on the primary alone.
+          const [waitError, acknowledged] = answers[todo.length] ?? [new Error('the pipeline returned no reply to WAIT'), undefined];
+          if (waitError) throw waitError;
+          replicas = Number(acknowledged);
+        }
         todo = again;
         sourced = true;
         asking = undefined;
