@@ -1,7 +1,7 @@
 import { redisTest as test } from '@jobs/testing';
 import { describe, expect } from 'vitest';
-import { isJobsError, RateLimitedError } from '../src/index.ts';
-import { openQueue } from './fixtures.ts';
+import { isJobsError, JobQueue, RateLimitedError } from '../src/index.ts';
+import { kinds, openQueue } from './fixtures.ts';
 
 const mail = (n: number) => ({ recipient: 'a@example.com', n });
 const hook = (n: number) => ({ url: `https://example.com/${n}` });
@@ -132,6 +132,19 @@ describe('RateLimitedError pushback', () => {
     expect((await queue.stats()).rateLimitedTotal).toBe(1);
     await queue.close();
   });
+  test("a pushback is in the job's timeline as a release with code RATE_LIMITED, by the worker that got it", async ({ redis, queueName }) => {
+    const queue = new JobQueue({ redis, queue: queueName, kinds, eventLog: true, workerId: 'w-7' });
+    const id = await queue.enqueue('webhook', hook(1));
+    const [job] = await queue.claim();
+    await queue.rateLimited(job!, 60_000);
+    const events = (await queue.timeline(id))?.events ?? [];
+    expect(events.map((event) => [event.event, event.code, event.worker])).toEqual([
+      ['enqueued', null, null],
+      ['claimed', null, 'w-7'],
+      ['released', 'RATE_LIMITED', 'w-7'],
+    ]);
+    await queue.close();
+  });
 });
 
 describe('groups', () => {
@@ -149,6 +162,27 @@ describe('groups', () => {
     expect(second.map((job) => job.id)).toEqual([a[1]]);
     await queue.complete(second[0]!, null);
     expect((await queue.claim({ max: 10 })).map((job) => job.id)).toEqual([a[2]]);
+    await queue.close();
+  });
+
+  test("a flow's jobs keep their group: children of one group run one at a time, and the parent starts in its group's turn", async ({ redis, queueName }) => {
+    const queue = openQueue(redis, queueName);
+    await queue.setLimits({ groups: { concurrency: 1 } });
+    const flow = await queue.enqueueFlow({
+      kind: 'email',
+      payload: mail(0),
+      options: { group: 'acme' },
+      children: [1, 2].map((n) => ({ kind: 'email' as const, payload: mail(n), options: { group: 'acme' } })),
+    });
+    expect((await queue.getJob(flow.id))?.fields.group).toBe('acme');
+    const first = await queue.claim({ max: 10 });
+    expect(first.map((job) => job.id)).toEqual([flow.children[0]?.id]);
+    expect(await queue.claim({ max: 10 })).toHaveLength(0);
+    await queue.complete(first[0]!, null);
+    const second = await queue.claim({ max: 10 });
+    expect(second.map((job) => job.id)).toEqual([flow.children[1]?.id]);
+    await queue.complete(second[0]!, null);
+    expect((await queue.claim({ max: 10 })).map((job) => job.id)).toEqual([flow.id]);
     await queue.close();
   });
 
