@@ -2,24 +2,38 @@ import { readFileSync } from 'node:fs';
 import { queueKeysIn, redisTest as test } from '@jobs/testing';
 import { describe, expect, vi } from 'vitest';
 
-const example = readFileSync(new URL('../examples/flow-control.ts', import.meta.url), 'utf8');
 const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
 
-describe('README flow-control example', () => {
-  test('the README shows examples/flow-control.ts as it is', () => {
-    expect(readme).toContain(example.trim());
-  });
+/** The README's flow-control examples: each file, its queue, what it shows, and what it logs. */
+const EXAMPLES = [
+  {
+    file: 'flow-control.ts',
+    queue: 'example-flow',
+    shows: 'priority order, progress, expiry and a paused kind',
+    logs: [[true, { page: 3, of: 3 }], ['JOBS_EXPIRED'], ['pending'], [{ posted: 'https://example.com/hook' }]],
+  },
+  { file: 'limits.ts', queue: 'example-limits', shows: 'the rate limit spreads the starts, the pushback uses no attempt', logs: [[true], [true], [1]] },
+];
 
-  test('examples/flow-control.ts runs: priority order, progress, expiry and a paused kind as its comments say', async ({ redisUrl, redis }) => {
-    const keys = await queueKeysIn(redis, 'example-flow');
-    if (keys.length > 0) await redis.del(...keys);
-    process.env.REDIS_URL = redisUrl;
-    const log = vi.spyOn(console, 'log').mockImplementation(() => undefined);
-    try {
-      await import('../examples/flow-control.ts');
-      expect(log.mock.calls).toEqual([[true, { page: 3, of: 3 }], ['JOBS_EXPIRED'], ['pending'], [{ posted: 'https://example.com/hook' }]]);
-    } finally {
-      log.mockRestore();
-    }
+for (const example of EXAMPLES) {
+  describe(`README ${example.file} example`, () => {
+    const source = readFileSync(new URL(`../examples/${example.file}`, import.meta.url), 'utf8');
+
+    test(`the README shows examples/${example.file} as it is`, () => {
+      expect(readme).toContain(source.trim());
+    });
+
+    test(`examples/${example.file} runs: ${example.shows}, as its comments say`, async ({ redisUrl, redis }) => {
+      const keys = await queueKeysIn(redis, example.queue);
+      if (keys.length > 0) await redis.del(...keys);
+      process.env.REDIS_URL = redisUrl;
+      const log = vi.spyOn(console, 'log').mockImplementation(() => undefined);
+      try {
+        await import(`../examples/${example.file}`);
+        expect(log.mock.calls).toEqual(example.logs);
+      } finally {
+        log.mockRestore();
+      }
+    });
   });
-});
+}

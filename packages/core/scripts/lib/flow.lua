@@ -33,33 +33,14 @@ local function paused_kind_of(field)
   return string.match(field, '^paused_kind:(.*)$')
 end
 
-local function groups_set(prefix)
-  return prefix .. 'groups'
-end
-
-local function group_list(prefix, group)
-  return prefix .. 'group:' .. group
-end
-
-local function queue_rate(prefix)
-  return prefix .. 'rate'
-end
-
-local function kind_rate(prefix, kind)
-  return prefix .. 'rate:kind:' .. kind
-end
-
-local function group_rate(prefix, group)
-  return prefix .. 'rate:group:' .. group
-end
-
-local function kind_running(prefix, kind)
-  return prefix .. 'running:kind:' .. kind
-end
-
-local function group_running(prefix, group)
-  return prefix .. 'running:group:' .. group
-end
+-- The keys of limits and groups (see lib/limits.lua).
+local function groups_set(prefix) return prefix .. 'groups' end
+local function group_list(prefix, group) return prefix .. 'group:' .. group end
+local function queue_rate(prefix) return prefix .. 'rate' end
+local function kind_rate(prefix, kind) return prefix .. 'rate:kind:' .. kind end
+local function group_rate(prefix, group) return prefix .. 'rate:group:' .. group end
+local function kind_running(prefix, kind) return prefix .. 'running:kind:' .. kind end
+local function group_running(prefix, group) return prefix .. 'running:group:' .. group end
 
 -- How long a group's carrier holds its turn (see push_pending) before the claims' turns between
 -- groups take the group's next job anyway: a carrier lost to a recipe client or a cancel must
