@@ -4,17 +4,20 @@
   children have settled (see lib/flow-children.lua). A job without children is written as
   enqueue.lua writes one (pending, or delayed); a parent waits in status waiting-children, in
   no list, with children_left, the children's ids and a waiting entry per child. The tree comes
-  parents first: a job's parent is written before it. Runs only when Redis has memory to spare
-  (no allow-oom flag).
+  parents first: a job's parent is written before it. Each job is logged 'enqueued' (a child
+  with its parent's id in extra field parent), a parent then 'waiting-children' (see
+  lib/log-event.lua). Runs only when Redis has memory to spare (no allow-oom flag).
 
   KEYS[1]   pending: pending list
   KEYS[2]   delayed: delayed sorted set (member: id, score: due time in ms)
   KEYS[3]   stats: stats hash
+  KEYS[4]   log: the event log stream (see lib/log-event.lua)
   ARGV[1]   count: number of jobs N
   ARGV[2]   jobPrefix: job key prefix ("queue:{NAME}:job:"): a job's hash is this plus its id
   ARGV[3]   wakeChannel: the wake channel (see lib/due-notice.lua)
   ARGV[4]   prefix: the queue's key prefix ("queue:{NAME}:"), for the flow-control keys (see lib/flow.lua)
-  ARGV[5..] jobs: per job, 6 values: id, payload JSON, kind, options as in enqueue.lua ('' or
+  ARGV[5]   logMaxLen: the event log's cap ('0' = the log is off)
+  ARGV[6..] jobs: per job, 6 values: id, payload JSON, kind, options as in enqueue.lua ('' or
             "delay ms,run-at ms,max attempts,visibility ms,0,priority,ttl ms,expires-at ms"),
             the parent's id ('' for the root), and on-child-failure ('fail' or 'ignore'; '' for
             a job without children)
@@ -32,13 +35,14 @@
 --@include lib/flow-children.lua
 
 local FIELDS = 6
-local FIRST_JOB = 5
+local FIRST_JOB = 6
 local FLOW_WRITTEN = 1 --@export
 local n = tonumber(ARGV[1])
 local job_prefix = ARGV[2]
 local prefix = ARGV[4]
 local now = now_ms()
 local now_text = int_text(now)
+local log = open_log(KEYS[4], ARGV[5], job_prefix)
 
 -- A resent call finds its root written with the same payload: it was written the first time.
 local root_key = job_prefix .. ARGV[FIRST_JOB]
@@ -105,6 +109,14 @@ for j = 0, n - 1 do
     push_pending(prefix, KEYS[1], id, priority, false)
   else
     pushed[#pushed + 1] = id
+  end
+  if log then
+    if parent ~= '' then
+      log_event(log, id, 'enqueued', '0', '', '', { 'parent', parent })
+    else
+      log_event(log, id, 'enqueued', '0', '', '')
+    end
+    if waiting then log_event(log, id, 'waiting-children', '0', '', '', { 'children', int_text(waiting) }) end
   end
 end
 -- In slices: unpack is bounded by Lua's stack.

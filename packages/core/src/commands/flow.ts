@@ -95,8 +95,8 @@ export function prepareFlow<P>(ctx: QueueContext<P>, flow: FlowRequest<P>): Prep
 export async function writeFlow<P>(ctx: QueueContext<P>, flow: PreparedFlow): Promise<FlowResult> {
   const k = ctx.keys;
   const argv = enqueueFlowScript.argv(
-    { pending: k.pending, delayed: k.delayed, stats: k.stats },
-    { count: flow.args.length / FIELDS, jobPrefix: k.jobPrefix, wakeChannel: k.wake, prefix: k.prefix, jobs: flow.args as string[] },
+    { pending: k.pending, delayed: k.delayed, stats: k.stats, log: k.log },
+    { count: flow.args.length / FIELDS, jobPrefix: k.jobPrefix, wakeChannel: k.wake, prefix: k.prefix, logMaxLen: ctx.logMaxLen, jobs: flow.args as string[] },
   );
   const { replicas } = await ctx.scripts.runAcknowledged(enqueueFlowScript, argv, false);
   const { replicas: required, timeoutMs } = ctx.options.durability;
