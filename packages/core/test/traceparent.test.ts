@@ -120,3 +120,41 @@ describe('traceparent: stored at enqueue, returned by the claims of a worker tha
     await queue.close();
   });
 });
+
+describe('traceparent: flows', () => {
+  test("a flow's jobs take the root's traceparent, unless a job has its own", async ({ redis, queueName }) => {
+    const queue = new JobQueue({ redis, queue: queueName, kinds, claimTraceparent: true });
+    const flow = await queue.enqueueFlow({
+      kind: 'email',
+      payload: { recipient: 'parent@example.com' },
+      options: { traceparent: TRACEPARENT },
+      children: [
+        { kind: 'email', payload: { recipient: 'a@example.com' }, children: [{ kind: 'email', payload: { recipient: 'b@example.com' }, options: { delayMs: 60_000 } }] },
+        { kind: 'email', payload: { recipient: 'c@example.com' }, options: { traceparent: OTHER } },
+      ],
+    });
+    const stored = async (id: string): Promise<string | null> => redis.hget(`queue:{${queueName}}:job:${id}`, 'traceparent');
+    const [a, c] = flow.children;
+    expect(await stored(flow.id)).toBe(TRACEPARENT);
+    expect(await stored(a?.id as string)).toBe(TRACEPARENT);
+    expect(await stored(a?.children[0]?.id as string)).toBe(TRACEPARENT);
+    expect(await stored(c?.id as string)).toBe(OTHER);
+    const claimed = await queue.claim({ max: 5 });
+    expect(Object.fromEntries(claimed.map((job) => [job.id, job.traceparent]))).toEqual({ [c?.id as string]: OTHER });
+    await queue.close();
+  });
+
+  test('a flow without a traceparent stores none, and a bad one is refused before anything is written', async ({ redis, queueName }) => {
+    const queue = openQueue(redis, queueName);
+    const flow = await queue.enqueueFlow({ kind: 'email', payload: { recipient: 'p@example.com' }, children: [{ kind: 'email', payload: { recipient: 'a@example.com' } }] });
+    expect(await redis.hexists(`queue:{${queueName}}:job:${flow.id}`, 'traceparent')).toBe(0);
+    expect(await redis.hexists(`queue:{${queueName}}:job:${flow.children[0]?.id}`, 'traceparent')).toBe(0);
+    const before = (await queue.stats()).enqueuedTotal;
+    const error = await queue
+      .enqueueFlow({ kind: 'email', payload: { recipient: 'p@example.com' }, children: [{ kind: 'email', payload: { recipient: 'a@example.com' }, options: { traceparent: 'bad' } }] })
+      .catch((e: unknown) => e);
+    expect((error as { field?: string }).field).toBe('flow.children[0].options.traceparent');
+    expect((await queue.stats()).enqueuedTotal).toBe(before);
+    await queue.close();
+  });
+});

@@ -64,6 +64,14 @@ function withTraceparent<O extends { traceparent?: string }>(options: O | undefi
   return { ...(options as O), traceparent };
 }
 
+/** How many jobs a flow holds (what its span's count says); the queue checks the rest. */
+function flowSize(node: { children?: unknown }, depth = 1): number {
+  const children = Array.isArray(node.children) && depth < 40 ? (node.children as { children?: unknown }[]) : [];
+  let size = 1;
+  for (const child of children) size += typeof child === 'object' && child !== null ? flowSize(child, depth + 1) : 1;
+  return size;
+}
+
 /** The one kind of `jobs`, when every job is of one kind. */
 function kindOf(jobs: readonly { kind?: unknown }[]): string | undefined {
   const kind = jobs[0]?.kind;
@@ -171,7 +179,15 @@ export class Producer<P> {
    * the parent cancels its unstarted children. Returns the ids, in the shape of the request.
    */
   enqueueFlow(flow: FlowRequest<P>): Promise<FlowResult> {
-    return this.#queue.enqueueFlow(flow);
+    const tracing = this.#tracing;
+    // Not an object: the queue refuses it as it stands.
+    if (tracing === undefined || typeof flow !== 'object' || flow === null) return this.#queue.enqueueFlow(flow);
+    // The flow's jobs take the root's traceparent (see JobQueue.enqueueFlow).
+    return tracing.send(
+      { count: flowSize(flow), kind: typeof flow.kind === 'string' ? flow.kind : undefined },
+      (traceparent) => this.#queue.enqueueFlow(traceparent === undefined ? flow : ({ ...flow, options: withTraceparent(flow.options, traceparent) } as FlowRequest<P>)),
+      (result) => [result.id],
+    );
   }
 
   /** The children of flow parent `id` by child id, with their kind and how each settled so far. */

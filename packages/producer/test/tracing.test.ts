@@ -75,6 +75,24 @@ describe('producer tracing', () => {
     await producer.close();
   });
 
+  test("enqueueFlow makes one span for the flow, and every job of it stores the span's context", async ({ redis, queueName }) => {
+    const { exporter, tracerProvider } = inMemory();
+    const producer = createProducer({ redis, queue: queueName, kinds, tracing: { tracerProvider } });
+    const flow = await producer.enqueueFlow({
+      kind: 'email',
+      payload: { recipient: 'parent@example.com' },
+      children: [
+        { kind: 'resize', payload: { image: 'a.png', width: 10 } },
+        { kind: 'resize', payload: { image: 'b.png', width: 20 } },
+      ],
+    });
+    const [send] = exporter.getFinishedSpans();
+    expect(send?.attributes).toMatchObject({ 'messaging.batch.message_count': 3, 'jobs.kind': 'email', 'jobs.id': flow.id });
+    const expected = `00-${send?.spanContext().traceId}-${send?.spanContext().spanId}-01`;
+    for (const id of [flow.id, ...flow.children.map((child) => child.id)]) expect(await redis.hget(`queue:{${queueName}}:job:${id}`, 'traceparent')).toBe(expected);
+    await producer.close();
+  });
+
   test('tracing off (the default) stores no traceparent, even inside an active span', async ({ redis, queueName }) => {
     const { exporter, tracerProvider } = inMemory();
     const producer = createProducer({ redis, queue: queueName, kinds });
