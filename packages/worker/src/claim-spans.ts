@@ -34,5 +34,6 @@ export function withClaimSpans(queue: LaneQueue, tracing: WorkerTracing): LaneQu
     progress: (job, value) => queue.progress(job, value),
     release: (jobs) => queue.release(jobs),
     reclaimStuck: () => queue.reclaimStuck(),
+    children: (id) => queue.children(id),
   };
 }
