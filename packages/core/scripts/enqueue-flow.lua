@@ -18,7 +18,8 @@
   ARGV[4]   prefix: the queue's key prefix ("queue:{NAME}:"), for the flow-control keys (see lib/flow.lua)
   ARGV[5]   logMaxLen: the event log's cap ('0' = the log is off)
   ARGV[6..] jobs: per job, 6 values: id, payload JSON, kind, options as in enqueue.lua ('' or
-            "delay ms,run-at ms,max attempts,visibility ms,0,priority,ttl ms,expires-at ms"),
+            "delay ms,run-at ms,max attempts,visibility ms,0,priority,ttl ms,expires-at ms",
+            optionally followed by ",<traceparent>"),
             the parent's id ('' for the root), and on-child-failure ('fail' or 'ignore'; '' for
             a job without children)
   Returns:  FLOW_WRITTEN, also when this same call ran before (the client resent it after a
@@ -75,10 +76,12 @@ for j = 0, n - 1 do
   local id, payload, kind, options = ARGV[base], ARGV[base + 1], ARGV[base + 2], ARGV[base + 3]
   local parent, on_failure = ARGV[base + 4], ARGV[base + 5]
   local delay, run_at, max_attempts, visibility, priority, ttl, expires_at = '0', '0', '0', '0', '0', '0', '0'
+  local traceparent, rest = nil, ''
   if options ~= '' then
-    delay, run_at, max_attempts, visibility, priority, ttl, expires_at =
-      string.match(options, '^(%d+),(%d+),(%d+),(%d+),0,(-?%d+),(%d+),(%d+)$')
-    if not expires_at then error('enqueue-flow: malformed job options "' .. options .. '"') end
+    delay, run_at, max_attempts, visibility, priority, ttl, expires_at, rest =
+      string.match(options, '^(%d+),(%d+),(%d+),(%d+),0,(-?%d+),(%d+),(%d+)(.*)$')
+    if rest and rest ~= '' then traceparent = string.match(rest, '^,([%x%-]+)$') end
+    if not expires_at or (rest ~= '' and not traceparent) then error('enqueue-flow: malformed job options "' .. options .. '"') end
   end
   local expiry = tonumber(expires_at)
   if ttl ~= '0' then expiry = now + tonumber(ttl) end
@@ -88,7 +91,7 @@ for j = 0, n - 1 do
   local waiting = children[id]
   local status = 'pending'
   if waiting then status = 'waiting-children' elseif due > now then status = 'delayed' end
-  write_job_hash(job_key, id, payload, kind, status, now_text, max_attempts, visibility)
+  write_job_hash(job_key, id, payload, kind, status, now_text, max_attempts, visibility, traceparent)
   if priority ~= '0' then redis.call('HSET', job_key, 'priority', priority) end
   if expiry > 0 then redis.call('HSET', job_key, 'expires_at_ms', int_text(expiry)) end
   if parent ~= '' then

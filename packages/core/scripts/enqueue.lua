@@ -22,7 +22,8 @@
             "delay ms,run-at ms,max attempts,visibility ms,idempotency retention ms,priority,
             ttl ms,expires-at ms", whole numbers (priority may be negative), 0 meaning: no
             delay, use the delay, queue default, queue default, no key, the default priority,
-            no ttl, no expiry
+            no ttl, no expiry; then optionally ",<traceparent>": the W3C traceparent stored
+            on the job (checked by the caller)
   Returns:  flat array, per job: id, ENQUEUE_WRITTEN if written (now, or by an earlier run of this
             same call) or ENQUEUE_HELD if an earlier job holds its idempotency key
   Reply:    (string | number)[]
@@ -49,15 +50,18 @@ local now_text = int_text(now)
 local log = open_log(KEYS[4], ARGV[5], job_prefix)
 
 -- A job's options (see ARGV): delay, run-at, max attempts and visibility as text, the
--- idempotency retention as a number, the priority as text, and the expiry (ms, 0 = none).
+-- idempotency retention as a number, the priority as text, the expiry (ms, 0 = none), and the
+-- traceparent (nil: none).
 local function job_options(text)
-  if text == '' then return '0', '0', '0', '0', 0, '0', 0 end
-  local delay, run_at, max_attempts, visibility, idem, priority, ttl, expires_at =
-    string.match(text, '^(%d+),(%d+),(%d+),(%d+),(%d+),(-?%d+),(%d+),(%d+)$')
-  if not expires_at then error('enqueue: malformed job options "' .. text .. '"') end
+  if text == '' then return '0', '0', '0', '0', 0, '0', 0, nil end
+  local delay, run_at, max_attempts, visibility, idem, priority, ttl, expires_at, rest =
+    string.match(text, '^(%d+),(%d+),(%d+),(%d+),(%d+),(-?%d+),(%d+),(%d+)(.*)$')
+  local traceparent = nil
+  if rest and rest ~= '' then traceparent = string.match(rest, '^,([%x%-]+)$') end
+  if not expires_at or (rest ~= '' and not traceparent) then error('enqueue: malformed job options "' .. text .. '"') end
   local expiry = tonumber(expires_at)
   if ttl ~= '0' then expiry = now + tonumber(ttl) end
-  return delay, run_at, max_attempts, visibility, tonumber(idem), priority, expiry
+  return delay, run_at, max_attempts, visibility, tonumber(idem), priority, expiry, traceparent
 end
 
 -- Pass 1: check before writing anything, so a refused call leaves nothing half-written. A job
@@ -87,7 +91,7 @@ local idem_index = 5
 for j = 0, n - 1 do
   local base = FIRST_JOB + j * FIELDS
   local id, payload, kind = ARGV[base], ARGV[base + 1], ARGV[base + 2]
-  local delay_text, run_at_text, max_attempts, visibility_ms, idem_ms, priority, expiry = job_options(ARGV[base + 3])
+  local delay_text, run_at_text, max_attempts, visibility_ms, idem_ms, priority, expiry, traceparent = job_options(ARGV[base + 3])
   local job_key = job_prefix .. id
   local holder = false
   local idem_key = false
@@ -116,7 +120,7 @@ for j = 0, n - 1 do
     if run_at_text ~= '0' then due = tonumber(run_at_text) end
     local status = 'pending'
     if due > now then status = 'delayed' end
-    write_job_hash(job_key, id, payload, kind, status, now_text, max_attempts, visibility_ms)
+    write_job_hash(job_key, id, payload, kind, status, now_text, max_attempts, visibility_ms, traceparent)
     if priority ~= '0' then redis.call('HSET', job_key, 'priority', priority) end
     if expiry > 0 then redis.call('HSET', job_key, 'expires_at_ms', int_text(expiry)) end
     if status == 'delayed' then

@@ -55,6 +55,12 @@ export interface JobQueueOptions<P> extends QueueOptions {
    * worker names itself; default none.
    */
   workerId?: string;
+  /**
+   * Claims also return each job's stored `traceparent` (`ClaimedJob.traceparent`): for a worker
+   * that traces (`@jobs/worker` sets it when its `tracing` is on). Off by default, and then a
+   * claim reads nothing more than it needs to run the job.
+   */
+  claimTraceparent?: boolean;
 }
 
 /** The context of each queue, for the commands of another queue object (a partitioned queue's). */
@@ -143,6 +149,7 @@ export class JobQueue<P> {
       idSuffix,
       logMaxLen: this.options.eventLog === false ? '0' : String(this.options.eventLog.maxLen),
       workerId,
+      traced: options.claimTraceparent === true ? '1' : '0',
       ready,
     });
     this.#pause = new PauseWatch(this.keys);

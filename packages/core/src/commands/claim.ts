@@ -39,6 +39,7 @@ export function claimArgs<P>(ctx: QueueContext<P>, max: number): ClaimArgs {
     prefix: ctx.keys.prefix,
     logMaxLen: ctx.logMaxLen,
     worker: ctx.workerId,
+    traced: ctx.traced,
   };
 }
 
@@ -100,7 +101,7 @@ export class Claimer<P> {
       nowMs = Number(reply[0]);
       nextDueMs = this.#pause.note(Number(reply[1]));
       this.#dueHint = { untilDueMs: nextDueMs >= 0 ? nextDueMs - nowMs : -1, atMs: Date.now() };
-      const jobs = readClaimedJobs(reply, 2, nowMs);
+      const jobs = readClaimedJobs(reply, 2, nowMs, this.#ctx.traced);
       if (jobs.length > 0 || deadline - Date.now() <= 0 || this.#isClosed() || options.signal?.aborted) return jobs;
     }
   }
