@@ -5,7 +5,8 @@
   parent waiting for its children. Its hash says status=cancelled and expires after the TTL. A
   job that is processing, or already finished, is left alone. A cancelled parent's unstarted
   children are cancelled too, down the tree; a cancelled child fails its parent, or counts as
-  settled, as the parent's on_child_failure says (see lib/flow-children.lua).
+  settled, as the parent's on_child_failure says (see lib/flow-children.lua). Each job it
+  cancels is logged 'cancelled'.
 
   KEYS[1]  job: the job's hash
   KEYS[2]  pending: pending list
@@ -67,9 +68,11 @@ local now = now_ms()
 redis.call('HSET', key, 'status', 'cancelled', 'cancelled_at_ms', now)
 if tonumber(ARGV[2]) > 0 then redis.call('EXPIRE', key, tonumber(ARGV[2])) end
 publish_event(ARGV[3], id, 'cancelled')
+-- Logged before the cascade, so that the log reads cause first: this job, then its children.
+local log = open_log(KEYS[6], ARGV[9], ARGV[5])
+log_event(log, id, 'cancelled', nil, ARGV[10], '')
 local flow = { prefix = ARGV[4], job_prefix = ARGV[5], pending = KEYS[2], delayed = KEYS[3], stats = KEYS[4],
   failed = KEYS[5], cancelled_ttl = tonumber(ARGV[2]), ttl = tonumber(ARGV[6]), cap = tonumber(ARGV[7]),
-  channel = ARGV[3], wake = ARGV[8], now = now }
+  channel = ARGV[3], wake = ARGV[8], now = now, log = log, worker = ARGV[10] }
 redis.call('HINCRBY', KEYS[4], 'cancelled_total', 1 + flow_cancelled(flow, key, id, dead_letter))
-log_event(open_log(KEYS[6], ARGV[9], ARGV[5]), id, 'cancelled', nil, ARGV[10], '')
 return { CANCELLED }

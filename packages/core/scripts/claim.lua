@@ -26,10 +26,12 @@
   ARGV[9]   prefix: the queue's key prefix ("queue:{NAME}:"), for the flow-control keys (see lib/flow.lua)
   ARGV[10]  logMaxLen: the event log's cap ('0' = the log is off)
   ARGV[11]  worker: the claiming worker's id, for the event log ('' = none)
+  ARGV[12]  traced: '1': also return each job's traceparent (a worker that traces); '0': not
   Returns:  { now ms, due time of the next delayed job in ms or -1 (CLAIM_PAUSED: the queue is
               paused), then CLAIM_STRIDE values per claimed job: id, token, attempts,
               max_attempts, lease deadline ms, payload, kind, enqueued_at_ms, last_error,
-              priority (nil when the hash has none) }
+              priority (nil when the hash has none); traced: CLAIM_TRACED_STRIDE values, those
+              and the traceparent (nil when none) }
   Reply:    [nowMs: number, nextDueMs: number, ...claimed: Array<string | number | null>]
 ]]
 --@include lib/now.lua
@@ -43,5 +45,5 @@ local out = { now, next_due }
 claim_ready({ pending = KEYS[1], processing = KEYS[2], leases = KEYS[3], stats = KEYS[4], failed = KEYS[6],
   flow = KEYS[7], job_prefix = ARGV[1], prefix = ARGV[9], visibility = tonumber(ARGV[2]), max_attempts = ARGV[3],
   token_base = ARGV[5], ttl = tonumber(ARGV[6]), cap = tonumber(ARGV[7]), channel = ARGV[8], now = now,
-  log = log, worker = ARGV[11], delayed = KEYS[5] }, tonumber(ARGV[4]), out)
+  log = log, worker = ARGV[11], delayed = KEYS[5], traced = ARGV[12] == '1' }, tonumber(ARGV[4]), out)
 return out

@@ -28,11 +28,13 @@
   ARGV[13]  wakeChannel: the wake channel (see lib/due-notice.lua), for a flow's parent started with a delay
   ARGV[14]  logMaxLen: the event log's cap ('0' = the log is off)
   ARGV[15]  worker: the worker's id, for the event log ('' = none)
-  ARGV[16..] completions: per job to complete, 3 values: id, claim token, result JSON
+  ARGV[16]  traced: '1': also return each claimed job's traceparent (as claim.lua does); '0': not
+  ARGV[17..] completions: per job to complete, 3 values: id, claim token, result JSON
   Returns:  { now ms, due time of the next delayed job in ms or -1 (CLAIM_PAUSED: the queue is
               paused), M (jobs given to complete),
               M values CLAIM_DONE (completed) or NOT_OWNER (not the caller's; nothing changed),
-              then CLAIM_STRIDE values per claimed job as claim.lua returns them }
+              then CLAIM_STRIDE (traced: CLAIM_TRACED_STRIDE) values per claimed job as
+              claim.lua returns them }
   Reply:    [nowMs: number, nextDueMs: number, count: number, ...rest: Array<string | number | null>]
 ]]
 --@include lib/now.lua
@@ -40,7 +42,7 @@
 --@include lib/promote-due.lua
 --@include lib/claim-jobs.lua
 
-local FIRST_COMPLETION = 16
+local FIRST_COMPLETION = 17
 local now = now_ms()
 local log = open_log(KEYS[9], ARGV[14], ARGV[1])
 local out = { now, -1, (#ARGV - FIRST_COMPLETION + 1) / 3 }
@@ -55,6 +57,6 @@ if wanted > 0 then
   claim_ready({ pending = KEYS[1], processing = KEYS[2], leases = KEYS[3], stats = KEYS[4], failed = KEYS[7],
     flow = KEYS[8], job_prefix = ARGV[1], prefix = ARGV[12], visibility = tonumber(ARGV[2]), max_attempts = ARGV[3],
     token_base = ARGV[5], ttl = tonumber(ARGV[10]), cap = tonumber(ARGV[11]), channel = ARGV[8], now = now,
-    delayed = KEYS[5], wake = ARGV[13], log = log, worker = ARGV[15] }, wanted, out)
+    delayed = KEYS[5], wake = ARGV[13], log = log, worker = ARGV[15], traced = ARGV[16] == '1' }, wanted, out)
 end
 return out

@@ -4,19 +4,23 @@
   children have settled (see lib/flow-children.lua). A job without children is written as
   enqueue.lua writes one (pending, or delayed); a parent waits in status waiting-children, in
   no list, with children_left, the children's ids and a waiting entry per child. The tree comes
-  parents first: a job's parent is written before it. Runs only when Redis has memory to spare
-  (no allow-oom flag).
+  parents first: a job's parent is written before it. Each job is logged 'enqueued' (a child
+  with its parent's id in extra field parent), a parent then 'waiting-children' (see
+  lib/log-event.lua). Runs only when Redis has memory to spare (no allow-oom flag).
 
   KEYS[1]   pending: pending list
   KEYS[2]   delayed: delayed sorted set (member: id, score: due time in ms)
   KEYS[3]   stats: stats hash
+  KEYS[4]   log: the event log stream (see lib/log-event.lua)
   ARGV[1]   count: number of jobs N
   ARGV[2]   jobPrefix: job key prefix ("queue:{NAME}:job:"): a job's hash is this plus its id
   ARGV[3]   wakeChannel: the wake channel (see lib/due-notice.lua)
   ARGV[4]   prefix: the queue's key prefix ("queue:{NAME}:"), for the flow-control keys (see lib/flow.lua)
-  ARGV[5..] jobs: per job, 6 values: id, payload JSON, kind, options as in enqueue.lua ('' or
-            "delay ms,run-at ms,max attempts,visibility ms,0,priority,ttl ms,expires-at ms", then
-            "|" and the group key for a job of a group),
+  ARGV[5]   logMaxLen: the event log's cap ('0' = the log is off)
+  ARGV[6..] jobs: per job, 6 values: id, payload JSON, kind, options as in enqueue.lua ('' or
+            "delay ms,run-at ms,max attempts,visibility ms,0,priority,ttl ms,expires-at ms",
+            optionally followed by ",<traceparent>", then for a job of a group by "|" and the
+            group key),
             the parent's id ('' for the root), and on-child-failure ('fail' or 'ignore'; '' for
             a job without children)
   Returns:  FLOW_WRITTEN, also when this same call ran before (the client resent it after a
@@ -33,13 +37,14 @@
 --@include lib/flow-children.lua
 
 local FIELDS = 6
-local FIRST_JOB = 5
+local FIRST_JOB = 6
 local FLOW_WRITTEN = 1 --@export
 local n = tonumber(ARGV[1])
 local job_prefix = ARGV[2]
 local prefix = ARGV[4]
 local now = now_ms()
 local now_text = int_text(now)
+local log = open_log(KEYS[4], ARGV[5], job_prefix)
 
 -- A resent call finds its root written with the same payload: it was written the first time.
 local root_key = job_prefix .. ARGV[FIRST_JOB]
@@ -72,13 +77,14 @@ for j = 0, n - 1 do
   local id, payload, kind, options = ARGV[base], ARGV[base + 1], ARGV[base + 2], ARGV[base + 3]
   local parent, on_failure = ARGV[base + 4], ARGV[base + 5]
   local delay, run_at, max_attempts, visibility, priority, ttl, expires_at = '0', '0', '0', '0', '0', '0', '0'
-  local group = nil
+  local traceparent, rest, group = nil, '', nil
   if options ~= '' then
     local numbers
     numbers, group = string.match(options, '^([^|]*)|(.+)$')
-    delay, run_at, max_attempts, visibility, priority, ttl, expires_at =
-      string.match(numbers or options, '^(%d+),(%d+),(%d+),(%d+),0,(-?%d+),(%d+),(%d+)$')
-    if not expires_at then error('enqueue-flow: malformed job options "' .. options .. '"') end
+    delay, run_at, max_attempts, visibility, priority, ttl, expires_at, rest =
+      string.match(numbers or options, '^(%d+),(%d+),(%d+),(%d+),0,(-?%d+),(%d+),(%d+)(.*)$')
+    if rest and rest ~= '' then traceparent = string.match(rest, '^,([%x%-]+)$') end
+    if not expires_at or (rest ~= '' and not traceparent) then error('enqueue-flow: malformed job options "' .. options .. '"') end
   end
   local expiry = tonumber(expires_at)
   if ttl ~= '0' then expiry = now + tonumber(ttl) end
@@ -88,7 +94,7 @@ for j = 0, n - 1 do
   local waiting = children[id]
   local status = 'pending'
   if waiting then status = 'waiting-children' elseif due > now then status = 'delayed' end
-  write_job_hash(job_key, id, payload, kind, status, now_text, max_attempts, visibility)
+  write_job_hash(job_key, id, payload, kind, status, now_text, max_attempts, visibility, traceparent)
   if priority ~= '0' then redis.call('HSET', job_key, 'priority', priority) end
   if expiry > 0 then redis.call('HSET', job_key, 'expires_at_ms', int_text(expiry)) end
   if group then redis.call('HSET', job_key, 'group', group) end
@@ -110,6 +116,14 @@ for j = 0, n - 1 do
     push_pending(prefix, KEYS[1], id, priority, false, group)
   else
     pushed[#pushed + 1] = id
+  end
+  if log then
+    if parent ~= '' then
+      log_event(log, id, 'enqueued', '0', '', '', { 'parent', parent })
+    else
+      log_event(log, id, 'enqueued', '0', '', '')
+    end
+    if waiting then log_event(log, id, 'waiting-children', '0', '', '', { 'children', int_text(waiting) }) end
   end
 end
 -- In slices: unpack is bounded by Lua's stack.

@@ -22,8 +22,9 @@
             "delay ms,run-at ms,max attempts,visibility ms,idempotency retention ms,priority,
             ttl ms,expires-at ms", whole numbers (priority may be negative), 0 meaning: no
             delay, use the delay, queue default, queue default, no key, the default priority,
-            no ttl, no expiry; then, for a job of a group, "|" and the group key (see
-            lib/limits.lua: it waits in its group's turn)
+            no ttl, no expiry; then optionally ",<traceparent>": the W3C traceparent stored
+            on the job (checked by the caller); then, for a job of a group, "|" and the group
+            key (see lib/limits.lua: it waits in its group's turn)
   Returns:  flat array, per job: id, ENQUEUE_WRITTEN if written (now, or by an earlier run of this
             same call) or ENQUEUE_HELD if an earlier job holds its idempotency key
   Reply:    (string | number)[]
@@ -50,16 +51,19 @@ local now_text = int_text(now)
 local log = open_log(KEYS[4], ARGV[5], job_prefix)
 
 -- A job's options (see ARGV): delay, run-at, max attempts and visibility as text, the
--- idempotency retention as a number, the priority as text, and the expiry (ms, 0 = none).
+-- idempotency retention as a number, the priority as text, the expiry (ms, 0 = none), the
+-- traceparent (nil: none) and the group (nil: none).
 local function job_options(text)
-  if text == '' then return '0', '0', '0', '0', 0, '0', 0, nil end
+  if text == '' then return '0', '0', '0', '0', 0, '0', 0, nil, nil end
   local numbers, group = string.match(text, '^([^|]*)|(.+)$')
-  local delay, run_at, max_attempts, visibility, idem, priority, ttl, expires_at =
-    string.match(numbers or text, '^(%d+),(%d+),(%d+),(%d+),(%d+),(-?%d+),(%d+),(%d+)$')
-  if not expires_at then error('enqueue: malformed job options "' .. text .. '"') end
+  local delay, run_at, max_attempts, visibility, idem, priority, ttl, expires_at, rest =
+    string.match(numbers or text, '^(%d+),(%d+),(%d+),(%d+),(%d+),(-?%d+),(%d+),(%d+)(.*)$')
+  local traceparent = nil
+  if rest and rest ~= '' then traceparent = string.match(rest, '^,([%x%-]+)$') end
+  if not expires_at or (rest ~= '' and not traceparent) then error('enqueue: malformed job options "' .. text .. '"') end
   local expiry = tonumber(expires_at)
   if ttl ~= '0' then expiry = now + tonumber(ttl) end
-  return delay, run_at, max_attempts, visibility, tonumber(idem), priority, expiry, group
+  return delay, run_at, max_attempts, visibility, tonumber(idem), priority, expiry, traceparent, group
 end
 
 -- Pass 1: check before writing anything, so a refused call leaves nothing half-written. A job
@@ -89,7 +93,7 @@ local idem_index = 5
 for j = 0, n - 1 do
   local base = FIRST_JOB + j * FIELDS
   local id, payload, kind = ARGV[base], ARGV[base + 1], ARGV[base + 2]
-  local delay_text, run_at_text, max_attempts, visibility_ms, idem_ms, priority, expiry, group = job_options(ARGV[base + 3])
+  local delay_text, run_at_text, max_attempts, visibility_ms, idem_ms, priority, expiry, traceparent, group = job_options(ARGV[base + 3])
   local job_key = job_prefix .. id
   local holder = false
   local idem_key = false
@@ -118,7 +122,7 @@ for j = 0, n - 1 do
     if run_at_text ~= '0' then due = tonumber(run_at_text) end
     local status = 'pending'
     if due > now then status = 'delayed' end
-    write_job_hash(job_key, id, payload, kind, status, now_text, max_attempts, visibility_ms)
+    write_job_hash(job_key, id, payload, kind, status, now_text, max_attempts, visibility_ms, traceparent)
     if priority ~= '0' then redis.call('HSET', job_key, 'priority', priority) end
     if expiry > 0 then redis.call('HSET', job_key, 'expires_at_ms', int_text(expiry)) end
     if group then redis.call('HSET', job_key, 'group', group) end

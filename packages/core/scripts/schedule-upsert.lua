@@ -3,7 +3,8 @@
   schedule-upsert: creates schedule ARGV[2] or replaces its definition, in one step. When its
   timing (ARGV[3]) is unchanged its next run stays; when the timing changed, a tick of the old
   timing that is due and not yet run runs now (no tick lost), and the next run becomes ARGV[4],
-  which must lie after now (none doubled). A paused schedule stays paused. A schedule past its
+  which must lie after now (none doubled); that tick's job is logged 'enqueued' as
+  schedule-fire.lua logs one. A paused schedule stays paused. A schedule past its
   run limit, or with no run left, is 'done'.
 
   KEYS[1]   schedule: schedule hash
@@ -11,12 +12,14 @@
   KEYS[3]   schedules: every schedule's id (sorted set, score 0)
   KEYS[4]   pending: pending list
   KEYS[5]   stats: stats hash (its field schedule_revision numbers every change of every schedule)
+  KEYS[6]   log: the event log stream (see lib/log-event.lua)
   ARGV[1]   jobPrefix: job key prefix ("queue:{NAME}:job:")
   ARGV[2]   id: schedule id
   ARGV[3]   timing: text naming when it runs (pattern, time zone, interval, start, end)
   ARGV[4]   firstMs: its first run after now by that timing, ms, computed by the caller; -1 for none
   ARGV[5]   wakeChannel: schedules wake channel ("queue:{NAME}:schedules-wake"): told the next run when there is one
-  ARGV[6..] definition: the definition's fields and values: kind, payload, cron, tz, every_ms,
+  ARGV[6]   logMaxLen: the event log's cap ('0' = the log is off)
+  ARGV[7..] definition: the definition's fields and values: kind, payload, cron, tz, every_ms,
             start_at_ms, end_at_ms, limit, max_attempts, visibility_ms
   Returns:  { outcome, now ms, revision, next run ms or -1 }, outcome one of 'created',
             'updated', or 'retry' (ARGV[4] is no longer after now: compute it again from the now
@@ -35,13 +38,13 @@ if not keep and old[3] ~= 'paused' and first >= 0 and first <= now then return {
 
 -- The old timing's due tick runs with the old definition before the new one replaces it.
 if exists and not keep and old[3] == 'active' and old[2] ~= '' and tonumber(old[2]) <= now then
-  run_schedule_tick(KEYS[1], KEYS[4], KEYS[5], ARGV[1], tonumber(old[2]), now)
+  run_schedule_tick(KEYS[1], KEYS[4], KEYS[5], ARGV[1], tonumber(old[2]), now, open_log(KEYS[6], ARGV[6], ARGV[1]))
 end
 
 local now_text = int_text(now)
 local revision = redis.call('HINCRBY', KEYS[5], 'schedule_revision', 1)
 local fields = { 'id', ARGV[2], 'timing', ARGV[3], 'revision', revision, 'updated_at_ms', now_text }
-for i = 6, #ARGV, 2 do
+for i = 7, #ARGV, 2 do
   fields[#fields + 1] = ARGV[i]
   fields[#fields + 1] = ARGV[i + 1]
 end

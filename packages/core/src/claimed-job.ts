@@ -1,4 +1,4 @@
-import { CLAIM_STRIDE } from './generated/constants.ts';
+import { CLAIM_STRIDE, CLAIM_TRACED_STRIDE } from './generated/constants.ts';
 import type { ClaimedJob } from './job-record.ts';
 
 function toNumber(value: unknown): number | undefined {
@@ -23,9 +23,10 @@ function parsePayload(raw: string | undefined): unknown {
 /**
  * A job as the claim script hands it over: the values a worker needs, read straight from the
  * reply (no second read of the hash). `fields` holds the hash fields the claim read, as they
- * are after its stamp; `visibilityMs` is the lease length this claim was given.
+ * are after its stamp; `visibilityMs` is the lease length this claim was given. `traced`: the
+ * reply carries the traceparent too.
  */
-function readClaimedJob(reply: readonly unknown[], at: number, nowMs: number): ClaimedJob {
+function readClaimedJob(reply: readonly unknown[], at: number, nowMs: number, traced: boolean): ClaimedJob {
   const id = String(reply[at]);
   const token = String(reply[at + 1]);
   const attempts = toNumber(reply[at + 2]) ?? 1;
@@ -36,6 +37,7 @@ function readClaimedJob(reply: readonly unknown[], at: number, nowMs: number): C
   const enqueuedAt = toNumber(reply[at + 7]);
   const lastError = optional(reply[at + 8]) || undefined;
   const priority = toNumber(reply[at + 9]);
+  const traceparent = traced ? optional(reply[at + 10]) || undefined : undefined;
   const payload = parsePayload(rawPayload);
   const payloadKind = typeof payload === 'object' && payload !== null ? (payload as { kind?: unknown }).kind : undefined;
   const fields: Record<string, string> = {
@@ -52,6 +54,7 @@ function readClaimedJob(reply: readonly unknown[], at: number, nowMs: number): C
   if (enqueuedAt !== undefined) fields.enqueued_at_ms = String(enqueuedAt);
   if (lastError !== undefined) fields.last_error = lastError;
   if (priority !== undefined) fields.priority = String(priority);
+  if (traceparent !== undefined) fields.traceparent = traceparent;
   return {
     id,
     token,
@@ -78,13 +81,19 @@ function readClaimedJob(reply: readonly unknown[], at: number, nowMs: number): C
     // Not in the claim reply (an expired job is never claimed); progress starts afresh.
     expiresAtMs: undefined,
     progress: undefined,
+    traceparent,
     fields: Object.freeze(fields),
   };
 }
 
-/** Reads the claimed jobs of a claim reply: groups of `CLAIM_STRIDE` values (scripts/lib/claim-jobs.lua) from `at` to its end. */
-export function readClaimedJobs(reply: readonly unknown[], at: number, nowMs: number): ClaimedJob[] {
+/**
+ * Reads the claimed jobs of a claim reply: groups of `CLAIM_STRIDE` values (`CLAIM_TRACED_STRIDE`
+ * for a claim sent with `traced` '1'; scripts/lib/claim-jobs.lua) from `at` to its end.
+ */
+export function readClaimedJobs(reply: readonly unknown[], at: number, nowMs: number, traced: '0' | '1' = '0'): ClaimedJob[] {
   const jobs: ClaimedJob[] = [];
-  for (let i = at; i + CLAIM_STRIDE <= reply.length; i += CLAIM_STRIDE) jobs.push(readClaimedJob(reply, i, nowMs));
+  const withTrace = traced === '1';
+  const stride = withTrace ? CLAIM_TRACED_STRIDE : CLAIM_STRIDE;
+  for (let i = at; i + stride <= reply.length; i += stride) jobs.push(readClaimedJob(reply, i, nowMs, withTrace));
   return jobs;
 }

@@ -37,6 +37,12 @@ export interface EnqueueOptions {
    * queue's `groups` limits (see `setLimits`) hold for each group on its own.
    */
   group?: string;
+  /**
+   * A W3C `traceparent` (version 00) stored on the job, so the worker's span for each attempt
+   * links to the trace that enqueued it. `@jobs/producer` with `tracing` on fills it in from the
+   * active OpenTelemetry context; give it here when you enqueue through `JobQueue` yourself.
+   */
+  traceparent?: string;
 }
 
 /** The checked, script-ready form of {@link EnqueueOptions}. */
@@ -53,14 +59,19 @@ export interface ResolvedEnqueueOptions {
   /** 0: none. */
   expiresAtMs: number;
   group: string | undefined;
+  /** Undefined: none. */
+  traceparent: string | undefined;
 }
+
+/** A W3C `traceparent` of version 00 with a valid (not all-zero) trace id and span id. */
+const TRACEPARENT = /^00-(?!0{32})[0-9a-f]{32}-(?!0{16})[0-9a-f]{16}-[0-9a-f]{2}$/;
 
 const YEAR_MS = 365 * 86_400_000;
 
 /** Checks `options` (from untrusted callers too) and fills in defaults. */
 export function resolveEnqueueOptions(options: EnqueueOptions | undefined, defaultIdempotencyTtlMs: number, field = 'options'): ResolvedEnqueueOptions {
   if (options === undefined) {
-    return { delayMs: 0, runAtMs: 0, maxAttempts: undefined, visibilityMs: undefined, idempotencyKey: undefined, idempotencyTtlMs: 0, priority: undefined, ttlMs: 0, expiresAtMs: 0, group: undefined };
+    return { delayMs: 0, runAtMs: 0, maxAttempts: undefined, visibilityMs: undefined, idempotencyKey: undefined, idempotencyTtlMs: 0, priority: undefined, ttlMs: 0, expiresAtMs: 0, group: undefined, traceparent: undefined };
   }
   if (typeof options !== 'object' || options === null) throw new InvalidArgumentError(field, 'expected an object');
   const delayMs = options.delayMs === undefined ? 0 : assertWholeNumber(`${field}.delayMs`, options.delayMs, 0, YEAR_MS);
@@ -94,5 +105,9 @@ export function resolveEnqueueOptions(options: EnqueueOptions | undefined, defau
     expiresAtMs = assertWholeNumber(`${field}.expiresAt`, ms, 1, Date.now() + YEAR_MS);
   }
   const group = options.group === undefined ? undefined : assertGroupKey(`${field}.group`, options.group);
-  return { delayMs, runAtMs, maxAttempts, visibilityMs, idempotencyKey, idempotencyTtlMs, priority, ttlMs, expiresAtMs, group };
+  const traceparent = options.traceparent;
+  if (traceparent !== undefined && (typeof traceparent !== 'string' || !TRACEPARENT.test(traceparent))) {
+    throw new InvalidArgumentError(`${field}.traceparent`, 'expected a W3C traceparent: 00-<32 hex trace id>-<16 hex span id>-<2 hex flags>, lowercase, ids not all zero');
+  }
+  return { delayMs, runAtMs, maxAttempts, visibilityMs, idempotencyKey, idempotencyTtlMs, priority, ttlMs, expiresAtMs, group, traceparent };
 }

@@ -4,7 +4,7 @@
  * `completed_at_ms`, `result`, `last_error`, `last_error_at_ms`, `reclaimed_at_ms`) and adds
  * ours (`kind`, `max_attempts`, `visibility_ms`, `run_at_ms`, `lease_expires_at_ms`,
  * `first_claimed_at_ms`, `failed_at_ms`, `cancelled_at_ms`, `priority`, `expires_at_ms`,
- * `progress`, `progress_at_ms`), which recipe clients ignore.
+ * `progress`, `progress_at_ms`, `traceparent`), which recipe clients ignore.
  * A lease renewal moves `claimed_at_ms` to its own time (a recipe reclaimer reads it) and keeps
  * the attempt's claim time in `first_claimed_at_ms`.
  */
@@ -54,6 +54,11 @@ export interface JobRecord {
   readonly expiresAtMs: number | undefined;
   /** The last progress its handler reported (`ctx.progress`), parsed; undefined when none. */
   readonly progress: unknown;
+  /**
+   * The W3C `traceparent` of the enqueue that made it, when tracing was on there. A claim
+   * returns it only to a worker that traces (`claimTraceparent`); `getJob` always.
+   */
+  readonly traceparent: string | undefined;
   /** Every field as stored. */
   readonly fields: Readonly<Record<string, string>>;
 }
@@ -133,6 +138,7 @@ export function parseJobRecord(id: string, fields: Record<string, string>): JobR
     priority: toNumber(fields.priority) ?? 0,
     expiresAtMs: toTime(fields.expires_at_ms),
     progress: parseJson(fields.progress).value,
+    traceparent: fields.traceparent || undefined,
     fields: Object.freeze(fields),
   };
 }

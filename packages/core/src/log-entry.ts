@@ -3,7 +3,12 @@
  * the scripts write them (scripts/lib/log-event.lua) and readers return them.
  */
 
-/** The state changes the scripts log. Flows and later features may add their own. */
+/**
+ * The state changes the scripts log. A flow's parent also logs `waiting-children` (enqueued
+ * with children), `child-settled` (a child's outcome recorded; extra `child` and `status`) and
+ * `children-done` (its last child settled: it is pending or delayed now). Later features may
+ * add their own.
+ */
 export type LogEventName =
   | 'enqueued'
   | 'claimed'
@@ -17,6 +22,9 @@ export type LogEventName =
   | 'promoted'
   | 'released'
   | 'redriven'
+  | 'waiting-children'
+  | 'child-settled'
+  | 'children-done'
   | (string & {});
 
 /** One state change of one job, from the event log. */

@@ -65,6 +65,7 @@ export class QueueConnection<P> {
       idSuffix,
       logMaxLen: this.options.eventLog === false ? '0' : String(this.options.eventLog.maxLen),
       workerId,
+      traced: options.claimTraceparent === true ? '1' : '0',
       ready,
     });
   }

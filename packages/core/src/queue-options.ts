@@ -30,6 +30,12 @@ export interface JobQueueOptions<P> extends QueueOptions {
    * worker names itself; default none.
    */
   workerId?: string;
+  /**
+   * Claims also return each job's stored `traceparent` (`ClaimedJob.traceparent`): for a worker
+   * that traces (`@jobs/worker` sets it when its `tracing` is on). Off by default, and then a
+   * claim reads nothing more than it needs to run the job.
+   */
+  claimTraceparent?: boolean;
 }
 
 /** A queue's policy. Kinds may override `maxAttempts`, `visibilityMs` and `backoff`. */

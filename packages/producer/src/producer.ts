@@ -22,8 +22,11 @@ import {
   type QueueStats,
   type RedisConnectionInput,
   type Schedules,
+  silentLogger,
+  type Logger,
 } from '@jobs/core';
 import { assertWholeNumber } from '@jobs/core/internal';
+import { ProducerTracing, type ProducerTracingOptions } from './producer-tracing.ts';
 import { ResultWaiter } from './result-waiter.ts';
 
 /** Options of {@link createProducer}. */
@@ -44,6 +47,37 @@ export interface ProducerOptions<P> extends Pick<QueueOptions, 'idempotencyTtlMs
   connectionName?: string;
   /** A command (an enqueue...) without an answer for this long fails with `JOBS_REDIS_UNAVAILABLE`. Default 10 s. */
   commandTimeoutMs?: number;
+  /**
+   * OpenTelemetry: a PRODUCER span per `enqueue` (per `enqueueMany` call, with its count), a
+   * child of the active span, whose context each job stores as its W3C `traceparent`, so the
+   * worker's span for each attempt links to it. `true` uses the global tracer provider. Needs
+   * `@opentelemetry/api` installed (without it, tracing stays off and the log says so). Off (and
+   * costing nothing: no field stored) when not given. Tracing never fails an enqueue.
+   */
+  tracing?: boolean | ProducerTracingOptions;
+  /** Structured logs (pino or the like): what went wrong beside a call (tracing that failed). Default: silent. */
+  logger?: Logger;
+}
+
+/** `options` with `traceparent` added, unless it has one or there is none to add. */
+function withTraceparent<O extends { traceparent?: string }>(options: O | undefined, traceparent: string | undefined): O | undefined {
+  if (traceparent === undefined || (typeof options === 'object' && options !== null && options.traceparent !== undefined)) return options;
+  if (options !== undefined && (typeof options !== 'object' || options === null)) return options;
+  return { ...(options as O), traceparent };
+}
+
+/** How many jobs a flow holds (what its span's count says); the queue checks the rest. */
+function flowSize(node: { children?: unknown }, depth = 1): number {
+  const children = Array.isArray(node.children) && depth < 40 ? (node.children as { children?: unknown }[]) : [];
+  let size = 1;
+  for (const child of children) size += typeof child === 'object' && child !== null ? flowSize(child, depth + 1) : 1;
+  return size;
+}
+
+/** The one kind of `jobs`, when every job is of one kind. */
+function kindOf(jobs: readonly { kind?: unknown }[]): string | undefined {
+  const kind = jobs[0]?.kind;
+  return typeof kind === 'string' && jobs.every((job) => job?.kind === kind) ? kind : undefined;
 }
 
 /** Options of {@link Producer.waitForResult}. */
@@ -68,9 +102,15 @@ export class Producer<P> {
   readonly queue: string;
   readonly #queue: PartitionedQueue<P>;
   readonly #results: ResultWaiter;
+  /** A span per enqueue call, when tracing is on. */
+  readonly #tracing: ProducerTracing | undefined;
 
   constructor(options: ProducerOptions<P>) {
     if (typeof options !== 'object' || options === null) throw new InvalidArgumentError('options', 'expected { redis, queue, kinds }');
+    const { tracing } = options;
+    if (tracing !== undefined && typeof tracing !== 'boolean' && (typeof tracing !== 'object' || tracing === null)) throw new InvalidArgumentError('tracing', 'expected true, false or { tracerProvider }');
+    const provider = typeof tracing === 'object' ? tracing.tracerProvider : undefined;
+    if (provider !== undefined && typeof (provider as { getTracer?: unknown } | null)?.getTracer !== 'function') throw new InvalidArgumentError('tracing.tracerProvider', 'expected an OpenTelemetry TracerProvider');
     this.#queue = new PartitionedQueue({
       redis: options.redis,
       queue: options.queue,
@@ -84,6 +124,7 @@ export class Producer<P> {
       ...(options.commandTimeoutMs !== undefined && { commandTimeoutMs: options.commandTimeoutMs }),
     });
     this.queue = this.#queue.name;
+    this.#tracing = tracing === undefined || tracing === false ? undefined : ProducerTracing.open(this.queue, tracing === true ? {} : tracing, options.logger ?? silentLogger);
     const queue = this.#queue;
     // A foreign id (no partition suffix) of a partitioned queue: partition 0's channel, and the re-reads.
     const channelOf = (id: string): string => (queue.partitionOf(id) ?? (queue.partitions[0] as (typeof queue.partitions)[number])).keys.events;
@@ -101,7 +142,13 @@ export class Producer<P> {
    * ```
    */
   enqueue<N extends KindName<P>>(kind: N, payload: P[N], options?: PartitionedEnqueueOptions): Promise<string> {
-    return this.#queue.enqueue(kind, payload, options);
+    const tracing = this.#tracing;
+    if (tracing === undefined) return this.#queue.enqueue(kind, payload, options);
+    return tracing.send(
+      { count: 1, kind: typeof kind === 'string' ? kind : undefined },
+      (traceparent) => this.#queue.enqueue(kind, payload, withTraceparent(options, traceparent)),
+      (id) => [id],
+    );
   }
 
   /**
@@ -109,7 +156,19 @@ export class Producer<P> {
    * none is written.
    */
   enqueueMany(jobs: readonly PartitionedEnqueueRequest<P>[]): Promise<EnqueueResult[]> {
-    return this.#queue.enqueueMany(jobs);
+    const tracing = this.#tracing;
+    // Not an array: the queue refuses it as it stands.
+    if (tracing === undefined || !Array.isArray(jobs)) return this.#queue.enqueueMany(jobs);
+    return tracing.send(
+      { count: jobs.length, kind: kindOf(jobs) },
+      (traceparent) => {
+        if (traceparent === undefined) return this.#queue.enqueueMany(jobs);
+        // A malformed job is passed as it is, for the queue to refuse with its index.
+        const traced = jobs.map((job) => (typeof job === 'object' && job !== null ? { ...job, options: withTraceparent(job.options, traceparent) } : job));
+        return this.#queue.enqueueMany(traced as readonly PartitionedEnqueueRequest<P>[]);
+      },
+      (results) => results.map((result) => result.id),
+    );
   }
 
   /**
@@ -122,7 +181,15 @@ export class Producer<P> {
    * the parent cancels its unstarted children. Returns the ids, in the shape of the request.
    */
   enqueueFlow(flow: FlowRequest<P>): Promise<FlowResult> {
-    return this.#queue.enqueueFlow(flow);
+    const tracing = this.#tracing;
+    // Not an object: the queue refuses it as it stands.
+    if (tracing === undefined || typeof flow !== 'object' || flow === null) return this.#queue.enqueueFlow(flow);
+    // The flow's jobs take the root's traceparent (see JobQueue.enqueueFlow).
+    return tracing.send(
+      { count: flowSize(flow), kind: typeof flow.kind === 'string' ? flow.kind : undefined },
+      (traceparent) => this.#queue.enqueueFlow(traceparent === undefined ? flow : ({ ...flow, options: withTraceparent(flow.options, traceparent) } as FlowRequest<P>)),
+      (result) => [result.id],
+    );
   }
 
   /** The children of flow parent `id` by child id, with their kind and how each settled so far. */

@@ -81,6 +81,7 @@ export class OutcomeReporter {
         const until = await lane.queue.rateLimited(job, error.retryAfterMs, error.message);
         this.#context.log.info({ jobId: job.id, kind: job.kind, untilMs: until }, 'the service pushed back: the kind waits, the job goes back without using an attempt');
         this.#context.events.emit('rateLimited', { job, error, untilMs: until });
+        this.#context.metrics?.rateLimited(job.kind ?? 'unknown', error.retryAfterMs);
         return;
       }
       const permanent = isJobsError(error, JOBS_ERROR_CODES.PERMANENT);

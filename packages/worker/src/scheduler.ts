@@ -1,6 +1,7 @@
 import type { EventEmitter } from 'node:events';
 import type { JobsError, Logger } from '@jobs/core';
 import { ClaimLoop } from './claim-loop.ts';
+import { withClaimSpans } from './claim-spans.ts';
 import type { Clock } from './clock.ts';
 import { CompletionBatcher } from './completion-batcher.ts';
 import type { Execution } from './execution.ts';
@@ -83,7 +84,8 @@ export class WorkerScheduler<P> {
     const starter = new JobStarter(context, group.kinds, options.handlers, slots, reporter);
     const claims = new ClaimLoop(slots, clock, context.stop, context.reportError);
     this.#claims = claims;
-    this.#lanes = group.partitions.map((queue) => {
+    this.#lanes = group.partitions.map((partition) => {
+      const queue = options.tracing === undefined ? partition : withClaimSpans(partition, options.tracing);
       const leases = new LeaseKeeper(queue, (error) => context.reportError(error, 'lease renewal failed'), clock, options.metrics);
       return new Lane(queue, leases, (lane) => new CompletionBatcher<Execution>(queue, claims.batchClaimsOf(lane), reporter.completions, Math.ceil(concurrency / 2)));
     });

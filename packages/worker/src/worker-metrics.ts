@@ -30,6 +30,8 @@ interface RegistryMetrics {
   readonly wait: PromClient.Histogram<'queue' | 'kind'>;
   readonly renewals: PromClient.Counter<'queue'>;
   readonly lost: PromClient.Counter<'queue' | 'kind'>;
+  readonly rateLimitWaits: PromClient.Counter<'queue' | 'kind'>;
+  readonly rateLimitWait: PromClient.Histogram<'queue' | 'kind'>;
   /** Per worker, its queue and how many jobs it runs now (the in-flight gauge sums them per queue when scraped). */
   readonly running: Map<WorkerMetrics, { readonly queue: string; readonly count: () => number }>;
 }
@@ -61,6 +63,14 @@ function registryMetrics(registry: MetricsRegistry): RegistryMetrics {
     }),
     renewals: new prom.Counter({ name: 'jobs_worker_lease_renewals_total', help: 'Leases renewed by the workers.', labelNames: ['queue'], registers }),
     lost: new prom.Counter({ name: 'jobs_worker_lost_claims_total', help: 'Jobs whose claim a worker lost (the lease expired and the job was reclaimed).', labelNames: ['queue', 'kind'], registers }),
+    rateLimitWaits: new prom.Counter({ name: 'jobs_worker_rate_limit_waits_total', help: 'Times a kind was held back by a rate limit or a pushback, by kind.', labelNames: ['queue', 'kind'], registers }),
+    rateLimitWait: new prom.Histogram({
+      name: 'jobs_worker_rate_limit_wait_seconds',
+      help: 'How long a kind was held back by a rate limit or a pushback, by kind.',
+      labelNames: ['queue', 'kind'],
+      buckets: WAIT_BUCKETS,
+      registers,
+    }),
     running,
   };
   new prom.Gauge({
@@ -81,7 +91,7 @@ function registryMetrics(registry: MetricsRegistry): RegistryMetrics {
 
 /**
  * One worker's Prometheus metrics, on the service's registry: how long jobs ran and waited (per
- * kind and outcome), jobs in flight, lease renewals and lost claims. Made only when a registry
+ * kind and outcome), jobs in flight, lease renewals, lost claims and rate-limit waits. Made only when a registry
  * is given; the worker then calls it once per start and once per outcome. Workers sharing a
  * registry share its metrics, told apart by their `queue` label.
  */
@@ -109,6 +119,16 @@ export class WorkerMetrics {
   /** The claim on `job` was lost. */
   lost(job: ClaimedJob): void {
     this.#metrics.lost.inc({ queue: this.#queue, kind: job.kind ?? 'unknown' });
+  }
+
+  /**
+   * `kind` was held back by a rate limit (or a handler's pushback) for `waitMs`: counted, and the
+   * wait observed. The hook for the worker's rate limits to call where it holds a kind back.
+   */
+  rateLimited(kind: string, waitMs: number): void {
+    const labels = { queue: this.#queue, kind };
+    this.#metrics.rateLimitWaits.inc(labels);
+    this.#metrics.rateLimitWait.observe(labels, Math.max(0, waitMs) / 1_000);
   }
 
   /** `count` leases were renewed. */

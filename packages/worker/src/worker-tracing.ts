@@ -19,19 +19,20 @@ const TRACEPARENT = /^00-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})$/;
 const INVALID_TRACE = '0'.repeat(32);
 const INVALID_SPAN = '0'.repeat(16);
 
-/** The span link to the producer's trace stored on `job` (its `traceparent` field), if it has a valid one. */
-function producerLink(job: ClaimedJob): OtelApi.Link[] | undefined {
-  const match = TRACEPARENT.exec(job.fields.traceparent ?? '');
+/** The span link to the producer's trace stored on `job` (its `traceparent`), if it has a valid one. */
+function producerLink(job: ClaimedJob): OtelApi.Link | undefined {
+  const match = TRACEPARENT.exec(job.traceparent ?? job.fields.traceparent ?? '');
   if (!match || match[1] === INVALID_TRACE || match[2] === INVALID_SPAN) return undefined;
-  return [{ context: { traceId: match[1] as string, spanId: match[2] as string, traceFlags: Number.parseInt(match[3] as string, 16), isRemote: true } }];
+  return { context: { traceId: match[1] as string, spanId: match[2] as string, traceFlags: Number.parseInt(match[3] as string, 16), isRemote: true } };
 }
 
 /**
  * One span per attempt, on @opentelemetry/api (an optional peer: loaded only when tracing is
  * asked for). Each attempt's span starts a trace of its own, linked to the producer's (a link,
  * not a parent, so a job that repeats or fans out does not make one giant trace), and the
- * handler runs in it, so its own spans are children. Tracing never fails a job: whatever it
- * throws is logged and the job runs on without it.
+ * handler runs in it, so its own spans are children. A claim call that got jobs gets a span too,
+ * linked to each job's producer. Tracing never fails a job: whatever it throws is logged and the
+ * job runs on without it.
  */
 export class WorkerTracing {
   readonly #api: typeof OtelApi;
@@ -64,7 +65,7 @@ export class WorkerTracing {
     try {
       const api = this.#api;
       const { job } = execution;
-      const links = producerLink(job);
+      const link = producerLink(job);
       const span = this.#tracer.startSpan(
         `process ${this.#queue}`,
         {
@@ -80,7 +81,7 @@ export class WorkerTracing {
             'jobs.id': job.id,
             'jobs.attempt': job.attempts,
           },
-          ...(links && { links }),
+          ...(link && { links: [link] }),
         },
         api.ROOT_CONTEXT,
       );
@@ -92,6 +93,43 @@ export class WorkerTracing {
     } catch (error) {
       this.#log.warn({ err: String(error) }, 'tracing failed; the job runs without its span');
       if (!ran) execution.run(handler, payload, context);
+    }
+  }
+
+  /**
+   * A claim call that began at `startTime` (epoch ms) got `jobs`: a span for it, from then to now,
+   * linked to each job's producer span. Nothing when it got none.
+   */
+  claimed(startTime: number, jobs: readonly ClaimedJob[]): void {
+    if (jobs.length === 0) return;
+    try {
+      const api = this.#api;
+      const links: OtelApi.Link[] = [];
+      for (const job of jobs) {
+        const link = producerLink(job);
+        if (link) links.push(link);
+      }
+      const span = this.#tracer.startSpan(
+        `receive ${this.#queue}`,
+        {
+          kind: api.SpanKind.CLIENT,
+          root: true,
+          startTime,
+          attributes: {
+            'messaging.system': 'jobs',
+            'messaging.operation.type': 'receive',
+            'messaging.destination.name': this.#queue,
+            'messaging.batch.message_count': jobs.length,
+            'jobs.queue': this.#queue,
+            'jobs.count': jobs.length,
+          },
+          links,
+        },
+        api.ROOT_CONTEXT,
+      );
+      span.end();
+    } catch (error) {
+      this.#log.warn({ err: String(error) }, 'tracing failed to record a claim');
     }
   }
 

@@ -69,7 +69,8 @@ export interface WorkerOptions<P> extends QueueOptions {
   /**
    * OpenTelemetry: a span per attempt (attributes: queue, kind, id, attempt; a handler's error
    * recorded on it), linked to the producer's trace when the job carries a `traceparent`, with
-   * the handler running in it. `true` uses the global tracer provider. Needs
+   * the handler running in it; and a span per claim call that got jobs (with their count). Its
+   * claims then also read each job's `traceparent`. `true` uses the global tracer provider. Needs
    * `@opentelemetry/api` installed (without it, tracing stays off and the log says so). Off
    * (and costing nothing) when not given. Tracing never fails a job.
    */
@@ -121,7 +122,19 @@ export class Worker<P> extends EventEmitter<WorkerEventMap> {
       throw new InvalidArgumentError('metrics.registry', 'expected a prom-client Registry (e.g. `register` from prom-client, or `new Registry()`)');
     }
     this.id = workerId ?? `${hostname()}:${process.pid}:${randomBytes(2).toString('hex')}`;
-    const group = new PartitionedQueue({ redis, queue, kinds, partitions, connectionName: connectionName ?? `jobs:worker:${queue}`, workerId: this.id, ...queueOptions });
+    const log = childLogger(logger, { queue });
+    // Opened before the queue: a worker that traces has its claims return each job's traceparent.
+    const workerTracing = tracing === undefined || tracing === false ? undefined : WorkerTracing.open(queue, tracing === true ? {} : tracing, log);
+    const group = new PartitionedQueue({
+      redis,
+      queue,
+      kinds,
+      partitions,
+      connectionName: connectionName ?? `jobs:worker:${queue}`,
+      workerId: this.id,
+      ...queueOptions,
+      ...(workerTracing !== undefined && { claimTraceparent: true }),
+    });
     this.#group = group;
     let workerMetrics: WorkerMetrics | undefined;
     try {
@@ -133,8 +146,6 @@ export class Worker<P> extends EventEmitter<WorkerEventMap> {
     }
     this.queue = group.name;
     this.concurrency = concurrency;
-    const log = childLogger(logger, { queue });
-    const workerTracing = tracing === undefined || tracing === false ? undefined : WorkerTracing.open(group.name, tracing === true ? {} : tracing, log);
     const stopSchedules = schedules ? keepSchedules(group.partitions, (error) => this.#scheduler.reportError(error, 'schedule runner failed')) : async () => undefined;
     this.#scheduler = new WorkerScheduler({
       // The schedule runners stop before the connection they share closes.

@@ -1,6 +1,7 @@
 import { JobQueue } from '@jobs/core';
 import { createProducer } from '@jobs/producer';
 import { redisTest as test, waitFor } from '@jobs/testing';
+import { Registry } from 'prom-client';
 import { describe, expect } from 'vitest';
 import { createWorker, defineKinds, RateLimitedError } from '../src/index.ts';
 import { startChildWorker } from './child-worker.ts';
@@ -83,8 +84,9 @@ describe('limits in a worker', () => {
         return worker;
       },
     });
-    const first = createWorker({ redis, queue: queueName, kinds, concurrency: 1, handlers: handlers('first') });
-    const second = createWorker({ redis, queue: queueName, kinds, concurrency: 4, handlers: handlers('second') });
+    const registry = new Registry();
+    const first = createWorker({ redis, queue: queueName, kinds, concurrency: 1, handlers: handlers('first'), metrics: { registry } });
+    const second = createWorker({ redis, queue: queueName, kinds, concurrency: 4, handlers: handlers('second'), metrics: { registry } });
     const events: number[] = [];
     for (const worker of [first, second]) worker.on('rateLimited', ({ untilMs }) => events.push(untilMs));
     const id = await producer.enqueue('call', { n: 0 });
@@ -102,6 +104,10 @@ describe('limits in a worker', () => {
     const job = await producer.getJob(id);
     expect(job).toMatchObject({ status: 'completed', attempts: 1 });
     expect((await producer.stats()).rateLimitedTotal).toBe(1);
+    // The worker that got the pushback counted it, with the time it holds the kind.
+    const metrics = await registry.metrics();
+    expect(metrics).toContain(`jobs_worker_rate_limit_waits_total{queue="${queueName}",kind="call"} 1`);
+    expect(metrics).toContain(`jobs_worker_rate_limit_wait_seconds_sum{queue="${queueName}",kind="call"} 0.8`);
     await Promise.all([first.close(), second.close(), producer.close()]);
   });
 

@@ -10,6 +10,9 @@ export const WORKSPACE_ROOT = join(dirname(fileURLToPath(import.meta.url)), '..'
 /** The packages users install from a registry, by directory under packages/. */
 export const PUBLISHED_PACKAGES = ['core', 'producer', 'worker', 'reclaimer'] as const;
 
+/** What the tracing examples use beside @jobs (the README says to install them for tracing). */
+const TRACING_PACKAGES = ['@opentelemetry/api@1', '@opentelemetry/sdk-trace-base@2', '@opentelemetry/context-async-hooks@2'];
+
 /** One of {@link PUBLISHED_PACKAGES}. */
 export type PublishedPackage = (typeof PUBLISHED_PACKAGES)[number];
 
@@ -101,11 +104,12 @@ export async function createScratchProject(options: ScratchProjectOptions): Prom
     }
 
     writeFileSync(join(dir, 'package.json'), `${JSON.stringify({ name: 'jobs-consumer-scratch', private: true, type: 'module' }, null, 2)}\n`);
-    // What the READMEs say to run (`npm install @jobs/worker ioredis`), with the tarballs in the
-    // packages' stead; --prefer-offline takes third-party packages from npm's cache when it has them.
+    // What the READMEs say to run (`npm install @jobs/worker ioredis`, and for the tracing
+    // examples the OpenTelemetry packages), with the tarballs in the packages' stead;
+    // --prefer-offline takes third-party packages from npm's cache when it has them.
     mustSucceed(
       'npm install',
-      await runCommand('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', '--loglevel=error', ...PUBLISHED_PACKAGES.map((name) => tarballs[name]), 'ioredis', '@types/node@20'], {
+      await runCommand('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', '--loglevel=error', ...PUBLISHED_PACKAGES.map((name) => tarballs[name]), 'ioredis', '@types/node@20', ...TRACING_PACKAGES], {
         cwd: dir,
         env,
         timeoutMs: 480_000,

@@ -16,7 +16,7 @@
 -- permission) leaves the list as it was: ids are never taken off it without landing somewhere.
 --
 -- c: { pending, processing, leases, stats, flow, job_prefix, prefix, visibility, max_attempts,
---      token_base, now, failed, cap, ttl, channel, claimed, dropped, expired, deadline_text,
+--      token_base, now, failed, cap, ttl, channel, traced, claimed, dropped, expired, deadline_text,
 --      log, worker } (log: see lib/log-event.lua, nil when off; each claim is logged 'claimed'
 --      by `worker`, each expired job 'expired')
 --   (failed, cap, ttl, channel, now and job_prefix are also dead_letter's ctx; prefix is the
@@ -25,9 +25,11 @@
 --   carriers = true for pending while other priorities are in use (see push_pending),
 --   lim = the limits and groups in use or nil (see lib/limits.lua) }
 -- Appends CLAIM_STRIDE values per claimed job to `out`: id, token, attempts, max_attempts,
--- lease deadline, payload, kind, enqueued_at_ms, last_error, priority (a missing field is nil).
+-- lease deadline, payload, kind, enqueued_at_ms, last_error, priority (a missing field is nil);
+-- with c.traced (a worker that traces), CLAIM_TRACED_STRIDE: those and the traceparent.
 -- Returns true when the list ran dry.
 local CLAIM_STRIDE = 10 --@export
+local CLAIM_TRACED_STRIDE = 11 --@export
 -- In place of the next due time in a claim's reply: the queue is paused.
 local CLAIM_PAUSED = -2 --@export
 -- At most this in place of the next due time: the queue is over its rate limit until minus
@@ -56,7 +58,12 @@ local function claim_from(c, list, wanted, flow, out)
     -- Oldest first: the rightmost id of the window.
     local reads = {}
     for i = #ids, 1, -1 do
-      local f = read_hash(c.job_prefix .. ids[i], 'status', 'visibility_ms', 'attempts', 'max_attempts', 'id', 'payload', 'kind', 'enqueued_at_ms', 'last_error', 'expires_at_ms', 'priority', 'group')
+      local f
+      if c.traced then
+        f = read_hash(c.job_prefix .. ids[i], 'status', 'visibility_ms', 'attempts', 'max_attempts', 'id', 'payload', 'kind', 'enqueued_at_ms', 'last_error', 'expires_at_ms', 'priority', 'group', 'traceparent')
+      else
+        f = read_hash(c.job_prefix .. ids[i], 'status', 'visibility_ms', 'attempts', 'max_attempts', 'id', 'payload', 'kind', 'enqueued_at_ms', 'last_error', 'expires_at_ms', 'priority', 'group')
+      end
       reads[#reads + 1] = f or false
     end
     redis.call('LTRIM', list, 0, -#ids - 1)
@@ -112,6 +119,7 @@ local function claim_from(c, list, wanted, flow, out)
         local at = #out
         out[at + 1], out[at + 2], out[at + 3], out[at + 4], out[at + 5] = id, token, attempts, f[4] or c.max_attempts, deadline
         out[at + 6], out[at + 7], out[at + 8], out[at + 9], out[at + 10] = f[6] or false, f[7] or false, f[8] or false, f[9] or false, f[11] or false
+        if c.traced then out[at + 11] = f[13] or false end
       end
     end
     if #moved > 0 then

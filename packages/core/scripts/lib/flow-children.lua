@@ -3,6 +3,7 @@
 --@include lib/events.lua
 --@include lib/due-notice.lua
 --@include lib/flow.lua
+--@include lib/log-event.lua
 -- Flows: a parent job waits in status waiting-children (in no list, so no claim sees it) until
 -- each of its children has settled. Its hash keeps the count of unsettled children in
 -- children_left, their ids in children (a JSON array) and, per child, a field "child:<id>" holding a JSON entry that starts with its
@@ -10,8 +11,11 @@
 -- or "failed"/"cancelled" with its "error". A child's hash names its parent in parent_id. A
 -- parent's on_child_failure says what a child that fails for good does: 'fail' (the parent
 -- fails, and its own parent hears of that) or 'ignore' (the child counts as settled).
--- ctx: the caller's { job_prefix, stats, channel, now } and, to start a parent, { pending,
--- delayed, prefix, wake }; to fail one, { failed, cap, ttl } (see lib/dead-letter.lua).
+-- ctx: the caller's { job_prefix, stats, channel, now, log, worker } and, to start a parent,
+-- { pending, delayed, prefix, wake }; to fail one, { failed, cap, ttl } (see lib/dead-letter.lua).
+-- Logged (see lib/log-event.lua; log nil: off): 'child-settled' on a parent when a child's entry
+-- is recorded (extra: child, status), 'children-done' when its last child settled, and
+-- 'cancelled' on each child a cancelled parent takes with it.
 
 -- The start of a waiting child's entry: an entry is settled once, however often its child runs.
 local FLOW_WAITING = '{"status":"waiting",'
@@ -43,6 +47,7 @@ local function flow_start_parent(ctx, parent_key, parent_id)
     redis.call('HSET', parent_key, 'status', 'pending')
     push_pending(ctx.prefix, ctx.pending, parent_id, f[2], true, f[3])
   end
+  log_event(ctx.log, parent_id, 'children-done', nil, ctx.worker, '')
 end
 
 -- Records that child `id` (of `kind`, parent `parent_id`) settled as `status` ('completed',
@@ -56,10 +61,11 @@ local function flow_child_settled(ctx, id, kind, parent_id, status, result, err,
   local p = read_hash(parent_key, 'status', 'on_child_failure', 'child:' .. id)
   if not p or not p[1] then return end
   redis.call('HSET', parent_key, 'child:' .. id, flow_entry(status, kind, result, err))
+  log_event(ctx.log, parent_id, 'child-settled', nil, ctx.worker, '', { 'child', id, 'status', status })
   if p[1] ~= 'waiting-children' or not flow_waiting(p[3]) then return end
   if status ~= 'completed' and p[2] ~= 'ignore' then
     dead_letter(ctx, parent_id, 'JOBS_CHILD_FAILED: child ' .. id .. ' (' .. (kind or '?') .. ') ' ..
-      status .. ': ' .. (err or ''))
+      status .. ': ' .. (err or ''), 'JOBS_CHILD_FAILED')
     return
   end
   if redis.call('HINCRBY', parent_key, 'children_left', -1) <= 0 then
@@ -96,6 +102,7 @@ local function flow_cancel_children(ctx, key)
         redis.call('HSET', child_key, 'status', 'cancelled', 'cancelled_at_ms', int_text(ctx.now))
         if ctx.cancelled_ttl > 0 then redis.call('EXPIRE', child_key, ctx.cancelled_ttl) end
         publish_event(ctx.channel, child, 'cancelled')
+        log_event(ctx.log, child, 'cancelled', nil, ctx.worker, '')
         redis.call('HSET', key, name, flow_entry('cancelled', redis.call('HGET', child_key, 'kind'), nil,
           'its parent was cancelled'))
         count = count + 1

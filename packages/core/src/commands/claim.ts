@@ -39,6 +39,7 @@ export function claimArgs<P>(ctx: QueueContext<P>, max: number): ClaimArgs {
     prefix: ctx.keys.prefix,
     logMaxLen: ctx.logMaxLen,
     worker: ctx.workerId,
+    traced: ctx.traced,
   };
 }
 
@@ -98,7 +99,7 @@ export class Claimer<P> {
       }
       nowMs = Number(reply[0]);
       nextDueMs = this.#pause.note(Number(reply[1]), nowMs);
-      const jobs = readClaimedJobs(reply, 2, nowMs);
+      const jobs = readClaimedJobs(reply, 2, nowMs, this.#ctx.traced);
       if (jobs.length > 0 || deadline - Date.now() <= 0 || this.#isClosed() || options.signal?.aborted) return jobs;
     }
   }

@@ -169,12 +169,13 @@ export class Completer<P> {
         wakeChannel: ctx.keys.wake,
         logMaxLen: ctx.logMaxLen,
         worker: ctx.workerId,
+        traced: ctx.traced,
         completions: completions(accepted),
       });
       const sent = await ctx.scripts.runAcknowledged(completeAndClaimScript, argv);
       const reply = sent.reply;
       completed = accepted.map((_, i) => Number(reply[3 + i]) === CLAIM_DONE);
-      next = readClaimedJobs(reply, 3 + Number(reply[2]), Number(reply[0]));
+      next = readClaimedJobs(reply, 3 + Number(reply[2]), Number(reply[0]), ctx.traced);
       this.#pause.note(Number(reply[1]), Number(reply[0]));
       replicas = sent.replicas;
     }

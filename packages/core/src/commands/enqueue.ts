@@ -48,12 +48,14 @@ export function encodeEnqueue<P>(ctx: QueueContext<P>, job: EnqueueRequest<P>, p
   const visibilityMs = options.visibilityMs ?? kindOptions.visibilityMs ?? 0;
   const idempotencyKey = options.idempotencyKey === undefined ? undefined : ctx.keys.idempotency(options.idempotencyKey);
   const priority = options.priority ?? kindOptions.priority ?? 0;
-  // Most jobs use every default: one empty argument then, not eight zeros.
+  // Most jobs use every default: one empty argument then, not eight zeros. A traceparent
+  // (tracing on) follows the eight values; a group comes last, after "|".
   let packed =
-    options.delayMs === 0 && options.runAtMs === 0 && maxAttempts === 0 && visibilityMs === 0 && idempotencyKey === undefined && priority === 0 && options.ttlMs === 0 && options.expiresAtMs === 0 && options.group === undefined
+    options.delayMs === 0 && options.runAtMs === 0 && maxAttempts === 0 && visibilityMs === 0 && idempotencyKey === undefined && priority === 0 && options.ttlMs === 0 && options.expiresAtMs === 0
       ? ''
       : `${options.delayMs},${options.runAtMs},${maxAttempts},${visibilityMs},${idempotencyKey === undefined ? 0 : options.idempotencyTtlMs},${priority},${options.ttlMs},${options.expiresAtMs}`;
-  if (options.group !== undefined) packed += `|${options.group}`;
+  if (options.traceparent !== undefined) packed = `${packed === '' ? '0,0,0,0,0,0,0,0' : packed},${options.traceparent}`;
+  if (options.group !== undefined) packed = `${packed === '' ? '0,0,0,0,0,0,0,0' : packed}|${options.group}`;
   return { id, args: [id, json, job.kind, packed], idempotencyKey };
 }
 

@@ -50,8 +50,11 @@ interface Walk<P> {
   count: number;
 }
 
-/** Checks and encodes one node and its subtree (pre-order: a parent before its children). */
-function encodeNode<P>(walk: Walk<P>, node: FlowRequest<P>, field: string, parentId: string, policy: ChildFailurePolicy, depth: number): FlowResult {
+/**
+ * Checks and encodes one node and its subtree (pre-order: a parent before its children). A job
+ * without a traceparent of its own takes its parent's (`traceparent`): a flow is one enqueue.
+ */
+function encodeNode<P>(walk: Walk<P>, node: FlowRequest<P>, field: string, parentId: string, policy: ChildFailurePolicy, depth: number, traceparent: string | undefined): FlowResult {
   if (typeof node !== 'object' || node === null) throw new InvalidArgumentError(field, 'expected { kind, payload, children?, options? }');
   if (depth > MAX_DEPTH) throw new InvalidArgumentError(field, `a flow nests at most ${MAX_DEPTH} levels`);
   walk.count += 1;
@@ -69,12 +72,13 @@ function encodeNode<P>(walk: Walk<P>, node: FlowRequest<P>, field: string, paren
   const ownPolicy = options?.onChildFailure ?? policy;
   const enqueueOptions: FlowJobOptions = { ...options };
   delete enqueueOptions.onChildFailure;
-  const request = { kind: node.kind, payload: node.payload, ...(options !== undefined && { options: enqueueOptions }) };
+  if (enqueueOptions.traceparent === undefined && traceparent !== undefined) enqueueOptions.traceparent = traceparent;
+  const request = { kind: node.kind, payload: node.payload, ...((options !== undefined || traceparent !== undefined) && { options: enqueueOptions }) };
   const prepared = encodeEnqueue(walk.ctx, request as never, `${field}.payload`, `${field}.options`);
   walk.args.push(...prepared.args, parentId, children.length > 0 ? ownPolicy : '');
   return {
     id: prepared.id,
-    children: children.map((child: FlowRequest<P>, i: number) => encodeNode(walk, child, `${field}.children[${i}]`, prepared.id, ownPolicy, depth + 1)),
+    children: children.map((child: FlowRequest<P>, i: number) => encodeNode(walk, child, `${field}.children[${i}]`, prepared.id, ownPolicy, depth + 1, enqueueOptions.traceparent)),
   };
 }
 
@@ -87,7 +91,7 @@ export interface PreparedFlow {
 /** Checks every job of a flow (kinds, payloads, options) and encodes it, writing nothing. */
 export function prepareFlow<P>(ctx: QueueContext<P>, flow: FlowRequest<P>): PreparedFlow {
   const walk: Walk<P> = { ctx, args: [], count: 0 };
-  const tree = encodeNode(walk, flow, 'flow', '', 'fail', 1);
+  const tree = encodeNode(walk, flow, 'flow', '', 'fail', 1, undefined);
   return { tree, args: walk.args };
 }
 
@@ -95,8 +99,8 @@ export function prepareFlow<P>(ctx: QueueContext<P>, flow: FlowRequest<P>): Prep
 export async function writeFlow<P>(ctx: QueueContext<P>, flow: PreparedFlow): Promise<FlowResult> {
   const k = ctx.keys;
   const argv = enqueueFlowScript.argv(
-    { pending: k.pending, delayed: k.delayed, stats: k.stats },
-    { count: flow.args.length / FIELDS, jobPrefix: k.jobPrefix, wakeChannel: k.wake, prefix: k.prefix, jobs: flow.args as string[] },
+    { pending: k.pending, delayed: k.delayed, stats: k.stats, log: k.log },
+    { count: flow.args.length / FIELDS, jobPrefix: k.jobPrefix, wakeChannel: k.wake, prefix: k.prefix, logMaxLen: ctx.logMaxLen, jobs: flow.args as string[] },
   );
   const { replicas } = await ctx.scripts.runAcknowledged(enqueueFlowScript, argv, false);
   const { replicas: required, timeoutMs } = ctx.options.durability;

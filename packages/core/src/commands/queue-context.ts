@@ -30,6 +30,8 @@ export interface QueueContext<P = unknown> {
   readonly workerId: string;
   /** Appended to every id this queue makes (a partition's `.p<N>`), or `''`. */
   readonly idSuffix: string;
+  /** `'1'`: claims also return each job's stored traceparent (a worker that traces); else `'0'`. */
+  readonly traced: '0' | '1';
   /** Resolves once the queue's start-up checks have passed; rejects once it is closed. */
   ready(): Promise<unknown>;
 }

@@ -16,6 +16,9 @@ export const CLAIM_PAUSED = -2;
 /** `CLAIM_STRIDE` of the Lua scripts. */
 export const CLAIM_STRIDE = 10;
 
+/** `CLAIM_TRACED_STRIDE` of the Lua scripts. */
+export const CLAIM_TRACED_STRIDE = 11;
+
 /** `ENQUEUE_HELD` of the Lua scripts. */
 export const ENQUEUE_HELD = 0;
 

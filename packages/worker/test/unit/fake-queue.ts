@@ -32,6 +32,7 @@ export function taskJob(id: string, nowMs: number, visibilityMs = 30_000, tracep
     priority: 0,
     expiresAtMs: undefined,
     progress: undefined,
+    traceparent,
     leaseExpiresAtMs: nowMs + visibilityMs,
     runAtMs: undefined,
     completedAtMs: undefined,

@@ -6,7 +6,7 @@ import { FakeQueue } from './fake-queue.ts';
 import { deferred, FakeClock, runUntil, startFakeWorker } from './harness.ts';
 
 /** The value of `name` (a histogram's `_count`, `_sum`, or a plain metric) for labels that include `labels`. */
-async function valueOf(registry: Registry, name: string, labels: Record<string, string>): Promise<number | undefined> {
+async function valueOf(registry: Registry, name: string, labels: Record<string, string | number>): Promise<number | undefined> {
   const metrics = await registry.getMetricsAsJSON();
   for (const metric of metrics) {
     for (const value of metric.values as { metricName?: string; labels: Record<string, string | number>; value: number }[]) {
@@ -65,5 +65,19 @@ describe('worker metrics (fake queue, fake clock)', () => {
     first.renewed(4);
     second.renewed(1);
     expect(await valueOf(registry, 'jobs_worker_lease_renewals_total', { queue: 'mail' })).toBe(5);
+  });
+
+  test('rate-limit waits: a counter of waits and a histogram of the time waited, per queue and kind', async () => {
+    const registry = new Registry();
+    const metrics = new WorkerMetrics(registry, 'fake', () => 0);
+    metrics.rateLimited('webhook', 1_500);
+    metrics.rateLimited('webhook', 500);
+    metrics.rateLimited('email', 20);
+    expect(await valueOf(registry, 'jobs_worker_rate_limit_waits_total', { queue: 'fake', kind: 'webhook' })).toBe(2);
+    expect(await valueOf(registry, 'jobs_worker_rate_limit_waits_total', { queue: 'fake', kind: 'email' })).toBe(1);
+    expect(await valueOf(registry, 'jobs_worker_rate_limit_wait_seconds_count', { queue: 'fake', kind: 'webhook' })).toBe(2);
+    expect(await valueOf(registry, 'jobs_worker_rate_limit_wait_seconds_sum', { queue: 'fake', kind: 'webhook' })).toBeCloseTo(2, 6);
+    expect(await valueOf(registry, 'jobs_worker_rate_limit_wait_seconds_bucket', { queue: 'fake', kind: 'email', le: 0.05 })).toBe(1);
+    metrics.close();
   });
 });

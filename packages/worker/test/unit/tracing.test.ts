@@ -34,7 +34,8 @@ describe('worker tracing (fake queue, in-memory exporter)', () => {
       tracing,
     );
     await runUntil(clock, () => queue.completed.length === 1 && queue.callsOf('fail').length === 1, 0);
-    const spans = exporter.getFinishedSpans();
+    // The attempts' spans (the claims' are CLIENT spans).
+    const spans = exporter.getFinishedSpans().filter((span) => span.kind === SpanKind.CONSUMER);
     expect(spans).toHaveLength(2);
     for (const span of spans) {
       expect(span.name).toBe('process fake');
@@ -61,7 +62,10 @@ describe('worker tracing (fake queue, in-memory exporter)', () => {
     const { exporter, tracing } = inMemoryTracing();
     const worker = startFakeWorker([queue], clock, 1, ({ n }) => n, undefined, tracing);
     await runUntil(clock, () => queue.completed.length === 1, 0);
-    expect(exporter.getFinishedSpans().map((span) => span.links)).toEqual([[]]);
+    expect(exporter.getFinishedSpans().map((span) => [span.kind, span.links])).toEqual([
+      [SpanKind.CLIENT, []],
+      [SpanKind.CONSUMER, []],
+    ]);
     await worker.scheduler.close(0);
   });
 
