@@ -186,6 +186,18 @@ describe('groups', () => {
     await queue.close();
   });
 
+  test('a job with a traceparent and a group keeps both, and a tracing claim returns the traceparent', async ({ redis, queueName }) => {
+    const queue = new JobQueue({ redis, queue: queueName, kinds, claimTraceparent: true });
+    const traceparent = '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01';
+    const id = await queue.enqueue('email', mail(1), { group: 'acme', traceparent });
+    const flow = await queue.enqueueFlow({ kind: 'email', payload: mail(2), options: { group: 'acme', traceparent } });
+    expect((await queue.getJob(id))?.fields).toMatchObject({ group: 'acme', traceparent });
+    expect((await queue.getJob(flow.id))?.fields).toMatchObject({ group: 'acme', traceparent });
+    const claimed = await queue.claim({ max: 10 });
+    expect(claimed.map((job) => [job.id, job.traceparent])).toEqual([[id, traceparent], [flow.id, traceparent]]);
+    await queue.close();
+  });
+
   test('groups take turns: a busy group does not keep a quiet one waiting', async ({ redis, queueName }) => {
     const queue = openQueue(redis, queueName);
     await queue.enqueueMany(Array.from({ length: 50 }, (_, n) => ({ kind: 'email' as const, payload: mail(n), options: { group: 'busy' } })));
