@@ -5,7 +5,7 @@
  * on durable mode (completions and failures wait for that many replicas); `PARTITIONS` > 1
  * serves a partitioned queue.
  */
-import { closeOnSignals, createWorker } from '@jobs/worker';
+import { closeOnSignals, createWorker, type JobContext } from '@jobs/worker';
 import { CHAOS_QUEUE, CHAOS_VISIBILITY_MS, chaosKinds } from './kinds.ts';
 import { appendLedger } from './ledger.ts';
 
@@ -13,6 +13,24 @@ const dir = process.env.LEDGER_DIR as string;
 const pid = process.pid;
 const replicas = Number(process.env.DURABLE_REPLICAS ?? 0);
 const partitions = Number(process.env.PARTITIONS ?? 1);
+
+/** Every kind runs the same step: sleep `ms`, fail now and then; the ledger frames it. */
+async function runStep({ ms, group }: { ms: number; group?: string }, { id, kind, attempt, signal }: JobContext): Promise<{ pid: number; attempt: number }> {
+  appendLedger(dir, { e: 'start', id, attempt, pid, t: Date.now(), ...(kind !== 'step' && { kind }), ...(group !== undefined && { group }) });
+  try {
+    await new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(resolve, ms);
+      signal.addEventListener('abort', () => {
+        clearTimeout(timer);
+        reject(signal.reason);
+      });
+    });
+    if (Math.random() < 0.03) throw new Error('a transient failure');
+    return { pid, attempt };
+  } finally {
+    appendLedger(dir, { e: 'end', id, attempt, pid, t: Date.now() });
+  }
+}
 
 const worker = createWorker({
   redis: process.env.REDIS_URL as string,
@@ -29,24 +47,7 @@ const worker = createWorker({
   completedHistory: 10_000_000,
   failedHistory: 10_000_000,
   ...(replicas > 0 && { durability: { replicas } }),
-  handlers: {
-    step: async ({ ms }, { id, attempt, signal }) => {
-      appendLedger(dir, { e: 'start', id, attempt, pid, t: Date.now() });
-      try {
-        await new Promise<void>((resolve, reject) => {
-          const timer = setTimeout(resolve, ms);
-          signal.addEventListener('abort', () => {
-            clearTimeout(timer);
-            reject(signal.reason);
-          });
-        });
-        if (Math.random() < 0.03) throw new Error('a transient failure');
-        return { pid, attempt };
-      } finally {
-        appendLedger(dir, { e: 'end', id, attempt, pid, t: Date.now() });
-      }
-    },
-  },
+  handlers: { step: runStep, capped: runStep, grouped: runStep },
 });
 const report = (outcome: 'completed' | 'retrying' | 'failed' | 'lost') => ({ job }: { job: { id: string; attempts: number } }) =>
   appendLedger(dir, { e: 'report', id: job.id, attempt: job.attempts, pid, t: Date.now(), outcome });

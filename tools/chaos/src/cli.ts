@@ -12,5 +12,6 @@ if (!Number.isInteger(seconds) || seconds < 10 || seconds > 86_400 || !Number.is
 }
 const report = await runChaos({ seconds, workers, partitions, ...(!values.quiet && { log: (line: string) => process.stderr.write(`[chaos] ${line}\n`) }) });
 process.stdout.write(`${report.summary}\n`);
-for (const problem of [...report.lost, ...report.fencingViolations, ...report.counterMismatches].slice(0, 20)) process.stdout.write(`  ${problem}\n`);
-process.exitCode = report.lost.length + report.fencingViolations.length + report.counterMismatches.length + report.leftover === 0 ? 0 : 1;
+const capProblems = [...(report.capViolations ?? []), ...(report.groupCapViolations ?? [])];
+for (const problem of [...report.lost, ...report.fencingViolations, ...report.counterMismatches, ...capProblems].slice(0, 20)) process.stdout.write(`  ${problem}\n`);
+process.exitCode = report.lost.length + report.fencingViolations.length + report.counterMismatches.length + report.leftover + capProblems.length + (report.slotsHeld ?? 0) === 0 ? 0 : 1;

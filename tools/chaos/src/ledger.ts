@@ -5,10 +5,11 @@ import { join } from 'node:path';
  * The record every execution leaves, outside Redis: one JSON line per event, appended (and so
  * on disk) before the worker goes on. `start` when a handler begins; `end` when it returns or
  * throws (before the worker sends the outcome); `report` once the worker has recorded the
- * outcome in Redis (completed, retrying, failed) or found its claim lost.
+ * outcome in Redis (completed, retrying, failed) or found its claim lost. A start names the
+ * job's kind and group when it has limits, for the concurrency checks (analyze-caps.ts).
  */
 export type LedgerEntry =
-  | { e: 'start'; id: string; attempt: number; pid: number; t: number }
+  | { e: 'start'; id: string; attempt: number; pid: number; t: number; kind?: string; group?: string }
   | { e: 'end'; id: string; attempt: number; pid: number; t: number }
   | { e: 'report'; id: string; attempt: number; pid: number; t: number; outcome: 'completed' | 'retrying' | 'failed' | 'lost' };
 

@@ -1,5 +1,5 @@
 import { createProducer, type ProducerOptions } from '@jobs/producer';
-import { CHAOS_QUEUE, chaosKinds } from './kinds.ts';
+import { CHAOS_GROUPS, CHAOS_QUEUE, chaosKinds } from './kinds.ts';
 
 /** Options of {@link startProducerLoops}. */
 export interface ProducerLoopsOptions {
@@ -13,6 +13,11 @@ export interface ProducerLoopsOptions {
   durability?: ProducerOptions<unknown>['durability'];
   /** Partitions of the chaos queue (round robin over them). Default 1. */
   partitions?: number;
+  /**
+   * Also enqueue the limited kinds: every third job `capped`, every third `grouped` (in one of
+   * {@link CHAOS_GROUPS}), the rest `step`. Default false: `step` only.
+   */
+  limitedKinds?: boolean;
   /** Called after each acknowledged enqueue. */
   onAcknowledged?: () => void;
   /** Called after each failed enqueue, before it is tried again. */
@@ -23,6 +28,8 @@ export interface ProducerLoopsOptions {
 export interface ProducerLoops {
   /** Every acknowledged enqueue: idempotency key to job id. */
   readonly acknowledged: Map<string, string>;
+  /** The kind of every acknowledged job: job id to kind. */
+  readonly kinds: Map<string, string>;
   /** Stops producing and resolves once every loop and its producer have ended. Same promise each call. */
   stop(): Promise<void>;
 }
@@ -30,12 +37,14 @@ export interface ProducerLoops {
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
- * Starts `count` loops that enqueue short `step` jobs on the chaos queue, each under its own
+ * Starts `count` loops that enqueue short jobs on the chaos queue, each under its own
  * idempotency key and retried with the same key until acknowledged, so that whatever the faults
  * do, every key in {@link ProducerLoops.acknowledged} names a job Redis said it holds.
  */
 export function startProducerLoops(options: ProducerLoopsOptions): ProducerLoops {
   const acknowledged = new Map<string, string>();
+  const kinds = new Map<string, string>();
+  const pick = ['step', 'capped', 'grouped'] as const;
   let producing = true;
   const loops = Array.from({ length: options.count }, async (_, loop) => {
     const producer = createProducer({
@@ -51,8 +60,14 @@ export function startProducerLoops(options: ProducerLoopsOptions): ProducerLoops
     while (producing) {
       const key = `${options.keyPrefix}-${loop}-${seq}`;
       try {
-        const id = await producer.enqueue('step', { seq: key, ms: 5 + Math.floor(Math.random() * 35) }, { idempotencyKey: key });
+        const ms = 5 + Math.floor(Math.random() * 35);
+        const kind = options.limitedKinds ? pick[seq % pick.length] ?? 'step' : 'step';
+        const group = CHAOS_GROUPS[Math.floor(seq / pick.length) % CHAOS_GROUPS.length] as string;
+        const id = kind === 'grouped'
+          ? await producer.enqueue(kind, { seq: key, ms, group }, { idempotencyKey: key, group })
+          : await producer.enqueue(kind, { seq: key, ms }, { idempotencyKey: key });
         acknowledged.set(key, id);
+        kinds.set(id, kind);
         options.onAcknowledged?.();
         seq += 1;
         await sleep(8);
@@ -66,6 +81,7 @@ export function startProducerLoops(options: ProducerLoopsOptions): ProducerLoops
   let stopped: Promise<void> | undefined;
   return {
     acknowledged,
+    kinds,
     stop() {
       producing = false;
       stopped ??= Promise.all(loops).then(() => undefined);

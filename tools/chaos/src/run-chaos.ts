@@ -6,9 +6,11 @@ import { fileURLToPath } from 'node:url';
 import { startRedisServer, type RedisServer } from '@jobs/dev-redis';
 import { createProducer } from '@jobs/producer';
 import { Redis } from 'ioredis';
+import { queueKeys } from '@jobs/core';
 import { analyze, type ChaosFindings } from './analyze.ts';
-import { CHAOS_QUEUE, chaosKinds } from './kinds.ts';
-import { readLedgers } from './ledger.ts';
+import { analyzeCaps, type CapFindings } from './analyze-caps.ts';
+import { CAPPED_CONCURRENCY, CHAOS_GROUPS, CHAOS_LIMITS, CHAOS_QUEUE, chaosKinds } from './kinds.ts';
+import { readLedgers, type LedgerEntry } from './ledger.ts';
 import { startProducerLoops } from './producer-loops.ts';
 
 const WORKER_SCRIPT = fileURLToPath(new URL('../dist/chaos-worker.js', import.meta.url));
@@ -24,12 +26,18 @@ export interface ChaosOptions {
   producers?: number;
   /** Partitions of the queue: 1 (default) is a plain queue. */
   partitions?: number;
+  /**
+   * Also run the limited kinds (a kind capped at {@link CAPPED_CONCURRENCY}, a grouped kind with
+   * one job at a time per group) and check their caps. Default: on for a plain queue (limits
+   * hold per partition, so the kind cap would not be global on a partitioned one).
+   */
+  limitedKinds?: boolean;
   /** Progress lines. Default: none. */
   log?: (line: string) => void;
 }
 
 /** What the run did and what it found. */
-export interface ChaosReport extends ChaosFindings {
+export interface ChaosReport extends ChaosFindings, Partial<CapFindings> {
   readonly seconds: number;
   readonly workerKills: number;
   readonly redisRestarts: number;
@@ -37,6 +45,13 @@ export interface ChaosReport extends ChaosFindings {
   readonly pauses: number;
   /** Enqueues a producer had to retry (Redis away or paused). */
   readonly producerRetries: number;
+  /** Acknowledged jobs of the limited kinds that were neither completed nor failed with a reason. */
+  readonly lostLimited: number;
+  /**
+   * Slots of the concurrency caps still held (unexpired entries in the running sets) once the
+   * queue has drained, when the run had limited kinds.
+   */
+  readonly slotsHeld?: number;
   /** The one line to print. */
   readonly summary: string;
 }
@@ -59,6 +74,13 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
   const url = redis.url;
   const counts = { workerKills: 0, redisRestarts: 0, connectionKills: 0, pauses: 0, producerRetries: 0 };
   const workers = new Set<ChildProcess>();
+  const kills = new Map<number, number>();
+  const limitedKinds = options.limitedKinds ?? partitions === 1;
+  if (limitedKinds) {
+    const setup = createProducer({ redis: url, queue: CHAOS_QUEUE, kinds: chaosKinds });
+    await setup.setLimits(CHAOS_LIMITS);
+    await setup.close();
+  }
 
   const startWorker = (): ChildProcess => {
     const child = spawn(process.execPath, [WORKER_SCRIPT], { env: { ...process.env, REDIS_URL: url, LEDGER_DIR: ledgerDir, PARTITIONS: String(partitions) }, stdio: ['ignore', 'ignore', 'inherit'] });
@@ -74,6 +96,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     count: options.producers ?? 2,
     keyPrefix: 'chaos',
     partitions,
+    limitedKinds,
     onRetry: () => {
       counts.producerRetries += 1;
     },
@@ -91,6 +114,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
         const victim = victims[Math.floor(Math.random() * victims.length)];
         if (!victim) return;
         victim.kill('SIGKILL');
+        if (victim.pid !== undefined) kills.set(victim.pid, Date.now());
         counts.workerKills += 1;
         startWorker();
         log(`killed worker ${victim.pid}`);
@@ -147,8 +171,13 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     child.kill('SIGTERM');
   })));
 
-  const findings = await analyze(admin, acknowledged, readLedgers(ledgerDir));
+  const ledger = readLedgers(ledgerDir);
+  const findings = await analyze(admin, acknowledged, ledger);
   await admin.close();
+  const limited = limitedKinds ? await checkLimited(url, ledger, kills) : undefined;
+  const lostIds = new Set(findings.lost.map((line) => /\(([^)]+)\)/.exec(line)?.[1]));
+  const lostLimited = [...producers.kinds].filter(([id, kind]) => kind !== 'step' && lostIds.has(id)).length;
+  const limitedJobs = [...producers.kinds.values()].filter((kind) => kind !== 'step').length;
   await redis.stop();
   rmSync(dataDir, { recursive: true, force: true });
   rmSync(ledgerDir, { recursive: true, force: true });
@@ -157,6 +186,30 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     `chaos: ${elapsed} s, ${partitions > 1 ? `partitions=${partitions} ` : ''}jobs=${findings.jobs} completed=${findings.completed} failed=${findings.failed} lost=${findings.lost.length} ` +
     `duplicate_executions=${findings.duplicateExecutions} worker_kills=${counts.workerKills} redis_restarts=${counts.redisRestarts} ` +
     `connection_kills=${counts.connectionKills} pauses=${counts.pauses} producer_retries=${counts.producerRetries} ` +
-    `fencing_violations=${findings.fencingViolations.length} counter_mismatches=${findings.counterMismatches.length}`;
-  return { ...findings, seconds: elapsed, ...counts, summary };
+    `fencing_violations=${findings.fencingViolations.length} counter_mismatches=${findings.counterMismatches.length}` +
+    (limited
+      ? ` limited_jobs=${limitedJobs} lost_limited=${lostLimited} cap_violations=${limited.capViolations.length} group_cap_violations=${limited.groupCapViolations.length} ` +
+        `max_capped_running=${limited.maxCappedRunning}/${CAPPED_CONCURRENCY} max_group_running=${limited.maxGroupRunning}/1 slots_held=${limited.slotsHeld}`
+      : '');
+  return { ...findings, ...limited, lostLimited, seconds: elapsed, ...counts, summary };
+}
+
+/**
+ * The cap checks of the limited kinds: the ledger's overlaps (see analyze-caps.ts), and the
+ * slots still held once the queue has drained: entries of the running sets whose lease has not
+ * yet ended (Redis clock), which should be none.
+ */
+async function checkLimited(url: string, ledger: readonly LedgerEntry[], kills: ReadonlyMap<number, number>): Promise<CapFindings & { slotsHeld: number }> {
+  const found = analyzeCaps(ledger, { cappedKind: 'capped', cap: CAPPED_CONCURRENCY, groupCap: 1, kills });
+  const keys = queueKeys(CHAOS_QUEUE);
+  const client = new Redis(url);
+  try {
+    const [seconds, micros] = (await client.time()) as [number | string, number | string];
+    const now = Number(seconds) * 1_000 + Math.floor(Number(micros) / 1_000);
+    let slotsHeld = await client.zcount(keys.kindRunning('capped'), `(${now}`, '+inf');
+    for (const group of CHAOS_GROUPS) slotsHeld += await client.zcount(keys.groupRunning(group), `(${now}`, '+inf');
+    return { ...found, slotsHeld };
+  } finally {
+    client.disconnect();
+  }
 }

@@ -30,8 +30,16 @@ function expectNothingLost(report: ChaosReport): void {
 // The chaos run crashes, restarts and pauses a redis-server of its own, not the run's Redis: a
 // cluster run would only repeat it (and its 40 s) as it is.
 describe.skipIf(isClusterRun())('chaos', () => {
-  test('under worker kills, Redis crashes, connection kills and a pause, no acknowledged job is lost', async () => {
-    expectNothingLost(await chaos({ seconds: SECONDS }, 'chaos-summary.txt'));
+  test('under worker kills, Redis crashes, connection kills and a pause, no acknowledged job is lost, no concurrency cap is exceeded and every slot comes back', async () => {
+    const report = await chaos({ seconds: SECONDS }, 'chaos-summary.txt');
+    expectNothingLost(report);
+    // The capped kind and the grouped kind (one at a time per group) ran, under the same faults.
+    expect(report.summary).toContain('limited_jobs=');
+    expect(report.checkedExecutions).toBeGreaterThan(100);
+    expect(report.lostLimited).toBe(0);
+    expect(report.capViolations).toEqual([]);
+    expect(report.groupCapViolations).toEqual([]);
+    expect(report.slotsHeld).toBe(0);
   });
 
   test('on a partitioned queue, under the same faults, no acknowledged job is lost', async () => {
