@@ -32,6 +32,7 @@
 --@include lib/job-status.lua
 --@include lib/events.lua
 --@include lib/flow.lua
+--@include lib/unlist-pending.lua
 --@include lib/dead-letter.lua
 --@include lib/log-event.lua
 
@@ -42,29 +43,15 @@ local NOT_CANCELLED = 0 --@export
 local key, id = KEYS[1], ARGV[1]
 local status = job_status(key)
 if not status then return { NOT_CANCELLED, '' } end
-local removed = 0
+local now = now_ms()
 if status == 'pending' then
-  -- O(length of pending): cancelling is rare, and the list has no other index.
-  removed = redis.call('LREM', KEYS[2], 1, id)
-  if removed == 0 then
-    -- Not in pending: in its priority's list, parked while its kind is paused or limited, or in
-    -- its group's list.
-    local f = read_hash(key, 'priority', 'kind', 'group')
-    if f and tonumber(f[1]) and tonumber(f[1]) ~= 0 then
-      removed = redis.call('LREM', priority_list(ARGV[4], tonumber(f[1])), 1, id)
-    end
-    if removed == 0 and f and f[2] then removed = redis.call('LREM', parked_list(ARGV[4], f[2]), 1, id) end
-    if removed == 0 and f and f[3] then removed = redis.call('LREM', group_list(ARGV[4], f[3]), 1, id) end
-  end
-  -- Status pending but not in the list: a recipe client moved it and has not stamped it yet.
-  if removed == 0 then return { NOT_CANCELLED, 'processing' } end
+  -- Status pending but in no list: a recipe client moved it and has not stamped it yet.
+  if unlist_pending(ARGV[4], KEYS[2], key, id, now) == 0 then return { NOT_CANCELLED, 'processing' } end
 elseif status == 'delayed' then
-  removed = redis.call('ZREM', KEYS[3], id)
-  if removed == 0 then return { NOT_CANCELLED, 'processing' } end
+  if redis.call('ZREM', KEYS[3], id) == 0 then return { NOT_CANCELLED, 'processing' } end
 elseif status ~= 'waiting-children' then
   return { NOT_CANCELLED, status }
 end
-local now = now_ms()
 redis.call('HSET', key, 'status', 'cancelled', 'cancelled_at_ms', now)
 if tonumber(ARGV[2]) > 0 then redis.call('EXPIRE', key, tonumber(ARGV[2])) end
 publish_event(ARGV[3], id, 'cancelled')

@@ -3,6 +3,7 @@
 --@include lib/events.lua
 --@include lib/due-notice.lua
 --@include lib/flow.lua
+--@include lib/unlist-pending.lua
 --@include lib/log-event.lua
 -- Flows: a parent job waits in status waiting-children (in no list, so no claim sees it) until
 -- each of its children has settled. Its hash keeps the count of unsettled children in
@@ -80,8 +81,8 @@ local function flow_parent_of(key)
   return f[1] and f
 end
 
--- Cancels the unstarted children of cancelled parent `key`, and theirs: a pending, delayed or
--- waiting child is cancelled (a running one finishes; its entry is recorded then). Its entry
+-- Cancels the unstarted children of cancelled parent `key`, and theirs: a pending (in whichever
+-- list it waits, see lib/unlist-pending.lua), delayed or waiting child is cancelled (a running one finishes; its entry is recorded then). Its entry
 -- in the parent says cancelled. Returns how many it cancelled.
 local function flow_cancel_children(ctx, key)
   local count = 0
@@ -92,7 +93,7 @@ local function flow_cancel_children(ctx, key)
       local status = job_status(child_key)
       local stopped = false
       if status == 'pending' then
-        stopped = redis.call('LREM', ctx.pending, 1, child) == 1
+        stopped = unlist_pending(ctx.prefix, ctx.pending, child_key, child, ctx.now) == 1
       elseif status == 'delayed' then
         stopped = redis.call('ZREM', ctx.delayed, child) == 1
       elseif status == 'waiting-children' then

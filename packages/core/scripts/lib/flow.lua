@@ -42,6 +42,16 @@ local function group_rate(prefix, group) return prefix .. 'rate:group:' .. group
 local function kind_running(prefix, kind) return prefix .. 'running:kind:' .. kind end
 local function group_running(prefix, group) return prefix .. 'running:group:' .. group end
 
+-- A group's carrier left pending (started, parked or cancelled): the group's next job has its
+-- turn now (`now`) in the turns between groups, or the group leaves them when none of its jobs waits.
+local function carrier_left(prefix, group, now)
+  if redis.call('LLEN', group_list(prefix, group)) > 0 then
+    redis.call('ZADD', groups_set(prefix), now, group)
+  else
+    redis.call('ZREM', groups_set(prefix), group)
+  end
+end
+
 -- How long a group's carrier holds its turn (see push_pending) before the claims' turns between
 -- groups take the group's next job anyway: a carrier lost to a recipe client or a cancel must
 -- not stall its group.

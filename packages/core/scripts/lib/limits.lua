@@ -195,16 +195,6 @@ local function limits_before(c, flow, wanted, out)
   return wanted
 end
 
--- A group's carrier left pending (started, or parked): the group's next job has its turn now
--- in the turns between groups, or the group leaves them when none of its jobs waits.
-local function carrier_left(c, group)
-  if redis.call('LLEN', group_list(c.prefix, group)) > 0 then
-    redis.call('ZADD', groups_set(c.prefix), c.now, group)
-  else
-    redis.call('ZREM', groups_set(c.prefix), group)
-  end
-end
-
 -- For a job the claim is about to start: true when it was set aside instead (its kind has no
 -- room: parked; it carries a group with no room: filed at the head of its group's list).
 local function limits_hold(c, lim, id, kind, group)
@@ -214,7 +204,7 @@ local function limits_hold(c, lim, id, kind, group)
     note_hint(c, open_at)
     -- A group's carrier parked: the group's turn goes back to the turns between groups (when
     -- the carrier comes back, it is filed behind its group's jobs or carries the group again).
-    if group and group ~= c.group_turn then carrier_left(c, group) end
+    if group and group ~= c.group_turn then carrier_left(c.prefix, group, c.now) end
     return true
   end
   if group and group ~= c.group_turn then
@@ -253,7 +243,7 @@ local function limits_started(c, lim, id, key, token, deadline_s, kind, group)
   end
   if slots then redis.call('HSET', key, 'slots', cjson.encode(slots)) end
   -- A group's carrier started: its group's next job (if any) has its turn now.
-  if group and group ~= c.group_turn then carrier_left(c, group) end
+  if group and group ~= c.group_turn then carrier_left(c.prefix, group, c.now) end
 end
 
 -- Takes turns between the groups whose turn has come (the earliest first), one job each per
