@@ -207,6 +207,51 @@ describe('cancelling a flow', () => {
     await queue.close();
   });
 
+  test('cancelling the parent takes its children out of a priority list, a group list and a parked list; none of them runs after resume', async ({ redis, queueName }) => {
+    const queue = openQueue(redis, queueName);
+    const key = (suffix: string) => `queue:{${queueName}}:${suffix}`;
+    await queue.pause({ kind: 'thumbnail' });
+    const flow = await queue.enqueueFlow({
+      ...email(0),
+      children: [
+        { ...thumb('parked'), options: { group: 'pics' } },
+        { ...email(1), options: { priority: -5 } },
+        { ...email(2), options: { group: 'acme' } },
+        { ...email(3), options: { group: 'acme' } },
+      ],
+    });
+    const [parked, low, carrier, grouped] = flow.children.map((child) => child.id) as [string, string, string, string];
+    // The claim parks the paused kind's child (the oldest in pending) and starts acme's carrier; the rest wait in their lists.
+    const [running] = (await queue.claim({ max: 1 })) as [ClaimedJob];
+    expect(running.id).toBe(carrier);
+    expect(await redis.lrange(key('parked:thumbnail'), 0, -1)).toEqual([parked]);
+    expect(await redis.lrange(key('priority:-5'), 0, -1)).toEqual([low]);
+    expect(await redis.lrange(key('group:acme'), 0, -1)).toEqual([grouped]);
+    expect(await queue.cancel(flow.id)).toEqual({ cancelled: true });
+    for (const id of [flow.id, parked, low, grouped]) expect((await queue.getJob(id))?.status, id).toBe('cancelled');
+    expect((await queue.stats()).cancelledTotal).toBe(4);
+    for (const list of ['pending', 'parked:thumbnail', 'priority:-5', 'group:acme']) expect(await redis.llen(key(list)), list).toBe(0);
+    expect(await redis.zscore(key('priorities'), '-5')).toBeNull();
+    expect(await redis.zscore(key('groups'), 'acme')).toBeNull();
+    await queue.resume({ kind: 'thumbnail' });
+    await queue.complete(running, 'sent');
+    expect(await queue.claim({ max: 10 })).toEqual([]);
+    for (const id of [parked, low, grouped]) expect((await queue.getJob(id))?.status, id).toBe('cancelled');
+    await queue.close();
+  });
+
+  test("cancelling the parent of a group's waiting carrier hands the group's turn on: the group's next job runs at once", async ({ redis, queueName }) => {
+    const queue = openQueue(redis, queueName);
+    const flow = await queue.enqueueFlow({ ...email(0), children: [1, 2].map((n) => ({ ...email(n), options: { group: 'acme' } })) });
+    expect(await queue.cancel(flow.id)).toEqual({ cancelled: true });
+    for (const child of flow.children) expect((await queue.getJob(child.id))?.status).toBe('cancelled');
+    expect(await redis.llen(`queue:{${queueName}}:pending`)).toBe(0);
+    expect(await redis.llen(`queue:{${queueName}}:group:acme`)).toBe(0);
+    const next = await queue.enqueue('email', { recipient: 'a@example.com', n: 3 }, { group: 'acme' });
+    expect((await queue.claim({ max: 10 })).map((job) => job.id)).toEqual([next]);
+    await queue.close();
+  });
+
   test("cancelling a child fails its parent by default, and settles it under 'ignore'", async ({ redis, queueName }) => {
     const queue = openQueue(redis, queueName);
     const failing = await queue.enqueueFlow({ ...email(0), children: [thumb('a')] });
