@@ -2,8 +2,9 @@
 --[[
   progress: records a running job's progress, fenced like complete: only the holder of the
   live claim can write it (a worker whose lease was lost cannot). Stores the JSON in the hash
-  and publishes the recipe's event message with it: {"id":...,"status":"processing",
-  "progress":...} (a recipe listener reads a status it knows).
+  with a count of the reports so far (`progress_seq`), and publishes the recipe's event message
+  with both: {"id":...,"status":"processing","progress":...,"progress_seq":N} (a recipe
+  listener reads a status it knows; the count lets a listener put reads and events in order).
 
   KEYS[1]  job: the job's hash
   KEYS[2]  log: the event log stream (see lib/log-event.lua)
@@ -22,9 +23,10 @@
 --@include lib/log-event.lua
 
 if not holds_claim(KEYS[1], ARGV[2]) then return NOT_OWNER end
+local seq = redis.call('HINCRBY', KEYS[1], 'progress_seq', 1)
 redis.call('HSET', KEYS[1], 'progress', ARGV[3], 'progress_at_ms', int_text(now_ms()))
 if ARGV[4] ~= '' then
-  redis.call('PUBLISH', ARGV[4], '{"id":' .. cjson.encode(ARGV[1]) .. ',"status":"processing","progress":' .. ARGV[3] .. '}')
+  redis.call('PUBLISH', ARGV[4], '{"id":' .. cjson.encode(ARGV[1]) .. ',"status":"processing","progress":' .. ARGV[3] .. ',"progress_seq":' .. seq .. '}')
 end
 -- In the stream only: a job that reports often would push its state changes out of its timeline.
 log_event(open_log(KEYS[2], ARGV[5], ARGV[6]), ARGV[1], 'progress', nil, ARGV[7], '', nil, true)

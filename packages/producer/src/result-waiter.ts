@@ -47,8 +47,8 @@ export class ResultWaiter {
   readonly #readJob: ReadJob;
   readonly #recheckMs: number;
   readonly #wakers = new Map<string, Set<() => void>>();
-  /** Per job id, the waits' progress listeners. */
-  readonly #progress = new Map<string, Set<(progress: unknown) => void>>();
+  /** Per job id, the waits' progress listeners; `seq` is the report's count (`progress_seq`). */
+  readonly #progress = new Map<string, Set<(progress: unknown, seq: number) => void>>();
   #subscriber: RedisClient | undefined;
   /** Channels subscribed (or being subscribed). */
   readonly #subscribed = new Map<string, Promise<unknown>>();
@@ -65,7 +65,7 @@ export class ResultWaiter {
       const subscriber = duplicateClient(this.#client);
       subscriber.on('message', (from: string, message: string) => {
         if (!this.#subscribed.has(from)) return;
-        let event: { id?: unknown; status?: unknown; progress?: unknown };
+        let event: { id?: unknown; status?: unknown; progress?: unknown; progress_seq?: unknown };
         try {
           event = JSON.parse(message) as typeof event;
         } catch {
@@ -74,7 +74,7 @@ export class ResultWaiter {
         const id = event?.id;
         if (typeof id !== 'string') return;
         if (event.status === 'processing' && 'progress' in event) {
-          for (const listener of this.#progress.get(id) ?? []) listener(event.progress);
+          for (const listener of this.#progress.get(id) ?? []) listener(event.progress, Number(event.progress_seq) || 0);
           return;
         }
         for (const wake of this.#wakers.get(id) ?? []) wake();
@@ -96,15 +96,19 @@ export class ResultWaiter {
    * Resolves with the job once it is completed; rejects with `JOBS_JOB_FAILED` when it failed
    * for good or was cancelled, `JOBS_NOT_FOUND` when there is no such job, `JOBS_TIMEOUT` after
    * `timeoutMs`, or the signal's reason when it aborts. `onProgress` hears each progress event
-   * of the job, and the progress stored on it when the wait begins (each value once in a row).
+   * of the job, and the progress stored on it when the wait begins: each report once, in order.
    */
   async wait(id: string, timeoutMs: number, signal?: AbortSignal, onProgress?: (progress: unknown) => void): Promise<JobRecord> {
     signal?.throwIfAborted();
     await this.#subscribe(this.#channelOf(id));
+    // Reads and events arrive on two connections, so an older report can come after a newer
+    // one: each is heard once, in the order the handler made them (by their count).
+    let lastSeq = 0;
     let lastProgress: string | undefined;
-    const listener = onProgress && ((progress: unknown): void => {
+    const listener = onProgress && ((progress: unknown, seq: number): void => {
       const json = JSON.stringify(progress);
-      if (json === lastProgress) return;
+      if (seq > 0 ? seq <= lastSeq : json === lastProgress) return;
+      if (seq > 0) lastSeq = seq;
       lastProgress = json;
       try {
         onProgress(progress);
@@ -130,7 +134,7 @@ export class ResultWaiter {
         wakers.add(wake);
         const job = await this.#readJob(id);
         if (job === null) throw new JobNotFoundError(id);
-        if (listener && job.progress !== undefined && job.status === 'processing') listener(job.progress);
+        if (listener && job.progress !== undefined && job.status === 'processing') listener(job.progress, Number(job.fields.progress_seq) || 0);
         if (job.status === 'completed') return job;
         if (job.status === 'failed' || job.status === 'cancelled') throw new JobFailedError(id, job.status, job.lastError);
         const remaining = deadline - Date.now();

@@ -28,4 +28,24 @@ describe('ResultWaiter', () => {
     await waiter.close();
     await queue.close();
   });
+  test('progress heard late from the events channel is not replayed after a newer stored report: each report once, in order', async ({ redisUrl, redis, queueName }) => {
+    const queue = new JobQueue({ redis: redisUrl, queue: queueName, kinds });
+    const waiter = new ResultWaiter(queue.client, () => queue.keys.events, (id) => queue.getJob(id), 60_000);
+    const id = await queue.enqueue('email', { recipient: 'a@example.com' });
+    const [job] = (await queue.claim()) as [ClaimedJob];
+    await queue.progress(job, { step: 1 });
+    await queue.progress(job, { step: 2 });
+    const heard: unknown[] = [];
+    const waiting = waiter.wait(id, 10_000, undefined, (progress) => heard.push(progress));
+    await waitFor(() => heard.length === 1, { what: 'the stored progress' });
+    // Step 1's event, as if it reached the subscriber after the read that saw step 2.
+    await redis.publish(queue.keys.events, JSON.stringify({ id, status: 'processing', progress: { step: 1 }, progress_seq: 1 }));
+    await queue.progress(job, { step: 3 });
+    await waitFor(() => heard.length >= 2, { what: 'the third report' });
+    await queue.complete(job, 'done');
+    await waiting;
+    expect(heard).toEqual([{ step: 2 }, { step: 3 }]);
+    await waiter.close();
+    await queue.close();
+  });
 });
