@@ -76,18 +76,9 @@ for j = 0, n - 1 do
   local base = FIRST_JOB + j * FIELDS
   local id, payload, kind, options = ARGV[base], ARGV[base + 1], ARGV[base + 2], ARGV[base + 3]
   local parent, on_failure = ARGV[base + 4], ARGV[base + 5]
-  local delay, run_at, max_attempts, visibility, priority, ttl, expires_at = '0', '0', '0', '0', '0', '0', '0'
-  local traceparent, rest, group = nil, '', nil
-  if options ~= '' then
-    local numbers
-    numbers, group = string.match(options, '^([^|]*)|(.+)$')
-    delay, run_at, max_attempts, visibility, priority, ttl, expires_at, rest =
-      string.match(numbers or options, '^(%d+),(%d+),(%d+),(%d+),0,(-?%d+),(%d+),(%d+)(.*)$')
-    if rest and rest ~= '' then traceparent = string.match(rest, '^,([%x%-]+)$') end
-    if not expires_at or (rest ~= '' and not traceparent) then error('enqueue-flow: malformed job options "' .. options .. '"') end
-  end
-  local expiry = tonumber(expires_at)
-  if ttl ~= '0' then expiry = now + tonumber(ttl) end
+  local delay, run_at, max_attempts, visibility, idem, priority, expiry, traceparent, group = job_options(options, now, 'enqueue-flow')
+  -- A flow's jobs take no idempotency key.
+  if idem ~= 0 then error('enqueue-flow: malformed job options "' .. options .. '"') end
   local job_key = job_prefix .. id
   local due = now + tonumber(delay)
   if run_at ~= '0' then due = tonumber(run_at) end

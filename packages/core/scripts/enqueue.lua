@@ -50,22 +50,6 @@ local now = now_ms()
 local now_text = int_text(now)
 local log = open_log(KEYS[4], ARGV[5], job_prefix)
 
--- A job's options (see ARGV): delay, run-at, max attempts and visibility as text, the
--- idempotency retention as a number, the priority as text, the expiry (ms, 0 = none), the
--- traceparent (nil: none) and the group (nil: none).
-local function job_options(text)
-  if text == '' then return '0', '0', '0', '0', 0, '0', 0, nil, nil end
-  local numbers, group = string.match(text, '^([^|]*)|(.+)$')
-  local delay, run_at, max_attempts, visibility, idem, priority, ttl, expires_at, rest =
-    string.match(numbers or text, '^(%d+),(%d+),(%d+),(%d+),(%d+),(-?%d+),(%d+),(%d+)(.*)$')
-  local traceparent = nil
-  if rest and rest ~= '' then traceparent = string.match(rest, '^,([%x%-]+)$') end
-  if not expires_at or (rest ~= '' and not traceparent) then error('enqueue: malformed job options "' .. text .. '"') end
-  local expiry = tonumber(expires_at)
-  if ttl ~= '0' then expiry = now + tonumber(ttl) end
-  return delay, run_at, max_attempts, visibility, tonumber(idem), priority, expiry, traceparent, group
-end
-
 -- Pass 1: check before writing anything, so a refused call leaves nothing half-written. A job
 -- whose hash exists with the same payload is this very call run again (the client resent it
 -- after a lost reply): it was written the first time and is not written twice.
@@ -93,7 +77,7 @@ local idem_index = 5
 for j = 0, n - 1 do
   local base = FIRST_JOB + j * FIELDS
   local id, payload, kind = ARGV[base], ARGV[base + 1], ARGV[base + 2]
-  local delay_text, run_at_text, max_attempts, visibility_ms, idem_ms, priority, expiry, traceparent, group = job_options(ARGV[base + 3])
+  local delay_text, run_at_text, max_attempts, visibility_ms, idem_ms, priority, expiry, traceparent, group = job_options(ARGV[base + 3], now, 'enqueue')
   local job_key = job_prefix .. id
   local holder = false
   local idem_key = false

@@ -8,3 +8,22 @@ local function write_job_hash(job_key, id, payload, kind, status, now_text, max_
   if visibility_ms ~= '0' then redis.call('HSET', job_key, 'visibility_ms', visibility_ms) end
   if traceparent then redis.call('HSET', job_key, 'traceparent', traceparent) end
 end
+
+-- Parses a job's packed options ('' or "delay ms,run-at ms,max attempts,visibility ms,
+-- idempotency ms,priority,ttl ms,expires-at ms", then an optional ",<traceparent>" and an
+-- optional "|<group>"; see enqueue.lua): delay, run-at, max attempts and visibility as text, the
+-- idempotency retention as a number, the priority as text, the expiry (ms on `now`'s clock,
+-- 0 = none), the traceparent (nil: none) and the group (nil: none). `script` names the caller
+-- in the error a malformed text raises.
+local function job_options(text, now, script)
+  if text == '' then return '0', '0', '0', '0', 0, '0', 0, nil, nil end
+  local numbers, group = string.match(text, '^([^|]*)|(.+)$')
+  local delay, run_at, max_attempts, visibility, idem, priority, ttl, expires_at, rest =
+    string.match(numbers or text, '^(%d+),(%d+),(%d+),(%d+),(%d+),(-?%d+),(%d+),(%d+)(.*)$')
+  local traceparent = nil
+  if rest and rest ~= '' then traceparent = string.match(rest, '^,([%x%-]+)$') end
+  if not expires_at or (rest ~= '' and not traceparent) then error(script .. ': malformed job options "' .. text .. '"') end
+  local expiry = tonumber(expires_at)
+  if ttl ~= '0' then expiry = now + tonumber(ttl) end
+  return delay, run_at, max_attempts, visibility, tonumber(idem), priority, expiry, traceparent, group
+end
