@@ -1,10 +1,9 @@
 import { spawn } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { waitFor } from '@jobs/testing';
+import { ensureChromium, waitFor } from '@jobs/testing';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { ensureChromium } from './chromium.ts';
 
 const MAIN = fileURLToPath(new URL('../dist/main.js', import.meta.url));
 const SCREENSHOT = fileURLToPath(new URL('../test-results/demo.png', import.meta.url));

@@ -1,13 +1,12 @@
 import { mkdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { defineKinds, JobQueue } from '@jobs/core';
-import { redisTest as test, type TestRedis } from '@jobs/testing';
+import { ensureChromium, redisTest as test, type TestRedis } from '@jobs/testing';
 import { createWorker } from '@jobs/worker';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect } from 'vitest';
 import { jobQueueSource, type DashboardDataSource } from '../src/index.ts';
 import { namedQueues } from '../src/dashboard/job-queue-source.ts';
-import { ensureChromium } from './chromium.ts';
 import { startTestDashboard, TOKENS } from './dashboard-client.ts';
 
 const kinds = defineKinds({

@@ -13,3 +13,4 @@ export type { ClusterSeed, ParsedClusterUrl } from './cluster-url.ts';
 export { waitFor } from './wait-for.ts';
 export type { WaitForOptions } from './wait-for.ts';
 export { within } from './within.ts';
+export { CHROMIUM, ensureChromium } from './chromium.ts';

@@ -1,7 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 
-/** Where Debian's chromium package puts the browser. */
+/** Where Debian's chromium package puts the browser (the browser tests of the demo and the dashboard use it). */
 export const CHROMIUM = '/usr/bin/chromium';
 
 /**
