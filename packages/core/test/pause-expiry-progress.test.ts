@@ -151,7 +151,7 @@ describe('progress', () => {
     const [job] = await queue.claim();
     await queue.progress(job!, { done: 3, of: 10 });
     expect((await queue.getJob(id))?.progress).toEqual({ done: 3, of: 10 });
-    await expect.poll(() => heard.map((m) => JSON.parse(m) as unknown)).toContainEqual({ id, status: 'processing', progress: { done: 3, of: 10 } });
+    await expect.poll(() => heard.map((m) => JSON.parse(m) as unknown)).toContainEqual({ id, status: 'processing', progress: { done: 3, of: 10 }, progress_seq: 1 });
 
     await redis.zadd(queue.keys.leases, '1', id);
     await queue.reclaimStuck();
