@@ -37,6 +37,10 @@
 --@include lib/log-event.lua
 
 -- The reply's first value.
+-- The lazy libraries this script may call (see tools/generate-scripts.mjs).
+load_flow()
+load_unlist_pending()
+load_flow_children()
 local CANCELLED = 1 --@export
 local NOT_CANCELLED = 0 --@export
 

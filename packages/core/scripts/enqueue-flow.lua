@@ -36,6 +36,8 @@
 --@include lib/write-job.lua
 --@include lib/flow-children.lua
 
+-- The lazy libraries this script may call (see tools/generate-scripts.mjs).
+load_flow_children()
 local FIELDS = 6
 local FIRST_JOB = 6
 local FLOW_WRITTEN = 1 --@export

@@ -36,7 +36,7 @@
 --@include lib/now.lua
 --@include lib/due-notice.lua
 --@include lib/write-job.lua
---@include lib/flow.lua
+--@include lib/push-pending.lua
 --@include lib/log-event.lua
 
 local FIELDS = 4
@@ -140,6 +140,7 @@ for first = 1, #pushed, 1000 do
 end
 -- Each level's first job through push_pending (it may go onto pending, to wake blocked claims),
 -- the rest straight onto the level's list behind it.
+if #levels > 0 then load_flow() end
 for _, level in ipairs(levels) do
   local ids = by_level[level]
   push_pending(prefix, KEYS[1], ids[1], level, false)

@@ -43,7 +43,7 @@
 --@include lib/history.lua
 --@include lib/dead-letter.lua
 --@include lib/due-notice.lua
---@include lib/flow.lua
+--@include lib/push-pending.lua
 --@include lib/free-slots.lua
 --@include lib/log-event.lua
 
@@ -64,7 +64,7 @@ local attempts = tonumber(f[1]) or 0
 local max_attempts = tonumber(f[2]) or tonumber(ARGV[7])
 if f[3] then
   redis.call('HDEL', key, 'slots')
-  free_slots({ prefix = ARGV[12], job_prefix = ARGV[1], pending = KEYS[3] }, id, f[3])
+  load_free_slots(); free_slots({ prefix = ARGV[12], job_prefix = ARGV[1], pending = KEYS[3] }, id, f[3])
 end
 if ARGV[6] == '1' or attempts >= max_attempts then
   dead_letter({ job_prefix = ARGV[1], failed = KEYS[5], stats = KEYS[7], cap = tonumber(ARGV[9]),

@@ -22,8 +22,10 @@
   Reply:   number
 ]]
 --@include lib/read-hash.lua
---@include lib/flow.lua
+--@include lib/push-pending.lua
 
+-- The lazy libraries this script may call (see tools/generate-scripts.mjs).
+load_flow()
 local UNPARK_PAUSED_AGAIN = -1 --@export
 
 local job_prefix, action, kind, prefix = ARGV[1], ARGV[2], ARGV[3], ARGV[5]

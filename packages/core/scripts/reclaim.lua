@@ -43,7 +43,7 @@
 --@include lib/events.lua
 --@include lib/history.lua
 --@include lib/dead-letter.lua
---@include lib/flow.lua
+--@include lib/push-pending.lua
 --@include lib/free-slots.lua
 --@include lib/log-event.lua
 
@@ -100,7 +100,7 @@ for _, id in ipairs(expired) do
     local max_attempts = tonumber(f[2]) or default_max_attempts
     if f[3] then
       redis.call('HDEL', key, 'slots')
-      free_slots(ctx, id, f[3])
+      load_free_slots(); free_slots(ctx, id, f[3])
     end
     if attempts >= max_attempts then
       dead_letter(ctx, id, 'lease expired on attempt ' .. attempts .. ' of ' .. max_attempts ..

@@ -27,7 +27,7 @@
 --@include lib/remove-from-list.lua
 --@include lib/holds-claim.lua
 --@include lib/events.lua
---@include lib/flow.lua
+--@include lib/push-pending.lua
 --@include lib/free-slots.lua
 --@include lib/log-event.lua
 
@@ -49,7 +49,7 @@ for j = 0, (#ARGV - 5) / 2 - 1 do
     local attempts = tonumber(f[1])
     if attempts and attempts >= 1 then redis.call('HSET', key, 'attempts', int_text(attempts - 1)) end
     redis.call('HDEL', key, 'lease_expires_at_ms', 'first_claimed_at_ms', 'slots')
-    if f[4] then free_slots(slots_ctx, id, f[4]) end
+    if f[4] then load_free_slots(); free_slots(slots_ctx, id, f[4]) end
     publish_event(ARGV[1], id, 'released')
     log_event(log, id, 'released', nil, ARGV[5], '')
     released[#released + 1] = { id, f[2], f[3] }

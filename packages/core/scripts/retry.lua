@@ -20,7 +20,7 @@
 ]]
 --@include lib/remove-from-list.lua
 --@include lib/job-status.lua
---@include lib/flow.lua
+--@include lib/push-pending.lua
 --@include lib/log-event.lua
 
 local REDRIVEN = 1 --@export

@@ -22,6 +22,8 @@
 --@include lib/job-status.lua
 --@include lib/flow.lua
 
+-- The lazy libraries this script may call (see tools/generate-scripts.mjs).
+load_flow()
 local oldest = -1
 local tail = redis.call('LINDEX', KEYS[1], -1)
 if tail and job_status(ARGV[1] .. tail) then

@@ -10,7 +10,9 @@ export type Redirection =
   /** The slot is moving and this node lacks the keys: send once to `address`, after `ASKING`. */
   | { readonly kind: 'ask'; readonly address: string }
   /** The slot is moving and the keys are split between the two nodes: wait a moment, send again. */
-  | { readonly kind: 'tryagain' };
+  | { readonly kind: 'tryagain' }
+  /** No master serves the slot for a moment (a failover under way): wait, refresh the slot map, send again. */
+  | { readonly kind: 'down' };
 
 /**
  * The redirection `error` carries, if it is one: its message, or that of the reply error it
@@ -23,6 +25,7 @@ export function redirectionOf(error: Error): Redirection | undefined {
   if (word === 'MOVED') return { kind: 'moved' };
   if (word === 'ASK' && address) return { kind: 'ask', address };
   if (word === 'TRYAGAIN') return { kind: 'tryagain' };
+  if (word === 'CLUSTERDOWN') return { kind: 'down' };
   return undefined;
 }
 

@@ -8,13 +8,15 @@ export interface LuaScript<K, A, R> {
   readonly name: string;
   /** SHA1 of {@link source}: what EVALSHA names. */
   readonly sha1: string;
-  /** The source with its includes expanded: what Redis runs. */
+  /** Its function's name in the generated function library (`FUNCTION_LIBRARY`): what FCALL names. */
+  readonly fn: string;
+  /** The source with its includes expanded: what EVAL runs. */
   readonly source: string;
   /** The keys' names in the header, in KEYS order (the last may be variadic). */
   readonly keyNames: readonly string[];
   /** The arguments' names in the header, in ARGV order (the last may be variadic). */
   readonly argNames: readonly string[];
-  /** EVALSHA's arguments in one array: SHA1, key count, keys, then arguments. */
+  /** EVALSHA's arguments in one array: SHA1, key count, keys, then arguments (FCALL's, with {@link fn} in place of the SHA1). */
   argv(keys: K, args: A): string[];
   /** Never set: carries the reply type. */
   readonly reply?: R;

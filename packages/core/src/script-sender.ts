@@ -1,5 +1,6 @@
 import { Cluster, Command, type Pipeline, type Redis } from 'ioredis';
 import { masterAt, redirectionOf, refreshSlots } from './cluster-redirects.ts';
+import { isFunctionMissing, recoverFunctions, usesFunctions } from './function-library.ts';
 import type { DurabilityOptions } from './queue-options.ts';
 import type { AnyLuaScript, LuaScript } from './lua-script.ts';
 import { toJobsError, withRedisErrors, type RedisClient } from './redis-connection.ts';
@@ -23,25 +24,46 @@ function sendCommand(client: RedisClient, command: Command): Promise<unknown> {
   return command.promise as Promise<unknown>;
 }
 
-/** `argv` with the script's source in place of its SHA1: EVAL's arguments. */
-function withSource(call: ScriptCall): string[] {
-  const argv = call.argv.slice();
-  argv[0] = call.script.source;
-  return argv;
+/** How a call is sent: FCALL of its function, EVALSHA, or EVAL with the source. */
+type Stage = 'fcall' | 'evalsha' | 'eval';
+
+/** The command of `call` at `stage`: its argv with the function's name, the SHA1 or the source first. */
+function commandOf(call: ScriptCall, stage: Stage): Command {
+  const argv = call.argv;
+  argv[0] = stage === 'fcall' ? call.script.fn : stage === 'evalsha' ? call.script.sha1 : call.script.source;
+  return new Command(stage, argv, UTF8);
 }
 
 /**
- * Sends one script call in one round trip: EVALSHA, and EVAL with the source after NOSCRIPT (the
- * script did not run then, so sending it again is safe). `coalesce`: see {@link coalesceWrites}.
- * The command is built here from the one argv array, not through a command ioredis registers per
- * script (that path copies the arguments and adds a closure and a promise per call).
+ * Sends one script call in one round trip: FCALL of its function in the generated library (see
+ * function-library.ts), loading the library when the server lacks it; EVALSHA where functions
+ * cannot be had, and EVAL with the source after NOSCRIPT. A call refused so did not run, so
+ * sending it again is safe. `coalesce`: see {@link coalesceWrites}. The command is built here
+ * from the one argv array, not through a command ioredis registers per script (that path copies
+ * the arguments and adds a closure and a promise per call).
  */
 export function sendScript<R>(client: RedisClient, script: LuaScript<never, never, R>, argv: string[], coalesce = true): Promise<R> {
   if (coalesce) coalesceWrites(client);
-  return sendCommand(client, new Command('evalsha', argv, UTF8)).catch((error: unknown) => {
+  const call = { script, argv };
+  if (usesFunctions(client)) {
+    return sendCommand(client, commandOf(call, 'fcall')).catch(async (error: unknown) => {
+      if (!(await recoverFunctions(client, error))) throw error;
+      if (!usesFunctions(client)) return sendEvalSha(client, call);
+      // Missing again (a node that came after the load): this call goes as a script.
+      return sendCommand(client, commandOf(call, 'fcall')).catch((again: unknown) => {
+        if (isFunctionMissing(again)) return sendEvalSha(client, call);
+        throw again;
+      });
+    }) as Promise<R>;
+  }
+  return sendEvalSha(client, call) as Promise<R>;
+}
+
+function sendEvalSha(client: RedisClient, call: ScriptCall): Promise<unknown> {
+  return sendCommand(client, commandOf(call, 'evalsha')).catch((error: unknown) => {
     if (!isNoScript(error)) throw error;
-    return sendCommand(client, new Command('eval', withSource({ script, argv }), UTF8));
-  }) as Promise<R>;
+    return sendCommand(client, commandOf(call, 'eval'));
+  });
 }
 
 /** What {@link ScriptSender.runAll} sent back: each call's reply, and the replicas `WAIT` counted. */
@@ -52,8 +74,8 @@ export interface SentCalls {
 }
 
 /**
- * The one way a queue sends its scripts. {@link run} is the hot path: one call, EVALSHA with the
- * NOSCRIPT fallback. {@link runAcknowledged} adds durable mode's `WAIT`, and {@link runAll} sends
+ * The one way a queue sends its scripts. {@link run} is the hot path: one call, FCALL (or EVALSHA,
+ * see {@link sendScript}). {@link runAcknowledged} adds durable mode's `WAIT`, and {@link runAll} sends
  * several calls in one round trip: both go through one pipeline on the queue's connection (in a
  * cluster, the queue's node), which handles NOSCRIPT and the cluster's MOVED, ASK and TRYAGAIN.
  * Nothing is sent before `whenReady` has resolved once (the queue's start-up checks).
@@ -110,20 +132,22 @@ export class ScriptSender {
   }
 
   /**
-   * Sends `calls` (and `WAIT` behind them when `wait`) as one pipeline. Plain EVALSHA, not a
-   * registered command: on NOSCRIPT ioredis would resend a registered script by itself, outside the
-   * pipeline, after `WAIT` had answered. A call answered NOSCRIPT did not run: it is sent again with
-   * its source (with `WAIT` behind it again). A redirected pipeline did not run either: as ioredis
+   * Sends `calls` (and `WAIT` behind them when `wait`) as one pipeline. Plain FCALL or EVALSHA,
+   * not a registered command: on NOSCRIPT ioredis would resend a registered script by itself,
+   * outside the pipeline, after `WAIT` had answered. A call refused for want of its function or
+   * script did not run: it is sent again once the library is loaded, or with its source (with
+   * `WAIT` behind it again). A redirected pipeline did not run either: as ioredis
    * does for single commands, MOVED refreshes the slot map, ASK sends once to the node named,
-   * TRYAGAIN waits, up to the client's maxRedirections (ioredis follows redirections for a
+   * TRYAGAIN waits, CLUSTERDOWN waits and refreshes the slot map, up to the client's maxRedirections (ioredis follows redirections for a
    * pipeline only when all its commands are read-only).
    */
   async #pipeline(calls: readonly ScriptCall[], wait: boolean): Promise<SentCalls> {
     await this.#ready();
     const replies: unknown[] = new Array(calls.length);
     let todo = calls.map((_, index) => index);
-    let sourced = false;
+    let stage: Stage = usesFunctions(this.#client) ? 'fcall' : 'evalsha';
     let replicas: number | undefined;
+    let fcallRetries = 0;
     let asking: Redis | undefined;
     let redirects = 0;
     while (todo.length > 0) {
@@ -133,17 +157,28 @@ export class ScriptSender {
         if (asking) pipe.asking();
         for (const index of todo) {
           const call = calls[index] as ScriptCall;
-          void pipe.sendCommand(sourced ? new Command('eval', withSource(call), UTF8) : new Command('evalsha', call.argv, UTF8));
+          void pipe.sendCommand(commandOf(call, stage));
         }
         if (wait) pipe.wait(this.#durability.replicas, this.#durability.timeoutMs);
         const answers = ((await pipe.exec()) ?? []).slice(asking ? 1 : 0);
         const again: number[] = [];
+        let refused: unknown;
         todo.forEach((index, i) => {
           const [error, reply] = answers[i] ?? [new Error('the pipeline returned no reply'), undefined];
-          if (error && !sourced && isNoScript(error)) again.push(index);
-          else if (error) throw error;
+          if (error && stage !== 'eval' && (stage === 'fcall' || isNoScript(error))) {
+            again.push(index);
+            refused ??= error;
+          } else if (error) throw error;
           else replies[index] = reply;
         });
+        // Refused calls did not run. FCALL: the library is loaded (or functions given up) and
+        // they go again; an error that is no refusal is thrown. EVALSHA: EVAL after NOSCRIPT.
+        if (stage === 'fcall' && refused !== undefined) {
+          if (!(await recoverFunctions(this.#client, refused))) throw refused;
+          stage = usesFunctions(this.#client) && fcallRetries++ === 0 ? 'fcall' : 'evalsha';
+        } else if (refused !== undefined) {
+          stage = 'eval';
+        }
         if (wait) {
           // A WAIT that failed confirmed nothing: the write may be on the primary alone.
           const [waitError, acknowledged] = answers[todo.length] ?? [new Error('the pipeline returned no reply to WAIT'), undefined];
@@ -151,7 +186,6 @@ export class ScriptSender {
           replicas = Number(acknowledged);
         }
         todo = again;
-        sourced = true;
         asking = undefined;
       } catch (error) {
         const client = this.#client;
@@ -160,6 +194,10 @@ export class ScriptSender {
         asking = undefined;
         if (redirection.kind === 'moved') await refreshSlots(client);
         else if (redirection.kind === 'tryagain') await new Promise((resolve) => setTimeout(resolve, client.options.retryDelayOnTryAgain || 100));
+        else if (redirection.kind === 'down') {
+          await new Promise((resolve) => setTimeout(resolve, client.options.retryDelayOnClusterDown || 100));
+          await refreshSlots(client);
+        }
         else if (!(asking = await masterAt(client, redirection.address))) throw toJobsError(error);
       }
     }

@@ -182,7 +182,7 @@ describe('enqueues of one tick', () => {
       expect(new Set(ids).size).toBe(39);
       expect(await admin.llen('queue:{batched}:pending')).toBe(40);
       // 39 jobs: one full batch of 32 sent at once, the other 7 at the end of the tick.
-      expect(/cmdstat_evalsha:calls=(\d+)/.exec(await admin.info('commandstats'))?.[1]).toBe('2');
+      expect(/cmdstat_fcall:calls=(\d+)/.exec(await admin.info('commandstats'))?.[1]).toBe('2');
     } finally {
       await queue.close();
       admin.disconnect();

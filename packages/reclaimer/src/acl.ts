@@ -10,8 +10,8 @@ const SCRIPT_COMMANDS = [
   'xadd', 'xrange',
 ];
 
-/** Commands the clients send themselves. (`cluster|slots` and `cluster|info`: how a cluster client learns the slot map and that the cluster is ready.) */
-const CLIENT_COMMANDS = ['evalsha', 'eval', 'script|load', 'script|exists', 'blmove', 'subscribe', 'unsubscribe', 'info', 'scan', 'unlink', 'cluster|slots', 'cluster|info', 'xread', 'xinfo|stream', 'multi', 'exec'];
+/** Commands the clients send themselves. (`fcall` and `function|load`: the scripts run as functions of one library, loaded once per server; without them they run through EVALSHA, slower. `cluster|slots` and `cluster|info`: how a cluster client learns the slot map and that the cluster is ready.) */
+const CLIENT_COMMANDS = ['fcall', 'function|load', 'evalsha', 'eval', 'script|load', 'script|exists', 'blmove', 'subscribe', 'unsubscribe', 'info', 'scan', 'unlink', 'cluster|slots', 'cluster|info', 'xread', 'xinfo|stream', 'multi', 'exec'];
 
 /**
  * The ACL rules of a Redis user that can run producers, workers, the reclaimer and the admin

@@ -1,7 +1,7 @@
 /**
  * Redis's own time per claim call: `--jobs N` jobs (default 10,000) enqueued, then claimed one
  * per call on a private redis-server, and the claim script's mean time per call read from
- * `INFO commandstats` (evalsha, usec_per_call). `--traced` stores a traceparent on every job
+ * `INFO commandstats` (fcall, usec_per_call). `--traced` stores a traceparent on every job
  * and claims as a tracing worker does (each claim also returns it). Five rounds, each on a
  * fresh queue; the median and the lowest are printed (the lowest is the least disturbed by
  * other work on the machine). Run: `pnpm --filter @jobs/bench run bench:claim-cost [--traced]`.
@@ -17,9 +17,9 @@ const TRACEPARENT = '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01';
 
 /** The claim script's mean µs per call since the last reset, from INFO commandstats. */
 function usecPerCall(info: string): number {
-  const line = info.split('\n').find((l) => l.startsWith('cmdstat_evalsha:'));
+  const line = info.split('\n').find((l) => l.startsWith('cmdstat_fcall:'));
   const match = /usec_per_call=([\d.]+)/.exec(line ?? '');
-  if (!match) throw new Error('no evalsha in INFO commandstats');
+  if (!match) throw new Error('no fcall in INFO commandstats');
   return Number(match[1]);
 }
 

@@ -40,7 +40,7 @@ export interface PhaseResult {
   processRate: number;
   /** How long the worker took to be ready (connected, layout checked, listening): not in the processing time. */
   workerStartMs: number;
-  /** Script calls (EVALSHA + EVAL) each master ran in this phase, by port. */
+  /** Script calls (FCALL, EVALSHA and EVAL) each master ran in this phase, by port. */
   scriptCallsByMaster: Record<number, number>;
   /** CPU time of every redis-server (masters and replicas, `INFO cpu`) per job enqueued, in µs. */
   enqueueRedisCpuUs: number;
@@ -83,7 +83,7 @@ async function scriptCalls(masters: readonly Redis[]): Promise<Record<number, nu
   for (const master of masters) {
     const info = await master.info('commandstats');
     let total = 0;
-    for (const match of info.matchAll(/cmdstat_(?:evalsha|eval):calls=(\d+)/g)) total += Number(match[1]);
+    for (const match of info.matchAll(/cmdstat_(?:fcall|evalsha|eval):calls=(\d+)/g)) total += Number(match[1]);
     calls[master.options.port as number] = total;
   }
   return calls;
@@ -251,7 +251,7 @@ export function clusterReport(run: ClusterBenchRun): string {
     '',
     `Processing is timed from when the worker is ready (\`worker.ready()\`): its start-up took ${Math.round(median(run.single.map((result) => result.workerStartMs)))} ms for the plain queue and ${Math.round(median(run.partitioned.map((result) => result.workerStartMs)))} ms for the partitioned one (medians), not counted.`,
     '',
-    'Script calls (EVALSHA and EVAL, from `INFO commandstats`) per master in the last repetition:',
+    'Script calls (FCALL, EVALSHA and EVAL, from `INFO commandstats`) per master in the last repetition:',
     '',
     '| master | partitions it holds | plain queue | partitioned queue |',
     '|---|---|---:|---:|',

@@ -4,7 +4,7 @@
  * redis-server; rounds alternate tracing off and on (producer and worker `tracing`, spans to an
  * exporter that drops them behind the SDK's BatchSpanProcessor, so span making is counted and
  * exporting is not). The first pair of rounds warms up and is not counted. Per round: this process's CPU per job and Redis's script time per job
- * (INFO commandstats, evalsha). Run: `pnpm --filter @jobs/bench run bench:tracing-cost`.
+ * (INFO commandstats, fcall). Run: `pnpm --filter @jobs/bench run bench:tracing-cost`.
  */
 import { BasicTracerProvider, BatchSpanProcessor, type ReadableSpan, type SpanExporter } from '@opentelemetry/sdk-trace-base';
 import { startRedisServer } from '@jobs/dev-redis';
@@ -30,7 +30,7 @@ const tracerProvider = new BasicTracerProvider({ spanProcessors: [new BatchSpanP
 
 /** Total µs Redis spent in scripts since the last reset. */
 function scriptUsec(info: string): number {
-  const line = info.split('\n').find((l) => l.startsWith('cmdstat_evalsha:'));
+  const line = info.split('\n').find((l) => l.startsWith('cmdstat_fcall:'));
   return Number(/usec=(\d+)/.exec(line ?? '')?.[1] ?? 0);
 }
 

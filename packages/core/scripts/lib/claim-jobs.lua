@@ -162,6 +162,7 @@ local function claim_ready(c, wanted, out)
   if #state == 0 then
     claim_from(c, c.pending, wanted, nil, out)
   else
+    load_limits()
     local paused, priorities, kinds, lim = false, false, nil, nil
     for i = 1, #state, 2 do
       local field = state[i]

@@ -48,6 +48,7 @@ local function complete_jobs(ctx, argv, first, out)
       -- Logged before the hash may be deleted (no history kept): its attempt is read from it.
       log_event(ctx.log, id, 'completed', nil, ctx.worker, '')
       if parents[n] then
+        load_flow_children()
         flow_child_settled(ctx, id, redis.call('HGET', key, 'kind'), parents[n], 'completed', argv[i + 2])
       end
       if keep then
@@ -59,7 +60,7 @@ local function complete_jobs(ctx, argv, first, out)
         gone[#gone + 1] = key
       end
       publish_event(channel, id, 'completed')
-      if slots[n] then free_slots(ctx, id, slots[n]) end
+      if slots[n] then load_free_slots(); free_slots(ctx, id, slots[n]) end
       done[#done + 1] = id
       out[#out + 1] = CLAIM_DONE
     else

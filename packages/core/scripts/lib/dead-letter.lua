@@ -9,6 +9,13 @@
 -- Logs `event` ('failed' when nil) with `code` (see lib/log-event.lua).
 -- ctx: { job_prefix, failed, stats, cap, ttl, channel, now, log, worker (log nil: off), and for
 -- a flow's parent: pending, delayed, prefix, wake }
+-- A job's parent and kind, read before it is dead-lettered (a capped history may delete its
+-- hash then): nil when it has no parent.
+local function flow_parent_of(key)
+  local f = redis.call('HMGET', key, 'parent_id', 'kind')
+  return f[1] and f
+end
+
 local function dead_letter(ctx, id, reason, code, event)
   local key = ctx.job_prefix .. id
   local flow = flow_parent_of(key)
@@ -21,5 +28,8 @@ local function dead_letter(ctx, id, reason, code, event)
   if ctx.ttl > 0 then redis.call('EXPIRE', key, ctx.ttl) end
   redis.call('HINCRBY', ctx.stats, 'failed_total', 1)
   publish_event(ctx.channel, id, 'failed')
-  if flow then flow_child_settled(ctx, id, flow[2], flow[1], 'failed', nil, reason, dead_letter) end
+  if flow then
+    load_flow_children()
+    flow_child_settled(ctx, id, flow[2], flow[1], 'failed', nil, reason, dead_letter)
+  end
 end

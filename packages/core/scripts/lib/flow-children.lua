@@ -2,9 +2,10 @@
 --@include lib/job-status.lua
 --@include lib/events.lua
 --@include lib/due-notice.lua
---@include lib/flow.lua
+--@include lib/push-pending.lua
 --@include lib/unlist-pending.lua
 --@include lib/log-event.lua
+--@lazy: loaded where a job is a parent or a child.
 -- Flows: a parent job waits in status waiting-children (in no list, so no claim sees it) until
 -- each of its children has settled. Its hash keeps the count of unsettled children in
 -- children_left, their ids in children (a JSON array) and, per child, a field "child:<id>" holding a JSON entry that starts with its
@@ -72,13 +73,6 @@ local function flow_child_settled(ctx, id, kind, parent_id, status, result, err,
   if redis.call('HINCRBY', parent_key, 'children_left', -1) <= 0 then
     flow_start_parent(ctx, parent_key, parent_id)
   end
-end
-
--- A job's parent and kind, read before it is dead-lettered (a capped history may delete its
--- hash then): nil when it has no parent.
-local function flow_parent_of(key)
-  local f = redis.call('HMGET', key, 'parent_id', 'kind')
-  return f[1] and f
 end
 
 -- Cancels the unstarted children of cancelled parent `key`, and theirs: a pending (in whichever

@@ -1,4 +1,5 @@
 --@include lib/now.lua
+--@lazy: a queue that uses no flow control never defines these (see lib/push-pending.lua).
 -- Flow control: priorities, pauses, limits and groups. Their keys are the queue's key prefix
 -- `prefix` ("queue:{NAME}:", keys.ts's `prefix`, passed in ARGV) with keys.ts's FLOW_KEY_SUFFIXES:
 --   <prefix>flow          hash: 'paused' = '1' (the queue), 'paused_kind:<kind>' = '1',
@@ -67,7 +68,7 @@ local CARRIER_TURN_MS = 30000
 -- A job of a group (`group`, see lib/limits.lua) goes there only as its group's carrier, when no
 -- job of the group waits yet (the push wakes blocked claims, and the claim that meets it runs it
 -- or files it at the head of its group's list); else straight onto its group's list.
-local function push_pending(prefix, pending, id, priority, claim_end, group)
+local function push_by_priority(prefix, pending, id, priority, claim_end, group)
   if group and group ~= '' then
     redis.call('HSET', prefix .. 'flow', 'groups', '1')
     if redis.call('ZSCORE', groups_set(prefix), group) then

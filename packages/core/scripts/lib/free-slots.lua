@@ -1,6 +1,7 @@
 --@include lib/now.lua
 --@include lib/read-hash.lua
---@include lib/flow.lua
+--@include lib/push-pending.lua
+--@lazy: loaded where a job's hash names slots.
 -- Gives back the running slots a job held (its hash's 'slots', see lib/limits.lua) when its
 -- attempt ends (complete, fail, release, reclaim, a handler's pushback), and hands each freed
 -- slot on: the oldest parked job of the kind (unless the kind is paused or pushed back) and the

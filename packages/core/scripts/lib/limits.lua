@@ -1,4 +1,5 @@
 --@include lib/flow.lua
+--@lazy: loaded by a claim that finds limits or groups in use.
 -- Rate limits, concurrency caps, a handler's pushback and groups, enforced by the claim (see
 -- lib/claim-jobs.lua). Their settings are fields of the flow hash, read by the claim's one HGETALL:
 --   rate = 'max/windowMs'           at most max starts in any sliding window of windowMs (queue)

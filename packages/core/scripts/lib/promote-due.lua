@@ -1,5 +1,5 @@
 --@include lib/read-hash.lua
---@include lib/flow.lua
+--@include lib/push-pending.lua
 --@include lib/log-event.lua
 -- Moves delayed jobs whose time has come (retries waiting out their backoff, jobs enqueued with
 -- a delay) onto pending, in due order, at most `limit` of them. An id whose hash is gone or no

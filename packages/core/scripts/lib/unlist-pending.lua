@@ -1,5 +1,6 @@
 --@include lib/read-hash.lua
 --@include lib/flow.lua
+--@lazy: loaded by cancels.
 -- Takes job `id` (hash `key`, status pending) off whichever list it waits in: pending, its
 -- priority's list, its kind's parked list or its group's list (see lib/flow.lua), for a cancel.
 -- The lists' indexes stay right: a group's carrier (in pending or its priority's list) hands
