@@ -136,10 +136,10 @@ export class ScriptSender {
    * not a registered command: on NOSCRIPT ioredis would resend a registered script by itself,
    * outside the pipeline, after `WAIT` had answered. A call refused for want of its function or
    * script did not run: it is sent again once the library is loaded, or with its source (with
-   * `WAIT` behind it again). A redirected pipeline did not run either: as ioredis
-   * does for single commands, MOVED refreshes the slot map, ASK sends once to the node named,
-   * TRYAGAIN waits, CLUSTERDOWN waits and refreshes the slot map, up to the client's maxRedirections (ioredis follows redirections for a
-   * pipeline only when all its commands are read-only).
+   * `WAIT` behind it again). A redirected pipeline did not run either: as ioredis does for
+   * single commands, MOVED refreshes the slot map, ASK sends once to the node named, TRYAGAIN
+   * waits, CLUSTERDOWN waits and refreshes the slot map, up to the client's maxRedirections
+   * (ioredis follows redirections for a pipeline only when all its commands are read-only).
    */
   async #pipeline(calls: readonly ScriptCall[], wait: boolean): Promise<SentCalls> {
     await this.#ready();
@@ -194,10 +194,7 @@ export class ScriptSender {
         asking = undefined;
         if (redirection.kind === 'moved') await refreshSlots(client);
         else if (redirection.kind === 'tryagain') await new Promise((resolve) => setTimeout(resolve, client.options.retryDelayOnTryAgain || 100));
-        else if (redirection.kind === 'down') {
-          await new Promise((resolve) => setTimeout(resolve, client.options.retryDelayOnClusterDown || 100));
-          await refreshSlots(client);
-        }
+        else if (redirection.kind === 'down') await new Promise((resolve) => setTimeout(resolve, client.options.retryDelayOnClusterDown || 100)).then(() => refreshSlots(client));
         else if (!(asking = await masterAt(client, redirection.address))) throw toJobsError(error);
       }
     }
