@@ -27,10 +27,9 @@ function sendCommand(client: RedisClient, command: Command): Promise<unknown> {
 /** How a call is sent: FCALL of its function, EVALSHA, or EVAL with the source. */
 type Stage = 'fcall' | 'evalsha' | 'eval';
 
-/** The command of `call` at `stage`: its argv with the function's name, the SHA1 or the source first. */
-function commandOf(call: ScriptCall, stage: Stage): Command {
-  const argv = call.argv;
-  argv[0] = stage === 'fcall' ? call.script.fn : stage === 'evalsha' ? call.script.sha1 : call.script.source;
+/** The command of a call at `stage`: its argv with the function's name, the SHA1 or the source first. */
+function commandOf({ script, argv }: ScriptCall, stage: Stage): Command {
+  argv[0] = stage === 'fcall' ? script.fn : stage === 'evalsha' ? script.sha1 : script.source;
   return new Command(stage, argv, UTF8);
 }
 
@@ -44,9 +43,10 @@ function commandOf(call: ScriptCall, stage: Stage): Command {
  */
 export function sendScript<R>(client: RedisClient, script: LuaScript<never, never, R>, argv: string[], coalesce = true): Promise<R> {
   if (coalesce) coalesceWrites(client);
-  const call = { script, argv };
   if (usesFunctions(client)) {
-    return sendCommand(client, commandOf(call, 'fcall')).catch(async (error: unknown) => {
+    argv[0] = script.fn;
+    return sendCommand(client, new Command('fcall', argv, UTF8)).catch(async (error: unknown) => {
+      const call = { script, argv };
       if (!(await recoverFunctions(client, error))) throw error;
       if (!usesFunctions(client)) return sendEvalSha(client, call);
       // Missing again (a node that came after the load): this call goes as a script.
@@ -56,7 +56,7 @@ export function sendScript<R>(client: RedisClient, script: LuaScript<never, neve
       });
     }) as Promise<R>;
   }
-  return sendEvalSha(client, call) as Promise<R>;
+  return sendEvalSha(client, { script, argv }) as Promise<R>;
 }
 
 function sendEvalSha(client: RedisClient, call: ScriptCall): Promise<unknown> {
