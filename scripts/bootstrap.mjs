@@ -3,8 +3,9 @@
 // On a fresh Debian machine with only Node 20 and npm, this script installs what the repo needs
 // (pnpm at the version pinned in package.json, dependencies from the frozen lockfile, and
 // redis-server when no REDIS_URL is given), then runs the demo or every check and test: the
-// tests once against one redis-server and once more against a Redis Cluster (`npm run
-// test:cluster` runs only that second pass).
+// tests once against one redis-server (core's suite a second time with every script sent through
+// EVALSHA, the fallback for servers and users without functions) and once more against a Redis
+// Cluster (`npm run test:cluster` runs only that last pass).
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { join, dirname } from 'node:path';
@@ -71,7 +72,7 @@ function ensureRedisServer() {
 }
 
 /** The JSON report of each test pass, in every package's test-results/. */
-const REPORTS = { 'single server': 'vitest.json', 'Redis Cluster': 'vitest-cluster.json' };
+const REPORTS = { 'single server': 'vitest.json', 'scripts through EVALSHA': 'vitest-eval.json', 'Redis Cluster': 'vitest-cluster.json' };
 
 /**
  * Sums the JSON reports that each package's vitest runs wrote (`passes`: keys of REPORTS),
@@ -152,7 +153,8 @@ function main() {
     let status = 0;
     if (command === 'test') {
       clearTestReports();
-      status = turbo(pnpm, ['lint', 'typecheck', 'build', 'test'], rest);
+      // test:eval (core's suite again, every script through EVALSHA) runs after each package's test.
+      status = turbo(pnpm, ['lint', 'typecheck', 'build', 'test', 'test:eval'], rest);
       // The cluster pass comes after, not alongside: six more redis-servers per package, and
       // the chaos run's timing, on a two-core machine would make both passes flaky.
       log('the same suites again, against a Redis Cluster');

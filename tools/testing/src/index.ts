@@ -1,7 +1,7 @@
 export { redisTest, uniqueQueueName } from './redis-test.ts';
 export type { RedisTestContext } from './redis-test.ts';
-export { isClusterRun, redisMode } from './redis-mode.ts';
-export type { RedisMode } from './redis-mode.ts';
+export { isClusterRun, redisMode, scriptsMode } from './redis-mode.ts';
+export type { RedisMode, ScriptsMode } from './redis-mode.ts';
 export { openRedis } from './open-redis.ts';
 export type { OpenRedisOptions, TestRedis } from './open-redis.ts';
 export { redisNodes } from './redis-nodes.ts';

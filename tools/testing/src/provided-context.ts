@@ -1,4 +1,4 @@
-import type { RedisMode } from './redis-mode.ts';
+import type { RedisMode, ScriptsMode } from './redis-mode.ts';
 
 // What the global set-up hands every test file through vitest's provide/inject.
 declare module 'vitest' {
@@ -7,6 +7,8 @@ declare module 'vitest' {
     redisUrl: string;
     /** Whether `redisUrl` is one server or a Redis Cluster. */
     redisMode: RedisMode;
+    /** Whether `redisUrl`'s user runs the scripts as functions or only through EVALSHA. */
+    scriptsMode: ScriptsMode;
   }
 }
 

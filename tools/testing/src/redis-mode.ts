@@ -16,3 +16,15 @@ export function redisMode(): RedisMode {
 export function isClusterRun(): boolean {
   return redisMode() === 'cluster';
 }
+
+/** How @jobs's scripts run in this test run: as Redis functions (the default) or through EVALSHA. */
+export type ScriptsMode = 'functions' | 'eval';
+
+/**
+ * How this run's clients send @jobs's scripts: `eval` when the run's `redisUrl` names a user
+ * without FCALL and FUNCTION (see scripts-only-user.ts), so every verb takes the fallback path.
+ * For `test.skipIf(scriptsMode() === 'eval')` on tests about the function library itself.
+ */
+export function scriptsMode(): ScriptsMode {
+  return inject('scriptsMode');
+}
