@@ -42,6 +42,11 @@ function isFcallRefused(error: unknown): boolean {
   return (message.startsWith('err unknown command') || message.startsWith('noperm')) && message.includes('fcall');
 }
 
+/** A FUNCTION LOAD the server answered with a refusal that will not pass (ERR, NOPERM, OOM), not a passing state (LOADING, BUSY, READONLY, a lost connection). */
+function isLoadRefused(error: unknown): boolean {
+  return error instanceof Error && /^(ERR|NOPERM|OOM)\b/.test(error.message);
+}
+
 /** FUNCTION LOAD of the library on one node; a library of that name already there is the same one. */
 async function loadOn(node: RedisClient): Promise<void> {
   try {
@@ -55,7 +60,8 @@ async function loadOn(node: RedisClient): Promise<void> {
 /**
  * After an FCALL failed with `error` (and so did not run): true when the call may be sent again,
  * as FCALL when the library was loaded now, else as EVALSHA (see {@link usesFunctions}). Loads the
- * library on the server, or on every master of a cluster. False for any other error.
+ * library on the server, or on every master of a cluster. False for any other error. Rejects
+ * with the load's own error when it failed for a reason that passes (see isLoadRefused).
  */
 export async function recoverFunctions(client: RedisClient, error: unknown): Promise<boolean> {
   const state = stateOf(client);
@@ -67,8 +73,11 @@ export async function recoverFunctions(client: RedisClient, error: unknown): Pro
   state.loading ??= (async () => {
     try {
       await Promise.all(client instanceof Cluster ? client.nodes('master').map(loadOn) : [loadOn(client)]);
-    } catch {
-      // Refused (no permission, no memory, an old server): the scripts run through EVALSHA.
+    } catch (loadError) {
+      // Refused (no permission, no memory, an old server): the scripts run through EVALSHA from
+      // now on. Anything else (the connection dropped, the server is still loading its data)
+      // passes: the call fails as any call would then, and the next one tries the load again.
+      if (!isLoadRefused(loadError)) throw loadError;
       state.functions = false;
     } finally {
       state.loading = undefined;

@@ -59,10 +59,30 @@ export function loaderName(/** @type {string} */ file) {
 }
 
 /**
+ * The lazy libraries an include of `file` makes available: `file` itself when lazy, else those
+ * reached through its own includes. A lazy library's loader must load them all: its functions
+ * may call a function of one they reach through a plain library (free-slots uses flow's builders,
+ * reached through push-pending), which is nil until its loader ran.
+ * @param {string} file
+ * @param {Set<string>} [seen]
+ * @returns {string[]}
+ */
+function lazyLibrariesReached(file, seen = new Set()) {
+  if (seen.has(file)) return [];
+  seen.add(file);
+  const text = readFileSync(new URL(file, SCRIPTS_DIR), 'utf8');
+  if (LAZY.test(text)) return [file];
+  return text.split('\n').flatMap((line) => {
+    const include = INCLUDE.exec(line)?.[1];
+    return include === undefined ? [] : lazyLibrariesReached(include, seen);
+  });
+}
+
+/**
  * Expands a library marked `--@lazy`: its includes first, at the top level; then its constants;
  * then its functions as locals declared nil and defined by a loader, `load_<name>()`, which
- * runs their definitions the first time it is called (and the loaders of the lazy libraries it
- * includes). A script run creates a closure per `local function` it defines, every run: a
+ * runs their definitions the first time it is called (and first the loaders of the lazy libraries
+ * it reaches, see {@link lazyLibrariesReached}). A script run creates a closure per `local function` it defines, every run: a
  * feature's library costs nothing in a run that does not call its loader.
  * @param {string} file
  * @param {string} text
@@ -71,6 +91,7 @@ export function loaderName(/** @type {string} */ file) {
  */
 function lazyLibrary(file, text, included) {
   const head = [];
+  /** @type {string[]} */
   const loads = [];
   const constants = [];
   const body = [];
@@ -79,7 +100,7 @@ function lazyLibrary(file, text, included) {
   for (const line of text.split('\n')) {
     const include = INCLUDE.exec(line)?.[1];
     if (include !== undefined) {
-      if (LAZY.test(readFileSync(new URL(include, SCRIPTS_DIR), 'utf8'))) loads.push(`  ${loaderName(include)}()`);
+      for (const lazy of lazyLibrariesReached(include)) if (!loads.includes(`  ${loaderName(lazy)}()`)) loads.push(`  ${loaderName(lazy)}()`);
       if (!included.has(include)) head.push(expandLibrary(include, included));
       continue;
     }
@@ -155,7 +176,12 @@ export function functionLibrary(names) {
       `redis.register_function{function_name = '${functionName(LIBRARY_PLACEHOLDER, name)}', flags = { ${flags.join(', ')} }, callback = function(KEYS, ARGV)\n${body.join('\n').trim()}\nend}`,
     );
   }
-  const text = `${libraries.join('\n')}\n\n-- The scripts, one function each (KEYS and ARGV as EVAL gives them).\n${functions.join('\n\n')}\n`;
+  // Lazy only for EVAL: here every loader runs once, at FUNCTION LOAD, so no function's run
+  // depends on which functions ran before it since the library was loaded.
+  const loaders = [...included].filter((file) => LAZY.test(readFileSync(new URL(file, SCRIPTS_DIR), 'utf8'))).map((file) => `${loaderName(file)}()`);
+  const text =
+    `${libraries.join('\n')}\n\n-- Every lazy library, defined now.\n${loaders.join('\n')}\n\n` +
+    `-- The scripts, one function each (KEYS and ARGV as EVAL gives them).\n${functions.join('\n\n')}\n`;
   const library = `jobs_${createHash('sha1').update(text).digest('hex').slice(0, 16)}`;
   return { name: library, source: `#!lua name=${library}\n${text.replaceAll(LIBRARY_PLACEHOLDER, library)}` };
 }

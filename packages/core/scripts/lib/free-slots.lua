@@ -1,5 +1,6 @@
 --@include lib/now.lua
 --@include lib/read-hash.lua
+--@include lib/flow.lua
 --@include lib/push-pending.lua
 --@lazy: loaded where a job's hash names slots.
 -- Gives back the running slots a job held (its hash's 'slots', see lib/limits.lua) when its

@@ -1,0 +1,99 @@
+import { onEveryNode, redisNodes, redisTest as test, scriptsMode, urlWithUser, type TestRedis } from '@jobs/testing';
+import { describe, expect } from 'vitest';
+import { JobQueue, type ClaimedJob, type PayloadTypesOf } from '../src/index.ts';
+import { kinds } from './fixtures.ts';
+
+type Queue = JobQueue<PayloadTypesOf<typeof kinds>>;
+
+/** FUNCTION FLUSH wherever the queue's scripts run: the next call loads a fresh library. */
+async function flushFunctions(redis: TestRedis): Promise<void> {
+  for (const node of await redisNodes(redis)) await node.call('FUNCTION', 'FLUSH');
+}
+
+/**
+ * Two jobs of a capped kind (one at a time) in a group (one at a time): the first claimed, holding
+ * both running slots, the second held back.
+ */
+async function holdSlots(queue: Queue): Promise<{ held: ClaimedJob; waiting: string }> {
+  await queue.setLimits({ kinds: { email: { concurrency: 1 } }, groups: { concurrency: 1 } });
+  const first = await queue.enqueue('email', { recipient: 'a@example.com' }, { group: 'acme' });
+  const waiting = await queue.enqueue('email', { recipient: 'b@example.com' }, { group: 'acme' });
+  const claimed = await queue.claim({ max: 10 });
+  expect(claimed.map((job) => job.id)).toEqual([first]);
+  return { held: claimed[0] as ClaimedJob, waiting };
+}
+
+/** Nothing waits anywhere a claim would not find it, and nothing is in processing but `running`. */
+async function expectAccounted(queue: Queue, running: readonly string[]): Promise<void> {
+  const stats = await queue.stats();
+  expect(stats.processingDepth).toBe(running.length);
+  for (const id of running) expect((await queue.getJob(id))?.status).toBe('processing');
+}
+
+/**
+ * Each verb that gives a running slot back (complete, fail, release, reclaim), run as the first
+ * call after `fresh()`: it completes its work and hands the slot on, with nothing left halfway.
+ */
+async function slotVerbs(open: (suffix: string) => Queue, fresh: () => Promise<void>): Promise<void> {
+  {
+    const queue = open('complete');
+    const { held, waiting } = await holdSlots(queue);
+    await fresh();
+    await queue.complete(held, 'ok');
+    expect((await queue.getJob(held.id))?.status).toBe('completed');
+    expect((await queue.claim({ max: 10 })).map((job) => job.id)).toEqual([waiting]);
+    await expectAccounted(queue, [waiting]);
+    expect((await queue.stats()).completedTotal).toBe(1);
+    await queue.close();
+  }
+  {
+    const queue = open('fail');
+    const { held, waiting } = await holdSlots(queue);
+    await fresh();
+    expect(await queue.fail(held, new Error('boom'))).not.toBe('not-owner');
+    expect((await queue.claim({ max: 10 })).map((job) => job.id)).toEqual([waiting]);
+    await expectAccounted(queue, [waiting]);
+    await queue.close();
+  }
+  {
+    const queue = open('release');
+    const { held, waiting } = await holdSlots(queue);
+    await fresh();
+    expect(await queue.release([held])).toEqual([true]);
+    // The freed group slot went to the group's next job, and the released job queues behind it.
+    expect((await queue.claim({ max: 10 })).map((job) => job.id)).toEqual([waiting]);
+    await expectAccounted(queue, [waiting]);
+    expect((await queue.getJob(held.id))?.status).toBe('pending');
+    await queue.close();
+  }
+  {
+    const queue = open('reclaim');
+    const { held, waiting } = await holdSlots(queue);
+    // Its worker died: the lease ran out.
+    await queue.client.zadd(queue.keys.leases, '1', held.id);
+    await queue.client.hset(queue.keys.job(held.id), 'lease_expires_at_ms', '1');
+    await fresh();
+    expect((await queue.reclaimStuck()).reclaimed).toEqual([held.id]);
+    expect((await queue.claim({ max: 10 })).map((job) => job.id)).toEqual([waiting]);
+    await expectAccounted(queue, [waiting]);
+    expect((await queue.getJob(held.id))?.status).toBe('pending');
+    await queue.close();
+  }
+}
+
+describe('lazy script libraries', () => {
+  // The pass through EVALSHA (JOBS_TEST_SCRIPTS=eval) has no functions to flush.
+  test.runIf(scriptsMode() === 'functions')('a verb that frees a running slot works as the first call of a freshly loaded library (after a restart)', async ({ redis, queueName }) => {
+    await slotVerbs((suffix) => new JobQueue({ redis, queue: `${queueName}-${suffix}`, kinds }), () => flushFunctions(redis));
+  });
+
+  test('a verb that frees a running slot works through EVALSHA (a Redis user without functions)', async ({ redis, redisUrl, queueName }) => {
+    const user = `nofn-${queueName}`.replace(/[^A-Za-z0-9-]/g, '');
+    await onEveryNode(redis, (node) => node.acl('SETUSER', user, 'on', '>pw-for-test', '~*', '&*', '+@all', '-fcall', '-function'));
+    try {
+      await slotVerbs((suffix) => new JobQueue({ redis: urlWithUser(redisUrl, user, 'pw-for-test'), queue: `${queueName}-${suffix}`, kinds }), async () => undefined);
+    } finally {
+      await onEveryNode(redis, (node) => node.acl('DELUSER', user));
+    }
+  });
+});
