@@ -16,7 +16,7 @@ export interface ChaosFindings {
   readonly failed: number;
   /** Acknowledged jobs neither completed nor failed with a reason. */
   readonly lost: readonly string[];
-  /** Jobs still pending, processing or delayed after the drain. */
+  /** Jobs still waiting (pending, prioritized, parked, in a group's turn), processing or delayed after the drain. */
   readonly leftover: number;
   /** Executions run again because an earlier one crashed or lost its lease (allowed: at-least-once). */
   readonly duplicateExecutions: number;
@@ -53,7 +53,7 @@ export async function analyze(queue: QueueReader, acknowledged: ReadonlyMap<stri
     }
   }
   const stats = await queue.stats();
-  const leftover = stats.pendingDepth + stats.processingDepth + stats.delayedDepth;
+  const leftover = stats.pendingDepth + stats.prioritizedDepth + stats.parkedDepth + stats.groupsWaiting + stats.processingDepth + stats.delayedDepth;
   if (stats.completedTotal !== completed) mismatches.push(`completed_total ${stats.completedTotal} but ${completed} acknowledged jobs are completed`);
   if (stats.failedTotal !== failed) mismatches.push(`failed_total ${stats.failedTotal} but ${failed} acknowledged jobs are failed`);
   if (stats.enqueuedTotal !== acknowledged.size) mismatches.push(`enqueued_total ${stats.enqueuedTotal} but ${acknowledged.size} enqueues were acknowledged`);

@@ -5,12 +5,14 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startRedisServer, type RedisServer } from '@jobs/dev-redis';
 import { createProducer } from '@jobs/producer';
+import type { QueueStats } from '@jobs/reclaimer';
 import { Redis } from 'ioredis';
 import { queueKeys } from '@jobs/core';
 import { analyze, type ChaosFindings } from './analyze.ts';
 import { analyzeCaps, type CapFindings } from './analyze-caps.ts';
 import { CAPPED_CONCURRENCY, CHAOS_GROUPS, CHAOS_LIMITS, CHAOS_QUEUE, chaosKinds } from './kinds.ts';
 import { readLedgers, type LedgerEntry } from './ledger.ts';
+import { locateJobs } from './locate.ts';
 import { startProducerLoops } from './producer-loops.ts';
 
 const WORKER_SCRIPT = fileURLToPath(new URL('../dist/chaos-worker.js', import.meta.url));
@@ -57,6 +59,32 @@ export interface ChaosReport extends ChaosFindings, Partial<CapFindings> {
 }
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** What still waits to run, '' when nothing: every place a job can wait, parked and grouped jobs too. */
+function describeWaiting(stats: QueueStats): string {
+  const depths = { pending: stats.pendingDepth, prioritized: stats.prioritizedDepth, parked: stats.parkedDepth, processing: stats.processingDepth, delayed: stats.delayedDepth, groups: stats.groupsWaiting };
+  return Object.entries(depths).filter(([, depth]) => depth > 0).map(([name, depth]) => `${name}=${depth}`).join(' ');
+}
+
+/** The lines of lost jobs, each followed by the job's hash fields and the keys holding its id. */
+async function explainLost(url: string, lost: readonly string[], ledger: readonly LedgerEntry[]): Promise<string[]> {
+  if (lost.length === 0) return [];
+  const client = new Redis(url);
+  try {
+    const explained: string[] = [];
+    for (const line of lost) {
+      const id = /\(([^)]+)\)/.exec(line)?.[1] ?? '';
+      const partition = /\.p(\d+)$/.exec(id)?.[1];
+      const prefix = queueKeys(partition === undefined ? CHAOS_QUEUE : `${CHAOS_QUEUE}:p${partition}`).prefix;
+      const [where] = await locateJobs(client, prefix, [id]);
+      const runs = ledger.filter((entry) => entry.id === id).map((entry) => `${entry.t} ${entry.e} pid ${entry.pid} #${entry.attempt}${entry.e === 'report' ? ` ${entry.outcome}` : ''}`);
+      explained.push(`${line} ${JSON.stringify(where?.fields ?? {})} held by [${where?.heldBy.join(', ') ?? ''}] log [${where?.timeline.join('; ') ?? ''}] ledger [${runs.join('; ')}]`);
+    }
+    return explained;
+  } finally {
+    client.disconnect();
+  }
+}
 
 /**
  * Runs producers and worker processes against a redis-server with an append-only file synced on
@@ -159,12 +187,11 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
   // summed over the partitions.
   const admin = createProducer({ redis: url, queue: CHAOS_QUEUE, kinds: chaosKinds, partitions });
   const drainUntil = Date.now() + 120_000;
-  for (;;) {
-    const stats = await admin.stats();
-    if (stats.pendingDepth + stats.processingDepth + stats.delayedDepth === 0) break;
-    if (Date.now() > drainUntil) break;
+  let waiting = describeWaiting(await admin.stats());
+  while (waiting !== '' && Date.now() <= drainUntil) {
     while (workers.size < (options.workers ?? 3)) startWorker();
     await sleep(200);
+    waiting = describeWaiting(await admin.stats());
   }
   await Promise.all([...workers].map((child) => new Promise<void>((resolve) => {
     child.once('exit', () => resolve());
@@ -172,8 +199,13 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
   })));
 
   const ledger = readLedgers(ledgerDir);
-  const findings = await analyze(admin, acknowledged, ledger);
+  const analyzed = await analyze(admin, acknowledged, ledger);
   await admin.close();
+  const findings = {
+    ...analyzed,
+    lost: await explainLost(url, analyzed.lost, ledger),
+    counterMismatches: waiting === '' ? analyzed.counterMismatches : [...analyzed.counterMismatches, `still waiting after the drain: ${waiting}`],
+  };
   const limited = limitedKinds ? await checkLimited(url, ledger, kills) : undefined;
   const lostIds = new Set(findings.lost.map((line) => /\(([^)]+)\)/.exec(line)?.[1]));
   const lostLimited = [...producers.kinds].filter(([id, kind]) => kind !== 'step' && lostIds.has(id)).length;

@@ -10,8 +10,10 @@ const SECONDS = Number(process.env.CHAOS_SECONDS ?? 40);
 async function chaos(options: ChaosOptions, summaryFile: string): Promise<ChaosReport> {
   const report = await runChaos(options);
   mkdirSync(new URL('../test-results/', import.meta.url), { recursive: true });
-  writeFileSync(new URL(`../test-results/${summaryFile}`, import.meta.url), `${report.summary}\n`);
-  process.stdout.write(`${report.summary}\n`);
+  // The evidence of a failed run in full: the assertion's diff truncates long lines.
+  const text = [report.summary, ...report.lost.map((line) => `lost: ${line}`), ...report.counterMismatches.map((line) => `mismatch: ${line}`)].join('\n');
+  writeFileSync(new URL(`../test-results/${summaryFile}`, import.meta.url), `${text}\n`);
+  process.stdout.write(`${text}\n`);
   return report;
 }
 
