@@ -3,6 +3,13 @@ import type { RedisClient } from './redis-connection.ts';
 import { sendScript } from './script-sender.ts';
 import { writeTogether } from './write-coalescing.ts';
 
+/**
+ * How long an aborted wait still listens for its script's reply once the blocking connection is
+ * dropped: a reply already read arrives within a turn or two, and a command that a cluster
+ * client still held back (its connection not yet up) is never answered, nor rejected.
+ */
+const ABORT_SETTLE_MS = 250;
+
 /** A BLMOVE timeout: it takes seconds, and 0 would mean forever, so never below 10 ms. */
 function blockSeconds(ms: number): string {
   return Math.max(0.01, ms / 1000).toFixed(3);
@@ -26,6 +33,8 @@ export class WorkWaiter {
   readonly #maxBlockMs: number;
   #client: RedisClient | undefined;
   #inflight: Promise<void> | undefined;
+  /** Stops the run in flight (see waitThenRun) from waiting for a reply after its connection is dropped. */
+  #abandon: (() => void) | undefined;
   #closed = false;
 
   /** `maxBlockMs` bounds one blocking call; a longer wait is several calls in a row. */
@@ -82,15 +91,22 @@ export class WorkWaiter {
       void client.blmove(key, key, 'RIGHT', 'RIGHT', blockSeconds(Math.min(timeoutMs, this.#maxBlockMs))).catch(() => undefined);
       return sendScript(client, script, argv, false);
     });
+    const abandoned = new Promise<undefined>((resolve) => {
+      this.#abandon = () => setTimeout(() => resolve(undefined), ABORT_SETTLE_MS);
+    });
     const onAbort = (): void => {
       if (this.#client === client) this.#client = undefined;
       client.disconnect();
+      this.#abandon?.();
     };
     signal?.addEventListener('abort', onAbort, { once: true });
-    const run = sent.then(
-      (reply) => reply,
-      () => undefined,
-    );
+    const run = Promise.race([
+      sent.then(
+        (reply) => reply,
+        () => undefined,
+      ),
+      abandoned,
+    ]);
     this.#inflight = run.then(() => undefined);
     try {
       const reply = await run;
@@ -103,6 +119,7 @@ export class WorkWaiter {
       return reply ?? null;
     } finally {
       this.#inflight = undefined;
+      this.#abandon = undefined;
       signal?.removeEventListener('abort', onAbort);
     }
   }
@@ -126,5 +143,6 @@ export class WorkWaiter {
     this.#closed = true;
     this.#client?.disconnect();
     this.#client = undefined;
+    this.#abandon?.();
   }
 }
