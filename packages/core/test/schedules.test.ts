@@ -1,35 +1,10 @@
 import { openRedis, queueKeysIn, redisTest as test, waitFor, within } from '@jobs/testing';
 import { describe, expect } from 'vitest';
-import { isJobsError, RedisScheduleStore, ScheduleRunner, type FiredTick, type JobQueue, type PayloadTypesOf, type ScheduleSpec } from '../src/index.ts';
-import { queueContext } from '../src/job-queue.ts';
-import { Schedules } from '../src/schedules/schedules.ts';
-import type { kinds} from './fixtures.ts';
-import { openQueue } from './fixtures.ts';
+import { isJobsError, RedisScheduleStore, ScheduleRunner, type FiredTick, type PayloadTypesOf, type ScheduleSpec } from '../src/index.ts';
+import { openQueue, type kinds } from './fixtures.ts';
+import { fastSchedules, nextTickAfter, tickJobs } from './schedule-ticks.ts';
 
 type P = PayloadTypesOf<typeof kinds>;
-
-/** The queue's schedules with a test floor for intervals, so a test runs many ticks quickly. */
-function fastSchedules(queue: JobQueue<P>): Schedules<P> {
-  return new Schedules(queueContext(queue), { minEveryMs: 100 });
-}
-
-/** The ticks of the schedule's jobs in pending, oldest first. */
-async function tickJobs(queue: JobQueue<P>, id: string): Promise<{ tick: number; firedAt: number; payload: unknown; jobId: string }[]> {
-  const jobs = await queue.list('pending', { limit: 1_000 });
-  return jobs
-    .filter((job) => job.id.startsWith(`sched:${id}:`))
-    .map((job) => ({ tick: Number(job.fields.scheduled_for_ms), firedAt: Number(job.fields.enqueued_at_ms), payload: job.payload, jobId: job.id }))
-    .sort((a, b) => a.tick - b.tick);
-}
-
-/**
- * The interval schedule's next tick after one at `tick` that ran at `firedAt`: the next on the
- * grid, or, when the tick ran late (the runner stalled past later ticks), the first after it ran,
- * since catch-up runs only the first missed tick.
- */
-function nextTickAfter(tick: number, firedAt: number, every: number): number {
-  return tick + every * (Math.max(0, Math.floor((firedAt - tick) / every)) + 1);
-}
 
 describe('schedules API', () => {
   test('upsert creates a schedule whose next run list shows, and upserting it again keeps that next run', async ({ redis, queueName }) => {

@@ -1,0 +1,29 @@
+import type { JobQueue, PayloadTypesOf } from '../src/index.ts';
+import { Schedules } from '../src/schedules/schedules.ts';
+import { queueContext } from '../src/job-queue.ts';
+import type { kinds } from './fixtures.ts';
+
+type P = PayloadTypesOf<typeof kinds>;
+
+/** The queue's schedules with a test floor for intervals, so a test runs many ticks quickly. */
+export function fastSchedules(queue: JobQueue<P>): Schedules<P> {
+  return new Schedules(queueContext(queue), { minEveryMs: 100 });
+}
+
+/** The ticks of the schedule's jobs in pending, oldest first. */
+export async function tickJobs(queue: JobQueue<P>, id: string): Promise<{ tick: number; firedAt: number; payload: unknown; jobId: string }[]> {
+  const jobs = await queue.list('pending', { limit: 1_000 });
+  return jobs
+    .filter((job) => job.id.startsWith(`sched:${id}:`))
+    .map((job) => ({ tick: Number(job.fields.scheduled_for_ms), firedAt: Number(job.fields.enqueued_at_ms), payload: job.payload, jobId: job.id }))
+    .sort((a, b) => a.tick - b.tick);
+}
+
+/**
+ * The interval schedule's next tick after one at `tick` that ran at `firedAt`: the next on the
+ * grid, or, when the tick ran late (the runner stalled past later ticks), the first after it ran,
+ * since catch-up runs only the first missed tick.
+ */
+export function nextTickAfter(tick: number, firedAt: number, every: number): number {
+  return tick + every * (Math.max(0, Math.floor((firedAt - tick) / every)) + 1);
+}
