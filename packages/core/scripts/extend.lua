@@ -8,7 +8,8 @@
   its lease has expired the slot may be another job's, so such a job is not renewed (lost).
   A renewal also moves claimed_at_ms to now, since a recipe reclaimer judges a claim by
   claimed_at_ms + its visibility and would otherwise take a healthy long job; the attempt's
-  claim time moves to first_claimed_at_ms at its first renewal (claim itself stays as it was).
+  claim time moves to first_claimed_at_ms at its first renewal (claim itself stays as it was),
+  with the claim's token in first_claim_token.
 
   KEYS[1]   leases: lease index sorted set
   KEYS[2..] jobs: the job hash of each job, in the order of the ARGV pairs
@@ -41,17 +42,18 @@ for j = 0, (#ARGV - 2) / 2 - 1 do
   local id, token = ARGV[3 + j * 2], ARGV[4 + j * 2]
   local key = KEYS[2 + j]
   -- holds_claim's check, reading the claim times and running slots in the same call.
-  local f = token ~= '' and read_hash(key, 'status', 'claim_token', 'claimed_at_ms', 'first_claimed_at_ms', 'reclaimed_at_ms', 'slots', 'lease_expires_at_ms')
+  local f = token ~= '' and read_hash(key, 'status', 'claim_token', 'claimed_at_ms', 'first_claimed_at_ms', 'first_claim_token', 'slots', 'lease_expires_at_ms')
   if f and f[1] == 'processing' and f[2] == token and not (f[6] and (tonumber(f[7]) or 0) <= now) then
     if f[6] then renew_slots(ARGV[2], id, f[6], deadline_text) end
     redis.call('ZADD', KEYS[1], deadline_text, id)
-    -- A first_claimed_at_ms older than a recipe client's reclaim belongs to an earlier attempt
-    -- (recipe clients do not know the field): this attempt's claim time is claimed_at_ms.
-    local first = tonumber(f[4])
-    if not first or first < (tonumber(f[5]) or 0) then
+    -- first_claimed_at_ms is this attempt's only when first_claim_token names this claim: a
+    -- recipe client's reclaim leaves both behind from an earlier attempt (it knows neither),
+    -- and may fall in the same millisecond as that attempt's claim, so no time comparison
+    -- can tell. This attempt's claim time is then claimed_at_ms, not yet moved.
+    if not f[4] or f[5] ~= token then
       local claimed = tonumber(f[3])
       redis.call('HSET', key, 'lease_expires_at_ms', deadline_text, 'claimed_at_ms', now_text,
-        'first_claimed_at_ms', claimed and claimed > 0 and f[3] or now_text)
+        'first_claimed_at_ms', claimed and claimed > 0 and f[3] or now_text, 'first_claim_token', token)
     else
       redis.call('HSET', key, 'lease_expires_at_ms', deadline_text, 'claimed_at_ms', now_text)
     end

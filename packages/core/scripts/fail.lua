@@ -75,7 +75,7 @@ end
 
 redis.call('HSET', key, 'claim_token', '', 'claimed_at_ms', 0, 'last_error', reason,
   'last_error_at_ms', now)
-redis.call('HDEL', key, 'lease_expires_at_ms', 'first_claimed_at_ms')
+redis.call('HDEL', key, 'lease_expires_at_ms', 'first_claimed_at_ms', 'first_claim_token')
 redis.call('HINCRBY', KEYS[7], 'retried_total', 1)
 publish_event(ARGV[10], id, 'retry')
 log_event(log, id, 'retried', attempts, ARGV[14], ARGV[15])

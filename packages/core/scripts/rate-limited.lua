@@ -54,7 +54,7 @@ local attempts = tonumber(f[1])
 redis.call('HSET', key, 'status', 'pending', 'claim_token', '', 'claimed_at_ms', '0', 'last_error', ARGV[5],
   'last_error_at_ms', int_text(now))
 if attempts and attempts >= 1 then redis.call('HSET', key, 'attempts', int_text(attempts - 1)) end
-redis.call('HDEL', key, 'lease_expires_at_ms', 'first_claimed_at_ms', 'slots')
+redis.call('HDEL', key, 'lease_expires_at_ms', 'first_claimed_at_ms', 'first_claim_token', 'slots')
 if f[4] then load_free_slots(); free_slots({ prefix = ARGV[7], job_prefix = ARGV[1], pending = KEYS[3] }, id, f[4]) end
 push_pending(ARGV[7], KEYS[3], id, f[2], true, f[3])
 redis.call('HINCRBY', KEYS[5], 'rate_limited_total', 1)

@@ -109,7 +109,7 @@ for _, id in ipairs(expired) do
     else
       redis.call('HSET', key, 'status', 'pending', 'claim_token', '', 'claimed_at_ms', 0,
         'reclaimed_at_ms', now)
-      redis.call('HDEL', key, 'lease_expires_at_ms', 'first_claimed_at_ms')
+      redis.call('HDEL', key, 'lease_expires_at_ms', 'first_claimed_at_ms', 'first_claim_token')
       publish_event(ctx.channel, id, 'reclaimed')
       log_event(ctx.log, id, 'reclaimed', attempts, ctx.worker, 'LEASE_EXPIRED')
       reclaimed[#reclaimed + 1] = { id, f[4], f[5] }

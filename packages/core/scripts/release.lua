@@ -48,7 +48,7 @@ for j = 0, (#ARGV - 5) / 2 - 1 do
     local f = redis.call('HMGET', key, 'attempts', 'priority', 'group', 'slots')
     local attempts = tonumber(f[1])
     if attempts and attempts >= 1 then redis.call('HSET', key, 'attempts', int_text(attempts - 1)) end
-    redis.call('HDEL', key, 'lease_expires_at_ms', 'first_claimed_at_ms', 'slots')
+    redis.call('HDEL', key, 'lease_expires_at_ms', 'first_claimed_at_ms', 'first_claim_token', 'slots')
     if f[4] then load_free_slots(); free_slots(slots_ctx, id, f[4]) end
     publish_event(ARGV[1], id, 'released')
     log_event(log, id, 'released', nil, ARGV[5], '')

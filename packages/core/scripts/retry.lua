@@ -34,7 +34,7 @@ for j = 5, #ARGV do
   if status == 'failed' then
     remove_from_list(KEYS[1], id)
     redis.call('HSET', key, 'status', 'pending', 'attempts', 0, 'claim_token', '', 'claimed_at_ms', 0)
-    redis.call('HDEL', key, 'failed_at_ms', 'first_claimed_at_ms')
+    redis.call('HDEL', key, 'failed_at_ms', 'first_claimed_at_ms', 'first_claim_token')
     redis.call('PERSIST', key)
     local f = redis.call('HMGET', key, 'priority', 'group')
     push_pending(ARGV[1], KEYS[2], id, f[1], false, f[2])

@@ -101,13 +101,15 @@ export function pairsToObject(pairs: readonly string[], start = 0): Record<strin
 
 /**
  * The attempt's claim time and its last renewal. `first_claimed_at_ms` counts only beside a live
- * `claimed_at_ms` and when not older than a recipe client's reclaim (recipe clients leave it
- * behind from an earlier attempt): the rule of scripts/extend.lua.
+ * `claimed_at_ms`, and not when recipe clients left it behind from an earlier attempt (they know
+ * neither it nor `first_claim_token`): while a claim is in force, when `first_claim_token` names
+ * it (the rule of scripts/extend.lua); once the job finished, when not older than a reclaim.
  */
 function claimTimes(fields: Record<string, string>): { claimedAtMs: number | undefined; leaseRenewedAtMs: number | undefined } {
   const claimed = toTime(fields.claimed_at_ms);
   const first = toTime(fields.first_claimed_at_ms);
-  if (claimed === undefined || first === undefined || first < (toTime(fields.reclaimed_at_ms) ?? 0)) return { claimedAtMs: claimed, leaseRenewedAtMs: undefined };
+  const stale = first !== undefined && (fields.claim_token ? fields.first_claim_token !== fields.claim_token : first < (toTime(fields.reclaimed_at_ms) ?? 0));
+  if (claimed === undefined || first === undefined || stale) return { claimedAtMs: claimed, leaseRenewedAtMs: undefined };
   return { claimedAtMs: first, leaseRenewedAtMs: claimed };
 }
 

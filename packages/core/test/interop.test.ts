@@ -178,6 +178,29 @@ describe('interoperability with recipe clients on the same keys', () => {
     await queue.close();
   });
 
+  test("a recipe reclaim in the same millisecond as the attempt's claim still leaves the next attempt its own claim time", async ({ redis, queueName }) => {
+    const recipe = new RecipeClient(redis, queueName);
+    const queue = openQueue(redis, queueName);
+    const id = await queue.enqueue('email', { recipient: 'hal@example.com' });
+    const key = `queue:{${queueName}}:job:${id}`;
+    const [first] = (await queue.claim()) as [ClaimedJob];
+    await queue.extendLeases([first], 30_000);
+    expect(await recipe.reclaimStuck(-1)).toEqual([id]);
+    // The recipe's reclaim stamped in the very millisecond of that claim (its clock is the caller's).
+    await redis.hset(key, 'reclaimed_at_ms', String(first.claimedAtMs));
+    const redisMs = async (): Promise<number> => {
+      const [seconds, micros] = await redis.time();
+      return Number(seconds) * 1_000 + Math.floor(Number(micros) / 1_000);
+    };
+    await waitFor(async () => (await redisMs()) > first.claimedAtMs, { what: 'the next millisecond on the Redis clock' });
+    const [second] = (await queue.claim()) as [ClaimedJob];
+    expect(second.claimedAtMs).toBeGreaterThan(first.claimedAtMs);
+    await queue.extendLeases([second], 30_000);
+    expect(await redis.hget(key, 'first_claimed_at_ms')).toBe(String(second.claimedAtMs));
+    expect((await queue.getJob(id))?.claimedAtMs).toBe(second.claimedAtMs);
+    await queue.close();
+  });
+
   test('our events are the recipe event messages', async ({ redis, redisUrl, queueName }) => {
     const subscriber = openRedis(redisUrl);
     const messages: unknown[] = [];
