@@ -55,8 +55,11 @@ redis.call('HSET', key, 'status', 'pending', 'claim_token', '', 'claimed_at_ms',
   'last_error_at_ms', int_text(now))
 if attempts and attempts >= 1 then redis.call('HSET', key, 'attempts', int_text(attempts - 1)) end
 redis.call('HDEL', key, 'lease_expires_at_ms', 'first_claimed_at_ms', 'first_claim_token', 'slots')
-if f[4] then load_free_slots(); free_slots({ prefix = ARGV[7], job_prefix = ARGV[1], pending = KEYS[3] }, id, f[4]) end
+local slots_ctx = { prefix = ARGV[7], job_prefix = ARGV[1], pending = KEYS[3] }
+if f[4] then load_free_slots(); free_slots(slots_ctx, id, f[4], 'k') end
 push_pending(ARGV[7], KEYS[3], id, f[2], true, f[3])
+-- The group slot last: the turn goes back to this job, first in its group again.
+if f[4] then free_slots(slots_ctx, id, f[4], 'g') end
 redis.call('HINCRBY', KEYS[5], 'rate_limited_total', 1)
 publish_event(ARGV[6], id, 'released')
 log_event(open_log(KEYS[7], ARGV[8], ARGV[1]), id, 'released', nil, ARGV[9], 'RATE_LIMITED')

@@ -100,7 +100,8 @@ for _, id in ipairs(expired) do
     local max_attempts = tonumber(f[2]) or default_max_attempts
     if f[3] then
       redis.call('HDEL', key, 'slots')
-      load_free_slots(); free_slots(ctx, id, f[3])
+      -- A job going back keeps its group slot until it is in its group's list again (below).
+      load_free_slots(); free_slots(ctx, id, f[3], attempts < max_attempts and 'k' or nil)
     end
     if attempts >= max_attempts then
       dead_letter(ctx, id, 'lease expired on attempt ' .. attempts .. ' of ' .. max_attempts ..
@@ -112,7 +113,7 @@ for _, id in ipairs(expired) do
       redis.call('HDEL', key, 'lease_expires_at_ms', 'first_claimed_at_ms', 'first_claim_token')
       publish_event(ctx.channel, id, 'reclaimed')
       log_event(ctx.log, id, 'reclaimed', attempts, ctx.worker, 'LEASE_EXPIRED')
-      reclaimed[#reclaimed + 1] = { id, f[4], f[5] }
+      reclaimed[#reclaimed + 1] = { id, f[4], f[5], f[3] }
     end
   end
   -- Otherwise the job already moved on (a recipe client finished or re-queued it); the stale
@@ -123,6 +124,10 @@ local reclaimed_ids = {}
 for i = #reclaimed, 1, -1 do
   push_pending(ARGV[9], KEYS[1], reclaimed[i][1], reclaimed[i][2], true, reclaimed[i][3])
   reclaimed_ids[i] = reclaimed[i][1]
+end
+-- Their group slots last: each turn goes back to the reclaimed job, first in its group again.
+for i = 1, #reclaimed do
+  if reclaimed[i][4] then free_slots(ctx, reclaimed[i][1], reclaimed[i][4], 'g') end
 end
 if #reclaimed > 0 then redis.call('HINCRBY', KEYS[5], 'reclaimed_total', #reclaimed) end
 if #dropped > 0 then redis.call('HINCRBY', KEYS[5], 'dropped_total', #dropped) end

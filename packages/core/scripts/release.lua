@@ -49,10 +49,10 @@ for j = 0, (#ARGV - 5) / 2 - 1 do
     local attempts = tonumber(f[1])
     if attempts and attempts >= 1 then redis.call('HSET', key, 'attempts', int_text(attempts - 1)) end
     redis.call('HDEL', key, 'lease_expires_at_ms', 'first_claimed_at_ms', 'first_claim_token', 'slots')
-    if f[4] then load_free_slots(); free_slots(slots_ctx, id, f[4]) end
+    if f[4] then load_free_slots(); free_slots(slots_ctx, id, f[4], 'k') end
     publish_event(ARGV[1], id, 'released')
     log_event(log, id, 'released', nil, ARGV[5], '')
-    released[#released + 1] = { id, f[2], f[3] }
+    released[#released + 1] = { id, f[2], f[3], f[4] }
     out[#out + 1] = CLAIM_DONE
   else
     out[#out + 1] = NOT_OWNER
@@ -60,5 +60,9 @@ for j = 0, (#ARGV - 5) / 2 - 1 do
 end
 -- Back to the claim end, first claimed rightmost, so they run next and in their order.
 for i = #released, 1, -1 do push_pending(ARGV[2], KEYS[2], released[i][1], released[i][2], true, released[i][3]) end
+-- Their group slots last: each turn goes back to the released job, first in its group again.
+for i = 1, #released do
+  if released[i][4] then free_slots(slots_ctx, released[i][1], released[i][4], 'g') end
+end
 if #released > 0 then redis.call('HINCRBY', KEYS[4], 'released_total', #released) end
 return out

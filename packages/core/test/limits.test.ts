@@ -165,6 +165,40 @@ describe('groups', () => {
     await queue.close();
   });
 
+  test('a released or reclaimed job runs again before the next job of its group: the group keeps its order', async ({ redis, queueName }) => {
+    const queue = openQueue(redis, queueName);
+    await queue.setLimits({ groups: { concurrency: 1 } });
+    const a = await queue.enqueue('email', mail(1), { group: 'acme' });
+    const b = await queue.enqueue('email', mail(2), { group: 'acme' });
+    const [first] = await queue.claim({ max: 10 });
+    expect(first?.id).toBe(a);
+    expect(await queue.release([first!])).toEqual([true]);
+    const [again] = await queue.claim({ max: 10 });
+    expect(again?.id).toBe(a);
+    // Its worker died: the lease ran out, and the reclaim puts it back first too.
+    await redis.zadd(queue.keys.leases, '1', a);
+    await redis.hset(queue.keys.job(a), 'lease_expires_at_ms', '1');
+    expect((await queue.reclaimStuck()).reclaimed).toEqual([a]);
+    const [third] = await queue.claim({ max: 10 });
+    expect(third?.id).toBe(a);
+    await queue.complete(third!, null);
+    expect((await queue.claim({ max: 10 })).map((job) => job.id)).toEqual([b]);
+    await queue.close();
+  });
+
+  test("a job whose service pushed back hands its group's turn on while its kind waits", async ({ redis, queueName }) => {
+    const queue = openQueue(redis, queueName);
+    await queue.setLimits({ groups: { concurrency: 1 } });
+    const a = await queue.enqueue('webhook', hook(1), { group: 'acme' });
+    const b = await queue.enqueue('email', mail(2), { group: 'acme' });
+    const [first] = await queue.claim({ max: 10 });
+    expect(first?.id).toBe(a);
+    await queue.rateLimited(first!, 60_000);
+    expect((await queue.claim({ max: 10 })).map((job) => job.id)).toEqual([b]);
+    expect((await queue.getJob(a))?.status).toBe('pending');
+    await queue.close();
+  });
+
   test("a flow's jobs keep their group: children of one group run one at a time, and the parent starts in its group's turn", async ({ redis, queueName }) => {
     const queue = openQueue(redis, queueName);
     await queue.setLimits({ groups: { concurrency: 1 } });

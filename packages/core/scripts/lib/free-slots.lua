@@ -9,12 +9,15 @@
 -- next job of the group go back to the claim end of their lists, where that push wakes a
 -- waiting worker. A job without slots costs nothing here: callers read 'slots' with fields they
 -- read anyway. ctx: { prefix (the queue's key prefix, see lib/flow.lua), job_prefix, pending }.
-local function free_slots(ctx, id, slots_text)
+-- `part`: 'k' or 'g' to give back only the kind's or only the group's slot; nil for both. A job
+-- that goes back to waiting (release, reclaim, pushback) gives its group slot back only once it
+-- is in its group's list again, so the group's turn comes back to it and the group keeps its order.
+local function free_slots(ctx, id, slots_text, part)
   if not slots_text then return end
   local ok, slots = pcall(cjson.decode, slots_text)
   if not ok or type(slots) ~= 'table' then return end
   local prefix, job_prefix, pending = ctx.prefix, ctx.job_prefix, ctx.pending
-  if type(slots.k) == 'string' then
+  if type(slots.k) == 'string' and part ~= 'g' then
     local kind = slots.k
     redis.call('ZREM', kind_running(prefix, kind), id)
     local held = redis.call('HMGET', prefix .. 'flow', 'paused_kind:' .. kind, 'limited_until:' .. kind)
@@ -28,7 +31,7 @@ local function free_slots(ctx, id, slots_text)
       end
     end
   end
-  if type(slots.g) == 'string' then
+  if type(slots.g) == 'string' and part ~= 'k' then
     local group = slots.g
     redis.call('ZREM', group_running(prefix, group), id)
     -- The group's next job becomes its carrier: onto pending, holding the group's turn.
