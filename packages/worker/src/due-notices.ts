@@ -1,5 +1,5 @@
-import type { JobQueue, RedisClient } from '@jobs/core';
-import { closeClient, duplicateClient } from '@jobs/core/internal';
+import type { JobQueue } from '@jobs/core';
+import type { SharedSubscriber } from './shared-subscriber.ts';
 
 /** What a notice needs of a queue (or partition): its wake channel and its promotion of due jobs. */
 type NoticedQueue = Pick<JobQueue<unknown>, 'keys' | 'promoteDue'>;
@@ -15,8 +15,8 @@ const MAX_TIMER_MS = 2_147_483_647;
  * pending; a delayed job added during that wait and due sooner would start only when the wait
  * ends, up to a second late (half a second on a partitioned queue). The scripts that delay a job
  * say, on the queue's wake channel, how many ms until it is due when no delayed job is due before
- * it (scripts/lib/due-notice.lua). This listens on every partition's channel, on a connection of its
- * own, and when that time comes promotes the due jobs of the partition: their push onto pending wakes
+ * it (scripts/lib/due-notice.lua). This listens on every partition's channel, on the worker's
+ * pub/sub connection, and when that time comes promotes the due jobs of the partition: their push onto pending wakes
  * the waiting claims, this worker's and every other's. Notices lost (a reconnect, a producer
  * that is not @jobs) only bring back the late start.
  */
@@ -25,7 +25,6 @@ export class DueNotices {
   readonly #queues: ReadonlyMap<string, NoticedQueue>;
   /** Per queue, the one promotion scheduled: the earliest notice heard. */
   readonly #timers = new Map<NoticedQueue, { at: number; timer: NodeJS.Timeout }>();
-  readonly #subscriber: RedisClient;
   readonly #onError: (error: unknown, message: string) => void;
   readonly #hasRoom: () => boolean;
   #closed = false;
@@ -33,17 +32,16 @@ export class DueNotices {
   readonly ready: Promise<void>;
 
   /**
-   * Subscribes at once, on a duplicate of `client`. `hasRoom`: whether the worker has a free slot
-   * when a job comes due (a full worker leaves the promotion to its next claim, so that a stream
-   * of delayed jobs does not send every worker to promote each one); `onError` hears what goes wrong.
+   * Subscribes at once, on `subscriber` (the worker's, which the worker closes). `hasRoom`:
+   * whether the worker has a free slot when a job comes due (a full worker leaves the promotion
+   * to its next claim, so that a stream of delayed jobs does not send every worker to promote
+   * each one); `onError` hears what goes wrong.
    */
-  constructor(client: RedisClient, queues: readonly NoticedQueue[], hasRoom: () => boolean, onError: (error: unknown, message: string) => void) {
+  constructor(subscriber: SharedSubscriber, queues: readonly NoticedQueue[], hasRoom: () => boolean, onError: (error: unknown, message: string) => void) {
     this.#queues = new Map(queues.map((queue) => [queue.keys.wake, queue]));
     this.#hasRoom = hasRoom;
     this.#onError = onError;
-    this.#subscriber = duplicateClient(client);
-    this.#subscriber.on('message', (channel: string, message: string) => this.#heard(channel, message));
-    this.ready = this.#subscriber.subscribe(...this.#queues.keys()).then(
+    this.ready = subscriber.listen([...this.#queues.keys()], (channel, message) => this.#heard(channel, message)).then(
       () => undefined,
       (error: unknown) => {
         if (!this.#closed) onError(error, 'could not subscribe to delayed-job notices: a delayed job added while the worker waits may start up to a second late');
@@ -86,11 +84,10 @@ export class DueNotices {
     }
   }
 
-  /** Stops listening and drops the promotions not yet made. */
+  /** Stops acting on notices and drops the promotions not yet made (the connection is the worker's to close). */
   async close(): Promise<void> {
     this.#closed = true;
     for (const { timer } of this.#timers.values()) clearTimeout(timer);
     this.#timers.clear();
-    await closeClient(this.#subscriber);
   }
 }

@@ -16,6 +16,7 @@ import {
 import { assertWholeNumber, childLogger } from '@jobs/core/internal';
 import { systemClock } from './clock.ts';
 import { DueNotices } from './due-notices.ts';
+import { SharedSubscriber } from './shared-subscriber.ts';
 import { keepSchedules } from './schedule-keeping.ts';
 import type { HandlerMap } from './handler-map.ts';
 import { WorkerScheduler } from './scheduler.ts';
@@ -146,10 +147,17 @@ export class Worker<P> extends EventEmitter<WorkerEventMap> {
     }
     this.queue = group.name;
     this.concurrency = concurrency;
-    const stopSchedules = schedules ? keepSchedules(group.partitions, (error) => this.#scheduler.reportError(error, 'schedule runner failed')) : async () => undefined;
+    // One pub/sub connection for the delayed-job notices and the schedule wakes of every partition.
+    const subscriber = new SharedSubscriber(group.client);
+    const stopSchedules = schedules ? keepSchedules(group.partitions, subscriber, (error) => this.#scheduler.reportError(error, 'schedule runner failed')) : async () => undefined;
     this.#scheduler = new WorkerScheduler({
-      // The schedule runners stop before the connection they share closes.
-      group: { kinds: group.kinds, partitions: group.partitions, ensureLayout: () => group.ensureLayout(), close: () => stopSchedules().then(() => group.close()) },
+      // The schedule runners stop before the connections they share close.
+      group: {
+        kinds: group.kinds,
+        partitions: group.partitions,
+        ensureLayout: () => group.ensureLayout(),
+        close: () => stopSchedules().then(() => Promise.all([subscriber.close(), group.close()])).then(() => undefined),
+      },
       handlers,
       concurrency,
       reclaimIntervalMs: interval,
@@ -159,7 +167,7 @@ export class Worker<P> extends EventEmitter<WorkerEventMap> {
       metrics: workerMetrics,
       tracing: workerTracing,
       // Hears when a delayed job added meanwhile comes due, so that a waiting worker starts it on time.
-      listenForDueJobs: (hasRoom, onError) => new DueNotices(group.client, group.partitions, hasRoom, onError),
+      listenForDueJobs: (hasRoom, onError) => new DueNotices(subscriber, group.partitions, hasRoom, onError),
     });
     log.info({ concurrency }, 'worker started');
   }

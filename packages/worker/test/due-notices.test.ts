@@ -3,14 +3,16 @@ import { createProducer } from '@jobs/producer';
 import { redisTest as test, waitFor, within, type TestRedis } from '@jobs/testing';
 import { describe, expect } from 'vitest';
 import { DueNotices } from '../src/due-notices.ts';
+import { SharedSubscriber } from '../src/shared-subscriber.ts';
 import { kinds } from './kinds.ts';
 
 /**
  * The due-job notices of one plain queue, for a worker whose room is `room`: `roomAsked` settles
  * when a notice's time has come and it asks, `promotions()` counts its promotion calls.
  */
-async function listening(redis: TestRedis, queueName: string, room: boolean): Promise<{ queue: JobQueue<unknown>; notices: DueNotices; roomAsked: Promise<void>; promotions: () => number }> {
+async function listening(redis: TestRedis, queueName: string, room: boolean): Promise<{ queue: JobQueue<unknown>; notices: { close(): Promise<void> }; roomAsked: Promise<void>; promotions: () => number }> {
   const queue = new JobQueue({ redis, queue: queueName, kinds }) as JobQueue<unknown>;
+  const subscriber = new SharedSubscriber(queue.client);
   let promotions = 0;
   const promoteDue = queue.promoteDue.bind(queue);
   queue.promoteDue = (batch?: number) => {
@@ -22,7 +24,7 @@ async function listening(redis: TestRedis, queueName: string, room: boolean): Pr
     asked = resolve;
   });
   const notices = new DueNotices(
-    queue.client,
+    subscriber,
     [queue],
     () => {
       asked();
@@ -33,7 +35,12 @@ async function listening(redis: TestRedis, queueName: string, room: boolean): Pr
     },
   );
   await notices.ready;
-  return { queue, notices, roomAsked, promotions: () => promotions };
+  // Closing the notices closes the connection they listen on, as the worker does after them.
+  const close = async (): Promise<void> => {
+    await notices.close();
+    await subscriber.close();
+  };
+  return { queue, notices: { close }, roomAsked, promotions: () => promotions };
 }
 
 describe('due-job notices', () => {

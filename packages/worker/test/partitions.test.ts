@@ -1,5 +1,5 @@
 import { createProducer, partitionOfKey } from '@jobs/producer';
-import { redisTest as test, waitFor } from '@jobs/testing';
+import { channelSubscribers, redisNodes, redisTest as test, waitFor } from '@jobs/testing';
 import { describe, expect } from 'vitest';
 import { createWorker, type PayloadTypesOf, type Worker } from '../src/index.ts';
 import { kinds, okHandlers } from './kinds.ts';
@@ -111,6 +111,42 @@ describe('a worker on a partitioned queue', () => {
     const worker = createWorker({ redis, queue: queueName, kinds, partitions: 3, handlers: okHandlers });
     const ids = await Promise.all([0, 1, 2].map((n) => producer.enqueue('email', { recipient: 'later@example.com', n }, { delayMs: 300 })));
     for (const id of ids) expect(await producer.waitForResult(id, { timeoutMs: 10_000 })).toEqual({ sentTo: 'later@example.com' });
+    await worker.close();
+    await producer.close();
+  });
+
+  test('one pub/sub connection serves the delayed-job notices and schedule wakes of every partition', async ({ redis, redisUrl, queueName }) => {
+    // From a URL, so that the worker's connections carry its connection name.
+    const name = `pubsub-${queueName}`;
+    const worker = createWorker({ redis: redisUrl, queue: queueName, kinds, handlers: okHandlers, partitions: 3, connectionName: name });
+    await worker.ready();
+    // Per connection of the worker's that subscribes: its count of channels (CLIENT LIST's sub=).
+    const subscribed = async (): Promise<number[]> => {
+      const counts: number[] = [];
+      for (const node of await redisNodes(redis)) {
+        for (const line of String(await node.client('LIST')).split('\n')) {
+          const sub = Number(/ sub=(\d+)/.exec(line)?.[1] ?? 0);
+          if (line.includes(name) && sub > 0) counts.push(sub);
+        }
+      }
+      return counts;
+    };
+    // Three wake channels and three schedule-wake channels, one connection.
+    await waitFor(async () => (await subscribed()).reduce((a, b) => a + b, 0) === 6, { what: 'six channels subscribed' });
+    expect(await subscribed()).toEqual([6]);
+    await worker.close();
+  });
+
+  test('a worker keeps schedules going over that connection: an upsert wakes it, and each tick becomes a job it runs', async ({ redis, queueName }) => {
+    const ran: string[] = [];
+    const worker = createWorker({ redis, queue: queueName, kinds, partitions: 3, handlers: { ...okHandlers, email: async (_payload, ctx) => void ran.push(ctx.id) } });
+    await worker.ready();
+    const producer = createProducer({ redis, queue: queueName, kinds, partitions: 3 });
+    // Schedules live in partition 0, whose schedule runner listens on the shared connection.
+    await waitFor(async () => (await channelSubscribers(redis, [`queue:{${queueName}:p0}:schedules-wake`]))[0] === 1, { what: 'the schedule runner listening' });
+    await producer.schedules.upsert({ id: 'tick', kind: 'email', payload: { recipient: 'a@example.com' }, every: 1_000 });
+    await waitFor(() => ran.filter((id) => id.startsWith('sched:tick:')).length >= 2, { what: 'two ticks run', timeoutMs: 15_000 });
+    await producer.schedules.remove('tick');
     await worker.close();
     await producer.close();
   });
