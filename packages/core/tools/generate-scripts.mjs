@@ -82,8 +82,9 @@ function lazyLibrariesReached(file, seen = new Set()) {
  * Expands a library marked `--@lazy`: its includes first, at the top level; then its constants;
  * then its functions as locals declared nil and defined by a loader, `load_<name>()`, which
  * runs their definitions the first time it is called (and first the loaders of the lazy libraries
- * it reaches, see {@link lazyLibrariesReached}). A script run creates a closure per `local function` it defines, every run: a
- * feature's library costs nothing in a run that does not call its loader.
+ * it reaches, see {@link lazyLibrariesReached}). A script run creates a closure per `local
+ * function` it defines, every run: a feature's library costs nothing in a run that does not call
+ * its loader.
  * @param {string} file
  * @param {string} text
  * @param {Set<string>} included

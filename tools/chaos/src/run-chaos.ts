@@ -62,11 +62,18 @@ const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout
 
 /** What still waits to run, '' when nothing: every place a job can wait, parked and grouped jobs too. */
 function describeWaiting(stats: QueueStats): string {
-  const depths = { pending: stats.pendingDepth, prioritized: stats.prioritizedDepth, parked: stats.parkedDepth, processing: stats.processingDepth, delayed: stats.delayedDepth, groups: stats.groupsWaiting };
+  const depths = {
+    pending: stats.pendingDepth,
+    prioritized: stats.prioritizedDepth,
+    parked: stats.parkedDepth,
+    groups: stats.groupsWaiting,
+    processing: stats.processingDepth,
+    delayed: stats.delayedDepth,
+  };
   return Object.entries(depths).filter(([, depth]) => depth > 0).map(([name, depth]) => `${name}=${depth}`).join(' ');
 }
 
-/** The lines of lost jobs, each followed by the job's hash fields and the keys holding its id. */
+/** The lines of lost jobs, each followed by the job's hash fields, the keys holding its id, its timeline and its ledger entries. */
 async function explainLost(url: string, lost: readonly string[], ledger: readonly LedgerEntry[]): Promise<string[]> {
   if (lost.length === 0) return [];
   const client = new Redis(url);
