@@ -52,7 +52,7 @@ export type { ScheduleTiming } from './schedules/schedule-timing.ts';
 export { ScheduleRunner, systemClock } from './schedules/schedule-runner.ts';
 export type { FiredTick, RunnerClock, ScheduleRunnerOptions } from './schedules/schedule-runner.ts';
 export { RedisScheduleStore } from './schedules/schedule-store.ts';
-export type { DueSchedule, FireResult, ScheduleStore } from './schedules/schedule-store.ts';
+export type { ChannelListener, DueSchedule, FireResult, ScheduleStore } from './schedules/schedule-store.ts';
 export type { ClaimedJob, JobRecord, JobStatus } from './job-record.ts';
 
 export { assertJobId, assertQueueName, JOB_ID_PATTERN, QUEUE_NAME_PATTERN, queueKeys } from './keys.ts';

@@ -10,4 +10,5 @@ export { MAX_PARTITIONS, partitionIdSuffix, partitionName, partitionNames, parti
 export { recordedPartitions } from './partitioned-queue.ts';
 export { parseJobRecord, pairsToObject } from './job-record.ts';
 export { assertListState } from './commands/views.ts';
+export { SharedSubscriber } from './shared-subscriber.ts';
 export type { RedisConnection } from './redis-connection.ts';

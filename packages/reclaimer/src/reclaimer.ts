@@ -13,7 +13,7 @@ import {
   type RedisClient,
   type RedisConnectionInput,
 } from '@jobs/core';
-import { assertWholeNumber, closeClient, connectRedis, partitionNames, recordedPartitions } from '@jobs/core/internal';
+import { assertWholeNumber, closeClient, connectRedis, partitionNames, recordedPartitions, SharedSubscriber } from '@jobs/core/internal';
 import { discoverQueues } from './discover-queues.ts';
 import { ReclaimerMetrics } from './metrics.ts';
 import { sweepQueue, type SweepReport } from './sweep.ts';
@@ -86,6 +86,8 @@ export class Reclaimer extends EventEmitter<ReclaimerEventMap> {
   readonly #queues = new Map<string, JobQueue<unknown>>();
   /** Per queue, its schedule runner (started with the reclaimer). */
   readonly #runners = new Map<string, ScheduleRunner>();
+  /** The one pub/sub connection of every runner's wakes, opened with the first runner. */
+  #subscriber: SharedSubscriber | undefined;
   readonly #schedules: boolean;
   #started = false;
   readonly #limits: { batch: number; maxCalls: number };
@@ -142,8 +144,9 @@ export class Reclaimer extends EventEmitter<ReclaimerEventMap> {
 
   #runSchedules(queue: JobQueue<unknown>): void {
     if (!this.#schedules || this.#stopped || this.#runners.has(queue.name)) return;
+    this.#subscriber ??= new SharedSubscriber(this.#client);
     const runner = new ScheduleRunner({
-      store: new RedisScheduleStore(queue.client, queue.keys, queue.options.eventLog === false ? 0 : queue.options.eventLog.maxLen),
+      store: new RedisScheduleStore(queue.client, queue.keys, queue.options.eventLog === false ? 0 : queue.options.eventLog.maxLen, this.#subscriber),
       onError: (error) => this.#log.error({ queue: queue.name, err: error }, 'schedule runner failed'),
     });
     this.#runners.set(queue.name, runner);
@@ -298,6 +301,7 @@ export class Reclaimer extends EventEmitter<ReclaimerEventMap> {
     this.#timer = undefined;
     await this.#running;
     await Promise.all([...this.#runners.values()].map((runner) => runner.stop()));
+    await this.#subscriber?.close();
     await Promise.all([...this.#queues.values()].map((queue) => queue.close()));
     if (this.#owned) await closeClient(this.#client);
   }

@@ -1,5 +1,5 @@
 import type { JobQueue } from '@jobs/core';
-import type { SharedSubscriber } from './shared-subscriber.ts';
+import type { SharedSubscriber } from '@jobs/core/internal';
 
 /** What a notice needs of a queue (or partition): its wake channel and its promotion of due jobs. */
 type NoticedQueue = Pick<JobQueue<unknown>, 'keys' | 'promoteDue'>;

@@ -1,5 +1,4 @@
-import { RedisScheduleStore, ScheduleRunner, type JobQueue, type ScheduleStore } from '@jobs/core';
-import type { SharedSubscriber } from './shared-subscriber.ts';
+import { RedisScheduleStore, ScheduleRunner, type ChannelListener, type JobQueue } from '@jobs/core';
 
 /**
  * Keeps the schedules of a worker's queues running: one runner per queue (the queue, or each
@@ -9,29 +8,12 @@ import type { SharedSubscriber } from './shared-subscriber.ts';
  */
 export function keepSchedules(
   queues: readonly Pick<JobQueue<unknown>, 'client' | 'keys' | 'options'>[],
-  subscriber: SharedSubscriber,
+  subscriber: ChannelListener,
   onError: (error: unknown) => void,
 ): () => Promise<void> {
   const runners = queues.map((queue) => {
     const log = queue.options.eventLog;
-    const store = new RedisScheduleStore(queue.client, queue.keys, log === false ? 0 : log.maxLen);
-    const shared: ScheduleStore = {
-      due: (max) => store.due(max),
-      fire: (schedule, followingMs) => store.fire(schedule, followingMs),
-      watch: (onWake, onWatchError) => {
-        let stopped = false;
-        const wake = (): void => {
-          if (!stopped) onWake();
-        };
-        subscriber.listen([queue.keys.schedulesWake], wake, wake).catch((error: unknown) => {
-          if (!stopped) onWatchError(error);
-        });
-        return async () => {
-          stopped = true;
-        };
-      },
-    };
-    return new ScheduleRunner({ store: shared, onError });
+    return new ScheduleRunner({ store: new RedisScheduleStore(queue.client, queue.keys, log === false ? 0 : log.maxLen, subscriber), onError });
   });
   for (const runner of runners) runner.start();
   return async () => {

@@ -13,10 +13,9 @@ import {
   type QueueStats,
   type RedisConnectionInput,
 } from '@jobs/core';
-import { assertWholeNumber, childLogger } from '@jobs/core/internal';
+import { assertWholeNumber, childLogger, SharedSubscriber } from '@jobs/core/internal';
 import { systemClock } from './clock.ts';
 import { DueNotices } from './due-notices.ts';
-import { SharedSubscriber } from './shared-subscriber.ts';
 import { keepSchedules } from './schedule-keeping.ts';
 import type { HandlerMap } from './handler-map.ts';
 import { WorkerScheduler } from './scheduler.ts';

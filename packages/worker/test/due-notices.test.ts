@@ -3,7 +3,7 @@ import { createProducer } from '@jobs/producer';
 import { redisTest as test, waitFor, within, type TestRedis } from '@jobs/testing';
 import { describe, expect } from 'vitest';
 import { DueNotices } from '../src/due-notices.ts';
-import { SharedSubscriber } from '../src/shared-subscriber.ts';
+import { SharedSubscriber } from '@jobs/core/internal';
 import { kinds } from './kinds.ts';
 
 /**

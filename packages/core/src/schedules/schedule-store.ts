@@ -36,17 +36,29 @@ export interface ScheduleStore {
   watch?(onWake: () => void, onError: (error: unknown) => void): () => Promise<void>;
 }
 
+/** Hears channels on a pub/sub connection it shares (see SharedSubscriber in shared-subscriber.ts). */
+export interface ChannelListener {
+  /** Hears `channels`; `onReady` runs each time the connection is ready (after a reconnect too). */
+  listen(channels: readonly string[], onMessage: (channel: string, message: string) => void, onReady?: () => void): Promise<void>;
+}
+
 /** The {@link ScheduleStore} of one queue in Redis. */
 export class RedisScheduleStore implements ScheduleStore {
   readonly #client: RedisClient;
   readonly #keys: QueueKeys;
   readonly #logMaxLen: number;
+  readonly #subscriber: ChannelListener | undefined;
 
-  /** `eventLogMaxLen`: the queue's event log cap, 0 when it is off (the jobs a tick makes are logged 'enqueued'). */
-  constructor(client: RedisClient, keys: QueueKeys, eventLogMaxLen = 0) {
+  /**
+   * `eventLogMaxLen`: the queue's event log cap, 0 when it is off (the jobs a tick makes are
+   * logged 'enqueued'). `subscriber`: a pub/sub connection shared with other listeners to hear
+   * the wakes on (a worker's, a reclaimer daemon's); without one, `watch` opens its own.
+   */
+  constructor(client: RedisClient, keys: QueueKeys, eventLogMaxLen = 0, subscriber?: ChannelListener) {
     this.#client = client;
     this.#keys = keys;
     this.#logMaxLen = eventLogMaxLen;
+    this.#subscriber = subscriber;
   }
 
   async due(max: number): Promise<{ nowMs: number; schedules: DueSchedule[] }> {
@@ -76,6 +88,19 @@ export class RedisScheduleStore implements ScheduleStore {
   }
 
   watch(onWake: () => void, onError: (error: unknown) => void): () => Promise<void> {
+    if (this.#subscriber) {
+      let stopped = false;
+      // After a reconnect too: a wake may have been missed.
+      const wake = (): void => {
+        if (!stopped) onWake();
+      };
+      this.#subscriber.listen([this.#keys.schedulesWake], wake, wake).catch((error: unknown) => {
+        if (!stopped) onError(error);
+      });
+      return async () => {
+        stopped = true;
+      };
+    }
     const subscriber = duplicateClient(this.#client);
     let closed = false;
     subscriber.on('message', (channel: string) => {

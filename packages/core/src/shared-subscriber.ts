@@ -1,12 +1,13 @@
-import type { RedisClient } from '@jobs/core';
-import { closeClient, duplicateClient } from '@jobs/core/internal';
+import { closeClient, duplicateClient, type RedisClient } from './redis-connection.ts';
+import type { ChannelListener } from './schedules/schedule-store.ts';
 
 /**
- * The one pub/sub connection of a worker, shared by what listens on it: the delayed-job notices
- * of every partition and the schedule runners' wakes. A connection in subscriber mode can serve
- * any number of channels; one per listener and partition would only cost the server connections.
+ * One pub/sub connection shared by what listens on it: a worker's delayed-job notices and the
+ * schedule runners' wakes of all its partitions, or a reclaimer daemon's runners of all its
+ * queues. A connection in subscriber mode serves any number of channels; one per listener and
+ * queue would only cost the server connections.
  */
-export class SharedSubscriber {
+export class SharedSubscriber implements ChannelListener {
   readonly #connection: RedisClient;
   readonly #handlers = new Map<string, (message: string) => void>();
   readonly #onReady = new Set<() => void>();
