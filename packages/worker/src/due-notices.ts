@@ -16,9 +16,9 @@ const MAX_TIMER_MS = 2_147_483_647;
  * ends, up to a second late (half a second on a partitioned queue). The scripts that delay a job
  * say, on the queue's wake channel, how many ms until it is due when no delayed job is due before
  * it (scripts/lib/due-notice.lua). This listens on every partition's channel, on the worker's
- * pub/sub connection, and when that time comes promotes the due jobs of the partition: their push onto pending wakes
- * the waiting claims, this worker's and every other's. Notices lost (a reconnect, a producer
- * that is not @jobs) only bring back the late start.
+ * pub/sub connection, and when that time comes promotes the due jobs of the partition: their
+ * push onto pending wakes the waiting claims, this worker's and every other's. Notices lost (a
+ * reconnect, a producer that is not @jobs) only bring back the late start.
  */
 export class DueNotices {
   /** The queues (one per partition), by their wake channel. */
