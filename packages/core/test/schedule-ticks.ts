@@ -1,3 +1,4 @@
+import { expect } from 'vitest';
 import type { JobQueue, PayloadTypesOf } from '../src/index.ts';
 import { Schedules } from '../src/schedules/schedules.ts';
 import { queueContext } from '../src/job-queue.ts';
@@ -26,4 +27,17 @@ export async function tickJobs(queue: JobQueue<P>, id: string): Promise<{ tick: 
  */
 export function nextTickAfter(tick: number, firedAt: number, every: number): number {
   return tick + every * (Math.max(0, Math.floor((firedAt - tick) / every)) + 1);
+}
+
+/**
+ * One job per tick of an interval schedule: no tick twice, and none missed but what the catch-up
+ * policy skips (each tick the first after the previous one ran, see {@link nextTickAfter}).
+ */
+export function expectOneJobPerTick(jobs: readonly { tick: number; firedAt: number }[], every: number): void {
+  const times = jobs.map((job) => job.tick);
+  expect(new Set(times).size).toBe(times.length);
+  for (let i = 1; i < jobs.length; i += 1) {
+    const prev = jobs[i - 1] as { tick: number; firedAt: number };
+    expect(jobs[i]?.tick).toBe(nextTickAfter(prev.tick, prev.firedAt, every));
+  }
 }
