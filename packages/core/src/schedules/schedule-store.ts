@@ -2,7 +2,8 @@ import type { QueueKeys } from '../keys.ts';
 import { SCHEDULE_DUE_STRIDE } from '../generated/constants.ts';
 import { scheduleDueScript } from '../generated/schedule-due.ts';
 import { scheduleFireScript } from '../generated/schedule-fire.ts';
-import { closeClient, duplicateClient, withRedisErrors, type RedisClient } from '../redis-connection.ts';
+import { withRedisErrors, type RedisClient } from '../redis-connection.ts';
+import { SharedSubscriber } from '../shared-subscriber.ts';
 import { sendScript } from '../script-sender.ts';
 import type { ScheduleTiming } from './schedule-timing.ts';
 
@@ -88,34 +89,20 @@ export class RedisScheduleStore implements ScheduleStore {
   }
 
   watch(onWake: () => void, onError: (error: unknown) => void): () => Promise<void> {
-    if (this.#subscriber) {
-      let stopped = false;
-      // After a reconnect too: a wake may have been missed.
-      const wake = (): void => {
-        if (!stopped) onWake();
-      };
-      this.#subscriber.listen([this.#keys.schedulesWake], wake, wake).catch((error: unknown) => {
-        if (!stopped) onError(error);
-      });
-      return async () => {
-        stopped = true;
-      };
-    }
-    const subscriber = duplicateClient(this.#client);
-    let closed = false;
-    subscriber.on('message', (channel: string) => {
-      if (channel === this.#keys.schedulesWake) onWake();
-    });
-    // A reconnect may have missed a wake: look again.
-    subscriber.on('ready', () => {
-      if (!closed) onWake();
-    });
-    subscriber.subscribe(this.#keys.schedulesWake).catch((error: unknown) => {
-      if (!closed) onError(error);
+    // Without a shared connection, one of its own, closed with the watch.
+    let own: SharedSubscriber | undefined;
+    const subscriber: ChannelListener = this.#subscriber ?? (own = new SharedSubscriber(this.#client));
+    let stopped = false;
+    // After a reconnect too: a wake may have been missed.
+    const wake = (): void => {
+      if (!stopped) onWake();
+    };
+    subscriber.listen([this.#keys.schedulesWake], wake, wake).catch((error: unknown) => {
+      if (!stopped) onError(error);
     });
     return async () => {
-      closed = true;
-      await closeClient(subscriber);
+      stopped = true;
+      await own?.close();
     };
   }
 }
