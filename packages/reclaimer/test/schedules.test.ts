@@ -1,6 +1,6 @@
 import { defineKinds, JobQueue } from '@jobs/core';
 import { startRedisServer } from '@jobs/dev-redis';
-import { isClusterRun, waitFor } from '@jobs/testing';
+import { isClusterRun, subscribingConnections, waitFor } from '@jobs/testing';
 import { Redis } from 'ioredis';
 import { describe, expect, test } from 'vitest';
 import { createReclaimer } from '../src/index.ts';
@@ -23,12 +23,7 @@ describe.skipIf(isClusterRun())('schedules in the reclaimer daemon', () => {
       for (const queue of queues) {
         await waitFor(async () => (await queue.list('pending')).some((job) => job.id.startsWith('sched:every-second:')), { what: `a tick of ${queue.name}`, timeoutMs: 15_000 });
       }
-      // Per connection that subscribes: its count of channels (CLIENT LIST's sub=).
-      const subscribing = String(await admin.client('LIST'))
-        .split('\n')
-        .map((line) => Number(/ sub=(\d+)/.exec(line)?.[1] ?? 0))
-        .filter((sub) => sub > 0);
-      expect(subscribing).toEqual([3]);
+      expect(await subscribingConnections(admin)).toEqual([3]);
     } finally {
       await reclaimer.stop();
       for (const queue of queues) await queue.close();

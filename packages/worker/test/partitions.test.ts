@@ -1,5 +1,5 @@
 import { createProducer, partitionOfKey } from '@jobs/producer';
-import { channelSubscribers, onEveryNode, redisTest as test, waitFor } from '@jobs/testing';
+import { channelSubscribers, redisTest as test, subscribingConnections, waitFor } from '@jobs/testing';
 import { describe, expect } from 'vitest';
 import { createWorker, type PayloadTypesOf, type Worker } from '../src/index.ts';
 import { kinds, okHandlers } from './kinds.ts';
@@ -120,17 +120,8 @@ describe('a worker on a partitioned queue', () => {
     const name = `pubsub-${queueName}`;
     const worker = createWorker({ redis: redisUrl, queue: queueName, kinds, handlers: okHandlers, partitions: 3, connectionName: name });
     await worker.ready();
-    // Per connection of the worker's that subscribes: its count of channels (CLIENT LIST's sub=).
-    // On every node, replicas too: a cluster client may subscribe on any of them.
-    const subscribed = async (): Promise<number[]> => {
-      const lists = await onEveryNode(redis, async (node) => String(await node.client('LIST')));
-      return lists
-        .flatMap((list) => list.split('\n'))
-        .filter((line) => line.includes(name))
-        .map((line) => Number(/ sub=(\d+)/.exec(line)?.[1] ?? 0))
-        .filter((sub) => sub > 0);
-    };
     // Three wake channels and three schedule-wake channels, one connection.
+    const subscribed = (): Promise<number[]> => subscribingConnections(redis, name);
     await waitFor(async () => (await subscribed()).reduce((a, b) => a + b, 0) === 6, { what: 'six channels subscribed' });
     expect(await subscribed()).toEqual([6]);
     await worker.close();

@@ -7,6 +7,7 @@ export type { OpenRedisOptions, TestRedis } from './open-redis.ts';
 export { redisNodes } from './redis-nodes.ts';
 export { onEveryNode } from './on-every-node.ts';
 export { channelSubscribers } from './channel-subscribers.ts';
+export { subscribingConnections } from './subscribing-connections.ts';
 export { deleteQueueKeys, queueKeysIn } from './queue-keys.ts';
 export { isClusterUrl, parseClusterUrl, urlWithUser } from './cluster-url.ts';
 export type { ClusterSeed, ParsedClusterUrl } from './cluster-url.ts';
