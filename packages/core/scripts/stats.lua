@@ -15,8 +15,9 @@
   Returns: { now ms, pending, processing, delayed, completed, failed,
              oldest pending enqueued_at_ms or -1, { counter field, value, ... },
              { flow field, value, ... }, jobs waiting in the lists of other priorities,
-             parked jobs of paused and limited kinds, groups with jobs waiting in their turn }
-  Reply:   [nowMs: number, pending: number, processing: number, delayed: number, completed: number, failed: number, oldestEnqueuedAtMs: number, counters: Array<string>, flow: Array<string>, prioritized: number, parked: number, groups: number]
+             parked jobs of paused and limited kinds, groups with jobs waiting in their turn,
+             jobs waiting in the groups' lists behind their carriers (one LLEN per such group) }
+  Reply:   [nowMs: number, pending: number, processing: number, delayed: number, completed: number, failed: number, oldestEnqueuedAtMs: number, counters: Array<string>, flow: Array<string>, prioritized: number, parked: number, groups: number, grouped: number]
 ]]
 --@include lib/now.lua
 --@include lib/job-status.lua
@@ -30,9 +31,14 @@ if tail and job_status(ARGV[1] .. tail) then
   oldest = tonumber(redis.call('HGET', ARGV[1] .. tail, 'enqueued_at_ms')) or -1
 end
 local flow = redis.call('HGETALL', KEYS[7])
-local prioritized, parked, groups = 0, 0, 0
+local prioritized, parked, groups, grouped = 0, 0, 0, 0
 if #flow > 0 then
   groups = redis.call('ZCARD', groups_set(ARGV[2]))
+  for from = 0, groups - 1, 1000 do
+    for _, group in ipairs(redis.call('ZRANGE', groups_set(ARGV[2]), from, from + 999)) do
+      grouped = grouped + redis.call('LLEN', group_list(ARGV[2], group))
+    end
+  end
   for _, level in ipairs(redis.call('ZRANGE', levels_set(ARGV[2]), 0, -1)) do
     prioritized = prioritized + redis.call('LLEN', priority_list(ARGV[2], tonumber(level)))
   end
@@ -59,4 +65,5 @@ return {
   prioritized,
   parked,
   groups,
+  grouped,
 }

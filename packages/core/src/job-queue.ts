@@ -290,6 +290,8 @@ export class JobQueue<P> {
   /**
    * One page of a list, read in one step: pending oldest first, delayed soonest first,
    * processing, completed and failed newest first. Ids whose hash expired are left out.
+   * `waiting` pages through every job waiting to start in the order claims take them (see
+   * {@link ListState}); its depth is `stats().waitingDepth`.
    */
   list(state: ListState, options: { offset?: number; limit?: number } = {}): Promise<JobRecord[]> {
     return list(this.#ctx, state, options);

@@ -54,7 +54,7 @@ describe('jobsctl pause and resume (run as a child process)', () => {
     await queue.close();
   });
 
-  test('stats shows the prioritized jobs and the expired total', async ({ redis, redisUrl, queueName }) => {
+  test('stats shows the prioritized jobs and the expired total; ls waiting lists them in the order they start', async ({ redis, redisUrl, queueName }) => {
     const queue = new JobQueue({ redis, queue: queueName, kinds });
     await queue.enqueue('task', { n: 1 });
     await queue.enqueue('task', { n: 2 }, { priority: 5 });
@@ -68,7 +68,9 @@ describe('jobsctl pause and resume (run as a child process)', () => {
     const stats = await runCli(BIN.jobsctl, ['stats', '-q', queueName], { REDIS_URL: redisUrl });
     expect(stats.stdout).toMatch(/^pendingDepth\s+1\nprioritizedDepth\s+1\n/m);
     expect(stats.stdout).toMatch(/^expiredTotal\s+1$/m);
-    expect(JSON.parse((await runCli(BIN.jobsctl, ['stats', '-q', queueName, '--json'], { REDIS_URL: redisUrl })).stdout)).toMatchObject({ prioritizedDepth: 1, parkedDepth: 0, expiredTotal: 1 });
+    expect(JSON.parse((await runCli(BIN.jobsctl, ['stats', '-q', queueName, '--json'], { REDIS_URL: redisUrl })).stdout)).toMatchObject({ prioritizedDepth: 1, parkedDepth: 0, waitingDepth: 2, expiredTotal: 1 });
+    const waiting = JSON.parse((await runCli(BIN.jobsctl, ['ls', 'waiting', '-q', queueName, '--json'], { REDIS_URL: redisUrl })).stdout) as { payload: { n: number } }[];
+    expect(waiting.map((job) => job.payload.n)).toEqual([5, 6]);
     await queue.close();
   });
 

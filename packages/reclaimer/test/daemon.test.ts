@@ -199,6 +199,8 @@ describe('jobs-reclaimer (the daemon, run as a child process)', () => {
     const queue = new JobQueue({ redis: client, queue: 'watched', kinds, visibilityMs: 1 });
     await queue.enqueueMany([{ kind: 'task', payload: { n: 1 } }, { kind: 'task', payload: { n: 2 } }, { kind: 'task', payload: { n: 3 } }]);
     await queue.claim();
+    // A group's first job holds its turn in pending; the second waits in the group's list.
+    await queue.enqueueMany([{ kind: 'task', payload: { n: 4 }, options: { group: 'acme' } }, { kind: 'task', payload: { n: 5 }, options: { group: 'acme' } }]);
     await queue.pause();
     await queue.pause({ kind: 'task' });
     const daemon = startDaemon(['--interval-ms', '100', '--metrics-port', String(await findFreePort())], { REDIS_URL: server.url });
@@ -209,7 +211,7 @@ describe('jobs-reclaimer (the daemon, run as a child process)', () => {
       await daemon.waitForLog((line) => line.msg === 'swept' && line.queue === 'watched' && line.reclaimed === 1);
       const metrics = await waitFor(async () => {
         const text = await (await fetch(`${base}/metrics`)).text();
-        return text.includes('jobs_queue_depth{queue="watched",state="pending"} 3') ? text : undefined;
+        return text.includes('jobs_queue_depth{queue="watched",state="pending"} 4') ? text : undefined;
       });
       const samples = new Map(
         metrics
@@ -218,7 +220,8 @@ describe('jobs-reclaimer (the daemon, run as a child process)', () => {
           .map((line) => [line.slice(0, line.lastIndexOf(' ')), Number(line.slice(line.lastIndexOf(' ') + 1))] as const),
       );
       expect(samples.get('jobs_queue_depth{queue="watched",state="processing"}')).toBe(0);
-      expect(samples.get('jobs_queue_jobs_total{queue="watched",event="enqueued"}')).toBe(3);
+      expect(samples.get('jobs_queue_depth{queue="watched",state="grouped"}')).toBe(1);
+      expect(samples.get('jobs_queue_jobs_total{queue="watched",event="enqueued"}')).toBe(5);
       expect(samples.get('jobs_queue_jobs_total{queue="watched",event="reclaimed"}')).toBe(1);
       expect(samples.get('jobs_reclaimer_jobs_total{queue="watched",action="reclaimed"}')).toBe(1);
       expect(samples.get('jobs_reclaimer_sweep_duration_seconds_count{queue="watched"}')).toBeGreaterThan(0);

@@ -259,10 +259,39 @@ describe('the dashboard in a real browser', () => {
       await expect.poll(() => page.locator('#queue-flow [data-paused-kind="report"]').textContent()).toBe('report paused');
       expect(await page.locator('#message').textContent()).toBe(`paused kind report of ${queueName}`);
       expect((await queue.claim({ max: 10 })).map((job) => job.id)).toEqual([mail]);
-      await expect.poll(() => page.locator('#queue-elsewhere').textContent()).toBe('1 set aside while their kind is paused');
+      await expect.poll(() => page.locator('#queue-elsewhere').textContent()).toBe('1 set aside while their kind is paused or limited');
       await page.click('#queue-flow [data-resume-kind="report"]');
       await expect.poll(() => page.locator('#queue-flow [data-paused-kind]').count()).toBe(0);
       expect((await queue.claim({ max: 10 })).map((job) => job.id)).toEqual([report]);
+    } finally {
+      await page.close();
+      await d.close();
+    }
+  }, 120_000);
+
+  test("jobs at other priorities and behind their group's turn are listed under waiting, in the order they will start", async ({ redis, queueName }) => {
+    const queue = openQueue(redis, queueName);
+    const first = await queue.enqueue('email', { to: 'first@example.com' });
+    const urgent = await queue.enqueue('report', { n: 1 }, { priority: 5 });
+    const acme = [await queue.enqueue('email', { to: 'a1@example.com' }, { group: 'acme' }), await queue.enqueue('email', { to: 'a2@example.com' }, { group: 'acme' })];
+    const d = await startTestDashboard([queue]);
+    const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    try {
+      await page.goto(`${d.url}?poll=500`);
+      const card = page.locator(`article[data-queue="${queueName}"]`);
+      await expect.poll(() => card.locator('[data-stat="elsewhere"]').textContent()).toBe("+1 waiting at other priorities · 1 waiting for their group's turn");
+      // The overview's note opens the queue on its waiting list.
+      await card.locator('[data-stat="elsewhere"] button').click();
+      await expect.poll(() => page.locator('#state-tabs [data-state="waiting"]').getAttribute('aria-pressed')).toBe('true');
+      expect(await page.locator('#state-tabs [data-state="waiting"] .count').textContent()).toBe('4');
+      expect(await page.locator('#state-tabs [data-state="pending"] .count').textContent()).toBe('2');
+      await expect.poll(() => page.locator('#jobs tbody tr[data-id]').evaluateAll((rows) => rows.map((row) => row.getAttribute('data-id')))).toEqual([urgent, first, ...acme]);
+      await page.screenshot({ path: `${RESULTS}dashboard-waiting.png`, fullPage: true });
+      // And one claim at a time starts them in that order.
+      const started: string[] = [];
+      for (let i = 0; i < 4; i++) started.push(...(await queue.claim({ max: 1 })).map((job) => job.id));
+      expect(started).toEqual([urgent, first, ...acme]);
+      await expect.poll(() => page.locator('#state-tabs [data-state="waiting"] .count').textContent()).toBe('0');
     } finally {
       await page.close();
       await d.close();

@@ -2,6 +2,7 @@ import { InvalidArgumentError } from '../errors.ts';
 import { readPauseState } from '../flow-control.ts';
 import { peekScript } from '../generated/peek.ts';
 import { statsScript } from '../generated/stats.ts';
+import { waitingScript } from '../generated/waiting.ts';
 import { pairsToObject, parseJobRecord, type JobRecord } from '../job-record.ts';
 import { assertJobId } from '../keys.ts';
 import { readLimits, type LimitsState } from '../limits.ts';
@@ -9,10 +10,15 @@ import { withRedisErrors } from '../redis-connection.ts';
 import { assertWholeNumber } from '../whole-number.ts';
 import type { QueueContext } from './queue-context.ts';
 
-/** The lists and sets a job can be in, for {@link JobQueue.list}. */
-export type ListState = 'pending' | 'processing' | 'delayed' | 'completed' | 'failed';
+/**
+ * The lists and sets a job can be in, for {@link JobQueue.list}. `pending` is the recipe's list:
+ * the jobs of priority 0. `waiting` is every job waiting to start, in the order claims take
+ * them: other priorities, pending, kinds set aside while paused or limited, and groups' jobs
+ * behind their turn.
+ */
+export type ListState = 'pending' | 'waiting' | 'processing' | 'delayed' | 'completed' | 'failed';
 
-const LIST_STATES: readonly ListState[] = ['pending', 'processing', 'delayed', 'completed', 'failed'];
+const LIST_STATES: readonly ListState[] = ['pending', 'waiting', 'processing', 'delayed', 'completed', 'failed'];
 
 /** Throws `JOBS_INVALID_ARGUMENT` (field `state`) unless `state` names a list a job can be in. */
 export function assertListState(state: unknown): asserts state is ListState {
@@ -50,6 +56,13 @@ export interface QueueStats {
   readonly limits: LimitsState;
   /** Groups with jobs waiting for their turn (see the enqueue option `group`). */
   readonly groupsWaiting: number;
+  /** Jobs in the groups' lists, behind the job that holds their group's turn (not in `pendingDepth`). */
+  readonly groupedDepth: number;
+  /**
+   * Every job waiting to start: `pendingDepth`, `prioritizedDepth`, `parkedDepth` and
+   * `groupedDepth` together (the depth of `list('waiting')`).
+   */
+  readonly waitingDepth: number;
   /** True while the queue is paused (see {@link JobQueue.pause}). */
   readonly paused: boolean;
   /** The kinds paused on their own. */
@@ -84,6 +97,12 @@ export async function list<P>(ctx: QueueContext<P>, state: ListState, options: {
   const offset = assertWholeNumber('offset', options.offset ?? 0, 0, Number.MAX_SAFE_INTEGER);
   const limit = assertWholeNumber('limit', options.limit ?? 50, 1, 1_000);
   assertListState(state);
+  const reply = state === 'waiting' ? await ctx.scripts.run(waitingScript, waitingScript.argv({ pending: ctx.keys.pending, flow: ctx.keys.flow }, { jobPrefix: ctx.keys.jobPrefix, prefix: ctx.keys.prefix, offset, limit })) : await peek(ctx, state, offset, limit);
+  return reply.map((entry) => parseJobRecord(entry[0] as string, pairsToObject(entry, 1)));
+}
+
+/** A page of one list or of the delayed set, with each job's hash. */
+async function peek<P>(ctx: QueueContext<P>, state: Exclude<ListState, 'waiting'>, offset: number, limit: number): Promise<string[][]> {
   // Pending is claimed from its right end: its oldest jobs are the last ones, read in reverse.
   const pending = state === 'pending';
   const argv = peekScript.argv(
@@ -96,8 +115,7 @@ export async function list<P>(ctx: QueueContext<P>, state: ListState, options: {
       reverse: pending ? '1' : '0',
     },
   );
-  const reply = await ctx.scripts.run(peekScript, argv);
-  return reply.map((entry) => parseJobRecord(entry[0] as string, pairsToObject(entry, 1)));
+  return ctx.scripts.run(peekScript, argv);
 }
 
 /** See {@link JobQueue.stats}. */
@@ -107,7 +125,7 @@ export async function stats<P>(ctx: QueueContext<P>): Promise<QueueStats> {
     { pending: k.pending, processing: k.processing, delayed: k.delayed, completed: k.completed, failed: k.failed, stats: k.stats, flow: k.flow },
     { jobPrefix: k.jobPrefix, prefix: k.prefix },
   );
-  const [nowMs, pending, processing, delayed, completed, failed, oldest, counters, flow, prioritized, parked, groups] = await ctx.scripts.run(statsScript, argv);
+  const [nowMs, pending, processing, delayed, completed, failed, oldest, counters, flow, prioritized, parked, groups, grouped] = await ctx.scripts.run(statsScript, argv);
   const c = pairsToObject(counters);
   const pause = readPauseState(flow);
   const count = (field: string): number => Number(c[field] ?? 0);
@@ -126,6 +144,8 @@ export async function stats<P>(ctx: QueueContext<P>): Promise<QueueStats> {
     rateLimitedTotal: count('rate_limited_total'),
     limits: readLimits(flow),
     groupsWaiting: Number(groups),
+    groupedDepth: Number(grouped),
+    waitingDepth: Number(pending) + Number(prioritized) + Number(parked) + Number(grouped),
     paused: pause.paused,
     pausedKinds: pause.kinds,
     prioritizedDepth: Number(prioritized),

@@ -32,7 +32,7 @@ export interface AdminInvocation {
   json: boolean;
 }
 
-const STATES: readonly ListState[] = ['pending', 'processing', 'delayed', 'completed', 'failed'];
+const STATES: readonly ListState[] = ['pending', 'waiting', 'processing', 'delayed', 'completed', 'failed'];
 
 const AFTER = `
 Environment: REDIS_URL (for --redis-url), JOBS_QUEUE (for --queue). A flag wins.
@@ -100,7 +100,7 @@ workers (and to each job: jobsctl show prints a job's visibility_ms and max_atte
 
   program
     .command('ls')
-    .description('jobs in one list of a queue: processing, completed and failed newest first')
+    .description('jobs in one list of a queue: pending and waiting (every job not yet started) in the order they start, processing, completed and failed newest first')
     .addArgument(new Argument('<state>', 'the list').choices(STATES))
     .addOption(queueOption())
     .option('--limit <n>', 'jobs per page, 1 to 1000 (default 20)')

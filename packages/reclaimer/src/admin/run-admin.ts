@@ -76,7 +76,7 @@ function limitsText(limits: LimitsState): string {
 /** The order `stats` shows a queue in: its flow state, then where its jobs are, then its counters. */
 const STATS_ORDER: readonly (keyof QueueStats)[] = [
   'paused', 'pausedKinds',
-  'pendingDepth', 'prioritizedDepth', 'parkedDepth', 'processingDepth', 'delayedDepth', 'completedDepth', 'failedDepth', 'groupsWaiting', 'oldestPendingAgeMs', 'limits',
+  'pendingDepth', 'prioritizedDepth', 'parkedDepth', 'groupedDepth', 'waitingDepth', 'processingDepth', 'delayedDepth', 'completedDepth', 'failedDepth', 'groupsWaiting', 'oldestPendingAgeMs', 'limits',
   'enqueuedTotal', 'completedTotal', 'failedTotal', 'expiredTotal', 'rateLimitedTotal', 'retriedTotal', 'reclaimedTotal', 'cancelledTotal', 'redrivenTotal', 'releasedTotal', 'droppedTotal', 'failedDroppedTotal',
   'nowMs',
 ];

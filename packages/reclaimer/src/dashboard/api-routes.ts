@@ -16,7 +16,7 @@ export interface ApiContext {
   readonly log: Logger;
 }
 
-const STATES: readonly ListState[] = ['pending', 'processing', 'delayed', 'completed', 'failed'];
+const STATES: readonly ListState[] = ['pending', 'waiting', 'processing', 'delayed', 'completed', 'failed'];
 const FIELD_PATH = /^[A-Za-z0-9_$-]{1,64}(\.[A-Za-z0-9_$-]{1,64}){0,7}$/;
 
 function wholeNumber(raw: string | null, name: string, fallback: number, max: number): number {
@@ -50,7 +50,8 @@ function jobQuery(params: URLSearchParams, maxPageSize: number): JobQuery {
 }
 
 function depthOf(stats: Awaited<ReturnType<DashboardDataSource['stats']>>, state: ListState): number {
-  return stats[`${state}Depth`];
+  // A source written before `waitingDepth` existed lists its pending jobs as the waiting ones.
+  return stats[`${state}Depth`] ?? stats.pendingDepth;
 }
 
 /** A job as the detail view shows it: every field but the claim token, which proves a claim. */

@@ -25,15 +25,20 @@ export function flowBadges(flow) {
 }
 
 /**
- * Jobs waiting outside the pending list (at other priorities, or set aside while their kind is
- * paused), or null when there are none.
- * @param {{ prioritizedDepth?: number, parkedDepth?: number }} stats
+ * Jobs waiting outside the pending list (at other priorities, set aside while their kind is
+ * paused or limited, or behind their group's turn), or null when there are none. With `onOpen`
+ * the note is a link to the list of every waiting job.
+ * @param {{ prioritizedDepth?: number, parkedDepth?: number, groupedDepth?: number }} stats
+ * @param {(() => void) | undefined} [onOpen]
  */
-export function waitingElsewhere(stats) {
+export function waitingElsewhere(stats, onOpen) {
   const parts = [];
   if (stats.prioritizedDepth) parts.push(`+${count(stats.prioritizedDepth)} waiting at other priorities`);
-  if (stats.parkedDepth) parts.push(`${count(stats.parkedDepth)} set aside while their kind is paused`);
-  return parts.length === 0 ? null : el('p', { class: 'muted note', 'data-stat': 'elsewhere' }, parts.join(' · '));
+  if (stats.parkedDepth) parts.push(`${count(stats.parkedDepth)} set aside while their kind is paused or limited`);
+  if (stats.groupedDepth) parts.push(`${count(stats.groupedDepth)} waiting for their group's turn`);
+  if (parts.length === 0) return null;
+  const text = parts.join(' · ');
+  return el('p', { class: 'muted note', 'data-stat': 'elsewhere' }, onOpen ? el('button', { type: 'button', class: 'link', onclick: onOpen }, text) : text);
 }
 
 /**
@@ -61,7 +66,7 @@ export function renderOverview(container, overview, options) {
       { class: name === options.selected ? 'card queue-card selected' : 'card queue-card', 'data-queue': name },
       el('h2', {}, el('button', { type: 'button', class: 'link', onclick: () => options.onSelect(name) }, name), ' ', ...flowBadges(flow)),
       depths,
-      waitingElsewhere(stats),
+      waitingElsewhere(stats, stats.waitingDepth === undefined ? undefined : () => options.onSelect(name, 'waiting')),
       rateChart(rates, `${name}: jobs per second`),
     );
   });

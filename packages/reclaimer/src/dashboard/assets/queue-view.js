@@ -3,7 +3,9 @@
 import { count, duration, el, replace, time } from './dom.js';
 import { flowBadges, waitingElsewhere } from './overview.js';
 
-export const STATES = ['pending', 'processing', 'delayed', 'completed', 'failed'];
+// `waiting`: every job not yet started (other priorities, parked kinds, groups), when the
+// source's stats count them (`waitingDepth`).
+export const STATES = ['pending', 'waiting', 'processing', 'delayed', 'completed', 'failed'];
 
 /** @param {string} id */
 const byId = (id) => /** @type {HTMLElement} */ (document.getElementById(id));
@@ -38,12 +40,13 @@ export function renderQueueHead(queue, query, session, on) {
       el('button', { type: 'button', class: 'small', 'data-resume-kind': kind, onclick: () => on.onPauseKind(kind, false) }, `Resume ${kind}`),
     ),
   );
-  replace(byId('queue-elsewhere'), waitingElsewhere(queue.stats));
+  const listsWaiting = queue.stats.waitingDepth !== undefined;
+  replace(byId('queue-elsewhere'), waitingElsewhere(queue.stats, listsWaiting ? () => on.onState('waiting') : undefined));
   byId('kind-pause-form').hidden = !canPause;
   replace(byId('known-kinds'), ...(queue.flow?.kinds ?? []).map((/** @type {string} */ kind) => el('option', { value: kind })));
   replace(
     byId('state-tabs'),
-    ...STATES.map((state) =>
+    ...STATES.filter((state) => state !== 'waiting' || listsWaiting).map((state) =>
       el(
         'button',
         { type: 'button', class: state === query.state ? 'tab active' : 'tab', 'data-state': state, 'aria-pressed': String(state === query.state), onclick: () => on.onState(state) },

@@ -1,0 +1,100 @@
+#!lua flags=no-writes
+--[[
+  waiting: one page of every job waiting to start, read in one step, in the order claims take
+  them: the lists of priorities above 0 (highest first), pending, the lists of priorities below
+  0, the parked lists of paused or limited kinds (by kind), then each group's list behind its
+  carrier (in the order of the groups' turns). Each list is read from its claim end. A queue
+  without flow control has pending alone. Ids whose hash is gone are skipped, as peek.lua does.
+  Work per call: one LLEN per list before the page's end, and the page's hashes.
+
+  KEYS[1]  pending: pending list
+  KEYS[2]  flow: flow hash (see lib/flow.lua)
+  ARGV[1]  jobPrefix: job key prefix ("queue:{NAME}:job:")
+  ARGV[2]  prefix: the queue's key prefix ("queue:{NAME}:"), for the flow-control keys (see lib/flow.lua)
+  ARGV[3]  offset: how many waiting jobs to skip, in claim order
+  ARGV[4]  limit: the most jobs to return
+  Returns: { { id, field, value, ... }, ... }
+  Reply:   string[][]
+]]
+--@include lib/job-status.lua
+--@include lib/flow.lua
+
+-- The lazy libraries this script may call (see tools/generate-scripts.mjs).
+load_flow()
+local prefix = ARGV[2]
+local skip, left = tonumber(ARGV[3]), tonumber(ARGV[4])
+local ids = {}
+
+-- Takes the page's share of `list`, from its claim end (the right); false once the page is full.
+local function take(list)
+  if left <= 0 then return false end
+  local length = redis.call('LLEN', list)
+  if skip >= length then
+    skip = skip - length
+    return true
+  end
+  local count = math.min(left, length - skip)
+  local window = redis.call('LRANGE', list, -(skip + count), -(skip + 1))
+  for i = #window, 1, -1 do ids[#ids + 1] = window[i] end
+  left = left - count
+  skip = 0
+  return left > 0
+end
+
+local flow = redis.call('HGETALL', KEYS[2])
+if #flow == 0 then
+  take(KEYS[1])
+else
+  local going = true
+  for _, level in ipairs(redis.call('ZRANGE', levels_set(prefix), '+inf', '(0', 'BYSCORE', 'REV')) do
+    going = take(priority_list(prefix, tonumber(level)))
+    if not going then break end
+  end
+  going = going and take(KEYS[1])
+  if going then
+    for _, level in ipairs(redis.call('ZRANGE', levels_set(prefix), '(0', '-inf', 'BYSCORE', 'REV')) do
+      going = take(priority_list(prefix, tonumber(level)))
+      if not going then break end
+    end
+  end
+  if going then
+    -- The kinds that may have parked jobs, as stats.lua finds them.
+    local kinds, seen = {}, {}
+    for i = 1, #flow, 2 do
+      local kind = paused_kind_of(flow[i]) or string.match(flow[i], '^rate_kind:(.*)$')
+        or string.match(flow[i], '^cap_kind:(.*)$') or string.match(flow[i], '^limited_until:(.*)$')
+      if kind and not seen[kind] then
+        seen[kind] = true
+        kinds[#kinds + 1] = kind
+      end
+    end
+    table.sort(kinds)
+    for _, kind in ipairs(kinds) do
+      going = take(parked_list(prefix, kind))
+      if not going then break end
+    end
+  end
+  -- The groups a thousand at a time: a first page does not read a million group names.
+  local from = 0
+  while going do
+    local groups = redis.call('ZRANGE', groups_set(prefix), from, from + 999)
+    for _, group in ipairs(groups) do
+      going = take(group_list(prefix, group))
+      if not going then break end
+    end
+    if #groups < 1000 then break end
+    from = from + 1000
+  end
+end
+
+local out = {}
+for _, id in ipairs(ids) do
+  local key = ARGV[1] .. id
+  if job_status(key) then
+    local fields = redis.call('HGETALL', key)
+    local job = { id }
+    for f = 1, #fields do job[#job + 1] = fields[f] end
+    out[#out + 1] = job
+  end
+end
+return out
