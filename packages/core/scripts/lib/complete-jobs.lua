@@ -54,7 +54,11 @@ local function complete_jobs(ctx, argv, first, out)
       if keep then
         redis.call('HSET', key, 'status', 'completed', 'completed_at_ms', now_text, 'result', argv[i + 2],
           'claim_token', '')
-        redis.call('HDEL', key, 'lease_expires_at_ms', 'last_error', 'last_error_at_ms', 'slots')
+        if slots[n] then
+          redis.call('HDEL', key, 'lease_expires_at_ms', 'last_error', 'last_error_at_ms', 'slots')
+        else
+          redis.call('HDEL', key, 'lease_expires_at_ms', 'last_error', 'last_error_at_ms')
+        end
         if ctx.ttl > 0 then redis.call('EXPIRE', key, ttl_text) end
       else
         gone[#gone + 1] = key
