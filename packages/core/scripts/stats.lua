@@ -16,7 +16,8 @@
              oldest pending enqueued_at_ms or -1, { counter field, value, ... },
              { flow field, value, ... }, jobs waiting in the lists of other priorities,
              parked jobs of paused and limited kinds, groups with jobs waiting in their turn,
-             jobs waiting in the groups' lists behind their carriers (one LLEN per such group) }
+             jobs waiting in the groups' lists behind their carriers (-1: more than
+             GROUPED_COUNT_MAX groups wait, see lib/flow.lua) }
   Reply:   [nowMs: number, pending: number, processing: number, delayed: number, completed: number, failed: number, oldestEnqueuedAtMs: number, counters: Array<string>, flow: Array<string>, prioritized: number, parked: number, groups: number, grouped: number]
 ]]
 --@include lib/now.lua
@@ -34,22 +35,12 @@ local flow = redis.call('HGETALL', KEYS[7])
 local prioritized, parked, groups, grouped = 0, 0, 0, 0
 if #flow > 0 then
   groups = redis.call('ZCARD', groups_set(ARGV[2]))
-  for from = 0, groups - 1, 1000 do
-    for _, group in ipairs(redis.call('ZRANGE', groups_set(ARGV[2]), from, from + 999)) do
-      grouped = grouped + redis.call('LLEN', group_list(ARGV[2], group))
-    end
-  end
+  if groups > 0 then grouped = grouped_depth(ARGV[2]) end
   for _, level in ipairs(redis.call('ZRANGE', levels_set(ARGV[2]), 0, -1)) do
     prioritized = prioritized + redis.call('LLEN', priority_list(ARGV[2], tonumber(level)))
   end
-  local seen = {}
-  for i = 1, #flow, 2 do
-    local kind = paused_kind_of(flow[i]) or string.match(flow[i], '^rate_kind:(.*)$')
-      or string.match(flow[i], '^cap_kind:(.*)$') or string.match(flow[i], '^limited_until:(.*)$')
-    if kind and not seen[kind] then
-      seen[kind] = true
-      parked = parked + redis.call('LLEN', parked_list(ARGV[2], kind))
-    end
+  for _, kind in ipairs(parking_kinds(flow)) do
+    parked = parked + redis.call('LLEN', parked_list(ARGV[2], kind))
   end
 end
 return {

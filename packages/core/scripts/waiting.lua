@@ -13,8 +13,10 @@
   ARGV[2]  prefix: the queue's key prefix ("queue:{NAME}:"), for the flow-control keys (see lib/flow.lua)
   ARGV[3]  offset: how many waiting jobs to skip, in claim order
   ARGV[4]  limit: the most jobs to return
-  Returns: { { id, field, value, ... }, ... }
-  Reply:   string[][]
+  Returns: { skipped: the waiting jobs passed over before the page (less than offset when fewer
+             wait), taken: the ids the page took (jobs whose hash is gone among them),
+             { id, field, value, ... } per job of the page }
+  Reply:   [skipped: number, taken: number, ...jobs: Array<Array<string>>]
 ]]
 --@include lib/job-status.lua
 --@include lib/flow.lua
@@ -22,7 +24,8 @@
 -- The lazy libraries this script may call (see tools/generate-scripts.mjs).
 load_flow()
 local prefix = ARGV[2]
-local skip, left = tonumber(ARGV[3]), tonumber(ARGV[4])
+local offset, limit = tonumber(ARGV[3]), tonumber(ARGV[4])
+local skip, left = offset, limit
 local ids = {}
 
 -- Takes the page's share of `list`, from its claim end (the right); false once the page is full.
@@ -58,18 +61,7 @@ else
     end
   end
   if going then
-    -- The kinds that may have parked jobs, as stats.lua finds them.
-    local kinds, seen = {}, {}
-    for i = 1, #flow, 2 do
-      local kind = paused_kind_of(flow[i]) or string.match(flow[i], '^rate_kind:(.*)$')
-        or string.match(flow[i], '^cap_kind:(.*)$') or string.match(flow[i], '^limited_until:(.*)$')
-      if kind and not seen[kind] then
-        seen[kind] = true
-        kinds[#kinds + 1] = kind
-      end
-    end
-    table.sort(kinds)
-    for _, kind in ipairs(kinds) do
+    for _, kind in ipairs(parking_kinds(flow)) do
       going = take(parked_list(prefix, kind))
       if not going then break end
     end
@@ -87,7 +79,7 @@ else
   end
 end
 
-local out = {}
+local out = { offset - skip, #ids }
 for _, id in ipairs(ids) do
   local key = ARGV[1] .. id
   if job_status(key) then

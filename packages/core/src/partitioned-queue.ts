@@ -1,7 +1,7 @@
 import { InvalidArgumentError } from './errors.ts';
 import type { CancelOutcome } from './commands/cancel.ts';
 import { enqueuePrepared, prepareEnqueue, type EnqueueRequest, type EnqueueResult, type PreparedEnqueue } from './commands/enqueue.ts';
-import { assertListState, type ListState, type QueueStats } from './commands/views.ts';
+import { assertListState, waitingPage, type ListState, type QueueStats } from './commands/views.ts';
 import { JobQueue, queueContext, type JobQueueOptions } from './job-queue.ts';
 import type { ChildResult, FlowRequest, FlowResult } from './commands/flow.ts';
 import type { JobRecord } from './job-record.ts';
@@ -62,6 +62,12 @@ function sumStats(all: readonly QueueStats[]): QueueStats {
   for (const stats of all.slice(1)) {
     for (const [field, value] of Object.entries(stats) as [keyof QueueStats, number | null][]) {
       if (field === 'visibilityMs' || field === 'paused' || field === 'pausedKinds' || field === 'limits') continue;
+      if (field === 'groupedDepth' || field === 'waitingDepth') {
+        // Not counted in one partition (too many groups): not counted in the sum either.
+        const current = total[field] ?? null;
+        total[field] = current === null || value === null ? null : current + value;
+        continue;
+      }
       if (field === 'nowMs' || field === 'oldestPendingAgeMs') {
         const current = total[field] ?? null;
         total[field] = value === null ? current : current === null ? value : Math.max(current, value);
@@ -285,13 +291,15 @@ export class PartitionedQueue<P> {
    * The jobs in one state, the partitions' lists one after another (partition 0 first), paged as
    * one list: `offset` counts from the start of partition 0's. Each partition's depth is read
    * first, so only the partitions the page falls in are read; on a busy queue the lists move in
-   * between, as a single list would between two pages.
+   * between, as a single list would between two pages. `waiting` needs no depths: each
+   * partition's page says how many of its jobs it passed over.
    */
   async list(state: ListState, options: { offset?: number; limit?: number } = {}): Promise<JobRecord[]> {
     if (this.partitions.length === 1) return (this.partitions[0] as JobQueue<P>).list(state, options);
     let skip = assertWholeNumber('offset', options.offset ?? 0, 0, Number.MAX_SAFE_INTEGER);
     let left = assertWholeNumber('limit', options.limit ?? 50, 1, 1_000);
     assertListState(state);
+    if (state === 'waiting') return this.#listWaiting(skip, left);
     const field = `${state}Depth` as const;
     const depths = await Promise.all(this.partitions.map(async (partition) => (await partition.stats())[field]));
     const page: JobRecord[] = [];
@@ -308,6 +316,19 @@ export class PartitionedQueue<P> {
       if (left === 0) break;
     }
     return page;
+  }
+
+  /** {@link list}('waiting'): the partitions' waiting jobs one after another. */
+  async #listWaiting(skip: number, left: number): Promise<JobRecord[]> {
+    const jobs: JobRecord[] = [];
+    for (const partition of this.partitions) {
+      const page = await waitingPage(queueContext(partition), skip, left);
+      jobs.push(...page.jobs);
+      skip -= page.skipped;
+      left -= page.taken;
+      if (left === 0) break;
+    }
+    return jobs;
   }
 
   /** Depths and counters summed over every partition. */

@@ -66,6 +66,21 @@ describe("list('waiting')", () => {
     await queue.close();
   });
 
+  test('with more than 10,000 groups waiting, stats leaves the grouped jobs uncounted and the list still pages through them', async ({ redis, queueName }) => {
+    const queue = openQueue(redis, queueName);
+    // Each job carries its own group's turn (in pending), so 10,001 groups wait.
+    for (let first = 0; first <= 10_000; first += 5_000) {
+      const size = Math.min(5_000, 10_001 - first);
+      await queue.enqueueMany(Array.from({ length: size }, (_, i) => ({ kind: 'email' as const, payload: mail(first + i), options: { group: `g${first + i}` } })));
+    }
+    const behind = await queue.enqueue('email', mail(99_999), { group: 'g0' });
+    expect(await queue.stats()).toMatchObject({ pendingDepth: 10_001, groupsWaiting: 10_001, groupedDepth: null, waitingDepth: null });
+    // The last carrier in pending, then g0's list.
+    expect((await queue.list('waiting', { offset: 10_000, limit: 10 })).map((job) => (job.payload as { n: number }).n)).toEqual([10_000, 99_999]);
+    expect((await queue.list('waiting', { offset: 10_001, limit: 10 })).map((job) => job.id)).toEqual([behind]);
+    await queue.close();
+  }, 60_000);
+
   test('pages a partitioned queue as one list, partition by partition', async ({ redis, queueName }) => {
     const queue = new PartitionedQueue({ redis, queue: queueName, kinds, partitions: 3 });
     const ids: string[] = [];

@@ -81,7 +81,9 @@ export class ReclaimerMetrics {
     this.#oldestPending.set({ queue }, (stats.oldestPendingAgeMs ?? 0) / 1000);
     this.#depth.set({ queue, state: 'prioritized' }, stats.prioritizedDepth);
     this.#depth.set({ queue, state: 'parked' }, stats.parkedDepth);
-    this.#depth.set({ queue, state: 'grouped' }, stats.groupedDepth);
+    // Not counted when too many groups wait: no sample rather than a wrong one.
+    if (stats.groupedDepth === null) this.#depth.remove({ queue, state: 'grouped' });
+    else this.#depth.set({ queue, state: 'grouped' }, stats.groupedDepth);
     // A kind resumed since the last sweep goes back to 0 rather than vanishing.
     for (const kind of this.#pausedKinds.get(queue) ?? []) this.#paused.set({ queue, kind }, 0);
     this.#paused.set({ queue, kind: '' }, stats.paused ? 1 : 0);

@@ -355,3 +355,32 @@ describe('the dashboard API: capabilities of the data source', () => {
     }
   });
 });
+
+describe('the dashboard API: the waiting list', () => {
+  test('pages through jobs waiting behind their groups, and without a count (too many groups) ends where a page comes back short', async ({ redis, queueName }) => {
+    const queue = openQueue(redis, queueName);
+    for (let i = 0; i < 5; i++) await queue.enqueue('email', { to: `${i}@example.com` }, { group: 'acme' });
+    const plain = jobQueueSource([queue]);
+    let counted = true;
+    // As the queue's stats read when more than 10,000 groups wait: no count of the grouped jobs.
+    const source: DashboardDataSource = { ...plain, stats: async (name) => ({ ...(await plain.stats(name)), ...(counted ? {} : { groupedDepth: null, waitingDepth: null }) }) };
+    const d = await startTestDashboard(undefined, { source });
+    try {
+      const first = await d.call('GET', `api/queues/${queueName}/jobs?state=waiting&limit=3`);
+      expect(first.body).toMatchObject({ depth: 5, offset: 0, scanned: 3, nextOffset: 3 });
+      expect(first.body.jobs).toHaveLength(3);
+      counted = false;
+      const uncounted = await d.call('GET', `api/queues/${queueName}/jobs?state=waiting&limit=3`);
+      expect(uncounted.body).toMatchObject({ depth: null, scanned: 3, nextOffset: 3 });
+      const last = await d.call('GET', `api/queues/${queueName}/jobs?state=waiting&offset=3&limit=3`);
+      expect(last.body).toMatchObject({ depth: null, scanned: 2, nextOffset: null });
+      expect(last.body.jobs.map((job: { id: string }) => job.id)).toEqual((await queue.list('waiting', { offset: 3 })).map((job) => job.id));
+      // Filtered, the scan stops at the list's end too.
+      const filtered = await d.call('GET', `api/queues/${queueName}/jobs?state=waiting&kind=email&limit=3`);
+      expect(filtered.body).toMatchObject({ depth: null, scanned: 5, nextOffset: null, filtered: true });
+      expect(filtered.body.jobs).toHaveLength(5);
+    } finally {
+      await d.close();
+    }
+  });
+});

@@ -298,6 +298,30 @@ describe('the dashboard in a real browser', () => {
     }
   }, 120_000);
 
+  test('with too many groups to count, the waiting tab shows at least the jobs outside their lists and pages without a total', async ({ redis, queueName }) => {
+    const queue = openQueue(redis, queueName);
+    const acme = [];
+    for (let i = 0; i < 3; i++) acme.push(await queue.enqueue('email', { to: `a${i}@example.com` }, { group: 'acme' }));
+    const plain = jobQueueSource([queue]);
+    // As the queue's stats read when more than 10,000 groups wait.
+    const source: DashboardDataSource = { ...plain, stats: async (name) => ({ ...(await plain.stats(name)), groupedDepth: null, waitingDepth: null }) };
+    const d = await startTestDashboard(undefined, { source });
+    const page = await browser.newPage();
+    try {
+      await page.goto(`${d.url}?poll=500`);
+      const card = page.locator(`article[data-queue="${queueName}"]`);
+      await expect.poll(() => card.locator('[data-stat="elsewhere"]').textContent()).toBe('jobs of 1 group waiting for their turn');
+      await card.locator('[data-stat="elsewhere"] button').click();
+      await expect.poll(() => page.locator('#state-tabs [data-state="waiting"] .count').textContent()).toBe('1+');
+      await expect.poll(() => page.locator('#jobs tbody tr[data-id]').evaluateAll((rows) => rows.map((row) => row.getAttribute('data-id')))).toEqual(acme);
+      expect(await page.locator('#page-info').textContent()).toBe('1–3');
+      expect(await page.locator('#page-next').isDisabled()).toBe(true);
+    } finally {
+      await page.close();
+      await d.close();
+    }
+  }, 120_000);
+
   test("the schedules panel shows a real schedule's next run and a paused one's status", async ({ redis, queueName }) => {
     const queue = openQueue(redis, queueName);
     const { nextRunAt } = await queue.schedules.upsert({ id: 'nightly-report', kind: 'report', payload: { n: 7 }, cron: '0 3 * * *', tz: 'Europe/Paris' });

@@ -43,6 +43,40 @@ local function group_rate(prefix, group) return prefix .. 'rate:group:' .. group
 local function kind_running(prefix, kind) return prefix .. 'running:kind:' .. kind end
 local function group_running(prefix, group) return prefix .. 'running:group:' .. group end
 
+-- The kinds whose jobs a claim may have parked, sorted: the paused ones and those with a limit
+-- or a pushback (see lib/limits.lua), from the flow hash's fields and values in `flow` (HGETALL).
+local function parking_kinds(flow)
+  local kinds, seen = {}, {}
+  for i = 1, #flow, 2 do
+    local kind = paused_kind_of(flow[i]) or string.match(flow[i], '^rate_kind:(.*)$')
+      or string.match(flow[i], '^cap_kind:(.*)$') or string.match(flow[i], '^limited_until:(.*)$')
+    if kind and not seen[kind] then
+      seen[kind] = true
+      kinds[#kinds + 1] = kind
+    end
+  end
+  table.sort(kinds)
+  return kinds
+end
+
+-- Above this many groups with jobs waiting, the jobs in their lists are not counted (one LLEN a
+-- group) by a call that runs on every poll, such as stats.
+local GROUPED_COUNT_MAX = 10000 --@export
+
+-- The jobs waiting in the groups' lists, behind their carriers, or -1 when more than
+-- GROUPED_COUNT_MAX groups wait.
+local function grouped_depth(prefix)
+  local groups = redis.call('ZCARD', groups_set(prefix))
+  if groups > GROUPED_COUNT_MAX then return -1 end
+  local depth = 0
+  for from = 0, groups - 1, 1000 do
+    for _, group in ipairs(redis.call('ZRANGE', groups_set(prefix), from, from + 999)) do
+      depth = depth + redis.call('LLEN', group_list(prefix, group))
+    end
+  end
+  return depth
+end
+
 -- A group's carrier left pending (started, parked or cancelled): the group's next job has its
 -- turn now (`now`) in the turns between groups, or the group leaves them when none of its jobs waits.
 local function carrier_left(prefix, group, now)

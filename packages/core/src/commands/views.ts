@@ -56,13 +56,17 @@ export interface QueueStats {
   readonly limits: LimitsState;
   /** Groups with jobs waiting for their turn (see the enqueue option `group`). */
   readonly groupsWaiting: number;
-  /** Jobs in the groups' lists, behind the job that holds their group's turn (not in `pendingDepth`). */
-  readonly groupedDepth: number;
+  /**
+   * Jobs in the groups' lists, behind the job that holds their group's turn (not in
+   * `pendingDepth`). Null when more than 10,000 groups wait: counting them takes one read a
+   * group, too many for a snapshot taken on every poll.
+   */
+  readonly groupedDepth: number | null;
   /**
    * Every job waiting to start: `pendingDepth`, `prioritizedDepth`, `parkedDepth` and
-   * `groupedDepth` together (the depth of `list('waiting')`).
+   * `groupedDepth` together (what `list('waiting')` pages through); null when `groupedDepth` is.
    */
-  readonly waitingDepth: number;
+  readonly waitingDepth: number | null;
   /** True while the queue is paused (see {@link JobQueue.pause}). */
   readonly paused: boolean;
   /** The kinds paused on their own. */
@@ -97,8 +101,25 @@ export async function list<P>(ctx: QueueContext<P>, state: ListState, options: {
   const offset = assertWholeNumber('offset', options.offset ?? 0, 0, Number.MAX_SAFE_INTEGER);
   const limit = assertWholeNumber('limit', options.limit ?? 50, 1, 1_000);
   assertListState(state);
-  const reply = state === 'waiting' ? await ctx.scripts.run(waitingScript, waitingScript.argv({ pending: ctx.keys.pending, flow: ctx.keys.flow }, { jobPrefix: ctx.keys.jobPrefix, prefix: ctx.keys.prefix, offset, limit })) : await peek(ctx, state, offset, limit);
+  if (state === 'waiting') return (await waitingPage(ctx, offset, limit)).jobs;
+  const reply = await peek(ctx, state, offset, limit);
   return reply.map((entry) => parseJobRecord(entry[0] as string, pairsToObject(entry, 1)));
+}
+
+/** A page of {@link list}('waiting'), and how far it got. */
+export interface WaitingPage {
+  /** The waiting jobs passed over before the page: less than the offset when fewer wait. */
+  readonly skipped: number;
+  /** The ids the page took, jobs whose hash is gone among them (those are left out of `jobs`). */
+  readonly taken: number;
+  readonly jobs: JobRecord[];
+}
+
+/** One page of every job waiting to start, in claim order (scripts/waiting.lua). */
+export async function waitingPage<P>(ctx: QueueContext<P>, offset: number, limit: number): Promise<WaitingPage> {
+  const k = ctx.keys;
+  const [skipped, taken, ...jobs] = await ctx.scripts.run(waitingScript, waitingScript.argv({ pending: k.pending, flow: k.flow }, { jobPrefix: k.jobPrefix, prefix: k.prefix, offset, limit }));
+  return { skipped: Number(skipped), taken: Number(taken), jobs: jobs.map((entry) => parseJobRecord(entry[0] as string, pairsToObject(entry, 1))) };
 }
 
 /** A page of one list or of the delayed set, with each job's hash. */
@@ -144,8 +165,8 @@ export async function stats<P>(ctx: QueueContext<P>): Promise<QueueStats> {
     rateLimitedTotal: count('rate_limited_total'),
     limits: readLimits(flow),
     groupsWaiting: Number(groups),
-    groupedDepth: Number(grouped),
-    waitingDepth: Number(pending) + Number(prioritized) + Number(parked) + Number(grouped),
+    groupedDepth: Number(grouped) < 0 ? null : Number(grouped),
+    waitingDepth: Number(grouped) < 0 ? null : Number(pending) + Number(prioritized) + Number(parked) + Number(grouped),
     paused: pause.paused,
     pausedKinds: pause.kinds,
     prioritizedDepth: Number(prioritized),

@@ -37,6 +37,9 @@ export const FAIL_RETRIED = 1;
 /** `FLOW_WRITTEN` of the Lua scripts. */
 export const FLOW_WRITTEN = 1;
 
+/** `GROUPED_COUNT_MAX` of the Lua scripts. */
+export const GROUPED_COUNT_MAX = 10000;
+
 /** `NOT_CANCELLED` of the Lua scripts. */
 export const NOT_CANCELLED = 0;
 

@@ -99,6 +99,7 @@ function statsPairs(stats: Omit<QueueStats, 'visibilityMs'>, pausedPartitions: s
       if (key === 'pausedKinds') return [key, (value as string[]).length > 0 ? (value as string[]).join(', ') : '-'];
       if (Array.isArray(value)) return [key, value.length > 0 ? value.join(', ') : '-'];
       if (typeof value === 'boolean') return [key, value ? 'yes' : 'no'];
+      if (value === null) return [key, 'not counted: more than 10,000 groups wait'];
       return [key, value as number];
     });
 }

@@ -49,9 +49,14 @@ function jobQuery(params: URLSearchParams, maxPageSize: number): JobQuery {
   };
 }
 
-function depthOf(stats: Awaited<ReturnType<DashboardDataSource['stats']>>, state: ListState): number {
+/** A state's depth, or null when the source could not count it (too many groups waiting). */
+function depthOf(stats: Awaited<ReturnType<DashboardDataSource['stats']>>, state: ListState): number | null {
   // A source written before `waitingDepth` existed lists its pending jobs as the waiting ones.
-  return stats[`${state}Depth`] ?? stats.pendingDepth;
+  if (state === 'waiting') {
+    const { waitingDepth } = stats as { waitingDepth?: number | null };
+    return waitingDepth === undefined ? stats.pendingDepth : waitingDepth;
+  }
+  return stats[`${state}Depth`];
 }
 
 /** A job as the detail view shows it: every field but the claim token, which proves a claim. */

@@ -34,8 +34,8 @@ export interface JobPage {
   readonly scanned: number;
   /** Where the next page starts, or null at the end of the list. */
   readonly nextOffset: number | null;
-  /** The list's length when the page was read. */
-  readonly depth: number;
+  /** The list's length when the page was read, or null when the source could not count it. */
+  readonly depth: number | null;
   /** True when a filter applied: the page holds every match among the `scanned` ids. */
   readonly filtered: boolean;
 }
@@ -88,24 +88,31 @@ export function matches(job: JobRecord, query: Pick<JobQuery, 'kind' | 'field' |
  * A page of a state's list. Unfiltered it reads `limit` ids from `offset`. Filtered (kind, payload
  * field) it reads the `scanLimit` ids from `offset`, in chunks, and returns every match among
  * them: a bounded amount of work per request whatever the list's length, and `nextOffset` lets
- * the page scan the next window. Never a scan of the whole list.
+ * the page scan the next window. Never a scan of the whole list. With `depth` null (not counted)
+ * the list's end is where a read comes back short.
  */
-export async function findJobs(source: DashboardDataSource, queue: string, query: JobQuery, depth: number, scanLimit: number): Promise<JobPage> {
+export async function findJobs(source: DashboardDataSource, queue: string, query: JobQuery, depth: number | null, scanLimit: number): Promise<JobPage> {
   const filtered = query.kind !== undefined || query.field !== undefined;
+  const end = depth ?? Number.MAX_SAFE_INTEGER;
   if (!filtered) {
-    const jobs = query.offset < depth ? await source.list(queue, query.state, { offset: query.offset, limit: query.limit }) : [];
-    const scanned = Math.max(0, Math.min(query.limit, depth - query.offset));
+    const jobs = query.offset < end ? await source.list(queue, query.state, { offset: query.offset, limit: query.limit }) : [];
     const next = query.offset + query.limit;
+    if (depth === null) {
+      return { jobs: jobs.map(summarize), offset: query.offset, scanned: jobs.length, nextOffset: jobs.length === query.limit ? next : null, depth, filtered };
+    }
+    const scanned = Math.max(0, Math.min(query.limit, depth - query.offset));
     return { jobs: jobs.map(summarize), offset: query.offset, scanned, nextOffset: next < depth ? next : null, depth, filtered };
   }
   const found: JobSummary[] = [];
-  const end = Math.min(depth, query.offset + scanLimit);
+  const stop = Math.min(end, query.offset + scanLimit);
   let at = query.offset;
-  while (at < end) {
-    const limit = Math.min(READ_CHUNK, end - at);
+  let ended = false;
+  while (at < stop && !ended) {
+    const limit = Math.min(READ_CHUNK, stop - at);
     const chunk = await source.list(queue, query.state, { offset: at, limit });
     for (const job of chunk) if (matches(job, query)) found.push(summarize(job));
-    at += limit;
+    ended = depth === null && chunk.length < limit;
+    at += ended ? chunk.length : limit;
   }
-  return { jobs: found, offset: query.offset, scanned: at - query.offset, nextOffset: at < depth ? at : null, depth, filtered };
+  return { jobs: found, offset: query.offset, scanned: at - query.offset, nextOffset: at < end && !ended ? at : null, depth, filtered };
 }

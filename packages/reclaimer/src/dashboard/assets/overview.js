@@ -28,7 +28,7 @@ export function flowBadges(flow) {
  * Jobs waiting outside the pending list (at other priorities, set aside while their kind is
  * paused or limited, or behind their group's turn), or null when there are none. With `onOpen`
  * the note is a link to the list of every waiting job.
- * @param {{ prioritizedDepth?: number, parkedDepth?: number, groupedDepth?: number }} stats
+ * @param {{ prioritizedDepth?: number, parkedDepth?: number, groupedDepth?: number | null, groupsWaiting?: number }} stats
  * @param {(() => void) | undefined} [onOpen]
  */
 export function waitingElsewhere(stats, onOpen) {
@@ -36,6 +36,8 @@ export function waitingElsewhere(stats, onOpen) {
   if (stats.prioritizedDepth) parts.push(`+${count(stats.prioritizedDepth)} waiting at other priorities`);
   if (stats.parkedDepth) parts.push(`${count(stats.parkedDepth)} set aside while their kind is paused or limited`);
   if (stats.groupedDepth) parts.push(`${count(stats.groupedDepth)} waiting for their group's turn`);
+  // Too many groups to count their jobs on every poll: the groups, then.
+  if (stats.groupedDepth === null) parts.push(`jobs of ${count(stats.groupsWaiting)} group${stats.groupsWaiting === 1 ? '' : 's'} waiting for their turn`);
   if (parts.length === 0) return null;
   const text = parts.join(' · ');
   return el('p', { class: 'muted note', 'data-stat': 'elsewhere' }, onOpen ? el('button', { type: 'button', class: 'link', onclick: onOpen }, text) : text);

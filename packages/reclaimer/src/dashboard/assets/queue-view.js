@@ -23,6 +23,18 @@ const byId = (id) => /** @type {HTMLElement} */ (document.getElementById(id));
  */
 
 /**
+ * A state's depth for its tab. The waiting jobs are not counted when too many groups wait: then
+ * at least those outside the groups' lists, with a plus.
+ * @param {any} stats
+ * @param {string} state
+ */
+function depthText(stats, state) {
+  const depth = stats[`${state}Depth`];
+  if (depth !== null) return count(depth);
+  return `${count(stats.pendingDepth + stats.prioritizedDepth + stats.parkedDepth)}+`;
+}
+
+/**
  * Draws the queue's title, tabs and actions from its overview entry.
  * @param {{ name: string, stats: any, flow?: any }} queue
  * @param {ListQuery} query
@@ -51,7 +63,7 @@ export function renderQueueHead(queue, query, session, on) {
         'button',
         { type: 'button', class: state === query.state ? 'tab active' : 'tab', 'data-state': state, 'aria-pressed': String(state === query.state), onclick: () => on.onState(state) },
         `${state} `,
-        el('span', { class: 'count' }, count(queue.stats[`${state}Depth`])),
+        el('span', { class: 'count' }, depthText(queue.stats, state)),
       ),
     ),
   );
@@ -90,10 +102,13 @@ export function renderJobPage(page, query, nowMs, on) {
   replace(/** @type {HTMLElement} */ (document.querySelector('#jobs tbody')), ...rows);
   const end = page.offset + page.scanned;
   byId('scan-note').textContent = page.filtered
-    ? `Filtered: ${count(page.jobs.length)} match(es) among entries ${count(page.offset + 1)}–${count(end)} of ${count(page.depth)}. ` +
+    ? `Filtered: ${count(page.jobs.length)} match(es) among entries ${count(page.offset + 1)}–${count(end)}${page.depth === null ? '' : ` of ${count(page.depth)}`}. ` +
       `A search reads at most ${count(page.scanLimit)} entries per page; "Next" scans the next ${count(page.scanLimit)}.`
     : '';
-  byId('page-info').textContent = page.depth === 0 ? '' : `${count(Math.min(page.offset + 1, page.depth))}–${count(Math.min(end, page.depth))} of ${count(page.depth)}`;
+  byId('page-info').textContent =
+    page.depth === null
+      ? page.scanned === 0 ? '' : `${count(page.offset + 1)}–${count(end)}`
+      : page.depth === 0 ? '' : `${count(Math.min(page.offset + 1, page.depth))}–${count(Math.min(end, page.depth))} of ${count(page.depth)}`;
   /** @type {HTMLButtonElement} */ (byId('page-prev')).disabled = page.offset === 0;
   /** @type {HTMLButtonElement} */ (byId('page-next')).disabled = page.nextOffset === null;
 }
