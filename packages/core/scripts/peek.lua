@@ -13,7 +13,7 @@
   Returns: { { id, field, value, ... }, ... }
   Reply:   string[][]
 ]]
---@include lib/job-status.lua
+--@include lib/read-jobs.lua
 
 local ids
 if ARGV[2] == 'zset' then
@@ -21,16 +21,10 @@ if ARGV[2] == 'zset' then
 else
   ids = redis.call('LRANGE', KEYS[1], ARGV[3], ARGV[4])
 end
-local first, last, step = 1, #ids, 1
-if ARGV[5] == '1' then first, last, step = #ids, 1, -1 end
 local out = {}
-for i = first, last, step do
-  local fields = {}
-  if job_status(ARGV[1] .. ids[i]) then fields = redis.call('HGETALL', ARGV[1] .. ids[i]) end
-  if #fields > 0 then
-    local job = { ids[i] }
-    for f = 1, #fields do job[#job + 1] = fields[f] end
-    out[#out + 1] = job
-  end
+if ARGV[5] == '1' then
+  append_jobs(ARGV[1], ids, #ids, 1, -1, out)
+else
+  append_jobs(ARGV[1], ids, 1, #ids, 1, out)
 end
 return out

@@ -35,7 +35,7 @@ local flow = redis.call('HGETALL', KEYS[7])
 local prioritized, parked, groups, grouped = 0, 0, 0, 0
 if #flow > 0 then
   groups = redis.call('ZCARD', groups_set(ARGV[2]))
-  if groups > 0 then grouped = grouped_depth(ARGV[2]) end
+  if groups > 0 then grouped = grouped_depth(ARGV[2], groups) end
   for _, level in ipairs(redis.call('ZRANGE', levels_set(ARGV[2]), 0, -1)) do
     prioritized = prioritized + redis.call('LLEN', priority_list(ARGV[2], tonumber(level)))
   end

@@ -18,7 +18,7 @@
              { id, field, value, ... } per job of the page }
   Reply:   [skipped: number, taken: number, ...jobs: Array<Array<string>>]
 ]]
---@include lib/job-status.lua
+--@include lib/read-jobs.lua
 --@include lib/flow.lua
 
 -- The lazy libraries this script may call (see tools/generate-scripts.mjs).
@@ -80,13 +80,5 @@ else
 end
 
 local out = { offset - skip, #ids }
-for _, id in ipairs(ids) do
-  local key = ARGV[1] .. id
-  if job_status(key) then
-    local fields = redis.call('HGETALL', key)
-    local job = { id }
-    for f = 1, #fields do job[#job + 1] = fields[f] end
-    out[#out + 1] = job
-  end
-end
+append_jobs(ARGV[1], ids, 1, #ids, 1, out)
 return out

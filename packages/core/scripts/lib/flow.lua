@@ -64,9 +64,8 @@ end
 local GROUPED_COUNT_MAX = 10000 --@export
 
 -- The jobs waiting in the groups' lists, behind their carriers, or -1 when more than
--- GROUPED_COUNT_MAX groups wait.
-local function grouped_depth(prefix)
-  local groups = redis.call('ZCARD', groups_set(prefix))
+-- GROUPED_COUNT_MAX groups wait (`groups`: how many wait, the groups set's ZCARD).
+local function grouped_depth(prefix, groups)
   if groups > GROUPED_COUNT_MAX then return -1 end
   local depth = 0
   for from = 0, groups - 1, 1000 do
