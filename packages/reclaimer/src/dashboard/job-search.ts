@@ -97,11 +97,9 @@ export async function findJobs(source: DashboardDataSource, queue: string, query
   if (!filtered) {
     const jobs = query.offset < end ? await source.list(queue, query.state, { offset: query.offset, limit: query.limit }) : [];
     const next = query.offset + query.limit;
-    if (depth === null) {
-      return { jobs: jobs.map(summarize), offset: query.offset, scanned: jobs.length, nextOffset: jobs.length === query.limit ? next : null, depth, filtered };
-    }
-    const scanned = Math.max(0, Math.min(query.limit, depth - query.offset));
-    return { jobs: jobs.map(summarize), offset: query.offset, scanned, nextOffset: next < depth ? next : null, depth, filtered };
+    const scanned = depth === null ? jobs.length : Math.max(0, Math.min(query.limit, depth - query.offset));
+    const more = depth === null ? jobs.length === query.limit : next < depth;
+    return { jobs: jobs.map(summarize), offset: query.offset, scanned, nextOffset: more ? next : null, depth, filtered };
   }
   const found: JobSummary[] = [];
   const stop = Math.min(end, query.offset + scanLimit);
