@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { startRedisServer } from '@jobs/dev-redis';
 import { Redis } from 'ioredis';
+import { CpuMeter } from './cpu-meter.ts';
 
 /** The scenarios a paired run knows: enqueue with 64 in flight, and processing at 16 or 64. */
 export const PAIRED_SCENARIOS = ['enqueue-64', 'process-16', 'process-64'] as const;
@@ -57,11 +58,6 @@ async function loadSide(name: 'head' | 'base', root: string | undefined): Promis
   };
 }
 
-async function redisCpuUs(admin: Redis): Promise<number> {
-  const info = await admin.info('cpu');
-  return (Number(/used_cpu_user:([\d.]+)/.exec(info)?.[1] ?? 0) + Number(/used_cpu_sys:([\d.]+)/.exec(info)?.[1] ?? 0)) * 1e6;
-}
-
 /** Runs one block on `side`: the timed part only is added to its totals. */
 async function block(side: Side, scenario: PairedScenario, url: string, admin: Redis, jobs: number, queue: string): Promise<void> {
   const producer = side.createProducer({ redis: url, queue, kinds: side.kinds });
@@ -82,15 +78,15 @@ async function block(side: Side, scenario: PairedScenario, url: string, admin: R
         worker.on('completed', () => { if (++done === jobs) resolve(); });
       });
   }
-  const redisBefore = await redisCpuUs(admin);
-  const cpu = process.cpuUsage();
+  const meter = new CpuMeter([admin]);
+  await meter.start();
   const start = performance.now();
   await timed();
   const end = performance.now();
-  const used = process.cpuUsage(cpu);
+  const cpu = await meter.stop(jobs);
   side.totals.ms += end - start;
-  side.totals.nodeCpuUs += used.user + used.system;
-  side.totals.redisCpuUs += (await redisCpuUs(admin)) - redisBefore;
+  side.totals.nodeCpuUs += cpu.nodeCpuUs * jobs;
+  side.totals.redisCpuUs += cpu.redisCpuUs * jobs;
   side.totals.jobs += jobs;
   await worker?.close({ graceMs: 1_000 });
   await producer.close();
