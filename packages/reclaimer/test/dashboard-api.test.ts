@@ -71,7 +71,7 @@ describe('the dashboard API: safe by default', () => {
       expect(await wrong.text()).toContain('<p id="login-error">That token opens nothing here.');
       const right = await fetch(new URL('login', d.url), { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', origin: d.url.slice(0, -1) }, body: `token=${TOKENS.operator}`, redirect: 'manual' });
       expect(right.status).toBe(303);
-      expect(right.headers.get('set-cookie')).toMatch(/^jobs_dashboard_session=[\w-]{40,}; Path=\/; HttpOnly; SameSite=Strict; Max-Age=\d+$/);
+      expect(right.headers.get('set-cookie')).toMatch(/^jobs_dashboard_session=[\w.-]{40,}; Path=\/; HttpOnly; SameSite=Strict; Max-Age=\d+$/);
       const session = await d.login(TOKENS.operator);
       expect(session.role).toBe('operator');
       expect((await d.call('GET', 'api/overview', { session })).status).toBe(200);

@@ -1,10 +1,11 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { isJobsError, JOB_ID_PATTERN, KIND_NAME_PATTERN, type JobRecord, type ListState, type Logger } from '@jobs/core';
 import type { DashboardRole } from './credentials.ts';
-import type { DashboardDataSource } from './data-source.ts';
-import { HttpError, readJsonBody, sendJson } from './http-io.ts';
+import type { DashboardDataSource, ScheduleInfo, TimelineEntry } from './data-source.ts';
+import { decodePathPart, HttpError, readJsonBody, sendJson } from './http-io.ts';
 import { findJobs, type JobQuery } from './job-search.ts';
 import type { RateHistory } from './rate-history.ts';
+import { clipText, detailText, detailValue, shownNumber, shownTime } from './shown-values.ts';
 
 /** What the API routes work with. */
 export interface ApiContext {
@@ -59,31 +60,66 @@ function depthOf(stats: Awaited<ReturnType<DashboardDataSource['stats']>>, state
   return stats[`${state}Depth`];
 }
 
-/** A job as the detail view shows it: every field but the claim token, which proves a claim. */
+/**
+ * A job as the detail view shows it: every field but the claim token, which proves a claim.
+ * Times no `Date` holds read as null (the hash's text stays in `fields`), long texts are cut.
+ */
 function jobDetail(job: JobRecord): Record<string, unknown> {
-  const { claim_token: _token, ...fields } = job.fields;
+  const { claim_token: _token, ...stored } = job.fields;
+  const fields = Object.fromEntries(Object.entries(stored).map(([name, value]) => [detailText(name), detailText(value)]));
   return {
-    id: job.id,
-    status: job.status,
-    kind: job.kind,
-    attempts: job.attempts,
-    maxAttempts: job.maxAttempts,
-    payload: job.payload ?? job.rawPayload,
-    result: job.result,
-    lastError: job.lastError,
+    id: detailText(job.id),
+    status: detailText(job.status),
+    kind: job.kind === undefined ? undefined : detailText(job.kind),
+    attempts: shownNumber(job.attempts),
+    maxAttempts: shownNumber(job.maxAttempts),
+    payload: job.payload === undefined ? (job.rawPayload === undefined ? undefined : detailText(job.rawPayload)) : detailValue(job.payload, job.rawPayload),
+    result: detailValue(job.result, job.fields.result),
+    lastError: job.lastError === undefined ? undefined : detailText(job.lastError),
     timing: {
-      enqueuedAtMs: job.enqueuedAtMs,
-      runAtMs: job.runAtMs,
-      claimedAtMs: job.claimedAtMs,
-      leaseExpiresAtMs: job.leaseExpiresAtMs,
-      lastErrorAtMs: job.lastErrorAtMs,
-      completedAtMs: job.completedAtMs,
-      failedAtMs: job.failedAtMs,
-      cancelledAtMs: job.cancelledAtMs,
-      reclaimedAtMs: job.reclaimedAtMs,
+      enqueuedAtMs: shownTime(job.enqueuedAtMs),
+      runAtMs: shownTime(job.runAtMs),
+      claimedAtMs: shownTime(job.claimedAtMs),
+      leaseExpiresAtMs: shownTime(job.leaseExpiresAtMs),
+      lastErrorAtMs: shownTime(job.lastErrorAtMs),
+      completedAtMs: shownTime(job.completedAtMs),
+      failedAtMs: shownTime(job.failedAtMs),
+      cancelledAtMs: shownTime(job.cancelledAtMs),
+      reclaimedAtMs: shownTime(job.reclaimedAtMs),
     },
     fields,
   };
+}
+
+/**
+ * The job's timeline, or a note why none is shown: a log entry list written by hand (not stream
+ * ids) makes the read fail for that job alone, and its detail is still shown. Redis being down
+ * still fails the request.
+ */
+async function timelineOf(ctx: ApiContext, queue: string, id: string): Promise<{ timeline?: readonly Record<string, unknown>[]; timelineError?: string }> {
+  if (!ctx.source.timeline) return {};
+  let entries: readonly TimelineEntry[];
+  try {
+    entries = await ctx.source.timeline(queue, id);
+  } catch (error) {
+    if (isJobsError(error, 'JOBS_REDIS_UNAVAILABLE')) throw error;
+    ctx.log.warn({ queue, id, code: isJobsError(error) ? error.code : undefined }, 'dashboard could not read a job timeline');
+    return { timelineError: 'the event log could not be read for this job' };
+  }
+  // A queue that keeps no event log has an empty timeline: not shown.
+  if (entries.length === 0) return {};
+  return { timeline: entries.map((entry) => ({ atMs: shownTime(entry.atMs), event: detailText(String(entry.event)), ...(entry.detail !== undefined && { detail: detailText(String(entry.detail)) }) })) };
+}
+
+/** A schedule as the panel draws it: a next run no `Date` holds reads as null, texts cut to a row's size. */
+function shownSchedule(schedule: ScheduleInfo): Record<string, unknown> {
+  const text = (value: string | undefined): string | undefined => (value === undefined ? undefined : clipText(String(value), 500));
+  return { name: text(schedule.name), kind: text(schedule.kind), every: text(schedule.every), nextRunAtMs: shownTime(schedule.nextRunAtMs), status: text(schedule.status) };
+}
+
+/** Stats as the page draws them: an age computed from a time no `Date` holds reads as null. */
+function shownStats<S extends { oldestPendingAgeMs: number | null }>(stats: S): S {
+  return { ...stats, oldestPendingAgeMs: shownTime(stats.oldestPendingAgeMs) };
 }
 
 function assertId(id: string): void {
@@ -99,7 +135,7 @@ async function overview(ctx: ApiContext): Promise<unknown> {
       const stats = await ctx.source.stats(name);
       const flow = await ctx.source.flowState?.(name, stats);
       ctx.history.record(name, stats);
-      return { name, stats, ...(flow && { flow }), rates: ctx.history.points(name) };
+      return { name, stats: shownStats(stats), ...(flow && { flow }), rates: ctx.history.points(name) };
     }),
   );
   return { queues };
@@ -114,7 +150,7 @@ export async function handleApi(ctx: ApiContext, request: IncomingMessage, respo
   }
   const match = /^\/api\/queues\/([^/]+)\/(jobs|jobs\/([^/]+)|jobs\/([^/]+)\/(retry|cancel)|redrive-failed|purge|pause|resume|schedules)$/.exec(path);
   if (!match) return false;
-  const queue = decodeURIComponent(match[1] as string);
+  const queue = decodePathPart(match[1] as string, 'queue');
   if (!(await ctx.source.queueNames()).includes(queue)) throw new HttpError(404, 'no_queue', `no queue ${JSON.stringify(queue)} on this dashboard`);
   const route = match[2] as string;
   const id = match[3] ?? match[4];
@@ -127,22 +163,21 @@ export async function handleApi(ctx: ApiContext, request: IncomingMessage, respo
       sendJson(response, 200, { queue, state: query.state, scanLimit: ctx.scanLimit, ...(await findJobs(ctx.source, queue, query, depthOf(stats, query.state), ctx.scanLimit)) });
     } else if (route === 'schedules') {
       if (!ctx.source.schedules) throw new HttpError(404, 'no_capability', 'this dashboard has no schedules');
-      sendJson(response, 200, { queue, schedules: await ctx.source.schedules(queue) });
+      const schedules = (await ctx.source.schedules(queue)).map(shownSchedule);
+      sendJson(response, 200, { queue, schedules });
     } else {
-      const jobId = decodeURIComponent(id as string);
+      const jobId = decodePathPart(id as string, 'id');
       assertId(jobId);
       const job = await ctx.source.getJob(queue, jobId);
       if (!job) throw new HttpError(404, 'no_job', `no job ${jobId} in ${queue} (or its record has expired)`);
-      const timeline = ctx.source.timeline ? await ctx.source.timeline(queue, jobId) : undefined;
-      // A queue that keeps no event log has an empty timeline: not shown.
-      sendJson(response, 200, { queue, job: jobDetail(job), ...(timeline && timeline.length > 0 && { timeline }) });
+      sendJson(response, 200, { queue, job: jobDetail(job), ...(await timelineOf(ctx, queue, jobId)) });
     }
     return true;
   }
   if (method !== 'POST') throw new HttpError(405, 'method', `${action} takes a POST`);
   if (role !== 'operator') throw new HttpError(403, 'read_only', 'a viewer cannot act on jobs or queues: sign in with the operator token');
   const body = await readJsonBody(request);
-  sendJson(response, 200, await act(ctx, queue, action, id === undefined ? undefined : decodeURIComponent(id), body));
+  sendJson(response, 200, await act(ctx, queue, action, id === undefined ? undefined : decodePathPart(id, 'id'), body));
   return true;
 }
 

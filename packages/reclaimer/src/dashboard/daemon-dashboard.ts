@@ -15,7 +15,7 @@ export function assertDaemonDashboard(host: string, env: NodeJS.ProcessEnv): voi
   try {
     credentials = credentialsFromEnv(env);
   } catch (error) {
-    throw new UsageError(isJobsError(error) ? error.message.replace('operatorToken', 'JOBS_DASHBOARD_TOKEN').replace('viewerToken', 'JOBS_DASHBOARD_VIEWER_TOKEN') : String(error));
+    throw new UsageError(isJobsError(error) ? error.message.replace('operatorToken', 'JOBS_DASHBOARD_TOKEN').replace('viewerToken', 'JOBS_DASHBOARD_VIEWER_TOKEN').replace('sessionSecret', 'JOBS_DASHBOARD_SESSION_SECRET') : String(error));
   }
   if (!isLoopbackHost(host) && !requiresLogin(credentials)) {
     throw new UsageError(`--dashboard-host ${host} is reachable from other machines: set JOBS_DASHBOARD_TOKEN (and JOBS_DASHBOARD_VIEWER_TOKEN for read-only users) in the environment first`);
@@ -24,7 +24,8 @@ export function assertDaemonDashboard(host: string, env: NodeJS.ProcessEnv): voi
 
 /**
  * Starts the daemon's dashboard: the queues the reclaimer sweeps, on a Redis connection of its
- * own, with tokens from the environment (`JOBS_DASHBOARD_TOKEN`, `JOBS_DASHBOARD_VIEWER_TOKEN`).
+ * own, with tokens from the environment (`JOBS_DASHBOARD_TOKEN`, `JOBS_DASHBOARD_VIEWER_TOKEN`)
+ * and the session secret replicas share (`JOBS_DASHBOARD_SESSION_SECRET`).
  * Resolves with the server; its `close()` also closes the connection.
  */
 export async function startDaemonDashboard(options: {

@@ -9,7 +9,7 @@ import { HttpError, readBody, redirect, sendAsset, sendError, sendJson } from '.
 import { jobQueueSource, type DashboardQueue } from './job-queue-source.ts';
 import { RateHistory } from './rate-history.ts';
 import { csrfMatches, hostAllowed, isLoopbackHost, originProblem } from './request-checks.ts';
-import { SessionStore, type DashboardSession } from './sessions.ts';
+import { SessionSigner, type DashboardSession } from './sessions.ts';
 
 /** Options of {@link createDashboard}. */
 export interface DashboardOptions {
@@ -33,7 +33,7 @@ export interface DashboardOptions {
   allowedHosts?: readonly string[];
   /** Origins besides its own accepted for actions (a proxy that rewrites `Host`). */
   trustedOrigins?: readonly string[];
-  /** Idle time after which a session ends. Default 12 h. */
+  /** Idle time after which a session ends (its signed cookie expires). Default 12 h. */
   sessionTtlMs?: number;
   /** How often `listen()` samples rates in the background. Default 5000 ms; 0: only while polled. */
   sampleIntervalMs?: number;
@@ -99,7 +99,11 @@ export function createDashboard(options: DashboardOptions): Dashboard {
   const log = options.logger ?? silentLogger;
   const pollIntervalMs = assertWholeNumber('pollIntervalMs', options.pollIntervalMs ?? 5_000, 250, 3_600_000);
   const sampleIntervalMs = assertWholeNumber('sampleIntervalMs', options.sampleIntervalMs ?? 5_000, 0, 3_600_000);
-  const sessions = new SessionStore({ ttlMs: assertWholeNumber('sessionTtlMs', options.sessionTtlMs ?? 12 * 3_600_000, 1_000, 30 * 86_400_000) });
+  const sessions = new SessionSigner({
+    ttlMs: assertWholeNumber('sessionTtlMs', options.sessionTtlMs ?? 12 * 3_600_000, 1_000, 30 * 86_400_000),
+    credentials,
+    ...(credentials.sessionSecret !== undefined && { secret: credentials.sessionSecret }),
+  });
   const history = new RateHistory();
   const allowedHosts = options.allowedHosts ?? [];
   const trustedOrigins = options.trustedOrigins ?? [];
@@ -113,13 +117,17 @@ export function createDashboard(options: DashboardOptions): Dashboard {
   };
   const capabilities = capabilitiesOf(source);
 
-  /** The request's session; without a login, a new operator session for a browser that has none. */
-  const sessionOf = (request: IncomingMessage, setCookie: string[]): DashboardSession | undefined => {
+  const secureCookie = (request: IncomingMessage): boolean => request.headers['x-forwarded-proto'] === 'https';
+
+  /**
+   * The request's session, its cookie renewed (at most once a minute) on the answer; without a
+   * login, a new operator session for a browser that has none.
+   */
+  const sessionOf = (request: IncomingMessage, response: ServerResponse): DashboardSession | undefined => {
     const session = sessions.fromRequest(request);
-    if (session || loginRequired) return session;
-    const created = sessions.create('operator');
-    setCookie.push(sessions.cookie(created, cookiePath, false));
-    return created;
+    const issued = session ? sessions.renewed(session) : loginRequired ? undefined : sessions.create('operator');
+    if (issued) response.setHeader('set-cookie', sessions.cookie(issued, cookiePath, secureCookie(request)));
+    return issued ?? session;
   };
 
   const loginPage = (response: ServerResponse, failed: boolean): void => {
@@ -139,7 +147,7 @@ export function createDashboard(options: DashboardOptions): Dashboard {
     }
     const session = sessions.create(role);
     log.info({ role, remote: request.socket.remoteAddress }, 'dashboard login');
-    redirect(response, `${basePath}/`, { 'set-cookie': sessions.cookie(session, cookiePath, request.headers['x-forwarded-proto'] === 'https') });
+    redirect(response, `${basePath}/`, { 'set-cookie': sessions.cookie(session, cookiePath, secureCookie(request)) });
   };
 
   const route = async (request: IncomingMessage, response: ServerResponse): Promise<void> => {
@@ -165,12 +173,10 @@ export function createDashboard(options: DashboardOptions): Dashboard {
       else loginPage(response, false);
       return;
     }
-    const setCookie: string[] = [];
-    const session = sessionOf(request, setCookie);
-    const headers: Record<string, string | string[]> = setCookie.length > 0 ? { 'set-cookie': setCookie } : {};
+    const session = sessionOf(request, response);
     if (path === '/' && method === 'GET') {
       if (!session) redirect(response, `${basePath}/login`);
-      else sendAsset(response, CONTENT_TYPES.html as string, ASSETS['index.html'] as string, { ...(headers as Record<string, string>), 'cache-control': 'no-store' });
+      else sendAsset(response, CONTENT_TYPES.html as string, ASSETS['index.html'] as string, { 'cache-control': 'no-store' });
       return;
     }
     if (!path.startsWith('/api/') && path !== '/logout') throw new HttpError(404, 'not_found', 'not found');
@@ -181,7 +187,7 @@ export function createDashboard(options: DashboardOptions): Dashboard {
       if (!csrfMatches(request, session.csrfToken)) throw new HttpError(403, 'csrf', 'refused: the request lacks this session\'s CSRF token; reload the page');
     }
     if (path === '/logout' && method === 'POST') {
-      sessions.delete(session.id);
+      sessions.revoke(session);
       sendJson(response, 200, { signedOut: true }, { 'set-cookie': sessions.clearCookie(cookiePath) });
       return;
     }
@@ -190,7 +196,6 @@ export function createDashboard(options: DashboardOptions): Dashboard {
         response,
         200,
         { role: session.role, csrfToken: session.csrfToken, loginRequired, capabilities, pollIntervalMs, scanLimit: api.scanLimit, maxPageSize: api.maxPageSize, redriveLimit: api.redriveLimit },
-        headers as Record<string, string>,
       );
       return;
     }

@@ -19,10 +19,22 @@ export const SECURITY_HEADERS: Readonly<Record<string, string>> = {
 export class HttpError extends Error {
   readonly status: number;
   readonly code: string;
-  constructor(status: number, code: string, message: string) {
+  /** The part of the request that was wrong, when one was (`queue`, `id`...). */
+  readonly field: string | undefined;
+  constructor(status: number, code: string, message: string, field?: string) {
     super(message);
     this.status = status;
     this.code = code;
+    this.field = field;
+  }
+}
+
+/** A `%`-escaped part of a request's path, decoded; 400 `bad_path` (with the part's name) when an escape is malformed. */
+export function decodePathPart(raw: string, field: string): string {
+  try {
+    return decodeURIComponent(raw);
+  } catch {
+    throw new HttpError(400, 'bad_path', `the ${field} in the path has a malformed %-escape`, field);
   }
 }
 
@@ -32,9 +44,9 @@ export function sendJson(response: ServerResponse, status: number, body: unknown
   response.end(JSON.stringify(body));
 }
 
-/** Sends an error as `{ error: { code, message } }`. */
+/** Sends an error as `{ error: { code, message, field? } }`. */
 export function sendError(response: ServerResponse, error: HttpError, headers: Record<string, string> = {}): void {
-  sendJson(response, error.status, { error: { code: error.code, message: error.message } }, headers);
+  sendJson(response, error.status, { error: { code: error.code, message: error.message, ...(error.field !== undefined && { field: error.field }) } }, headers);
 }
 
 /** Sends a static asset or page. */

@@ -1,5 +1,6 @@
 import type { JobRecord, ListState } from '@jobs/core';
 import type { DashboardDataSource } from './data-source.ts';
+import { clipText, shownNumber, shownTime } from './shown-values.ts';
 
 /** What the job list asks for: a page of one state, optionally filtered. */
 export interface JobQuery {
@@ -13,14 +14,14 @@ export interface JobQuery {
   readonly value?: string;
 }
 
-/** A job as a list row shows it. */
+/** A job as a list row shows it: times a `Date` holds (else null), texts cut to a row's size. */
 export interface JobSummary {
   readonly id: string;
   readonly status: string;
   readonly kind: string | undefined;
-  readonly attempts: number;
-  readonly maxAttempts: number | undefined;
-  readonly enqueuedAtMs: number | undefined;
+  readonly attempts: number | null;
+  readonly maxAttempts: number | null;
+  readonly enqueuedAtMs: number | null;
   readonly lastError: string | undefined;
   readonly payloadPreview: string;
 }
@@ -43,34 +44,44 @@ export interface JobPage {
 /** The most ids one read of a list returns (the data source's page limit). */
 const READ_CHUNK = 1_000;
 const PREVIEW_CHARS = 160;
+/** Longer than any valid id, kind or status: a longer one, written by hand, is cut. */
+const NAME_CHARS = 200;
 
 function preview(text: string | undefined): string {
-  if (!text) return '';
-  return text.length > PREVIEW_CHARS ? `${text.slice(0, PREVIEW_CHARS - 1)}…` : text;
+  return text ? clipText(text, PREVIEW_CHARS) : '';
 }
 
 /** The summary of a job for a list row. */
 export function summarize(job: JobRecord): JobSummary {
   return {
-    id: job.id,
-    status: job.status,
-    kind: job.kind,
-    attempts: job.attempts,
-    maxAttempts: job.maxAttempts,
-    enqueuedAtMs: job.enqueuedAtMs,
+    id: clipText(job.id, NAME_CHARS),
+    status: clipText(job.status, NAME_CHARS),
+    kind: job.kind === undefined ? undefined : clipText(job.kind, NAME_CHARS),
+    attempts: shownNumber(job.attempts),
+    maxAttempts: shownNumber(job.maxAttempts),
+    enqueuedAtMs: shownTime(job.enqueuedAtMs),
     lastError: preview(job.lastError),
     payloadPreview: preview(job.rawPayload),
   };
 }
 
-/** The value at a dotted path of a parsed payload. */
+/** The value at a dotted path of a parsed payload (own fields only: `constructor` is no field of `{}`). */
 function valueAt(payload: unknown, path: string): unknown {
   let value = payload;
   for (const part of path.split('.')) {
-    if (typeof value !== 'object' || value === null) return undefined;
+    if (typeof value !== 'object' || value === null || !Object.hasOwn(value, part)) return undefined;
     value = (value as Record<string, unknown>)[part];
   }
   return value;
+}
+
+/** True when `value` as JSON is `text`; false for a value too deeply nested to write as JSON. */
+function sameJson(value: unknown, text: string): boolean {
+  try {
+    return JSON.stringify(value) === text;
+  } catch {
+    return false;
+  }
 }
 
 /** True when `job` passes the query's filters. A field's value matches as text, or as its JSON. */
@@ -79,7 +90,7 @@ export function matches(job: JobRecord, query: Pick<JobQuery, 'kind' | 'field' |
   if (query.field !== undefined) {
     const value = valueAt(job.payload, query.field);
     if (value === undefined) return false;
-    if (query.value !== undefined && !(typeof value === 'string' ? value === query.value : JSON.stringify(value) === query.value)) return false;
+    if (query.value !== undefined && !(typeof value === 'string' ? value === query.value : sameJson(value, query.value))) return false;
   }
   return true;
 }

@@ -136,7 +136,8 @@ async function tick() {
     try {
       renderJob(byId('job'), await get(queuePath(queue.name, `jobs/${encodeURIComponent(view.jobId)}`)), view.session, handlers);
     } catch (error) {
-      if (!(error instanceof ApiError && error.status === 404)) throw error;
+      // Gone, or an id no job can have (a list row shows what a hash's own id field holds).
+      if (!(error instanceof ApiError && (error.status === 404 || error.status === 400))) throw error;
       say(error.message, 'error');
       handlers.onClose();
     }

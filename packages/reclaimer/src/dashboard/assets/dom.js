@@ -43,11 +43,12 @@ export function replace(node, ...children) {
 }
 
 /**
- * A duration in words: 850 ms, 12 s, 4 min, 3 h, 2 d.
- * @param {number | null | undefined} ms
+ * A duration in words: 850 ms, 12 s, 4 min, 3 h, 2 d; a dash for anything but a finite number.
+ * @param {unknown} ms
  */
 export function duration(ms) {
-  if (ms === null || ms === undefined) return '–';
+  if (typeof ms !== 'number' || !Number.isFinite(ms)) return '–';
+  if (ms < 0) return `-${duration(-ms)}`;
   if (ms < 1000) return `${Math.round(ms)} ms`;
   if (ms < 60_000) return `${Math.round(ms / 1000)} s`;
   if (ms < 3_600_000) return `${Math.round(ms / 60_000)} min`;
@@ -55,18 +56,33 @@ export function duration(ms) {
   return `${Math.round(ms / 86_400_000)} d`;
 }
 
+/** The latest time a `Date` holds: beyond it `toISOString` throws. */
+const MAX_DATE_MS = 8.64e15;
+
 /**
- * A Unix millisecond time as an ISO string, or a dash.
- * @param {number | null | undefined} ms
+ * A Unix millisecond time as an ISO string, or a dash for anything no `Date` holds.
+ * @param {unknown} ms
  */
 export function time(ms) {
-  return typeof ms === 'number' ? new Date(ms).toISOString().replace('T', ' ').replace('Z', ' UTC') : '–';
+  if (typeof ms !== 'number' || !Number.isFinite(ms) || Math.abs(ms) > MAX_DATE_MS) return '–';
+  return new Date(ms).toISOString().replace('T', ' ').replace('Z', ' UTC');
 }
 
 /**
- * A whole number with thousands separators.
- * @param {number} n
+ * A number with thousands separators, or a dash for anything but a finite number.
+ * @param {unknown} n
  */
 export function count(n) {
-  return Number(n).toLocaleString('en-US');
+  return typeof n === 'number' && Number.isFinite(n) ? n.toLocaleString('en-US') : '–';
+}
+
+/**
+ * Attempts as "3/5" (or "3 of 5"), with a question mark for a count the hash did not hold.
+ * @param {unknown} attempts
+ * @param {unknown} maxAttempts
+ * @param {string} [separator]
+ */
+export function attemptsText(attempts, maxAttempts, separator = '/') {
+  const made = typeof attempts === 'number' ? String(attempts) : '?';
+  return typeof maxAttempts === 'number' && maxAttempts > 0 ? `${made}${separator}${maxAttempts}` : made;
 }

@@ -1,24 +1,29 @@
 // A job's detail: payload, result, last error, attempts, timing, its timeline when the queues
 // keep an event log, and the actions its state allows.
 
-import { el, replace, time } from './dom.js';
+import { attemptsText, el, replace, time } from './dom.js';
 
 /** @param {unknown} value */
 function pretty(value) {
   if (value === undefined) return '–';
-  return typeof value === 'string' ? value : JSON.stringify(value, null, 2);
+  if (typeof value === 'string') return value;
+  try {
+    return JSON.stringify(value, null, 2);
+  } catch {
+    return '(too deeply nested to show)';
+  }
 }
 
 /**
  * @param {HTMLElement} container
- * @param {{ job: any, timeline?: { atMs: number, event: string, detail?: string }[] }} answer
+ * @param {{ job: any, timeline?: { atMs: number | null, event: string, detail?: string }[], timelineError?: string }} answer
  * @param {{ role: string }} session
  * @param {{ onRetry: (id: string) => void, onCancel: (id: string) => void, onClose: () => void }} on
  */
 export function renderJob(container, answer, session, on) {
   const job = answer.job;
   const operator = session.role === 'operator';
-  const timing = Object.entries(job.timing).filter(([, at]) => typeof at === 'number');
+  const timing = Object.entries(job.timing ?? {}).filter(([, at]) => typeof at === 'number');
   replace(
     container,
     el(
@@ -37,7 +42,7 @@ export function renderJob(container, answer, session, on) {
       el('dt', {}, 'kind'),
       el('dd', {}, job.kind ?? '?'),
       el('dt', {}, 'attempts'),
-      el('dd', { id: 'job-attempts' }, job.maxAttempts ? `${job.attempts} of ${job.maxAttempts}` : String(job.attempts)),
+      el('dd', { id: 'job-attempts' }, attemptsText(job.attempts, job.maxAttempts, ' of ')),
       ...timing.flatMap(([name, at]) => [el('dt', {}, name.replace(/AtMs$/, '').replace(/[A-Z]/g, (c) => ` ${c.toLowerCase()}`)), el('dd', {}, time(/** @type {number} */ (at)))]),
     ),
     job.lastError ? el('h3', {}, 'Last error') : null,
@@ -46,7 +51,8 @@ export function renderJob(container, answer, session, on) {
     el('pre', { id: 'job-payload' }, pretty(job.payload)),
     job.result !== undefined ? el('h3', {}, 'Result') : null,
     job.result !== undefined ? el('pre', { id: 'job-result' }, pretty(job.result)) : null,
-    answer.timeline ? el('h3', {}, 'Timeline') : null,
+    answer.timeline || answer.timelineError ? el('h3', {}, 'Timeline') : null,
+    answer.timelineError ? el('p', { class: 'muted', id: 'job-timeline-error' }, answer.timelineError) : null,
     answer.timeline
       ? el('ol', { class: 'timeline' }, ...answer.timeline.map((entry) => el('li', {}, el('span', { class: 'mono' }, time(entry.atMs)), ' ', el('strong', {}, entry.event), entry.detail ? ` ${entry.detail}` : '')))
       : null,

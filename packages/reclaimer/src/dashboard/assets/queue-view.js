@@ -1,6 +1,6 @@
 // One queue: its state tabs, its actions, a page of a state's jobs and the pager.
 
-import { count, duration, el, replace, time } from './dom.js';
+import { attemptsText, count, duration, el, replace, time } from './dom.js';
 import { flowBadges, waitingElsewhere } from './overview.js';
 
 // `waiting`: every job not yet started (other priorities, parked kinds, groups), when the
@@ -80,6 +80,17 @@ export function renderQueueHead(queue, query, session, on) {
 }
 
 /**
+ * How long ago a job was enqueued, by the Redis clock; a dash when its hash holds no time.
+ * @param {unknown} enqueuedAtMs
+ * @param {number} nowMs
+ */
+function enqueuedText(enqueuedAtMs, nowMs) {
+  if (typeof enqueuedAtMs !== 'number' || enqueuedAtMs <= 0) return '–';
+  const age = nowMs - enqueuedAtMs;
+  return age >= 0 ? `${duration(age)} ago` : `in ${duration(-age)}`;
+}
+
+/**
  * Draws a page of jobs and says how much of the list it read.
  * @param {any} page  the API's answer
  * @param {ListQuery} query
@@ -93,8 +104,8 @@ export function renderJobPage(page, query, nowMs, on) {
       { 'data-id': job.id },
       el('td', {}, el('button', { type: 'button', class: 'link mono', onclick: () => on.onOpen(job.id) }, job.id)),
       el('td', {}, job.kind ?? '?'),
-      el('td', {}, job.maxAttempts ? `${job.attempts}/${job.maxAttempts}` : String(job.attempts)),
-      el('td', { title: time(job.enqueuedAtMs) }, job.enqueuedAtMs ? `${duration(nowMs - job.enqueuedAtMs)} ago` : '–'),
+      el('td', {}, attemptsText(job.attempts, job.maxAttempts)),
+      el('td', { title: time(job.enqueuedAtMs) }, enqueuedText(job.enqueuedAtMs, nowMs)),
       el('td', { class: job.lastError ? 'error-text' : 'muted' }, job.lastError || job.payloadPreview),
     ),
   );
