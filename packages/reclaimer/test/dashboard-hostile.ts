@@ -75,8 +75,8 @@ export async function writeHostileJobs(redis: TestRedis, queueName: string, temp
   await pipeline.exec();
 }
 
-/** Rewrites the hostile schedules `hs-<i>` as `template` with `field` set to the schedule's hostile value. */
-export async function writeHostileSchedules(redis: TestRedis, queueName: string, template: Record<string, string>, field: string): Promise<void> {
+/** Rewrites the hostile schedules `hs-<i>` as `template` with `fields` set to the schedule's hostile value. */
+export async function writeHostileSchedules(redis: TestRedis, queueName: string, template: Record<string, string>, fields: string | readonly string[]): Promise<void> {
   const k = queueKeys(queueName);
   const pipeline = redis.pipeline();
   HOSTILE.forEach((value, i) => {
@@ -84,8 +84,10 @@ export async function writeHostileSchedules(redis: TestRedis, queueName: string,
     pipeline.zadd(k.schedules, 0, id);
     pipeline.del(k.schedule(id));
     pipeline.hset(k.schedule(id), ...Object.entries({ ...template, id }).flat());
-    if (value === null) pipeline.hdel(k.schedule(id), field);
-    else pipeline.hset(k.schedule(id), field, value);
+    for (const field of typeof fields === 'string' ? [fields] : fields) {
+      if (value === null) pipeline.hdel(k.schedule(id), field);
+      else pipeline.hset(k.schedule(id), field, value);
+    }
   });
   await pipeline.exec();
 }
