@@ -25,7 +25,7 @@ async function signIn(page: Page, url: string, token: string): Promise<void> {
 
 /** Elements with the hidden attribute that are drawn anyway (a style rule overriding it). */
 function drawnThoughHidden(page: Page): Promise<string[]> {
-  return page.locator('[hidden]').evaluateAll((nodes) => nodes.filter((node) => getComputedStyle(node).display !== 'none').map((node) => node.id || node.tagName));
+  return page.locator('[hidden]').evaluateAll((nodes) => nodes.filter((node) => node.ownerDocument.defaultView?.getComputedStyle(node).display !== 'none').map((node) => node.id || node.tagName));
 }
 
 describe('the dashboard in a real browser, against hostile data and for each role', () => {
@@ -69,7 +69,7 @@ describe('the dashboard in a real browser, against hostile data and for each rol
       for (const state of STATES) {
         await page.click(`#state-tabs [data-state="${state}"]`);
         await expect.poll(() => page.locator(`#state-tabs [data-state="${state}"]`).getAttribute('aria-pressed')).toBe('true');
-        await expect.poll(() => page.locator('#jobs tbody tr[data-id]').count(), state).toBe(25);
+        await expect.poll(() => page.locator('#jobs tbody tr[data-id]').count(), { message: state }).toBe(25);
         expect(await saidError(), state).toBeNull();
         if (state === 'failed') {
           // The page shows the newest first: all of them but the first three hostile values.
@@ -86,7 +86,7 @@ describe('the dashboard in a real browser, against hostile data and for each rol
         const id = hostileId('failed', i);
         await page.fill('#find-id', id);
         await page.click('#find-form button[type=submit]');
-        await expect.poll(() => page.locator('#job-id').textContent(), id).toBe(id);
+        await expect.poll(() => page.locator('#job-id').textContent(), { message: id }).toBe(id);
         expect(await saidError(), `${id}: ${String(value).slice(0, 40)}`).toBeNull();
         if (value === SCRIPT) {
           expect(await page.locator('#job-payload').textContent()).toBe(SCRIPT);

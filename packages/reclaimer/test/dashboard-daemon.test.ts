@@ -39,4 +39,23 @@ describe('jobs-reclaimer --dashboard-port', () => {
     }
     expect(JSON.stringify(daemon.logs()) + daemon.stderr()).not.toContain(TOKENS.operator);
   });
+
+  test('two daemons given the same JOBS_DASHBOARD_SESSION_SECRET accept each other\'s sessions; a short secret exits 2', async ({ redisUrl, queueName }) => {
+    const short = await runCli(BIN.reclaimer, ['--dashboard-port', '0', '--once'], { JOBS_DASHBOARD_TOKEN: TOKENS.operator, JOBS_DASHBOARD_SESSION_SECRET: 'short' });
+    expect(short.code).toBe(2);
+    expect(short.stderr).toMatch(/JOBS_DASHBOARD_SESSION_SECRET: a dashboard session secret needs at least 32 characters/);
+    const env = { REDIS_URL: redisUrl, JOBS_DASHBOARD_TOKEN: TOKENS.operator, JOBS_DASHBOARD_SESSION_SECRET: 'shared-by-both-replicas-0123456789abcdef' };
+    const args = ['--queue', queueName, '--interval-ms', '200', '--dashboard-port', '0', '--metrics-port', '0'];
+    const daemons = [startDaemon(args, env), startDaemon(args, env)];
+    try {
+      const [first, second] = await Promise.all(daemons.map(async (daemon) => String((await daemon.waitForLog((entry) => entry.msg === 'serving the dashboard')).url)));
+      const login = await fetch(new URL('login', first), { method: 'POST', headers: { origin: first!.slice(0, -1), 'content-type': 'application/x-www-form-urlencoded' }, body: `token=${TOKENS.operator}`, redirect: 'manual' });
+      const cookie = (login.headers.get('set-cookie') ?? '').split(';')[0] as string;
+      const session = (await (await fetch(new URL('api/session', second), { headers: { cookie } })).json()) as { role: string };
+      expect(session.role).toBe('operator');
+    } finally {
+      for (const daemon of daemons) expect(await daemon.stop()).toBe(0);
+    }
+    for (const daemon of daemons) expect(JSON.stringify(daemon.logs()) + daemon.stderr()).not.toContain('shared-by-both-replicas');
+  });
 });
