@@ -63,13 +63,16 @@ describe('the dashboard in a real browser, against hostile data and for each rol
     try {
       await page.goto(`${d.url}?poll=1000`);
       const card = page.locator(`article[data-queue="${queueName}"]`);
-      await expect.poll(() => card.locator('[data-stat="failed"] dd').textContent()).toBe(String(HOSTILE.length));
+      await expect.poll(() => card.locator('[data-stat="failed"] dd').textContent(), { timeout: 15_000 }).toBe(String(HOSTILE.length));
       expect(await card.locator('[data-stat="oldest"] dd').textContent()).not.toBe('');
       await card.locator('h2 button').click();
       for (const state of STATES) {
         await page.click(`#state-tabs [data-state="${state}"]`);
-        await expect.poll(() => page.locator(`#state-tabs [data-state="${state}"]`).getAttribute('aria-pressed')).toBe('true');
-        await expect.poll(() => page.locator('#jobs tbody tr[data-id]').count(), { message: state }).toBe(25);
+        await expect.poll(() => page.locator(`#state-tabs [data-state="${state}"]`).getAttribute('aria-pressed'), { timeout: 15_000 }).toBe('true');
+        // The rows are this state's: its hostile jobs (waiting lists the pending ones, after the real jobs).
+        const listed = state === 'waiting' ? 'pending' : state;
+        await expect.poll(() => page.locator(`#jobs tbody tr[data-id^="h-${listed}-"]`).count(), { message: state, timeout: 15_000 }).toBeGreaterThanOrEqual(23);
+        expect(await page.locator('#jobs tbody tr[data-id]').count(), state).toBe(25);
         expect(await saidError(), state).toBeNull();
         if (state === 'failed') {
           // The page shows the newest first: all of them but the first three hostile values.
@@ -80,13 +83,13 @@ describe('the dashboard in a real browser, against hostile data and for each rol
         }
       }
       const schedules = page.locator('#schedules tr[data-schedule]');
-      await expect.poll(() => schedules.count()).toBe(HOSTILE.length + 1);
+      await expect.poll(() => schedules.count(), { timeout: 15_000 }).toBe(HOSTILE.length + 1);
       expect(await page.locator('#schedules').textContent()).toContain(SCRIPT);
       for (const [i, value] of HOSTILE.entries()) {
         const id = hostileId('failed', i);
         await page.fill('#find-id', id);
         await page.click('#find-form button[type=submit]');
-        await expect.poll(() => page.locator('#job-id').textContent(), { message: id }).toBe(id);
+        await expect.poll(() => page.locator('#job-id').textContent(), { message: id, timeout: 15_000 }).toBe(id);
         expect(await saidError(), `${id}: ${String(value).slice(0, 40)}`).toBeNull();
         if (value === SCRIPT) {
           expect(await page.locator('#job-payload').textContent()).toBe(SCRIPT);
