@@ -92,12 +92,18 @@ export async function writeHostileSchedules(redis: TestRedis, queueName: string,
   await pipeline.exec();
 }
 
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
 /** What a page can draw without throwing: times a `Date` holds, texts of a bounded size. */
 export function expectSane(body: unknown, where: string): void {
   const stack: [unknown, string][] = [[body, '']];
   while (stack.length > 0) {
     const [value, path] = stack.pop() as [unknown, string];
-    if (typeof value === 'string') expect(value.length, `${where}: ${path}`).toBeLessThan(100_200);
+    if (typeof value === 'string') {
+      expect(value.length, `${where}: ${path}`).toBeLessThan(100_200);
+      // Text read from Redis is well-formed UTF-16: half a surrogate pair means a cut split one.
+      expect(LONE_SURROGATE.test(value), `${where}: ${path} holds half a surrogate pair`).toBe(false);
+    }
     if (typeof value === 'number' && /(AtMs|nowMs|AgeMs)$/.test(path)) {
       expect(() => new Date(value).toISOString(), `${where}: ${path} = ${value}`).not.toThrow();
     }
