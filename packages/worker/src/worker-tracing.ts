@@ -1,17 +1,57 @@
-import { createRequire } from 'node:module';
-import type { ClaimedJob, Logger } from '@jobs/core';
+import { InvalidArgumentError, type ClaimedJob, type Logger } from '@jobs/core';
 import type * as OtelApi from '@opentelemetry/api';
+import { EMPTY_TRACE_CONTEXT } from './empty-trace-context.ts';
 import type { Execution, HandlerOutcome } from './execution.ts';
 
-/** Where a worker's spans go: an OpenTelemetry `TracerProvider` (typed by what the worker uses of it). */
+/**
+ * An OpenTelemetry `Tracer` (from `trace.getTracer(...)` or your SDK's provider), typed by what
+ * the worker uses of it, so that @jobs/worker's types do not need @opentelemetry/api installed.
+ */
+export interface TracerLike {
+  startSpan(name: string, options?: never, context?: never): unknown;
+  startActiveSpan(name: string, ...rest: never[]): unknown;
+}
+
+/** An OpenTelemetry `TracerProvider` (or the API's `trace`, for the global one), typed by what the worker uses of it. */
 export interface TracerProviderLike {
   getTracer(name: string, version?: string): unknown;
 }
 
-/** Options of the worker's OpenTelemetry tracing (see `WorkerOptions.tracing`). */
-export interface WorkerTracingOptions {
-  /** The provider to take the tracer from. Default: the global one (`trace` of @opentelemetry/api). */
-  tracerProvider?: TracerProviderLike;
+/**
+ * Options of the worker's OpenTelemetry tracing (see `WorkerOptions.tracing`): the tracer its
+ * spans go to, or the provider to take one from (named `@jobs/worker`). Pass
+ * `{ tracerProvider: trace }` (`trace` of @opentelemetry/api) for the global provider. The
+ * worker never loads @opentelemetry/api itself, so a bundled worker traces like any other.
+ */
+export type WorkerTracingOptions = { readonly tracer: TracerLike; readonly tracerProvider?: never } | { readonly tracerProvider: TracerProviderLike; readonly tracer?: never };
+
+/** `SpanKind` and `SpanStatusCode` of @opentelemetry/api: numbers its API fixes, written here so that the API is not loaded. */
+const SPAN_KIND_CLIENT = 2;
+const SPAN_KIND_CONSUMER = 4;
+const SPAN_STATUS_ERROR = 2;
+
+/**
+ * `tracing` as given to `createWorker`, checked: undefined or false (off), or exactly one of a
+ * tracer or a tracer provider. Anything else is a typed error naming the field.
+ */
+export function checkTracingOptions(tracing: unknown): WorkerTracingOptions | undefined {
+  if (tracing === undefined || tracing === false) return undefined;
+  if (tracing === true) throw new InvalidArgumentError('tracing', 'true is not taken: pass { tracer } or { tracerProvider } (for the global provider, { tracerProvider: trace } with trace from @opentelemetry/api)');
+  if (typeof tracing !== 'object' || tracing === null) throw new InvalidArgumentError('tracing', 'expected { tracer } or { tracerProvider }, or false');
+  for (const key of Object.keys(tracing)) {
+    if (key !== 'tracer' && key !== 'tracerProvider') throw new InvalidArgumentError(`tracing.${key}`, 'unknown option (expected tracer or tracerProvider)');
+  }
+  const { tracer, tracerProvider } = tracing as { tracer?: unknown; tracerProvider?: unknown };
+  if (tracer !== undefined && tracerProvider !== undefined) throw new InvalidArgumentError('tracing', 'give tracer or tracerProvider, not both');
+  if (tracer !== undefined) {
+    const { startSpan, startActiveSpan } = (tracer ?? {}) as { startSpan?: unknown; startActiveSpan?: unknown };
+    if (typeof startSpan !== 'function' || typeof startActiveSpan !== 'function') throw new InvalidArgumentError('tracing.tracer', 'expected an OpenTelemetry Tracer (with startSpan and startActiveSpan)');
+    return { tracer: tracer as TracerLike };
+  }
+  if (typeof (tracerProvider as { getTracer?: unknown } | null | undefined)?.getTracer !== 'function') {
+    throw new InvalidArgumentError('tracing.tracerProvider', 'expected an OpenTelemetry TracerProvider (with getTracer), or give tracing.tracer');
+  }
+  return { tracerProvider: tracerProvider as TracerProviderLike };
 }
 
 /** A W3C `traceparent` (version 00): the trace and span of the enqueue that made the job. */
@@ -27,34 +67,32 @@ function producerLink(job: ClaimedJob): OtelApi.Link | undefined {
 }
 
 /**
- * One span per attempt, on @opentelemetry/api (an optional peer: loaded only when tracing is
- * asked for). Each attempt's span starts a trace of its own, linked to the producer's (a link,
- * not a parent, so a job that repeats or fans out does not make one giant trace), and the
- * handler runs in it, so its own spans are children. A claim call that got jobs gets a span too,
- * linked to each job's producer. Tracing never fails a job: whatever it throws is logged and the
- * job runs on without it.
+ * One span per attempt, on the tracer the caller passed in (the worker never loads
+ * @opentelemetry/api: the tracer brings its own, so bundles trace too). Each attempt's span
+ * starts a trace of its own, linked to the producer's (a link, not a parent, so a job that
+ * repeats or fans out does not make one giant trace), and the handler runs in it, so its own
+ * spans are children. A claim call that got jobs gets a span too, linked to each job's producer.
+ * Tracing never fails a job: whatever it throws is logged and the job runs on without it.
  */
 export class WorkerTracing {
-  readonly #api: typeof OtelApi;
   readonly #tracer: OtelApi.Tracer;
   readonly #queue: string;
   readonly #log: Logger;
 
-  /** Undefined when @opentelemetry/api is not installed (then tracing is off, and said so in the log). */
+  /** Undefined when the provider would not give a tracer (then tracing is off, and said so in the log). */
   static open(queue: string, options: WorkerTracingOptions, log: Logger): WorkerTracing | undefined {
-    let api: typeof OtelApi;
+    let tracer: OtelApi.Tracer;
     try {
-      api = createRequire(import.meta.url)('@opentelemetry/api') as typeof OtelApi;
-    } catch {
-      log.warn({}, 'tracing was asked for but @opentelemetry/api is not installed: no spans');
+      tracer = (options.tracer ?? (options.tracerProvider as TracerProviderLike).getTracer('@jobs/worker')) as OtelApi.Tracer;
+    } catch (error) {
+      log.warn({ err: String(error) }, 'tracing was asked for but the tracer provider gave no tracer: no spans');
       return undefined;
     }
-    return new WorkerTracing(api, (options.tracerProvider ?? api.trace) as OtelApi.TracerProvider, queue, log);
+    return new WorkerTracing(tracer, queue, log);
   }
 
-  private constructor(api: typeof OtelApi, provider: OtelApi.TracerProvider, queue: string, log: Logger) {
-    this.#api = api;
-    this.#tracer = provider.getTracer('@jobs/worker');
+  private constructor(tracer: OtelApi.Tracer, queue: string, log: Logger) {
+    this.#tracer = tracer;
     this.#queue = queue;
     this.#log = log;
   }
@@ -63,36 +101,35 @@ export class WorkerTracing {
   run<C>(execution: Execution, kind: string, handler: (payload: unknown, context: C) => unknown, payload: unknown, context: C): void {
     let ran = false;
     try {
-      const api = this.#api;
       const { job } = execution;
       const link = producerLink(job);
-      const span = this.#tracer.startSpan(
-        `process ${this.#queue}`,
-        {
-          kind: api.SpanKind.CONSUMER,
-          root: true,
-          attributes: {
-            'messaging.system': 'jobs',
-            'messaging.operation.type': 'process',
-            'messaging.destination.name': this.#queue,
-            'messaging.message.id': job.id,
-            'jobs.queue': this.#queue,
-            'jobs.kind': kind,
-            'jobs.id': job.id,
-            'jobs.attempt': job.attempts,
-          },
-          ...(link && { links: [link] }),
+      const options: OtelApi.SpanOptions = {
+        kind: SPAN_KIND_CONSUMER,
+        root: true,
+        attributes: {
+          'messaging.system': 'jobs',
+          'messaging.operation.type': 'process',
+          'messaging.destination.name': this.#queue,
+          'messaging.message.id': job.id,
+          'jobs.queue': this.#queue,
+          'jobs.kind': kind,
+          'jobs.id': job.id,
+          'jobs.attempt': job.attempts,
         },
-        api.ROOT_CONTEXT,
-      );
-      execution.span = span;
-      api.context.with(api.trace.setSpan(api.ROOT_CONTEXT, span), () => {
+        ...(link && { links: [link] }),
+      };
+      // The tracer's own API makes the span active while the handler runs (its context manager).
+      this.#tracer.startActiveSpan(`process ${this.#queue}`, options, EMPTY_TRACE_CONTEXT, (span) => {
+        execution.span = span;
         ran = true;
         execution.run(handler, payload, context);
       });
     } catch (error) {
       this.#log.warn({ err: String(error) }, 'tracing failed; the job runs without its span');
-      if (!ran) execution.run(handler, payload, context);
+      if (!ran) {
+        execution.span = undefined;
+        execution.run(handler, payload, context);
+      }
     }
   }
 
@@ -103,7 +140,6 @@ export class WorkerTracing {
   claimed(startTime: number, jobs: readonly ClaimedJob[]): void {
     if (jobs.length === 0) return;
     try {
-      const api = this.#api;
       const links: OtelApi.Link[] = [];
       for (const job of jobs) {
         const link = producerLink(job);
@@ -112,7 +148,7 @@ export class WorkerTracing {
       const span = this.#tracer.startSpan(
         `receive ${this.#queue}`,
         {
-          kind: api.SpanKind.CLIENT,
+          kind: SPAN_KIND_CLIENT,
           root: true,
           startTime,
           attributes: {
@@ -125,7 +161,7 @@ export class WorkerTracing {
           },
           links,
         },
-        api.ROOT_CONTEXT,
+        EMPTY_TRACE_CONTEXT,
       );
       span.end();
     } catch (error) {
@@ -135,13 +171,14 @@ export class WorkerTracing {
 
   /** The attempt ended: a failure is recorded on its span, which ends. */
   end(execution: Execution, outcome: HandlerOutcome): void {
-    const span = execution.span as OtelApi.Span;
+    const span = execution.span as OtelApi.Span | undefined;
     execution.span = undefined;
+    if (span === undefined) return;
     try {
       if (!outcome.ok) {
         const error = outcome.error;
         span.recordException(error instanceof Error ? error : String(error));
-        span.setStatus({ code: this.#api.SpanStatusCode.ERROR, message: error instanceof Error ? error.message : String(error) });
+        span.setStatus({ code: SPAN_STATUS_ERROR, message: error instanceof Error ? error.message : String(error) });
       }
       span.end();
     } catch (error) {
