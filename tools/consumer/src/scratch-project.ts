@@ -12,6 +12,8 @@ export const PUBLISHED_PACKAGES = ['core', 'producer', 'worker', 'reclaimer'] as
 
 /** What the tracing examples use beside @jobs (the README says to install them for tracing). */
 const TRACING_PACKAGES = ['@opentelemetry/api@1', '@opentelemetry/sdk-trace-base@2', '@opentelemetry/context-async-hooks@2'];
+/** What the worker's metrics use (the README says to install it for metrics). */
+const METRICS_PACKAGES = ['prom-client@15'];
 
 /** One of {@link PUBLISHED_PACKAGES}. */
 export type PublishedPackage = (typeof PUBLISHED_PACKAGES)[number];
@@ -83,7 +85,8 @@ function copySources(from: string, to: string, root: string, queuePrefix: string
  * dependencies as the ranges a registry would serve) and installs the tarballs with npm into a
  * new project under the OS temp dir, with `ioredis` and Node's types from the npm registry. The
  * core tarball stands in for the registry's copy the others depend on. The README examples, the
- * migration guide's snippets and the misuse fixture are copied into `src/`, with two tsconfigs:
+ * migration guide's snippets and the fixtures (misuse, and a worker with metrics and tracing on)
+ * are copied into `src/`, with two tsconfigs:
  * `tsconfig.json` (strict, `module: nodenext`, emitting to `dist/`) and `tsconfig.bundler.json`
  * (strict, `moduleResolution: bundler`).
  */
@@ -105,11 +108,11 @@ export async function createScratchProject(options: ScratchProjectOptions): Prom
 
     writeFileSync(join(dir, 'package.json'), `${JSON.stringify({ name: 'jobs-consumer-scratch', private: true, type: 'module' }, null, 2)}\n`);
     // What the READMEs say to run (`npm install @jobs/worker ioredis`, and for the tracing
-    // examples the OpenTelemetry packages), with the tarballs in the packages' stead;
+    // examples the OpenTelemetry packages, for metrics prom-client), with the tarballs in the packages' stead;
     // --prefer-offline takes third-party packages from npm's cache when it has them.
     mustSucceed(
       'npm install',
-      await runCommand('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', '--loglevel=error', ...PUBLISHED_PACKAGES.map((name) => tarballs[name]), 'ioredis', '@types/node@20', ...TRACING_PACKAGES], {
+      await runCommand('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', '--loglevel=error', ...PUBLISHED_PACKAGES.map((name) => tarballs[name]), 'ioredis', '@types/node@20', ...TRACING_PACKAGES, ...METRICS_PACKAGES], {
         cwd: dir,
         env,
         timeoutMs: 480_000,
@@ -121,7 +124,7 @@ export async function createScratchProject(options: ScratchProjectOptions): Prom
       examples.push(...copySources(join(WORKSPACE_ROOT, 'packages', name, 'examples'), join(dir, 'src', 'examples'), dir, options.queuePrefix));
     }
     const migrating = copySources(join(WORKSPACE_ROOT, 'docs', 'migrating'), join(dir, 'src', 'migrating'), dir, options.queuePrefix);
-    copyFileSync(join(WORKSPACE_ROOT, 'tools', 'consumer', 'fixtures', 'misuse.ts'), join(dir, 'src', 'misuse.ts'));
+    for (const fixture of ['misuse.ts', 'observed-worker.ts']) copyFileSync(join(WORKSPACE_ROOT, 'tools', 'consumer', 'fixtures', fixture), join(dir, 'src', fixture));
 
     const strict = { strict: true, target: 'es2022', lib: ['es2023'], types: ['node'], skipLibCheck: false };
     writeFileSync(
