@@ -32,10 +32,10 @@ export interface WorkerMetricsOptions {
   registry?: MetricsRegistry;
 }
 
-/** The checked metrics options, the registry filled in. */
+/** The checked metrics options, the registry filled in (typed structurally, so the declarations need no prom-client). */
 export interface ResolvedMetricsOptions {
-  readonly promClient: typeof PromClient;
-  readonly registry: PromClient.Registry;
+  readonly promClient: PromClientModule;
+  readonly registry: MetricsRegistry;
 }
 
 /**
@@ -56,7 +56,7 @@ export function checkMetricsOptions(metrics: unknown): ResolvedMetricsOptions | 
   if (typeof (target as { registerMetric?: unknown } | null | undefined)?.registerMetric !== 'function') {
     throw new InvalidArgumentError('metrics.registry', 'expected a prom-client Registry (e.g. `register` from prom-client, or `new Registry()`)');
   }
-  return { promClient: promClient as unknown as typeof PromClient, registry: target as PromClient.Registry };
+  return { promClient: promClient as unknown as PromClientModule, registry: target as MetricsRegistry };
 }
 
 /** How a job's attempt ended, as the duration histogram labels it. */
@@ -81,10 +81,12 @@ interface RegistryMetrics {
 
 const byRegistry = new WeakMap<object, RegistryMetrics>();
 
-/** Registers the worker metrics on `registry` with `prom`'s classes, once per registry. */
-function registryMetrics({ promClient: prom, registry }: ResolvedMetricsOptions): RegistryMetrics {
-  const known = byRegistry.get(registry);
+/** Registers the worker metrics on `registry` with `promClient`'s classes, once per registry. */
+function registryMetrics(options: ResolvedMetricsOptions): RegistryMetrics {
+  const known = byRegistry.get(options.registry);
   if (known) return known;
+  const prom = options.promClient as unknown as typeof PromClient;
+  const registry = options.registry as PromClient.Registry;
   const registers = [registry];
   const running: RegistryMetrics['running'] = new Map();
   const metrics: RegistryMetrics = {
@@ -104,10 +106,10 @@ function registryMetrics({ promClient: prom, registry }: ResolvedMetricsOptions)
     }),
     renewals: new prom.Counter({ name: 'jobs_worker_lease_renewals_total', help: 'Leases renewed by the workers.', labelNames: ['queue'], registers }),
     lost: new prom.Counter({ name: 'jobs_worker_lost_claims_total', help: 'Jobs whose claim a worker lost (the lease expired and the job was reclaimed).', labelNames: ['queue', 'kind'], registers }),
-    rateLimitWaits: new prom.Counter({ name: 'jobs_worker_rate_limit_waits_total', help: 'Times a kind was held back by a rate limit or a pushback, by kind.', labelNames: ['queue', 'kind'], registers }),
+    rateLimitWaits: new prom.Counter({ name: 'jobs_worker_rate_limit_waits_total', help: "Times a handler's pushback (RateLimitedError) held its kind back, by kind.", labelNames: ['queue', 'kind'], registers }),
     rateLimitWait: new prom.Histogram({
       name: 'jobs_worker_rate_limit_wait_seconds',
-      help: 'How long a kind was held back by a rate limit or a pushback, by kind.',
+      help: "How long a handler's pushback (RateLimitedError) held its kind back, by kind.",
       labelNames: ['queue', 'kind'],
       buckets: WAIT_BUCKETS,
       registers,
@@ -163,8 +165,8 @@ export class WorkerMetrics {
   }
 
   /**
-   * `kind` was held back by a rate limit (or a handler's pushback) for `waitMs`: counted, and the
-   * wait observed. The hook for the worker's rate limits to call where it holds a kind back.
+   * A handler's pushback (`RateLimitedError`) held `kind` back for `waitMs`: counted, and the
+   * wait observed. Limits set with `setLimits` hold jobs back inside Redis and are not seen here.
    */
   rateLimited(kind: string, waitMs: number): void {
     const labels = { queue: this.#queue, kind };

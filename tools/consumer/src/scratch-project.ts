@@ -85,8 +85,7 @@ function copySources(from: string, to: string, root: string, queuePrefix: string
  * dependencies as the ranges a registry would serve) and installs the tarballs with npm into a
  * new project under the OS temp dir, with `ioredis` and Node's types from the npm registry. The
  * core tarball stands in for the registry's copy the others depend on. The README examples, the
- * migration guide's snippets and the fixtures (misuse, and a worker with metrics and tracing on)
- * are copied into `src/`, with two tsconfigs:
+ * migration guide's snippets and the misuse fixture are copied into `src/`, with two tsconfigs:
  * `tsconfig.json` (strict, `module: nodenext`, emitting to `dist/`) and `tsconfig.bundler.json`
  * (strict, `moduleResolution: bundler`).
  */
@@ -124,7 +123,7 @@ export async function createScratchProject(options: ScratchProjectOptions): Prom
       examples.push(...copySources(join(WORKSPACE_ROOT, 'packages', name, 'examples'), join(dir, 'src', 'examples'), dir, options.queuePrefix));
     }
     const migrating = copySources(join(WORKSPACE_ROOT, 'docs', 'migrating'), join(dir, 'src', 'migrating'), dir, options.queuePrefix);
-    for (const fixture of ['misuse.ts', 'observed-worker.ts']) copyFileSync(join(WORKSPACE_ROOT, 'tools', 'consumer', 'fixtures', fixture), join(dir, 'src', fixture));
+    copyFileSync(join(WORKSPACE_ROOT, 'tools', 'consumer', 'fixtures', 'misuse.ts'), join(dir, 'src', 'misuse.ts'));
 
     const strict = { strict: true, target: 'es2022', lib: ['es2023'], types: ['node'], skipLibCheck: false };
     writeFileSync(
