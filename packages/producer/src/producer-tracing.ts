@@ -1,55 +1,18 @@
-import { InvalidArgumentError, type Logger } from '@jobs/core';
+import type { Logger } from '@jobs/core';
+import { SPAN_KIND, SPAN_STATUS_ERROR, tracerOf, type TracingOptions } from '@jobs/core/internal';
 import type * as OtelApi from '@opentelemetry/api';
 
-/**
- * An OpenTelemetry `Tracer` (from `trace.getTracer(...)` or your SDK's provider), typed by what
- * the producer uses of it, so that @jobs/producer's types do not need @opentelemetry/api installed.
- */
-export interface TracerLike {
-  startSpan(name: string, options?: never, context?: never): unknown;
-  startActiveSpan(name: string, ...rest: never[]): unknown;
-}
-
-/** An OpenTelemetry `TracerProvider` (or the API's `trace`, for the global one), typed by what the producer uses of it. */
-export interface TracerProviderLike {
-  getTracer(name: string, version?: string): unknown;
-}
+// The option's check and types live in core, shared with the other package that traces.
+export { checkTracingOptions } from '@jobs/core/internal';
+export type { TracerLike, TracerProviderLike } from '@jobs/core/internal';
 
 /**
- * Options of the producer's OpenTelemetry tracing (see `ProducerOptions.tracing`): the tracer
- * its spans go to, or the provider to take one from (named `@jobs/producer`). Pass
+ * Options of the producer's OpenTelemetry tracing (see `ProducerOptions.tracing`): the tracer its
+ * spans go to, or the provider to take one from (named `@jobs/producer`). Pass
  * `{ tracerProvider: trace }` (`trace` of @opentelemetry/api) for the global provider. The
  * producer never loads @opentelemetry/api itself, so a bundled producer traces like any other.
  */
-export type ProducerTracingOptions = { readonly tracer: TracerLike; readonly tracerProvider?: never } | { readonly tracerProvider: TracerProviderLike; readonly tracer?: never };
-
-/** `SpanKind.PRODUCER` and `SpanStatusCode.ERROR` of @opentelemetry/api: numbers its API fixes, written here so that the API is not loaded. */
-const SPAN_KIND_PRODUCER = 3;
-const SPAN_STATUS_ERROR = 2;
-
-/**
- * `tracing` as given to `createProducer`, checked: undefined or false (off), or exactly one of a
- * tracer or a tracer provider. Anything else is a typed error naming the field.
- */
-export function checkTracingOptions(tracing: unknown): ProducerTracingOptions | undefined {
-  if (tracing === undefined || tracing === false) return undefined;
-  if (tracing === true) throw new InvalidArgumentError('tracing', 'true is not taken: pass { tracer } or { tracerProvider } (for the global provider, { tracerProvider: trace } with trace from @opentelemetry/api)');
-  if (typeof tracing !== 'object' || tracing === null) throw new InvalidArgumentError('tracing', 'expected { tracer } or { tracerProvider }, or false');
-  for (const key of Object.keys(tracing)) {
-    if (key !== 'tracer' && key !== 'tracerProvider') throw new InvalidArgumentError(`tracing.${key}`, 'unknown option (expected tracer or tracerProvider)');
-  }
-  const { tracer, tracerProvider } = tracing as { tracer?: unknown; tracerProvider?: unknown };
-  if (tracer !== undefined && tracerProvider !== undefined) throw new InvalidArgumentError('tracing', 'give tracer or tracerProvider, not both');
-  if (tracer !== undefined) {
-    const { startSpan, startActiveSpan } = (tracer ?? {}) as { startSpan?: unknown; startActiveSpan?: unknown };
-    if (typeof startSpan !== 'function' || typeof startActiveSpan !== 'function') throw new InvalidArgumentError('tracing.tracer', 'expected an OpenTelemetry Tracer (with startSpan and startActiveSpan)');
-    return { tracer: tracer as TracerLike };
-  }
-  if (typeof (tracerProvider as { getTracer?: unknown } | null | undefined)?.getTracer !== 'function') {
-    throw new InvalidArgumentError('tracing.tracerProvider', 'expected an OpenTelemetry TracerProvider (with getTracer), or give tracing.tracer');
-  }
-  return { tracerProvider: tracerProvider as TracerProviderLike };
-}
+export type ProducerTracingOptions = TracingOptions;
 
 const HEX_TRACE_ID = /^(?!0{32})[0-9a-f]{32}$/;
 const HEX_SPAN_ID = /^(?!0{16})[0-9a-f]{16}$/;
@@ -87,7 +50,7 @@ export class ProducerTracing {
   static open(queue: string, options: ProducerTracingOptions, log: Logger): ProducerTracing | undefined {
     let tracer: OtelApi.Tracer;
     try {
-      tracer = (options.tracer ?? (options.tracerProvider as TracerProviderLike).getTracer('@jobs/producer')) as OtelApi.Tracer;
+      tracer = tracerOf(options, '@jobs/producer') as OtelApi.Tracer;
     } catch (error) {
       log.warn({ err: String(error) }, 'tracing was asked for but the tracer provider gave no tracer: no spans');
       return undefined;
@@ -110,7 +73,7 @@ export class ProducerTracing {
     let sent: Promise<T> | undefined;
     try {
       // The tracer's own API makes the span active while `send` runs (its context manager).
-      return this.#tracer.startActiveSpan(`send ${this.#queue}`, { kind: SPAN_KIND_PRODUCER, attributes: this.#attributes(info) }, (span) => {
+      return this.#tracer.startActiveSpan(`send ${this.#queue}`, { kind: SPAN_KIND.PRODUCER, attributes: this.#attributes(info) }, (span) => {
         let traceparent: string | undefined;
         try {
           const context = span.spanContext();

@@ -1,21 +1,12 @@
-import { InvalidArgumentError, type ClaimedJob, type Logger } from '@jobs/core';
+import type { ClaimedJob, Logger } from '@jobs/core';
+import { SPAN_KIND, SPAN_STATUS_ERROR, tracerOf, type TracingOptions } from '@jobs/core/internal';
 import type * as OtelApi from '@opentelemetry/api';
 import { EMPTY_TRACE_CONTEXT } from './empty-trace-context.ts';
 import type { Execution, HandlerOutcome } from './execution.ts';
 
-/**
- * An OpenTelemetry `Tracer` (from `trace.getTracer(...)` or your SDK's provider), typed by what
- * the worker uses of it, so that @jobs/worker's types do not need @opentelemetry/api installed.
- */
-export interface TracerLike {
-  startSpan(name: string, options?: never, context?: never): unknown;
-  startActiveSpan(name: string, ...rest: never[]): unknown;
-}
-
-/** An OpenTelemetry `TracerProvider` (or the API's `trace`, for the global one), typed by what the worker uses of it. */
-export interface TracerProviderLike {
-  getTracer(name: string, version?: string): unknown;
-}
+// The option's check and types live in core, shared with the other package that traces.
+export { checkTracingOptions } from '@jobs/core/internal';
+export type { TracerLike, TracerProviderLike } from '@jobs/core/internal';
 
 /**
  * Options of the worker's OpenTelemetry tracing (see `WorkerOptions.tracing`): the tracer its
@@ -23,36 +14,7 @@ export interface TracerProviderLike {
  * `{ tracerProvider: trace }` (`trace` of @opentelemetry/api) for the global provider. The
  * worker never loads @opentelemetry/api itself, so a bundled worker traces like any other.
  */
-export type WorkerTracingOptions = { readonly tracer: TracerLike; readonly tracerProvider?: never } | { readonly tracerProvider: TracerProviderLike; readonly tracer?: never };
-
-/** `SpanKind` and `SpanStatusCode` of @opentelemetry/api: numbers its API fixes, written here so that the API is not loaded. */
-const SPAN_KIND_CLIENT = 2;
-const SPAN_KIND_CONSUMER = 4;
-const SPAN_STATUS_ERROR = 2;
-
-/**
- * `tracing` as given to `createWorker`, checked: undefined or false (off), or exactly one of a
- * tracer or a tracer provider. Anything else is a typed error naming the field.
- */
-export function checkTracingOptions(tracing: unknown): WorkerTracingOptions | undefined {
-  if (tracing === undefined || tracing === false) return undefined;
-  if (tracing === true) throw new InvalidArgumentError('tracing', 'true is not taken: pass { tracer } or { tracerProvider } (for the global provider, { tracerProvider: trace } with trace from @opentelemetry/api)');
-  if (typeof tracing !== 'object' || tracing === null) throw new InvalidArgumentError('tracing', 'expected { tracer } or { tracerProvider }, or false');
-  for (const key of Object.keys(tracing)) {
-    if (key !== 'tracer' && key !== 'tracerProvider') throw new InvalidArgumentError(`tracing.${key}`, 'unknown option (expected tracer or tracerProvider)');
-  }
-  const { tracer, tracerProvider } = tracing as { tracer?: unknown; tracerProvider?: unknown };
-  if (tracer !== undefined && tracerProvider !== undefined) throw new InvalidArgumentError('tracing', 'give tracer or tracerProvider, not both');
-  if (tracer !== undefined) {
-    const { startSpan, startActiveSpan } = (tracer ?? {}) as { startSpan?: unknown; startActiveSpan?: unknown };
-    if (typeof startSpan !== 'function' || typeof startActiveSpan !== 'function') throw new InvalidArgumentError('tracing.tracer', 'expected an OpenTelemetry Tracer (with startSpan and startActiveSpan)');
-    return { tracer: tracer as TracerLike };
-  }
-  if (typeof (tracerProvider as { getTracer?: unknown } | null | undefined)?.getTracer !== 'function') {
-    throw new InvalidArgumentError('tracing.tracerProvider', 'expected an OpenTelemetry TracerProvider (with getTracer), or give tracing.tracer');
-  }
-  return { tracerProvider: tracerProvider as TracerProviderLike };
-}
+export type WorkerTracingOptions = TracingOptions;
 
 /** A W3C `traceparent` (version 00): the trace and span of the enqueue that made the job. */
 const TRACEPARENT = /^00-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})$/;
@@ -83,7 +45,7 @@ export class WorkerTracing {
   static open(queue: string, options: WorkerTracingOptions, log: Logger): WorkerTracing | undefined {
     let tracer: OtelApi.Tracer;
     try {
-      tracer = (options.tracer ?? (options.tracerProvider as TracerProviderLike).getTracer('@jobs/worker')) as OtelApi.Tracer;
+      tracer = tracerOf(options, '@jobs/worker') as OtelApi.Tracer;
     } catch (error) {
       log.warn({ err: String(error) }, 'tracing was asked for but the tracer provider gave no tracer: no spans');
       return undefined;
@@ -104,7 +66,7 @@ export class WorkerTracing {
       const { job } = execution;
       const link = producerLink(job);
       const options: OtelApi.SpanOptions = {
-        kind: SPAN_KIND_CONSUMER,
+        kind: SPAN_KIND.CONSUMER,
         root: true,
         attributes: {
           'messaging.system': 'jobs',
@@ -148,7 +110,7 @@ export class WorkerTracing {
       const span = this.#tracer.startSpan(
         `receive ${this.#queue}`,
         {
-          kind: SPAN_KIND_CLIENT,
+          kind: SPAN_KIND.CLIENT,
           root: true,
           startTime,
           attributes: {
