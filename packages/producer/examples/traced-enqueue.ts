@@ -11,7 +11,7 @@ context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
 const kinds = defineKinds({
   email: { schema: { type: 'object', properties: { recipient: { type: 'string' } }, required: ['recipient'], additionalProperties: false } },
 });
-// tracing: true takes the global tracer provider instead.
+// { tracerProvider: trace } (trace from @opentelemetry/api) takes the global tracer provider instead.
 const producer = createProducer({ redis: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', queue: 'example-traced', kinds, tracing: { tracerProvider } });
 
 // Inside a request's span, as an instrumented HTTP server would run your handler.

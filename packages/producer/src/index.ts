@@ -5,7 +5,7 @@
  */
 export { createProducer, Producer } from './producer.ts';
 export type { ProducerOptions, WaitForResultOptions } from './producer.ts';
-export type { ProducerTracingOptions, TracerProviderLike } from './producer-tracing.ts';
+export type { ProducerTracingOptions, TracerLike, TracerProviderLike } from './producer-tracing.ts';
 export {
   defineKinds,
   describeRedis,

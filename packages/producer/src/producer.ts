@@ -26,7 +26,7 @@ import {
   type Logger,
 } from '@jobs/core';
 import { assertWholeNumber } from '@jobs/core/internal';
-import { ProducerTracing, type ProducerTracingOptions } from './producer-tracing.ts';
+import { checkTracingOptions, ProducerTracing, type ProducerTracingOptions } from './producer-tracing.ts';
 import { ResultWaiter } from './result-waiter.ts';
 
 /** Options of {@link createProducer}. */
@@ -50,11 +50,12 @@ export interface ProducerOptions<P> extends Pick<QueueOptions, 'idempotencyTtlMs
   /**
    * OpenTelemetry: a PRODUCER span per `enqueue` (per `enqueueMany` call, with its count), a
    * child of the active span, whose context each job stores as its W3C `traceparent`, so the
-   * worker's span for each attempt links to it. `true` uses the global tracer provider. Needs
-   * `@opentelemetry/api` installed (without it, tracing stays off and the log says so). Off (and
-   * costing nothing: no field stored) when not given. Tracing never fails an enqueue.
+   * worker's span for each attempt links to it. Give the tracer (`{ tracer }`) or a provider
+   * (`{ tracerProvider }`; `{ tracerProvider: trace }` with `trace` of @opentelemetry/api for the
+   * global one). Off (and costing nothing: no field stored) when not given or false. Tracing
+   * never fails an enqueue.
    */
-  tracing?: boolean | ProducerTracingOptions;
+  tracing?: false | ProducerTracingOptions;
   /** Structured logs (pino or the like): what went wrong beside a call (tracing that failed). Default: silent. */
   logger?: Logger;
 }
@@ -108,9 +109,7 @@ export class Producer<P> {
   constructor(options: ProducerOptions<P>) {
     if (typeof options !== 'object' || options === null) throw new InvalidArgumentError('options', 'expected { redis, queue, kinds }');
     const { tracing } = options;
-    if (tracing !== undefined && typeof tracing !== 'boolean' && (typeof tracing !== 'object' || tracing === null)) throw new InvalidArgumentError('tracing', 'expected true, false or { tracerProvider }');
-    const provider = typeof tracing === 'object' ? tracing.tracerProvider : undefined;
-    if (provider !== undefined && typeof (provider as { getTracer?: unknown } | null)?.getTracer !== 'function') throw new InvalidArgumentError('tracing.tracerProvider', 'expected an OpenTelemetry TracerProvider');
+    const tracingOptions = checkTracingOptions(tracing);
     this.#queue = new PartitionedQueue({
       redis: options.redis,
       queue: options.queue,
@@ -124,7 +123,7 @@ export class Producer<P> {
       ...(options.commandTimeoutMs !== undefined && { commandTimeoutMs: options.commandTimeoutMs }),
     });
     this.queue = this.#queue.name;
-    this.#tracing = tracing === undefined || tracing === false ? undefined : ProducerTracing.open(this.queue, tracing === true ? {} : tracing, options.logger ?? silentLogger);
+    this.#tracing = tracingOptions === undefined ? undefined : ProducerTracing.open(this.queue, tracingOptions, options.logger ?? silentLogger);
     const queue = this.#queue;
     // A foreign id (no partition suffix) of a partitioned queue: partition 0's channel, and the re-reads.
     const channelOf = (id: string): string => (queue.partitionOf(id) ?? (queue.partitions[0] as (typeof queue.partitions)[number])).keys.events;

@@ -144,11 +144,11 @@ describe('producer tracing', () => {
     await producer.close();
   });
 
-  test('tracing: true takes the global tracer provider', async ({ redis, queueName }) => {
+  test('tracing: { tracerProvider: trace } takes the global tracer provider', async ({ redis, queueName }) => {
     const { exporter, tracerProvider } = inMemory();
     trace.setGlobalTracerProvider(tracerProvider);
     try {
-      const producer = createProducer({ redis, queue: queueName, kinds, tracing: true });
+      const producer = createProducer({ redis, queue: queueName, kinds, tracing: { tracerProvider: trace } });
       const id = await producer.enqueue('email', { recipient: 'a@example.com' });
       const [send] = exporter.getFinishedSpans();
       expect(send?.attributes['jobs.id']).toBe(id);
@@ -162,5 +162,22 @@ describe('producer tracing', () => {
   test('a bad tracing option is refused with the field named, before any connection opens', async ({ redis, queueName }) => {
     expect(() => createProducer({ redis, queue: queueName, kinds, tracing: 'yes' as never })).toThrow(expect.objectContaining({ code: 'JOBS_INVALID_ARGUMENT', field: 'tracing' }));
     expect(() => createProducer({ redis, queue: queueName, kinds, tracing: { tracerProvider: {} as never } })).toThrow(expect.objectContaining({ field: 'tracing.tracerProvider' }));
+    // true once meant the global provider, which needs @opentelemetry/api loaded: refused, saying what to pass.
+    expect(() => createProducer({ redis, queue: queueName, kinds, tracing: true as never })).toThrow(expect.objectContaining({ field: 'tracing', message: expect.stringContaining('{ tracerProvider: trace }') }));
+    const { tracerProvider } = inMemory();
+    expect(() => createProducer({ redis, queue: queueName, kinds, tracing: { tracerProvider, tracer: tracerProvider.getTracer('t') } as never })).toThrow(expect.objectContaining({ field: 'tracing' }));
+    expect(() => createProducer({ redis, queue: queueName, kinds, tracing: { tracer: {} as never } })).toThrow(expect.objectContaining({ field: 'tracing.tracer' }));
+    expect(() => createProducer({ redis, queue: queueName, kinds, tracing: { provider: tracerProvider } as never })).toThrow(expect.objectContaining({ field: 'tracing.provider' }));
+  });
+
+  test('a tracer passed in (tracing.tracer) makes the send span, a child of the active one, and the job stores its context', async ({ redis, queueName }) => {
+    const { exporter, tracerProvider } = inMemory();
+    const producer = createProducer({ redis, queue: queueName, kinds, tracing: { tracer: tracerProvider.getTracer('signup-service') } });
+    const { result: id, spanId } = await inRequest(tracerProvider, () => producer.enqueue('email', { recipient: 'a@example.com' }));
+    const send = exporter.getFinishedSpans().find((span) => span.kind === SpanKind.PRODUCER);
+    expect(send?.instrumentationScope.name).toBe('signup-service');
+    expect(send?.parentSpanContext?.spanId).toBe(spanId);
+    expect(await redis.hget(`queue:{${queueName}}:job:${id}`, 'traceparent')).toBe(`00-${send?.spanContext().traceId}-${send?.spanContext().spanId}-01`);
+    await producer.close();
   });
 });

@@ -9,8 +9,8 @@ export { closeOnSignals } from './signals.ts';
 export type { CloseOnSignalsOptions } from './signals.ts';
 export type { Handler, HandlerMap, JobContext } from './handler-map.ts';
 export type { WorkerEventMap } from './worker-events.ts';
-export type { MetricsRegistry, WorkerMetricsOptions } from './worker-metrics.ts';
-export type { TracerProviderLike, WorkerTracingOptions } from './worker-tracing.ts';
+export type { MetricsRegistry, PromClientModule, WorkerMetricsOptions } from './worker-metrics.ts';
+export type { TracerLike, TracerProviderLike, WorkerTracingOptions } from './worker-tracing.ts';
 export {
   defineKinds,
   silentLogger,

@@ -1,5 +1,4 @@
-import { createRequire } from 'node:module';
-import type { ClaimedJob } from '@jobs/core';
+import { InvalidArgumentError, type ClaimedJob } from '@jobs/core';
 import type * as PromClient from 'prom-client';
 
 /**
@@ -10,10 +9,54 @@ export interface MetricsRegistry {
   registerMetric(metric: never): void;
 }
 
-/** Options of the worker's Prometheus metrics (see `WorkerOptions.metrics`). */
+/**
+ * The prom-client module (`import * as promClient from 'prom-client'`), typed by what the worker
+ * uses of it: its metric classes, and its default registry.
+ */
+export interface PromClientModule {
+  Counter: new (configuration: never) => unknown;
+  Gauge: new (configuration: never) => unknown;
+  Histogram: new (configuration: never) => unknown;
+  register: MetricsRegistry;
+}
+
+/**
+ * Options of the worker's Prometheus metrics (see `WorkerOptions.metrics`). The worker never
+ * loads prom-client itself (so a bundled worker counts like any other): it makes its metrics
+ * with the classes of the module you pass, on the registry you pass.
+ */
 export interface WorkerMetricsOptions {
-  /** Where the worker registers its metrics: your service's prom-client registry. */
-  registry: MetricsRegistry;
+  /** Your service's prom-client module: `import * as promClient from 'prom-client'`. */
+  promClient: PromClientModule;
+  /** Where the worker registers its metrics: your service's registry. Default `promClient.register` (prom-client's global one). */
+  registry?: MetricsRegistry;
+}
+
+/** The checked metrics options, the registry filled in (typed structurally, so the declarations need no prom-client). */
+export interface ResolvedMetricsOptions {
+  readonly promClient: PromClientModule;
+  readonly registry: MetricsRegistry;
+}
+
+/**
+ * `metrics` as given to `createWorker`, checked: undefined (off), or `{ promClient, registry? }`.
+ * Anything else (a registry alone included) is a typed error naming the field.
+ */
+export function checkMetricsOptions(metrics: unknown): ResolvedMetricsOptions | undefined {
+  if (metrics === undefined) return undefined;
+  if (typeof metrics !== 'object' || metrics === null) throw new InvalidArgumentError('metrics', "expected { promClient, registry? } (promClient: import * as promClient from 'prom-client')");
+  for (const key of Object.keys(metrics)) {
+    if (key !== 'promClient' && key !== 'registry') throw new InvalidArgumentError(`metrics.${key}`, 'unknown option (expected promClient or registry)');
+  }
+  const { promClient, registry } = metrics as { promClient?: Partial<Record<keyof PromClientModule, unknown>> | null; registry?: unknown };
+  if (typeof promClient !== 'object' || promClient === null || ['Counter', 'Gauge', 'Histogram'].some((name) => typeof promClient[name as keyof PromClientModule] !== 'function')) {
+    throw new InvalidArgumentError('metrics.promClient', "expected the prom-client module (import * as promClient from 'prom-client'), whose metric classes the worker uses");
+  }
+  const target = registry ?? promClient.register;
+  if (typeof (target as { registerMetric?: unknown } | null | undefined)?.registerMetric !== 'function') {
+    throw new InvalidArgumentError('metrics.registry', 'expected a prom-client Registry (e.g. `register` from prom-client, or `new Registry()`)');
+  }
+  return { promClient: promClient as unknown as PromClientModule, registry: target as MetricsRegistry };
 }
 
 /** How a job's attempt ended, as the duration histogram labels it. */
@@ -38,13 +81,13 @@ interface RegistryMetrics {
 
 const byRegistry = new WeakMap<object, RegistryMetrics>();
 
-/** Registers the worker metrics on `registry`, once per registry. */
-function registryMetrics(registry: MetricsRegistry): RegistryMetrics {
-  const known = byRegistry.get(registry);
+/** Registers the worker metrics on `registry` with `promClient`'s classes, once per registry. */
+function registryMetrics(options: ResolvedMetricsOptions): RegistryMetrics {
+  const known = byRegistry.get(options.registry);
   if (known) return known;
-  // prom-client is an optional peer: loaded only by a worker that was given a registry.
-  const prom = createRequire(import.meta.url)('prom-client') as typeof PromClient;
-  const registers = [registry as unknown as PromClient.Registry];
+  const prom = options.promClient as unknown as typeof PromClient;
+  const registry = options.registry as PromClient.Registry;
+  const registers = [registry];
   const running: RegistryMetrics['running'] = new Map();
   const metrics: RegistryMetrics = {
     duration: new prom.Histogram({
@@ -63,10 +106,10 @@ function registryMetrics(registry: MetricsRegistry): RegistryMetrics {
     }),
     renewals: new prom.Counter({ name: 'jobs_worker_lease_renewals_total', help: 'Leases renewed by the workers.', labelNames: ['queue'], registers }),
     lost: new prom.Counter({ name: 'jobs_worker_lost_claims_total', help: 'Jobs whose claim a worker lost (the lease expired and the job was reclaimed).', labelNames: ['queue', 'kind'], registers }),
-    rateLimitWaits: new prom.Counter({ name: 'jobs_worker_rate_limit_waits_total', help: 'Times a kind was held back by a rate limit or a pushback, by kind.', labelNames: ['queue', 'kind'], registers }),
+    rateLimitWaits: new prom.Counter({ name: 'jobs_worker_rate_limit_waits_total', help: "Times a handler's pushback (RateLimitedError) held its kind back, by kind.", labelNames: ['queue', 'kind'], registers }),
     rateLimitWait: new prom.Histogram({
       name: 'jobs_worker_rate_limit_wait_seconds',
-      help: 'How long a kind was held back by a rate limit or a pushback, by kind.',
+      help: "How long a handler's pushback (RateLimitedError) held its kind back, by kind.",
       labelNames: ['queue', 'kind'],
       buckets: WAIT_BUCKETS,
       registers,
@@ -91,8 +134,8 @@ function registryMetrics(registry: MetricsRegistry): RegistryMetrics {
 
 /**
  * One worker's Prometheus metrics, on the service's registry: how long jobs ran and waited (per
- * kind and outcome), jobs in flight, lease renewals, lost claims and rate-limit waits. Made only when a registry
- * is given; the worker then calls it once per start and once per outcome. Workers sharing a
+ * kind and outcome), jobs in flight, lease renewals, lost claims and rate-limit waits. Made only when
+ * metrics are asked for; the worker then calls it once per start and once per outcome. Workers sharing a
  * registry share its metrics, told apart by their `queue` label.
  */
 export class WorkerMetrics {
@@ -100,9 +143,9 @@ export class WorkerMetrics {
   readonly #metrics: RegistryMetrics;
 
   /** Registers (once per registry) and starts counting for queue `queue`; `running` reads the jobs in flight when scraped. */
-  constructor(registry: MetricsRegistry, queue: string, running: () => number) {
+  constructor(options: ResolvedMetricsOptions, queue: string, running: () => number) {
     this.#queue = queue;
-    this.#metrics = registryMetrics(registry);
+    this.#metrics = registryMetrics(options);
     this.#metrics.running.set(this, { queue, count: running });
   }
 
@@ -122,8 +165,8 @@ export class WorkerMetrics {
   }
 
   /**
-   * `kind` was held back by a rate limit (or a handler's pushback) for `waitMs`: counted, and the
-   * wait observed. The hook for the worker's rate limits to call where it holds a kind back.
+   * A handler's pushback (`RateLimitedError`) held `kind` back for `waitMs`: counted, and the
+   * wait observed. Limits set with `setLimits` hold jobs back inside Redis and are not seen here.
    */
   rateLimited(kind: string, waitMs: number): void {
     const labels = { queue: this.#queue, kind };

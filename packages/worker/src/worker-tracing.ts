@@ -1,18 +1,20 @@
-import { createRequire } from 'node:module';
 import type { ClaimedJob, Logger } from '@jobs/core';
+import { SPAN_KIND, SPAN_STATUS_ERROR, tracerOf, type TracingOptions } from '@jobs/core/internal';
 import type * as OtelApi from '@opentelemetry/api';
+import { EMPTY_TRACE_CONTEXT } from './empty-trace-context.ts';
 import type { Execution, HandlerOutcome } from './execution.ts';
 
-/** Where a worker's spans go: an OpenTelemetry `TracerProvider` (typed by what the worker uses of it). */
-export interface TracerProviderLike {
-  getTracer(name: string, version?: string): unknown;
-}
+// The option's check and types live in core, shared with the other package that traces.
+export { checkTracingOptions } from '@jobs/core/internal';
+export type { TracerLike, TracerProviderLike } from '@jobs/core/internal';
 
-/** Options of the worker's OpenTelemetry tracing (see `WorkerOptions.tracing`). */
-export interface WorkerTracingOptions {
-  /** The provider to take the tracer from. Default: the global one (`trace` of @opentelemetry/api). */
-  tracerProvider?: TracerProviderLike;
-}
+/**
+ * Options of the worker's OpenTelemetry tracing (see `WorkerOptions.tracing`): the tracer its
+ * spans go to, or the provider to take one from (named `@jobs/worker`). Pass
+ * `{ tracerProvider: trace }` (`trace` of @opentelemetry/api) for the global provider. The
+ * worker never loads @opentelemetry/api itself, so a bundled worker traces like any other.
+ */
+export type WorkerTracingOptions = TracingOptions;
 
 /** A W3C `traceparent` (version 00): the trace and span of the enqueue that made the job. */
 const TRACEPARENT = /^00-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})$/;
@@ -27,34 +29,32 @@ function producerLink(job: ClaimedJob): OtelApi.Link | undefined {
 }
 
 /**
- * One span per attempt, on @opentelemetry/api (an optional peer: loaded only when tracing is
- * asked for). Each attempt's span starts a trace of its own, linked to the producer's (a link,
- * not a parent, so a job that repeats or fans out does not make one giant trace), and the
- * handler runs in it, so its own spans are children. A claim call that got jobs gets a span too,
- * linked to each job's producer. Tracing never fails a job: whatever it throws is logged and the
- * job runs on without it.
+ * One span per attempt, on the tracer the caller passed in (the worker never loads
+ * @opentelemetry/api: the tracer brings its own, so bundles trace too). Each attempt's span
+ * starts a trace of its own, linked to the producer's (a link, not a parent, so a job that
+ * repeats or fans out does not make one giant trace), and the handler runs in it, so its own
+ * spans are children. A claim call that got jobs gets a span too, linked to each job's producer.
+ * Tracing never fails a job: whatever it throws is logged and the job runs on without it.
  */
 export class WorkerTracing {
-  readonly #api: typeof OtelApi;
   readonly #tracer: OtelApi.Tracer;
   readonly #queue: string;
   readonly #log: Logger;
 
-  /** Undefined when @opentelemetry/api is not installed (then tracing is off, and said so in the log). */
+  /** Undefined when the provider would not give a tracer (then tracing is off, and said so in the log). */
   static open(queue: string, options: WorkerTracingOptions, log: Logger): WorkerTracing | undefined {
-    let api: typeof OtelApi;
+    let tracer: OtelApi.Tracer;
     try {
-      api = createRequire(import.meta.url)('@opentelemetry/api') as typeof OtelApi;
-    } catch {
-      log.warn({}, 'tracing was asked for but @opentelemetry/api is not installed: no spans');
+      tracer = tracerOf(options, '@jobs/worker') as OtelApi.Tracer;
+    } catch (error) {
+      log.warn({ err: String(error) }, 'tracing was asked for but the tracer provider gave no tracer: no spans');
       return undefined;
     }
-    return new WorkerTracing(api, (options.tracerProvider ?? api.trace) as OtelApi.TracerProvider, queue, log);
+    return new WorkerTracing(tracer, queue, log);
   }
 
-  private constructor(api: typeof OtelApi, provider: OtelApi.TracerProvider, queue: string, log: Logger) {
-    this.#api = api;
-    this.#tracer = provider.getTracer('@jobs/worker');
+  private constructor(tracer: OtelApi.Tracer, queue: string, log: Logger) {
+    this.#tracer = tracer;
     this.#queue = queue;
     this.#log = log;
   }
@@ -63,36 +63,35 @@ export class WorkerTracing {
   run<C>(execution: Execution, kind: string, handler: (payload: unknown, context: C) => unknown, payload: unknown, context: C): void {
     let ran = false;
     try {
-      const api = this.#api;
       const { job } = execution;
       const link = producerLink(job);
-      const span = this.#tracer.startSpan(
-        `process ${this.#queue}`,
-        {
-          kind: api.SpanKind.CONSUMER,
-          root: true,
-          attributes: {
-            'messaging.system': 'jobs',
-            'messaging.operation.type': 'process',
-            'messaging.destination.name': this.#queue,
-            'messaging.message.id': job.id,
-            'jobs.queue': this.#queue,
-            'jobs.kind': kind,
-            'jobs.id': job.id,
-            'jobs.attempt': job.attempts,
-          },
-          ...(link && { links: [link] }),
+      const options: OtelApi.SpanOptions = {
+        kind: SPAN_KIND.CONSUMER,
+        root: true,
+        attributes: {
+          'messaging.system': 'jobs',
+          'messaging.operation.type': 'process',
+          'messaging.destination.name': this.#queue,
+          'messaging.message.id': job.id,
+          'jobs.queue': this.#queue,
+          'jobs.kind': kind,
+          'jobs.id': job.id,
+          'jobs.attempt': job.attempts,
         },
-        api.ROOT_CONTEXT,
-      );
-      execution.span = span;
-      api.context.with(api.trace.setSpan(api.ROOT_CONTEXT, span), () => {
+        ...(link && { links: [link] }),
+      };
+      // The tracer's own API makes the span active while the handler runs (its context manager).
+      this.#tracer.startActiveSpan(`process ${this.#queue}`, options, EMPTY_TRACE_CONTEXT, (span) => {
+        execution.span = span;
         ran = true;
         execution.run(handler, payload, context);
       });
     } catch (error) {
       this.#log.warn({ err: String(error) }, 'tracing failed; the job runs without its span');
-      if (!ran) execution.run(handler, payload, context);
+      if (!ran) {
+        execution.span = undefined;
+        execution.run(handler, payload, context);
+      }
     }
   }
 
@@ -103,7 +102,6 @@ export class WorkerTracing {
   claimed(startTime: number, jobs: readonly ClaimedJob[]): void {
     if (jobs.length === 0) return;
     try {
-      const api = this.#api;
       const links: OtelApi.Link[] = [];
       for (const job of jobs) {
         const link = producerLink(job);
@@ -112,7 +110,7 @@ export class WorkerTracing {
       const span = this.#tracer.startSpan(
         `receive ${this.#queue}`,
         {
-          kind: api.SpanKind.CLIENT,
+          kind: SPAN_KIND.CLIENT,
           root: true,
           startTime,
           attributes: {
@@ -125,7 +123,7 @@ export class WorkerTracing {
           },
           links,
         },
-        api.ROOT_CONTEXT,
+        EMPTY_TRACE_CONTEXT,
       );
       span.end();
     } catch (error) {
@@ -135,13 +133,14 @@ export class WorkerTracing {
 
   /** The attempt ended: a failure is recorded on its span, which ends. */
   end(execution: Execution, outcome: HandlerOutcome): void {
-    const span = execution.span as OtelApi.Span;
+    const span = execution.span as OtelApi.Span | undefined;
     execution.span = undefined;
+    if (span === undefined) return;
     try {
       if (!outcome.ok) {
         const error = outcome.error;
         span.recordException(error instanceof Error ? error : String(error));
-        span.setStatus({ code: this.#api.SpanStatusCode.ERROR, message: error instanceof Error ? error.message : String(error) });
+        span.setStatus({ code: SPAN_STATUS_ERROR, message: error instanceof Error ? error.message : String(error) });
       }
       span.end();
     } catch (error) {

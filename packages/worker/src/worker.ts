@@ -20,8 +20,8 @@ import { keepSchedules } from './schedule-keeping.ts';
 import type { HandlerMap } from './handler-map.ts';
 import { WorkerScheduler } from './scheduler.ts';
 import type { WorkerEventMap } from './worker-events.ts';
-import { WorkerMetrics, type WorkerMetricsOptions } from './worker-metrics.ts';
-import { WorkerTracing, type WorkerTracingOptions } from './worker-tracing.ts';
+import { checkMetricsOptions, WorkerMetrics, type WorkerMetricsOptions } from './worker-metrics.ts';
+import { checkTracingOptions, WorkerTracing, type WorkerTracingOptions } from './worker-tracing.ts';
 
 /** Options of {@link createWorker}. */
 export interface WorkerOptions<P> extends QueueOptions {
@@ -61,20 +61,21 @@ export interface WorkerOptions<P> extends QueueOptions {
   schedules?: boolean;
   /**
    * Prometheus metrics of this worker (job run and wait times per kind and outcome, jobs in
-   * flight, lease renewals, lost claims), registered on your service's prom-client registry so
-   * they appear on its own `/metrics`. Off (and costing nothing) when not given. Needs
-   * `prom-client` installed.
+   * flight, lease renewals, lost claims, rate-limit waits), made with the prom-client module you
+   * pass (`{ promClient }`, `import * as promClient from 'prom-client'`) on your registry
+   * (`registry`, default prom-client's global one), so they appear on your service's own
+   * `/metrics`. Off (and costing nothing) when not given.
    */
   metrics?: WorkerMetricsOptions;
   /**
    * OpenTelemetry: a span per attempt (attributes: queue, kind, id, attempt; a handler's error
    * recorded on it), linked to the producer's trace when the job carries a `traceparent`, with
    * the handler running in it; and a span per claim call that got jobs (with their count). Its
-   * claims then also read each job's `traceparent`. `true` uses the global tracer provider. Needs
-   * `@opentelemetry/api` installed (without it, tracing stays off and the log says so). Off
-   * (and costing nothing) when not given. Tracing never fails a job.
+   * claims then also read each job's `traceparent`. Give the tracer (`{ tracer }`) or a provider
+   * (`{ tracerProvider }`; `{ tracerProvider: trace }` with `trace` of @opentelemetry/api for
+   * the global one). Off (and costing nothing) when not given or false. Tracing never fails a job.
    */
-  tracing?: boolean | WorkerTracingOptions;
+  tracing?: false | WorkerTracingOptions;
 }
 
 /** Options of {@link Worker.close}. */
@@ -111,20 +112,16 @@ export class Worker<P> extends EventEmitter<WorkerEventMap> {
     for (const key of Object.keys(handlers)) {
       if (!kinds.has(key)) throw new InvalidArgumentError(`handlers.${key}`, `"${key}" is not a kind of this queue (${kinds.names.join(', ')})`);
     }
-    if (tracing !== undefined && typeof tracing !== 'boolean' && (typeof tracing !== 'object' || tracing === null)) throw new InvalidArgumentError('tracing', 'expected true, false or { tracerProvider }');
-    const provider = typeof tracing === 'object' ? tracing.tracerProvider : undefined;
-    if (provider !== undefined && typeof (provider as { getTracer?: unknown } | null)?.getTracer !== 'function') throw new InvalidArgumentError('tracing.tracerProvider', 'expected an OpenTelemetry TracerProvider');
+    const tracingOptions = checkTracingOptions(tracing);
     // Checked before the queue opens its connection, so a bad value leaves nothing open.
     const visibility = queueOptions.visibilityMs;
     const interval = reclaimIntervalMs ?? Math.min(5_000, Number.isInteger(visibility) && (visibility as number) > 0 ? (visibility as number) : 30_000);
     assertWholeNumber('reclaimIntervalMs', interval, 0, 86_400_000);
-    if (metrics !== undefined && typeof (metrics as { registry?: { registerMetric?: unknown } } | null)?.registry?.registerMetric !== 'function') {
-      throw new InvalidArgumentError('metrics.registry', 'expected a prom-client Registry (e.g. `register` from prom-client, or `new Registry()`)');
-    }
+    const metricsOptions = checkMetricsOptions(metrics);
     this.id = workerId ?? `${hostname()}:${process.pid}:${randomBytes(2).toString('hex')}`;
     const log = childLogger(logger, { queue });
     // Opened before the queue: a worker that traces has its claims return each job's traceparent.
-    const workerTracing = tracing === undefined || tracing === false ? undefined : WorkerTracing.open(queue, tracing === true ? {} : tracing, log);
+    const workerTracing = tracingOptions === undefined ? undefined : WorkerTracing.open(queue, tracingOptions, log);
     const group = new PartitionedQueue({
       redis,
       queue,
@@ -138,7 +135,7 @@ export class Worker<P> extends EventEmitter<WorkerEventMap> {
     this.#group = group;
     let workerMetrics: WorkerMetrics | undefined;
     try {
-      workerMetrics = metrics === undefined ? undefined : new WorkerMetrics(metrics.registry, group.name, () => this.running);
+      workerMetrics = metricsOptions === undefined ? undefined : new WorkerMetrics(metricsOptions, group.name, () => this.running);
     } catch (error) {
       // A registry that holds metrics of these names from elsewhere: nothing stays open.
       void group.close();

@@ -1,8 +1,11 @@
+import { BasicTracerProvider } from '@opentelemetry/sdk-trace-base';
 import { redisTest as test } from '@jobs/testing';
+import * as promClient from 'prom-client';
 import { describe, expect } from 'vitest';
 import { createWorker, type HandlerMap, type PayloadTypesOf } from '../src/index.ts';
 import { kinds } from './kinds.ts';
 
+const tracerProvider = new BasicTracerProvider();
 const handlers: HandlerMap<PayloadTypesOf<typeof kinds>> = { email: () => 1, webhook: () => 1, thumbnail: () => 1, invoice: () => 1 };
 
 describe('worker bad input', () => {
@@ -17,10 +20,18 @@ describe('worker bad input', () => {
       [{ visibilityMs: 0 }, 'options.visibilityMs'],
       [{ visibilityMs: Number.NaN }, 'options.visibilityMs'],
       [{ queue: '{x}' }, 'queue'],
-      [{ metrics: {} }, 'metrics.registry'],
-      [{ metrics: { registry: 'default' } }, 'metrics.registry'],
+      [{ metrics: {} }, 'metrics.promClient'],
+      [{ metrics: { registry: new promClient.Registry() } }, 'metrics.promClient'],
+      [{ metrics: { promClient: { Counter: promClient.Counter } } }, 'metrics.promClient'],
+      [{ metrics: { promClient, registry: 'default' } }, 'metrics.registry'],
+      [{ metrics: { promClient, registery: new promClient.Registry() } }, 'metrics.registery'],
       [{ tracing: 'yes' }, 'tracing'],
+      [{ tracing: true }, 'tracing'],
+      [{ tracing: {} }, 'tracing.tracerProvider'],
       [{ tracing: { tracerProvider: {} } }, 'tracing.tracerProvider'],
+      [{ tracing: { tracer: { startSpan: () => undefined } } }, 'tracing.tracer'],
+      [{ tracing: { tracer: tracerProvider.getTracer('t'), tracerProvider } }, 'tracing'],
+      [{ tracing: { tracerProvder: tracerProvider } }, 'tracing.tracerProvder'],
     ];
     for (const [override, field] of cases) {
       expect(() => createWorker({ redis, queue: queueName, kinds, handlers, ...override } as never), field).toThrow(expect.objectContaining({ code: 'JOBS_INVALID_ARGUMENT', field }));

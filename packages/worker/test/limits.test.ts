@@ -1,6 +1,7 @@
 import { JobQueue } from '@jobs/core';
 import { createProducer } from '@jobs/producer';
 import { redisTest as test, waitFor } from '@jobs/testing';
+import * as promClient from 'prom-client';
 import { Registry } from 'prom-client';
 import { describe, expect } from 'vitest';
 import { createWorker, defineKinds, RateLimitedError } from '../src/index.ts';
@@ -85,8 +86,8 @@ describe('limits in a worker', () => {
       },
     });
     const registry = new Registry();
-    const first = createWorker({ redis, queue: queueName, kinds, concurrency: 1, handlers: handlers('first'), metrics: { registry } });
-    const second = createWorker({ redis, queue: queueName, kinds, concurrency: 4, handlers: handlers('second'), metrics: { registry } });
+    const first = createWorker({ redis, queue: queueName, kinds, concurrency: 1, handlers: handlers('first'), metrics: { promClient, registry } });
+    const second = createWorker({ redis, queue: queueName, kinds, concurrency: 4, handlers: handlers('second'), metrics: { promClient, registry } });
     const events: number[] = [];
     for (const worker of [first, second]) worker.on('rateLimited', ({ untilMs }) => events.push(untilMs));
     const id = await producer.enqueue('call', { n: 0 });

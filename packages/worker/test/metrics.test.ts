@@ -1,5 +1,6 @@
 import { createProducer } from '@jobs/producer';
 import { redisTest as test, waitFor } from '@jobs/testing';
+import * as promClient from 'prom-client';
 import { Registry } from 'prom-client';
 import { describe, expect } from 'vitest';
 import { createWorker } from '../src/index.ts';
@@ -9,7 +10,7 @@ describe('worker metrics', () => {
   test("a worker given the service's registry reports run and wait times per kind and outcome on it", async ({ redis, queueName }) => {
     const registry = new Registry();
     const producer = createProducer({ redis, queue: queueName, kinds });
-    const worker = createWorker({ redis, queue: queueName, kinds, handlers: okHandlers, concurrency: 4, metrics: { registry } });
+    const worker = createWorker({ redis, queue: queueName, kinds, handlers: okHandlers, concurrency: 4, metrics: { promClient, registry } });
     let completed = 0;
     worker.on('completed', () => (completed += 1));
     await producer.enqueueMany(Array.from({ length: 5 }, (_, n) => ({ kind: 'email' as const, payload: { recipient: 'a@example.com', n } })));

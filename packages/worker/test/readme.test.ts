@@ -10,6 +10,11 @@ describe('README example', () => {
     expect(readme).toContain(example.trim());
   });
 
+  // The consumer test bundles it (ESM and CJS) and runs it.
+  test('the README shows examples/observed-worker.ts as it is', () => {
+    expect(readme).toContain(readFileSync(new URL('../examples/observed-worker.ts', import.meta.url), 'utf8').trim());
+  });
+
   test('examples/worker.ts runs: it completes an email job and fails a bad invoice for good', async ({ redisUrl, redis }) => {
     process.env.REDIS_URL = redisUrl;
     const before = { SIGTERM: process.listeners('SIGTERM'), SIGINT: process.listeners('SIGINT') };

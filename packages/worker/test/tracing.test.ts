@@ -49,6 +49,28 @@ describe('worker tracing', () => {
     await producer.close();
   });
 
+  test("a tracer passed in (tracing.tracer) gets each attempt's span, and the handler's own spans are its children", async ({ redis, queueName }) => {
+    const { exporter, tracerProvider } = inMemory();
+    const tracer = tracerProvider.getTracer('mail-service');
+    const producer = createProducer({ redis, queue: queueName, kinds });
+    const email = (): { sentTo: string } => tracer.startActiveSpan('smtp send', (span) => {
+      span.end();
+      return { sentTo: 'a@example.com' };
+    });
+    const worker = createWorker({ redis, queue: queueName, kinds, tracing: { tracer }, handlers: { ...okHandlers, email } });
+    const id = await producer.enqueue('email', { recipient: 'a@example.com' });
+    await producer.waitForResult(id, { timeoutMs: 10_000 });
+    await waitFor(() => byKind(exporter.getFinishedSpans(), SpanKind.CONSUMER).length === 1, { what: "the attempt's span ended" });
+    const [attempt] = byKind(exporter.getFinishedSpans(), SpanKind.CONSUMER);
+    const smtp = exporter.getFinishedSpans().find((span) => span.name === 'smtp send');
+    expect(attempt?.instrumentationScope.name).toBe('mail-service');
+    expect(attempt?.attributes).toMatchObject({ 'jobs.id': id, 'jobs.kind': 'email', 'jobs.attempt': 1 });
+    expect(smtp?.parentSpanContext?.spanId).toBe(attempt?.spanContext().spanId);
+    expect(smtp?.spanContext().traceId).toBe(attempt?.spanContext().traceId);
+    await worker.close();
+    await producer.close();
+  });
+
   test("from producer to worker: each attempt's span links to the producer's span (a link, not a parent), in a trace of its own", async ({ redis, queueName }) => {
     const { exporter, tracerProvider } = inMemory();
     const producer = createProducer({ redis, queue: queueName, kinds, tracing: { tracerProvider } });

@@ -12,6 +12,8 @@ export const PUBLISHED_PACKAGES = ['core', 'producer', 'worker', 'reclaimer'] as
 
 /** What the tracing examples use beside @jobs (the README says to install them for tracing). */
 const TRACING_PACKAGES = ['@opentelemetry/api@1', '@opentelemetry/sdk-trace-base@2', '@opentelemetry/context-async-hooks@2'];
+/** What the worker's metrics use (the README says to install it for metrics). */
+const METRICS_PACKAGES = ['prom-client@15'];
 
 /** One of {@link PUBLISHED_PACKAGES}. */
 export type PublishedPackage = (typeof PUBLISHED_PACKAGES)[number];
@@ -105,11 +107,11 @@ export async function createScratchProject(options: ScratchProjectOptions): Prom
 
     writeFileSync(join(dir, 'package.json'), `${JSON.stringify({ name: 'jobs-consumer-scratch', private: true, type: 'module' }, null, 2)}\n`);
     // What the READMEs say to run (`npm install @jobs/worker ioredis`, and for the tracing
-    // examples the OpenTelemetry packages), with the tarballs in the packages' stead;
+    // examples the OpenTelemetry packages, for metrics prom-client), with the tarballs in the packages' stead;
     // --prefer-offline takes third-party packages from npm's cache when it has them.
     mustSucceed(
       'npm install',
-      await runCommand('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', '--loglevel=error', ...PUBLISHED_PACKAGES.map((name) => tarballs[name]), 'ioredis', '@types/node@20', ...TRACING_PACKAGES], {
+      await runCommand('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', '--loglevel=error', ...PUBLISHED_PACKAGES.map((name) => tarballs[name]), 'ioredis', '@types/node@20', ...TRACING_PACKAGES, ...METRICS_PACKAGES], {
         cwd: dir,
         env,
         timeoutMs: 480_000,

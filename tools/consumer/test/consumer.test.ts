@@ -29,7 +29,7 @@ const mailKinds = defineKinds({
 /** Every README example of the published packages (packages/NAME/examples/*.ts). */
 const examples = PUBLISHED_PACKAGES.flatMap((name) => readdirSync(join(WORKSPACE_ROOT, 'packages', name, 'examples')).filter((file) => file.endsWith('.ts'))).sort();
 /** Examples that serve until told to stop, and those with checks of their own; every other one must run to its end. */
-const checkedOnTheirOwn = ['queue.ts', 'enqueue.ts', 'worker.ts', 'reclaimer.ts', 'dashboard.ts'];
+const checkedOnTheirOwn = ['queue.ts', 'enqueue.ts', 'worker.ts', 'reclaimer.ts', 'dashboard.ts', 'observed-worker.ts'];
 
 let project: ScratchProject;
 /** The strict `module: nodenext` compile of the copied sources, which also emits them to dist/ for the runs. */
@@ -127,6 +127,18 @@ describe('the packed packages', () => {
         expect(range, `${name} → ${dependency}`).toMatch(/^\^\d+\.\d+\.\d+$/);
       }
       expect(JSON.stringify(pkg), name).not.toMatch(/"(workspace|catalog):/);
+    }
+  });
+
+  test("the declarations import none of the optional peers (prom-client, @opentelemetry/api): a user without them still type-checks", () => {
+    for (const name of PUBLISHED_PACKAGES) {
+      const dist = join(project.dir, 'node_modules', '@jobs', name, 'dist');
+      const peers = (manifest(name) as { peerDependenciesMeta?: Record<string, { optional?: boolean }> }).peerDependenciesMeta ?? {};
+      const optional = Object.keys(peers).filter((peer) => peers[peer]?.optional === true);
+      for (const file of readdirSync(dist, { recursive: true, encoding: 'utf8' }).filter((path) => path.endsWith('.d.ts'))) {
+        const text = readFileSync(join(dist, file), 'utf8');
+        for (const peer of optional) expect(text, `${name}/dist/${file} imports ${peer}`).not.toMatch(new RegExp(`^(import|export)\\b[^\\n]* from '${peer}'|[:<,(] *import\\('${peer}'\\)`, 'm'));
+      }
     }
   });
 
@@ -243,6 +255,76 @@ describe('the README examples and the migration guide in a fresh npm project', (
       logLevel: 'silent',
     });
     await provesTheWorkerExample(startExample(join(out, 'worker.mjs'), out));
+  });
+});
+
+/** What examples/observed-worker.ts serves on /spans for each finished span. */
+interface SpanSummary {
+  name: string;
+  kind: number;
+  traceId: string;
+  spanId: string;
+  parentSpanId?: string;
+  attributes: Record<string, unknown>;
+}
+
+// The kinds of examples/observed-worker.ts.
+const observedKinds = defineKinds({
+  email: { schema: { type: 'object', properties: { recipient: { type: 'string' } }, required: ['recipient'], additionalProperties: false } },
+});
+
+/** SpanKind.CONSUMER of @opentelemetry/api: an attempt's span. */
+const CONSUMER = 4;
+
+describe('examples/observed-worker.ts (worker: metrics and tracing on), bundled with esbuild', () => {
+  // What the worker README's "Bundling" section says to write.
+  const bundles = [
+    {
+      format: 'esm' as const,
+      file: 'observed-worker.mjs',
+      // ioredis and ajv are CommonJS: an ES module bundle gives their require() of Node's modules a require.
+      banner: { js: "import { createRequire as bannerCreateRequire } from 'node:module'; const require = bannerCreateRequire(import.meta.url);" },
+    },
+    { format: 'cjs' as const, file: 'observed-worker.cjs' },
+  ];
+
+  test.each(bundles)('as $format, with no node_modules near it: each job gets its spans and the registry passed in counts it', async ({ format, file, ...options }) => {
+    const out = mkdtempSync(join(tmpdir(), 'jobs-bundle-'));
+    leftovers.push(out);
+    await build({ absWorkingDir: project.dir, entryPoints: ['src/examples/observed-worker.ts'], outfile: join(out, file), bundle: true, platform: 'node', format, target: 'node20', logLevel: 'silent', ...options });
+    const queue = `${queuePrefix}-observed-${format}`;
+    const worker = startCommand(process.execPath, [join(out, file)], { cwd: out, env: { ...project.env, REDIS_URL: redisUrl, QUEUE: queue }, timeoutMs: 90_000 });
+    const producer = createProducer({ redis: redisUrl, queue, kinds: observedKinds });
+    try {
+      const [, url] = await worker.waitForOutput(/worker on (http:\/\/\S+\/)/);
+      const id = await producer.enqueue('email', { recipient: 'erin@example.com' });
+      expect(await whileRunning(worker, producer.waitForResult(id, { timeoutMs: 30_000 }))).toEqual({ sentTo: 'erin@example.com' });
+      // The attempt's span ends as its outcome is reported, which may be after the producer heard of it.
+      await vi.waitFor(
+        async () => {
+          const spans = (await (await fetch(new URL('spans', url))).json()) as SpanSummary[];
+          const attempt = spans.find((span) => span.kind === CONSUMER && span.attributes['jobs.id'] === id);
+          expect(attempt, JSON.stringify(spans)).toMatchObject({ name: `process ${queue}`, attributes: { 'jobs.kind': 'email', 'jobs.attempt': 1 } });
+          // The handler's own span is the attempt's child: the bundled context manager carried it.
+          expect(spans.find((span) => span.name === 'smtp send')).toMatchObject({ traceId: attempt?.traceId, parentSpanId: attempt?.spanId });
+          expect(spans.map((span) => span.name)).toContain(`receive ${queue}`);
+        },
+        { timeout: 10_000, interval: 100 },
+      );
+      await vi.waitFor(
+        async () => {
+          const text = await (await fetch(new URL('metrics', url))).text();
+          expect(text).toContain(`jobs_worker_job_duration_seconds_count{queue="${queue}",kind="email",outcome="completed"} 1`);
+          expect(text).toContain(`jobs_worker_job_wait_seconds_count{queue="${queue}",kind="email"} 1`);
+          expect(text).toContain(`jobs_worker_jobs_in_flight{queue="${queue}"} 0`);
+        },
+        { timeout: 10_000, interval: 100 },
+      );
+    } finally {
+      await producer.close();
+      const exit = await within(worker.stop(), 20_000, () => `the bundled worker did not exit after SIGTERM:\n${worker.output()}`);
+      expect(exit.code, describeResult(exit)).toBe(0);
+    }
   });
 });
 

@@ -1,3 +1,4 @@
+import * as promClient from 'prom-client';
 import { Registry } from 'prom-client';
 import { describe, expect, test } from 'vitest';
 import { PermanentError } from '../../src/index.ts';
@@ -24,7 +25,7 @@ describe('worker metrics (fake queue, fake clock)', () => {
     const registry = new Registry();
     const hold = deferred();
     let running = (): number => 0;
-    const metrics = new WorkerMetrics(registry, 'fake', () => running());
+    const metrics = new WorkerMetrics({ promClient, registry }, 'fake', () => running());
     const worker = startFakeWorker(
       [queue],
       clock,
@@ -57,9 +58,9 @@ describe('worker metrics (fake queue, fake clock)', () => {
 
   test('two workers on one registry share its metrics, told apart by queue', async () => {
     const registry = new Registry();
-    const first = new WorkerMetrics(registry, 'mail', () => 2);
-    const second = new WorkerMetrics(registry, 'mail', () => 3);
-    new WorkerMetrics(registry, 'thumbs', () => 1);
+    const first = new WorkerMetrics({ promClient, registry }, 'mail', () => 2);
+    const second = new WorkerMetrics({ promClient, registry }, 'mail', () => 3);
+    new WorkerMetrics({ promClient, registry }, 'thumbs', () => 1);
     expect(await valueOf(registry, 'jobs_worker_jobs_in_flight', { queue: 'mail' })).toBe(5);
     expect(await valueOf(registry, 'jobs_worker_jobs_in_flight', { queue: 'thumbs' })).toBe(1);
     first.renewed(4);
@@ -69,7 +70,7 @@ describe('worker metrics (fake queue, fake clock)', () => {
 
   test('rate-limit waits: a counter of waits and a histogram of the time waited, per queue and kind', async () => {
     const registry = new Registry();
-    const metrics = new WorkerMetrics(registry, 'fake', () => 0);
+    const metrics = new WorkerMetrics({ promClient, registry }, 'fake', () => 0);
     metrics.rateLimited('webhook', 1_500);
     metrics.rateLimited('webhook', 500);
     metrics.rateLimited('email', 20);
