@@ -143,7 +143,7 @@ export class ClaimLoop {
         await ensureLayout();
         break;
       } catch (error) {
-        this.#reportError(error, 'the partition layout does not match');
+        this.#reportError(error, 'the worker could not start: Redis did not answer it, or the partition layout does not match (it keeps trying)');
         await pause(this.#clock, backoff.next(), stop);
       }
     }
