@@ -5,7 +5,7 @@ import { createWorker } from '@jobs/worker';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { createDashboard, defineKinds, isJobsError, JobQueue } from '../src/index.ts';
-import { BIN, runCli } from './cli.ts';
+import { BIN, runCli, startDaemon } from './cli.ts';
 
 const kinds = defineKinds({ note: { schema: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] } } });
 const RIGHT = 'right-pw-4e1b-redis-secrets';
@@ -94,6 +94,22 @@ describe.skipIf(isClusterRun())('a wrong Redis password reaches no log, event or
     const healthy = await runCli(BIN.reclaimer, ['--once', '--queue', 'secrets-daemon', '--metrics-port', '0'], { REDIS_URL: rightUrl });
     expect(healthy.stdout + healthy.stderr).not.toContain(RIGHT);
     expect(healthy.code).toBe(0);
+  }, 60_000);
+
+  test('the running daemon (its sweeps, its queue discovery, its schedule runners) logs the failures typed and never the password', async () => {
+    for (const args of [['--queue', 'secrets-daemon'], []]) {
+      const daemon = startDaemon([...args, '--interval-ms', '50', '--metrics-port', '0'], { REDIS_URL: wrongUrl });
+      try {
+        // Two sweeps failed, and (with a queue named) its schedule runner, which subscribes at once.
+        await daemon.waitForLog((line) => line.msg === 'sweep failed' && daemon.logs().filter((l) => l.msg === 'sweep failed').length >= 2);
+        if (args.length > 0) await daemon.waitForLog((line) => line.msg === 'schedule runner failed');
+        expect(await daemon.stop()).toBe(0);
+        expect(JSON.stringify(daemon.logs()) + daemon.stderr()).not.toContain(WRONG);
+        for (const line of daemon.logs().filter((l) => l.level === 'error')) expect(line).toMatchObject({ err: { code: 'JOBS_REDIS_AUTH' } });
+      } finally {
+        if (daemon.process.exitCode === null) daemon.process.kill('SIGKILL');
+      }
+    }
   }, 60_000);
 
   test('jobsctl stats says Redis refused the credentials, without the password, and exits 1', async () => {
