@@ -18,6 +18,9 @@ const IOREDIS_ERROR_NAMES = new Set(['ReplyError', 'SimpleError', 'AbortError', 
  */
 const FIXED_TEXT_REPLIES = new Set(['WRONGTYPE', 'READONLY', 'BUSY', 'LOADING', 'MASTERDOWN', 'CLUSTERDOWN', 'TRYAGAIN', 'MOVED', 'ASK', 'NOSCRIPT', 'NOREPLICAS', 'MISCONF', 'CROSSSLOT', 'EXECABORT', 'BUSYGROUP', 'NOGROUP', 'UNBLOCKED']);
 
+/** `ERR` replies whose wording is fixed, up to the script location Redis may add after them. */
+const SAFE_ERR_TEXT = /^ERR (syntax error|value is not an integer or out of range|value is not a valid float|wrong number of arguments for '[a-z|._-]{1,40}' command|max number of clients reached|Protocol error: [a-z ]{1,60}|increment or decrement would overflow|index out of range|no such key|DUMP payload version or checksum are wrong)\b[^']*$/i;
+
 const CONNECTION_FAILURE = /max retries per request|connection is closed|aborted due to connection close|ECONNREFUSED|ECONNRESET|ETIMEDOUT|EHOSTUNREACH|ENOTFOUND|EPIPE|Stream isn't writeable|Command timed out|CLUSTERDOWN|LOADING|MASTERDOWN|TRYAGAIN|Failed to refresh slots cache|None of startup nodes is available/i;
 
 /** True for an error that ioredis made or passed on from Redis (the ones that may carry a command). */
@@ -52,7 +55,9 @@ function safeReplyText(firstLine: string): string {
   const word = /^[A-Z][A-Z_-]*\b/.exec(firstLine)?.[0];
   if (word === undefined) return 'an error';
   if (FIXED_TEXT_REPLIES.has(word)) return firstLine;
-  // A script's runtime error names the script's line, not an argument.
+  // ERR replies of fixed wording (an argument's name, never its value), and a script's runtime
+  // error, which names the script's line.
+  if (SAFE_ERR_TEXT.test(firstLine)) return firstLine;
   if (/^ERR (user_script|user_function):\d+:/.test(firstLine) || /^ERR .*\bon @user_(script|function)\b/.test(firstLine)) return firstLine;
   return `${word} (the rest of Redis's reply is left out: it can repeat the command's arguments)`;
 }

@@ -27,6 +27,8 @@ describe('Redis errors are typed, and never carry the arguments of the command t
     expect(error).toMatchObject({ code: 'JOBS_REDIS_ERROR', message: expect.stringMatching(/^Redis refused FCALL: ERR \(/) });
     expect(rendered(error)).not.toContain(SECRET);
     // A reply whose text is fixed keeps it.
+    expect(toJobsError(replyError("ERR wrong number of arguments for 'hset' command", 'hset', [SECRET]))).toMatchObject({ message: "Redis refused HSET: ERR wrong number of arguments for 'hset' command" });
+    expect(toJobsError(replyError(`ERR syntax error, near '${SECRET}'`, 'set', [SECRET]))).toMatchObject({ message: expect.not.stringContaining(SECRET) });
     expect(toJobsError(replyError('WRONGTYPE Operation against a key holding the wrong kind of value', 'hget', [SECRET, 'f']))).toMatchObject({
       code: 'JOBS_REDIS_ERROR',
       message: 'Redis refused HGET: WRONGTYPE Operation against a key holding the wrong kind of value',
