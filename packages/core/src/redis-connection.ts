@@ -47,20 +47,34 @@ export function duplicateClient(client: RedisClient): RedisClient {
 /**
  * Connection errors reach callers as rejected commands (typed by {@link toJobsError}); without a
  * listener ioredis would also print each one, password-free but noisy, as "Unhandled error event".
- * A client we created also drops the arguments ioredis attaches to its errors (a failed HELLO's
- * carry the password) before anything else sees them: see {@link stripCommandArgs}.
+ * A client we created also cuts the arguments ioredis attaches to its errors (a failed HELLO's
+ * carry the password) before anything else sees them (see {@link stripCommandArgs}): in its
+ * `error` events (emitted right after the waiting commands are failed with the same error, before
+ * their callers run), and in every error reply, a cluster's nodes' too.
  */
 function quiet<C extends RedisClient>(client: C): C {
   client.on('error', (error: unknown) => stripCommandArgs(error));
-  // Every command goes through sendCommand (pipelines and a cluster's too); this handler runs
-  // before the caller's, as it is attached first, and it leaves the rejection to them.
-  const send = client.sendCommand.bind(client) as (...args: unknown[]) => unknown;
-  (client as unknown as { sendCommand: (...args: unknown[]) => unknown }).sendCommand = (...args: unknown[]) => {
-    const sent = send(...args);
-    if (sent instanceof Promise) sent.then(undefined, stripCommandArgs);
-    return sent;
-  };
+  if (client instanceof Cluster) {
+    client.on('node error', (error: unknown) => stripCommandArgs(error));
+    client.on('+node', (node: Redis) => stripReplyArgs(node));
+  } else {
+    stripReplyArgs(client as Redis);
+  }
   return client;
+}
+
+/**
+ * Every error reply reaches its command through `handleReconnection` (private in ioredis, as
+ * `flushQueue` below): cutting the arguments there costs the replies that are no error nothing.
+ */
+function stripReplyArgs(client: Redis): void {
+  const target = client as unknown as { handleReconnection?: (error: unknown, item: unknown) => void };
+  const handle = target.handleReconnection;
+  if (typeof handle !== 'function') return;
+  target.handleReconnection = function (this: unknown, error: unknown, item: unknown): void {
+    stripCommandArgs(error);
+    handle.call(this, error, item);
+  };
 }
 
 /** What a failed connect says about the address, by the error's code. */
