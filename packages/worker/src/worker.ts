@@ -216,7 +216,10 @@ export class Worker<P> extends EventEmitter<WorkerEventMap> {
   /** The start-up check the claim loop retries until it passes: a PING, then the partition layout. */
   async #checkStart(group: PartitionedQueue<P>): Promise<void> {
     try {
-      await withRedisErrors(() => group.client.ping());
+      // A NOPERM answer (an ACL user without PING) also says Redis answered and took the credentials.
+      await withRedisErrors(() => group.client.ping()).catch((error: unknown) => {
+        if (!isJobsError(error, 'JOBS_REDIS_NOPERM')) throw error;
+      });
       await group.ensureLayout();
       this.#startFailure = undefined;
     } catch (error) {

@@ -1,6 +1,7 @@
 import { createServer, type Socket } from 'node:net';
-import { within } from '@jobs/testing';
+import { onEveryNode, redisTest, urlWithUser, within } from '@jobs/testing';
 import { describe, expect, test } from 'vitest';
+import { createProducer } from '@jobs/producer';
 import { createWorker, isJobsError } from '../src/index.ts';
 import { kinds, okHandlers } from './kinds.ts';
 
@@ -14,6 +15,24 @@ describe('worker.ready() gives up after readyTimeoutMs', () => {
         error = thrown;
       }
       expect(error, String(bad)).toMatchObject({ code: 'JOBS_INVALID_ARGUMENT', field: 'readyTimeoutMs' });
+    }
+  });
+
+  redisTest('an ACL user without PING: its NOPERM answer counts as Redis answering, and the worker starts and runs jobs', async ({ redis, redisUrl, queueName }) => {
+    const user = `no-ping-${queueName}`;
+    // A cluster does not share its users: every node (replicas too) must know this one.
+    await onEveryNode(redis, (node) => node.acl('SETUSER', user, 'on', '>no-ping-pw', '~*', '&*', '+@all', '-ping'));
+    const url = urlWithUser(redisUrl, user, 'no-ping-pw');
+    const worker = createWorker({ redis: url, queue: queueName, kinds, handlers: okHandlers, reclaimIntervalMs: 0, readyTimeoutMs: 20_000 });
+    const producer = createProducer({ redis, queue: queueName, kinds });
+    try {
+      await within(worker.ready(), 25_000, () => 'ready() of a worker whose user may not PING');
+      const id = await producer.enqueue('email', { recipient: 'a@example.com' });
+      expect(await producer.waitForResult(id, { timeoutMs: 20_000 })).toBeDefined();
+    } finally {
+      await worker.close();
+      await producer.close();
+      await onEveryNode(redis, (node) => node.acl('DELUSER', user));
     }
   });
 
