@@ -28,6 +28,12 @@ export const JOBS_ERROR_CODES = {
   REDIS_AUTH: 'JOBS_REDIS_AUTH',
   /** The Redis ACL user may not run a command or touch a key it needed (NOPERM). */
   REDIS_NOPERM: 'JOBS_REDIS_NOPERM',
+  /**
+   * Redis replied with an error that has no code of its own here. The message names the command
+   * and the reply's first word (its whole text only where that cannot repeat an argument), never
+   * the command's arguments.
+   */
+  REDIS_ERROR: 'JOBS_REDIS_ERROR',
   /** The Redis server is older than 7.0. */
   UNSUPPORTED_REDIS: 'JOBS_UNSUPPORTED_REDIS',
   /** A handler asked for no retries: the job fails at once. */

@@ -4,6 +4,7 @@
  * helpers. Not public: it may change in any release, without a major version.
  */
 export { closeClient, connectRedis, duplicateClient, isRedisClient, parseClusterUrl, toJobsError, withRedisErrors } from './redis-connection.ts';
+export { isRedisError, stripCommandArgs } from './redis-error-mapping.ts';
 export { childLogger } from './logger.ts';
 export { assertWholeNumber } from './whole-number.ts';
 export { MAX_PARTITIONS, partitionIdSuffix, partitionName, partitionNames, partitionOfId } from './partitions.ts';

@@ -1,7 +1,7 @@
 import { Cluster, Redis, type ClusterNode, type ClusterOptions, type RedisOptions } from 'ioredis';
 import { boundQueuedCommands } from './cluster-queued-commands.ts';
-import { InvalidArgumentError, JOBS_ERROR_CODES, JobsError, RedisUnavailableError, isJobsError } from './errors.ts';
-import { SCRIPT_ERROR_CODES } from './generated/constants.ts';
+import { InvalidArgumentError, JOBS_ERROR_CODES, JobsError, RedisUnavailableError } from './errors.ts';
+import { stripCommandArgs, withRedisErrors } from './redis-error-mapping.ts';
 
 /** A Redis or Cluster client. */
 export type RedisClient = Redis | Cluster;
@@ -47,10 +47,34 @@ export function duplicateClient(client: RedisClient): RedisClient {
 /**
  * Connection errors reach callers as rejected commands (typed by {@link toJobsError}); without a
  * listener ioredis would also print each one, password-free but noisy, as "Unhandled error event".
+ * A client we created also cuts the arguments ioredis attaches to its errors (a failed HELLO's
+ * carry the password) before anything else sees them (see {@link stripCommandArgs}): in its
+ * `error` events (emitted right after the waiting commands are failed with the same error, before
+ * their callers run), and in every error reply, a cluster's nodes' too.
  */
 function quiet<C extends RedisClient>(client: C): C {
-  client.on('error', () => undefined);
+  client.on('error', (error: unknown) => stripCommandArgs(error));
+  if (client instanceof Cluster) {
+    client.on('node error', (error: unknown) => stripCommandArgs(error));
+    client.on('+node', (node: Redis) => stripReplyArgs(node));
+  } else {
+    stripReplyArgs(client as Redis);
+  }
   return client;
+}
+
+/**
+ * Every error reply reaches its command through `handleReconnection` (private in ioredis, as
+ * `flushQueue` below): cutting the arguments there costs the replies that are no error nothing.
+ */
+function stripReplyArgs(client: Redis): void {
+  const target = client as unknown as { handleReconnection?: (error: unknown, item: unknown) => void };
+  const handle = target.handleReconnection;
+  if (typeof handle !== 'function') return;
+  target.handleReconnection = function (this: unknown, error: unknown, item: unknown): void {
+    stripCommandArgs(error);
+    handle.call(this, error, item);
+  };
 }
 
 /** What a failed connect says about the address, by the error's code. */
@@ -87,8 +111,8 @@ function failWhileUnreachable(client: Redis): Redis {
   });
   client.on('error', (error: unknown) => {
     if (connected) return;
-    const { path, host, port } = client.options;
-    const reason = unreachableReason(error, path ?? `${host ?? '127.0.0.1'}:${port ?? 6379}`);
+    // The address as a URL without the password: `redis://app:***@127.0.0.1:6390/0 refused the connection`.
+    const reason = unreachableReason(error, describeOptions(client.options));
     if (reason === undefined) return;
     // Private in ioredis's types, but the one call that takes commands off the offline queue:
     // a command only rejected would still be sent once Redis is back, behind its caller's back.
@@ -220,57 +244,8 @@ function describeOptions(options: RedisOptions): string {
   return `${scheme}://${user}${path}/${options.db ?? 0}`;
 }
 
-const CONNECTION_FAILURE = /max retries per request|connection is closed|aborted due to connection close|ECONNREFUSED|ECONNRESET|ETIMEDOUT|EHOSTUNREACH|ENOTFOUND|Stream isn't writeable|Command timed out|CLUSTERDOWN|LOADING|MASTERDOWN|TRYAGAIN/i;
-
-/**
- * Turns what ioredis or Redis threw into a {@link JobsError} where we know what it means:
- * WRONGPASS/NOAUTH becomes `JOBS_REDIS_AUTH`, NOPERM `JOBS_REDIS_NOPERM`, OOM `JOBS_REDIS_OOM`,
- * connection failures `JOBS_REDIS_UNAVAILABLE`, and an error a script replies with on purpose
- * (`JOBS_DUPLICATE_ID ...`) its code. Anything else is returned as it is.
- */
-export function toJobsError(error: unknown): unknown {
-  if (isJobsError(error) || !(error instanceof Error)) return error;
-  const message = error.message;
-  // No `cause` for these: ioredis attaches the failed command, whose arguments hold the password.
-  if (/^(WRONGPASS|NOAUTH)\b/.test(message)) {
-    return new JobsError(JOBS_ERROR_CODES.REDIS_AUTH, `Redis refused the credentials: ${message.split('\n')[0]}`);
-  }
-  // NOPERM from a command; inside a script Redis words it differently.
-  if (/^NOPERM\b|user executing the script can't|No permissions to access/.test(message)) {
-    return new JobsError(JOBS_ERROR_CODES.REDIS_NOPERM, `the Redis user lacks a permission: ${message.split('\n')[0]}`);
-  }
-  // An error a script replies with on purpose: its first word is the JobsError code (see SCRIPT_ERROR_CODES).
-  const scripted = /^(JOBS_[A-Z_]+) (.*)$/.exec(message);
-  if (scripted && (SCRIPT_ERROR_CODES as readonly string[]).includes(scripted[1] as string)) {
-    const code = scripted[1] as (typeof SCRIPT_ERROR_CODES)[number];
-    return new JobsError(code, code === 'JOBS_DUPLICATE_ID' ? `job id ${scripted[2]} is taken by another job; nothing was written` : message, { field: 'id' });
-  }
-  if (message.startsWith('OOM ')) {
-    return new JobsError(JOBS_ERROR_CODES.REDIS_OOM, 'Redis is out of memory (maxmemory) and refused the write; nothing was written', { cause: error });
-  }
-  if (CONNECTION_FAILURE.test(message) || (error as NodeJS.ErrnoException).code === 'ECONNREFUSED') {
-    return new RedisUnavailableError(unavailableReason(message), error);
-  }
-  return error;
-}
-
-/** ioredis's wording of a connection failure in ours, without its option names. */
-function unavailableReason(message: string): string {
-  if (/^Command timed out/i.test(message)) return 'no reply within the command timeout (commandTimeoutMs)';
-  const retries = /max retries per request limit \(which is (\d+)\)/i.exec(message);
-  if (retries) return `the connection to Redis failed ${Number(retries[1]) + 1} times in a row while the command waited`;
-  if (/^Connection is closed/i.test(message)) return 'the connection to Redis is closed';
-  return message;
-}
-
-/** Runs `operation`, mapping what it throws with {@link toJobsError}. */
-export async function withRedisErrors<T>(operation: () => Promise<T>): Promise<T> {
-  try {
-    return await operation();
-  } catch (error) {
-    throw toJobsError(error);
-  }
-}
+// Redis errors are typed where they enter, in redis-error-mapping.ts; re-exported for the callers here.
+export { toJobsError, withRedisErrors } from './redis-error-mapping.ts';
 
 /**
  * Closes a client we own: QUIT when connected (pending replies arrive first), else just drop

@@ -1,4 +1,4 @@
-import { closeClient, duplicateClient, type RedisClient } from './redis-connection.ts';
+import { closeClient, duplicateClient, withRedisErrors, type RedisClient } from './redis-connection.ts';
 import type { ChannelListener } from './schedules/schedule-store.ts';
 
 /**
@@ -28,7 +28,7 @@ export class SharedSubscriber implements ChannelListener {
   async listen(channels: readonly string[], onMessage: (channel: string, message: string) => void, onReady?: () => void): Promise<void> {
     for (const channel of channels) this.#handlers.set(channel, (message) => onMessage(channel, message));
     if (onReady) this.#onReady.add(onReady);
-    await this.#connection.subscribe(...channels);
+    await withRedisErrors(() => this.#connection.subscribe(...channels));
   }
 
   /** Closes the connection: every listener stops hearing. */

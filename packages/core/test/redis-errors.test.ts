@@ -43,7 +43,7 @@ describe.skipIf(isClusterRun())('Redis errors become typed errors', () => {
     const error = await within(queue.enqueue('email', { recipient: 'a@example.com' }).catch((e: unknown) => e), 20_000, () => 'the refused enqueue to fail');
     expect(isJobsError(error, 'JOBS_REDIS_UNAVAILABLE')).toBe(true);
     const message = (error as Error).message;
-    expect(message).toContain(`127.0.0.1:${port} refused the connection (ECONNREFUSED)`);
+    expect(message).toContain(`redis://app:***@127.0.0.1:${port}/0 refused the connection (ECONNREFUSED)`);
     expect(message).not.toMatch(/s3cret-pw|timed out|maxRetriesPerRequest/);
     // The client keeps reconnecting: once a Redis listens there (without the user: none is
     // needed for a refusal), the next attempts reach it.

@@ -71,7 +71,7 @@ function daemonProgram(take: (flags: DaemonFlags) => void): Command {
     .option('--dashboard-port <n>', 'serve the ops dashboard on this port, 0 for any free one [JOBS_DASHBOARD_PORT] (default: off); tokens only from JOBS_DASHBOARD_TOKEN / JOBS_DASHBOARD_VIEWER_TOKEN')
     .option('--dashboard-host <host>', 'address to bind [JOBS_DASHBOARD_HOST] (default 127.0.0.1; another address needs a token)')
     .addOption(new Option('--log-level <level>', `${LOG_LEVELS.join(', ')} [JOBS_LOG_LEVEL] (default info)`))
-    .option('--once', 'sweep once and exit')
+    .option('--once', 'sweep once and exit (1 if a sweep failed)')
     .addHelpText('after', AFTER)
     .action((flags: DaemonFlags) => take(flags));
 }

@@ -1,4 +1,5 @@
 import type { Logger } from '@jobs/core';
+import { stripCommandArgs, toJobsError } from '@jobs/core/internal';
 import { pino } from 'pino';
 
 /** Log levels, least severe first. */
@@ -20,7 +21,9 @@ export interface JsonLoggerOptions {
 /**
  * A pino {@link Logger} that writes one JSON object per line, what log shippers expect from a
  * daemon: `level` as a name, `time` in ISO 8601, `msg`, then the fields. An error goes under
- * `err` (as the worker logs it) and is written with its type, message, code and stack.
+ * `err` (as the worker logs it) and is written with its type, message, code and stack; a Redis
+ * error is typed first (see `toJobsError`), and no command's arguments are written, in `err` or
+ * in its causes (a failed HELLO's hold the password).
  */
 export function jsonLogger(options: JsonLoggerOptions = {}): Logger {
   const settings = {
@@ -28,8 +31,15 @@ export function jsonLogger(options: JsonLoggerOptions = {}): Logger {
     base: { pid: process.pid, ...options.bindings },
     timestamp: pino.stdTimeFunctions.isoTime,
     formatters: { level: (label: string) => ({ level: label }) },
-    serializers: { err: pino.stdSerializers.err },
+    serializers: { err: safeError },
   };
   const stream = options.write ? { write: options.write } : process.stdout;
   return pino(settings, stream);
+}
+
+/** pino's error serializer, over the typed error, with what ioredis attached to it and its causes cut down to the command's name. */
+function safeError(error: unknown): unknown {
+  const serialized: unknown = pino.stdSerializers.err(toJobsError(error) as Error);
+  stripCommandArgs(serialized);
+  return serialized;
 }

@@ -13,7 +13,7 @@ import {
   type RedisClient,
   type RedisConnectionInput,
 } from '@jobs/core';
-import { assertWholeNumber, closeClient, connectRedis, partitionNames, recordedPartitions, SharedSubscriber } from '@jobs/core/internal';
+import { assertWholeNumber, closeClient, connectRedis, partitionNames, recordedPartitions, SharedSubscriber, toJobsError } from '@jobs/core/internal';
 import { discoverQueues } from './discover-queues.ts';
 import { ReclaimerMetrics } from './metrics.ts';
 import { sweepQueue, type SweepReport } from './sweep.ts';
@@ -147,7 +147,7 @@ export class Reclaimer extends EventEmitter<ReclaimerEventMap> {
     this.#subscriber ??= new SharedSubscriber(this.#client);
     const runner = new ScheduleRunner({
       store: new RedisScheduleStore(queue.client, queue.keys, queue.options.eventLog === false ? 0 : queue.options.eventLog.maxLen, this.#subscriber),
-      onError: (error) => this.#log.error({ queue: queue.name, err: error }, 'schedule runner failed'),
+      onError: (error) => this.#log.error({ queue: queue.name, err: toJobsError(error) }, 'schedule runner failed'),
     });
     this.#runners.set(queue.name, runner);
     runner.start();
@@ -245,7 +245,9 @@ export class Reclaimer extends EventEmitter<ReclaimerEventMap> {
     }
   }
 
-  #failed(queue: string, error: unknown): void {
+  #failed(queue: string, raw: unknown): void {
+    // Typed before anything sees it: a raw ioredis error carries its command's arguments.
+    const error = toJobsError(raw);
     const down = isJobsError(error, 'JOBS_REDIS_UNAVAILABLE');
     this.metrics.recordError(queue, down);
     this.#lastFailure = error;
@@ -288,7 +290,8 @@ export class Reclaimer extends EventEmitter<ReclaimerEventMap> {
       ]);
       return { ok: true };
     } catch (error) {
-      return { ok: false, error: error instanceof Error ? error.message : String(error) };
+      const typed = toJobsError(error);
+      return { ok: false, error: typed instanceof Error ? typed.message : String(typed) };
     } finally {
       clearTimeout(timer);
     }

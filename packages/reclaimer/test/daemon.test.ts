@@ -258,12 +258,12 @@ describe('jobs-reclaimer (the daemon, run as a child process)', () => {
     }
   });
 
-  test('with Redis away, --once reports the failed sweep as JOBS_REDIS_UNAVAILABLE and exits instead of hanging', async () => {
+  test('with Redis away, --once reports the failed sweep as JOBS_REDIS_UNAVAILABLE and exits 1 instead of hanging', async () => {
     const port = await findFreePort();
     // One server, or a cluster whose only seed is down (its commands are bounded by the 10 s command timeout).
     const url = isClusterRun() ? `redis+cluster://127.0.0.1:${port}` : `redis://127.0.0.1:${port}`;
     const run = await runCli(BIN.reclaimer, ['--once', '--queue', 'away'], { REDIS_URL: url });
-    expect(run.code).toBe(0);
+    expect(run.code).toBe(1);
     const failed = run.stdout.split('\n').filter((line) => line.startsWith('{')).map((line) => JSON.parse(line) as Record<string, unknown>).find((line) => line.msg === 'sweep failed');
     expect(failed).toMatchObject({ queue: 'away', err: { code: 'JOBS_REDIS_UNAVAILABLE', stack: expect.stringMatching(/\n\s+at /) } });
   }, 30_000);

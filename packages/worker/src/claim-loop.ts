@@ -140,10 +140,12 @@ export class ClaimLoop {
     // A partition count that differs from the one Redis recorded would leave partitions unserved.
     while (!stop.aborted) {
       try {
-        await ensureLayout();
+        // A close does not wait for the check's answer (a Redis that accepts and never replies).
+        await untilStopped(ensureLayout(), stop);
         break;
       } catch (error) {
-        this.#reportError(error, 'the partition layout does not match');
+        if (stop.aborted) break;
+        this.#reportError(error, 'the worker could not start: Redis did not answer it, or the partition layout does not match (it keeps trying)');
         await pause(this.#clock, backoff.next(), stop);
       }
     }
@@ -221,5 +223,19 @@ export class ClaimLoop {
   /** A claim asked for `wanted` jobs and got `got`: see {@link #pendingLookedEmpty} (plain queues only). */
   #noteClaim(got: number, wanted: number): void {
     if (this.#lanes.length === 1) this.#pendingLookedEmpty = got < wanted;
+  }
+}
+
+/** Settles with `promise`, or resolves as soon as `stop` aborts. */
+async function untilStopped(promise: Promise<void>, stop: AbortSignal): Promise<void> {
+  let onAbort = (): void => undefined;
+  const stopped = new Promise<void>((resolve) => {
+    onAbort = resolve;
+    stop.addEventListener('abort', onAbort, { once: true });
+  });
+  try {
+    await Promise.race([promise, stopped]);
+  } finally {
+    stop.removeEventListener('abort', onAbort);
   }
 }

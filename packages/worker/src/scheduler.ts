@@ -1,5 +1,6 @@
 import type { EventEmitter } from 'node:events';
-import type { JobsError, Logger } from '@jobs/core';
+import { JOBS_ERROR_CODES, type JobsError, type Logger } from '@jobs/core';
+import { toJobsError } from '@jobs/core/internal';
 import { ClaimLoop } from './claim-loop.ts';
 import { withClaimSpans } from './claim-spans.ts';
 import type { Clock } from './clock.ts';
@@ -132,8 +133,20 @@ export class WorkerScheduler<P> {
   }
 }
 
-/** Logs `error` and emits it to the worker's `error` listeners, if any (an `error` event with none would throw). */
-function reportError(log: Logger, events: EventEmitter<WorkerEventMap>, error: unknown, message: string): void {
-  log.error({ err: error instanceof Error ? { name: error.name, message: error.message, code: (error as JobsError).code } : String(error) }, message);
+/** Codes that say Redis itself is out of reach or refuses this client, whatever the worker was doing. */
+const REDIS_LEVEL = new Set<string>([JOBS_ERROR_CODES.REDIS_UNAVAILABLE, JOBS_ERROR_CODES.REDIS_AUTH, JOBS_ERROR_CODES.REDIS_NOPERM]);
+
+/**
+ * Logs `error` and emits it to the worker's `error` listeners, if any (an `error` event with none
+ * would throw). A Redis error is typed first (see `toJobsError`), so no listener or log sees a
+ * command's arguments; one that says Redis is away or refuses the worker is logged under its
+ * own words (naming Redis), with what the worker was doing as `during`.
+ */
+function reportError(log: Logger, events: EventEmitter<WorkerEventMap>, raw: unknown, message: string): void {
+  const error = toJobsError(raw);
+  const code = (error as JobsError | undefined)?.code;
+  const fields = { err: error instanceof Error ? { name: error.name, message: error.message, code } : String(error) };
+  if (code !== undefined && REDIS_LEVEL.has(code)) log.error({ ...fields, during: message }, (error as Error).message);
+  else log.error(fields, message);
   if (events.listenerCount('error') > 0) events.emit('error', error);
 }

@@ -3,17 +3,19 @@ import { EventEmitter } from 'node:events';
 import { hostname } from 'node:os';
 import {
   InvalidArgumentError,
+  isJobsError,
   JOBS_ERROR_CODES,
   JobsError,
   PartitionedQueue,
   silentLogger,
+  TimeoutError,
   type Kinds,
   type Logger,
   type QueueOptions,
   type QueueStats,
   type RedisConnectionInput,
 } from '@jobs/core';
-import { assertWholeNumber, childLogger, SharedSubscriber } from '@jobs/core/internal';
+import { assertWholeNumber, childLogger, SharedSubscriber, toJobsError, withRedisErrors } from '@jobs/core/internal';
 import { systemClock } from './clock.ts';
 import { DueNotices } from './due-notices.ts';
 import { keepSchedules } from './schedule-keeping.ts';
@@ -54,6 +56,11 @@ export interface WorkerOptions<P> extends QueueOptions {
   workerId?: string;
   /** A command without an answer for this long fails (and is retried by the worker). Default 10 s. */
   commandTimeoutMs?: number;
+  /**
+   * How long {@link Worker.ready} waits for the worker to be up before it rejects (the worker
+   * itself keeps trying). Whole ms from 1 to 3,600,000. Default 30 s.
+   */
+  readyTimeoutMs?: number;
   /**
    * Fire the queue's schedules' ticks (see the producer's `schedules`). Any number of workers and
    * reclaimers may: each tick makes one job. Default true; false leaves it to others.
@@ -99,12 +106,16 @@ export class Worker<P> extends EventEmitter<WorkerEventMap> {
   readonly #group: PartitionedQueue<P>;
   /** Slots, lanes, the claim loop, outcomes, the reclaim timer and shutdown (see scheduler.ts). */
   readonly #scheduler: WorkerScheduler<P>;
+  readonly #readyTimeoutMs: number;
+  /** Why the last start-up check failed, for a {@link ready} that runs out of time. */
+  #startFailure: unknown;
 
   constructor(options: WorkerOptions<P>) {
     super();
     if (typeof options !== 'object' || options === null) throw new InvalidArgumentError('options', 'expected { redis, queue, kinds, handlers }');
-    const { redis, queue, kinds, handlers, concurrency = 1, partitions = 1, reclaimIntervalMs, logger = silentLogger, connectionName, metrics, tracing, schedules = true, workerId, ...queueOptions } = options;
+    const { redis, queue, kinds, handlers, concurrency = 1, partitions = 1, reclaimIntervalMs, logger = silentLogger, connectionName, metrics, tracing, schedules = true, workerId, readyTimeoutMs = 30_000, ...queueOptions } = options;
     assertWholeNumber('concurrency', concurrency, 1, 10_000);
+    this.#readyTimeoutMs = assertWholeNumber('readyTimeoutMs', readyTimeoutMs, 1, 3_600_000);
     if (typeof handlers !== 'object' || handlers === null) throw new InvalidArgumentError('handlers', 'expected an object with one handler per kind');
     for (const kind of kinds.names) {
       if (typeof (handlers as Record<string, unknown>)[kind] !== 'function') throw new InvalidArgumentError(`handlers.${kind}`, `no handler for kind "${kind}"`);
@@ -151,7 +162,8 @@ export class Worker<P> extends EventEmitter<WorkerEventMap> {
       group: {
         kinds: group.kinds,
         partitions: group.partitions,
-        ensureLayout: () => group.ensureLayout(),
+        // The start-up check: Redis answers this worker (connected, and its credentials taken), and the layout matches.
+        ensureLayout: () => this.#checkStart(group),
         close: () => stopSchedules().then(() => Promise.all([subscriber.close(), group.close()])).then(() => undefined),
       },
       handlers,
@@ -169,13 +181,16 @@ export class Worker<P> extends EventEmitter<WorkerEventMap> {
   }
 
   /**
-   * Resolves once the worker is up: connected, the queue's partition layout checked, listening
-   * for delayed jobs that come due (or given up on that after 2 s without an answer), and about
-   * to send its first claim (in the same turn of the event loop), so a job enqueued from then on
-   * does not wait for the worker's start-up. Resolves at once if it already was. Rejects with
-   * `JOBS_CLOSED` if the worker is closed before. While Redis cannot be reached, or the queue's
-   * partition count differs from the worker's, it stays pending (the worker keeps trying, and
-   * reports each failure as an `error` event): race it with a timeout where a deadline matters.
+   * Resolves once the worker is up: Redis answered it (connected, its credentials accepted), the
+   * queue's partition layout checked, listening for delayed jobs that come due (or given up on
+   * that after 2 s without an answer), and about to send its first claim (in the same turn of the
+   * event loop), so a job enqueued from then on does not wait for the worker's start-up. Resolves
+   * at once if it already was. Rejects with `JOBS_CLOSED` if the worker is closed before. Past
+   * `readyTimeoutMs` (default 30 s) it rejects with the error that kept the worker from starting,
+   * its code kept (`JOBS_REDIS_AUTH` for a wrong password, `JOBS_REDIS_UNAVAILABLE` while Redis
+   * cannot be reached, `JOBS_INVALID_ARGUMENT` for a partition count that differs), or
+   * `JOBS_TIMEOUT` when nothing failed but nothing answered; the worker keeps trying, and each
+   * failure is also an `error` event.
    *
    * @example
    * ```ts
@@ -184,9 +199,39 @@ export class Worker<P> extends EventEmitter<WorkerEventMap> {
    * ```
    */
   ready(): Promise<void> {
-    return this.#scheduler.started.then((started) => {
-      if (!started) throw new JobsError(JOBS_ERROR_CODES.CLOSED, `the worker of queue ${this.queue} was closed before it was ready`);
+    const timeoutMs = this.#readyTimeoutMs;
+    return new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => reject(this.#notReady(timeoutMs)), timeoutMs);
+      void this.#scheduler.started.then((started) => {
+        clearTimeout(timer);
+        if (started) resolve();
+        else reject(new JobsError(JOBS_ERROR_CODES.CLOSED, `the worker of queue ${this.queue} was closed before it was ready`));
+      });
     });
+  }
+
+  /** The start-up check the claim loop retries until it passes: a PING, then the partition layout. */
+  async #checkStart(group: PartitionedQueue<P>): Promise<void> {
+    try {
+      // A NOPERM answer (an ACL user without PING) also says Redis answered and took the credentials.
+      await withRedisErrors(() => group.client.ping()).catch((error: unknown) => {
+        if (!isJobsError(error, 'JOBS_REDIS_NOPERM')) throw error;
+      });
+      await group.ensureLayout();
+      this.#startFailure = undefined;
+    } catch (error) {
+      this.#startFailure = toJobsError(error);
+      throw this.#startFailure;
+    }
+  }
+
+  /** What a {@link ready} that ran out of time rejects with: the last start-up failure, typed, or a timeout. */
+  #notReady(timeoutMs: number): Error {
+    const failure = this.#startFailure;
+    if (isJobsError(failure)) {
+      return new JobsError(failure.code, `the worker of queue ${this.queue} is not ready after ${timeoutMs} ms (readyTimeoutMs): ${failure.message}`, { field: failure.field ?? 'readyTimeoutMs' });
+    }
+    return new TimeoutError(`the start of the worker of queue ${this.queue} (readyTimeoutMs)`, timeoutMs, 'readyTimeoutMs');
   }
 
   /** How many jobs are running now. */

@@ -39,10 +39,16 @@ async function main(): Promise<number> {
     logger: log,
   };
   if (config.once) {
+    // A sweep that failed (Redis away, a wrong password) is logged; it also sets the exit code,
+    // so that a cron job or a CI step that runs `--once` sees it.
     const reclaimer = createReclaimer(options);
+    let failed = false;
+    reclaimer.on('error', () => {
+      failed = true;
+    });
     await reclaimer.runOnce();
     await reclaimer.stop();
-    return 0;
+    return failed ? 1 : 0;
   }
   // The ports are bound before the reclaimer connects: a port that is taken ends the process at
   // once, with nothing open that could keep it alive (a supervisor restarts it, or says why).

@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { isJobsError, JOB_ID_PATTERN, KIND_NAME_PATTERN, type JobRecord, type ListState, type Logger } from '@jobs/core';
+import { toJobsError } from '@jobs/core/internal';
 import type { DashboardRole } from './credentials.ts';
 import type { DashboardDataSource, ScheduleInfo, TimelineEntry } from './data-source.ts';
 import { decodePathPart, HttpError, readJsonBody, sendJson } from './http-io.ts';
@@ -234,10 +235,14 @@ async function act(ctx: ApiContext, queue: string, action: string, id: string | 
 }
 
 /** The answer for an error a route threw: typed errors say what was wrong, others are logged and kept vague. */
-export function httpErrorOf(error: unknown, log: Logger): HttpError {
-  if (error instanceof HttpError) return error;
+export function httpErrorOf(raw: unknown, log: Logger): HttpError {
+  if (raw instanceof HttpError) return raw;
+  // Typed first: a raw ioredis error carries its command's arguments, and must reach no log.
+  const error = toJobsError(raw);
   if (isJobsError(error, 'JOBS_INVALID_ARGUMENT')) return new HttpError(400, 'invalid_argument', error.message);
   if (isJobsError(error, 'JOBS_REDIS_UNAVAILABLE')) return new HttpError(503, 'redis_unavailable', 'Redis did not answer; try again shortly');
+  // The dashboard's own Redis user: an operator's fix, said without the reply's details.
+  if (isJobsError(error, 'JOBS_REDIS_AUTH')) return new HttpError(503, 'redis_auth', "Redis refused the dashboard's credentials; see its logs");
   log.error({ err: error }, 'dashboard request failed');
   return new HttpError(500, 'internal', 'the dashboard could not answer; see its logs');
 }
