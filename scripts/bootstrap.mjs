@@ -61,7 +61,7 @@ function runs(bin) {
 }
 
 /**
- * The Debian packages `command` needs that are missing, each with what it is for: redis-server
+ * The Debian packages that `command` needs and that are missing: redis-server
  * (with redis-cli) unless every pass has a Redis of its own (REDIS_URL for the demo and the
  * single-server pass, REDIS_CLUSTER_URL for the cluster pass), chromium for the browser tests of
  * the demo and the dashboard, and stress-ng for the loaded run. `npm run demo` needs only the first.
@@ -114,9 +114,14 @@ function ensureSystemPackages(passes) {
 function plannedTestTasks(pnpm, passes, extra) {
   const tasks = passes.map((pass) => PASSES[pass].task);
   const result = spawnSync(pnpm, ['exec', 'turbo', 'run', ...tasks, ...extra.filter((arg) => arg !== '--force'), '--dry=json'], { cwd: root, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
-  if (result.status !== 0) return {};
+  let plan;
+  try {
+    plan = result.status === 0 ? JSON.parse(result.stdout) : {};
+  } catch {
+    plan = {};
+  }
   const ran = {};
-  for (const task of JSON.parse(result.stdout).tasks ?? []) {
+  for (const task of plan.tasks ?? []) {
     if (task.command === '<NONEXISTENT>') continue;
     const pass = passes.find((name) => PASSES[name].task === task.task);
     if (pass) (ran[pass] ??= []).push(task.directory);
