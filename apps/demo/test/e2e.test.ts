@@ -59,7 +59,7 @@ describe('the demo page in a real browser', () => {
       headless: true,
       args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
     });
-  }, 600_000);
+  }, 60_000);
 
   afterAll(async () => {
     await browser?.close();

@@ -23,10 +23,11 @@ describe('schedules API', () => {
     const queue = openQueue(redis, queueName);
     const { nextRunAt } = await queue.schedules.upsert({ id: 'poll', kind: 'webhook', payload: { url: 'https://example.com/feed' }, every: 30_000 });
     const record = await queue.schedules.get('poll');
-    // Computed from Redis time read just before the write (updatedAt is the write's own time).
+    // Computed from Redis time read just before the write (updatedAt is the write's own time);
+    // the slack is for a stalled client between the two, not a speed.
     const anchor = (nextRunAt as number) - 30_000;
     expect(anchor).toBeLessThanOrEqual(record?.updatedAt as number);
-    expect(anchor).toBeGreaterThan((record?.updatedAt as number) - 1_000);
+    expect(anchor).toBeGreaterThan((record?.updatedAt as number) - 10_000);
     await queue.close();
   });
 

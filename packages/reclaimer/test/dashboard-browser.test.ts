@@ -47,7 +47,7 @@ describe('the dashboard in a real browser', () => {
       args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
     });
     mkdirSync(RESULTS, { recursive: true });
-  }, 600_000);
+  }, 60_000);
 
   afterAll(async () => {
     await browser?.close();

@@ -249,11 +249,17 @@ describe('worker', () => {
     // Someone sweeps for expired leases every 50 ms the whole time.
     const sweeper = new JobQueue({ redis, queue: queueName, kinds, visibilityMs: 500 });
     let sweeping = true;
-    let sweeps = 0;
+    // Each sweep between two readings of the Redis clock: it ran no sooner than the first, no later than the second.
+    const sweeps: { after: number; before: number }[] = [];
+    const redisNow = async (): Promise<number> => {
+      const [seconds, micros] = await redis.time();
+      return Number(seconds) * 1000 + Math.floor(Number(micros) / 1000);
+    };
     const sweepLoop = (async () => {
       while (sweeping) {
+        const after = await redisNow();
         expect((await sweeper.reclaimStuck()).reclaimed).toEqual([]);
-        sweeps += 1;
+        sweeps.push({ after, before: await redisNow() });
         await new Promise((resolve) => setTimeout(resolve, 50));
       }
     })();
@@ -261,8 +267,11 @@ describe('worker', () => {
     expect(await producer.waitForResult(id, { timeoutMs: 15_000 })).toEqual({ charged: 300, aborted: false });
     sweeping = false;
     await sweepLoop;
-    expect(sweeps).toBeGreaterThan(20);
     const job = await producer.getJob(id);
+    // Sweeps ran while the job did, long after a lease that was not renewed would have ended.
+    const claimedAt = job?.claimedAtMs ?? Number.NaN;
+    const completedAt = job?.completedAtMs ?? Number.NaN;
+    expect(sweeps.filter(({ after, before }) => after >= claimedAt + 1_000 && before <= completedAt).length).toBeGreaterThan(0);
     expect(job?.attempts).toBe(1);
     expect(job?.reclaimedAtMs).toBeUndefined();
     expect((await producer.stats()).reclaimedTotal).toBe(0);
