@@ -12,3 +12,5 @@ export { parseJobRecord, pairsToObject } from './job-record.ts';
 export { assertListState } from './commands/views.ts';
 export { SharedSubscriber } from './shared-subscriber.ts';
 export type { RedisConnection } from './redis-connection.ts';
+export { FOREIGN_LIBRARY_WARNING, FUNCTION_LIBRARY_NAME, libraryOn, loadLibrary } from './function-library.ts';
+export type { LibraryLoad, LibraryOnNode } from './function-library.ts';

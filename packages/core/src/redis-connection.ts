@@ -1,5 +1,6 @@
 import { Cluster, Redis, type ClusterNode, type ClusterOptions, type RedisOptions } from 'ioredis';
 import { boundQueuedCommands } from './cluster-queued-commands.ts';
+import { quietClusterReadyChecks, quietReadyCheck } from './ready-check.ts';
 import { InvalidArgumentError, JOBS_ERROR_CODES, JobsError, RedisUnavailableError, isJobsError } from './errors.ts';
 import { SCRIPT_ERROR_CODES } from './generated/constants.ts';
 
@@ -41,7 +42,7 @@ const ClusterClass = Cluster as unknown as new (nodes: ClusterNode[], options: C
 /** A new connection to the same server(s) as `client`, e.g. for a blocking command. */
 export function duplicateClient(client: RedisClient): RedisClient {
   // Never auto-pipelined (even if the client is): a blocking command would hold back the rest.
-  return quiet(client instanceof Cluster ? boundQueuedCommands(client.duplicate(undefined, { enableAutoPipelining: false })) : failWhileUnreachable(client.duplicate({ enableAutoPipelining: false })));
+  return quiet(client instanceof Cluster ? quietClusterReadyChecks(boundQueuedCommands(client.duplicate(undefined, { enableAutoPipelining: false }))) : quietReadyCheck(failWhileUnreachable(client.duplicate({ enableAutoPipelining: false }))));
 }
 
 /**
@@ -121,14 +122,14 @@ export function connectRedis(input: RedisConnectionInput, connectionName: string
     if (url.protocol !== 'redis:' && url.protocol !== 'rediss:') {
       throw new InvalidArgumentError('redis', `expected a redis://, rediss:// or redis+cluster:// URL, got ${url.protocol}//`);
     }
-    return { client: quiet(failWhileUnreachable(new RedisClientClass(input, defaults))), owned: true };
+    return { client: quiet(quietReadyCheck(failWhileUnreachable(new RedisClientClass(input, defaults)))), owned: true };
   }
   if (typeof input === 'object' && input !== null && 'cluster' in input) {
     const { cluster, redisOptions, ...clusterOptions } = input;
     if (!Array.isArray(cluster) || cluster.length === 0) throw new InvalidArgumentError('redis.cluster', 'expected a non-empty list of seed nodes');
     return connectCluster({ ...clusterOptions, cluster, redisOptions: { ...defaults, ...redisOptions } }, defaults);
   }
-  if (typeof input === 'object' && input !== null) return { client: quiet(failWhileUnreachable(new RedisClientClass({ ...defaults, ...input }))), owned: true };
+  if (typeof input === 'object' && input !== null) return { client: quiet(quietReadyCheck(failWhileUnreachable(new RedisClientClass({ ...defaults, ...input })))), owned: true };
   throw new InvalidArgumentError('redis', 'expected a URL, ioredis options, cluster seeds, or an ioredis Redis or Cluster instance');
 }
 
@@ -144,7 +145,7 @@ function connectCluster(input: ClusterConnectionOptions, defaults: RedisOptions)
     ...(defaults.commandTimeout !== undefined && { slotsRefreshTimeout: Math.min(defaults.commandTimeout, 2_000) }),
     ...options,
   });
-  return { client: quiet(boundQueuedCommands(client)), owned: true };
+  return { client: quiet(quietClusterReadyChecks(boundQueuedCommands(client))), owned: true };
 }
 
 const CLUSTER_URL = /^(rediss?)\+cluster:\/\/(?:([^@/]*)@)?([^/?#]+)\/?$/;
