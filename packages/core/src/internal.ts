@@ -14,3 +14,4 @@ export { SharedSubscriber } from './shared-subscriber.ts';
 export type { RedisConnection } from './redis-connection.ts';
 export { FOREIGN_LIBRARY_WARNING, FUNCTION_LIBRARY_NAME, libraryOn, loadLibrary } from './function-library.ts';
 export type { LibraryLoad, LibraryOnNode } from './function-library.ts';
+export { FUNCTION_LIBRARY } from './generated/library.ts';

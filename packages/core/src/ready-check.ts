@@ -42,8 +42,27 @@ export function quietReadyCheck(client: Redis): Redis {
   return client;
 }
 
-/** {@link quietReadyCheck} on every node connection a cluster client opens. */
+/** The connection a cluster client subscribes on (private in ioredis; picked when nodes come). */
+interface WithSubscriber {
+  subscriber?: { getInstance?(): Redis | null };
+}
+
+/**
+ * {@link quietReadyCheck} on every node connection a cluster client opens, and on the one it
+ * subscribes on (picked when the cluster is ready or its nodes change, and connected lazily).
+ */
 export function quietClusterReadyChecks(cluster: Cluster): Cluster {
-  cluster.on('+node', (node: Redis) => quietReadyCheck(node));
+  const hookSubscriber = (): void => {
+    process.nextTick(() => {
+      const subscriber = (cluster as unknown as WithSubscriber).subscriber?.getInstance?.();
+      if (subscriber) quietReadyCheck(subscriber);
+    });
+  };
+  cluster.on('+node', (node: Redis) => {
+    quietReadyCheck(node);
+    hookSubscriber();
+  });
+  cluster.on('-node', hookSubscriber);
+  cluster.on('ready', hookSubscriber);
   return cluster;
 }

@@ -294,7 +294,7 @@ export async function assertRedisVersion(client: RedisClient): Promise<string> {
   } catch (error) {
     // An ACL user limited to the queue's keys and commands may not run INFO: then the scripts'
     // own errors will say so if the server is too old.
-    if (error instanceof Error && error.message.startsWith('NOPERM')) return 'unknown';
+    if (error instanceof Error && error.message.includes('NOPERM')) return 'unknown';
     throw error;
   }
   const version = /redis_version:(\S+)/.exec(info)?.[1] ?? '0.0.0';
