@@ -22,6 +22,8 @@ interface LibraryState {
   recheckAt: number;
   /** Set once a foreign library was reported, so that a rechecking client warns once. */
   warned: boolean;
+  /** False once the user was refused FUNCTION LOAD: a recheck then only reads the library. */
+  mayLoad: boolean;
 }
 
 /** The code of the process warning emitted when a library under our name is not ours. */
@@ -35,13 +37,14 @@ const states = new WeakMap<RedisClient, LibraryState>();
 function stateOf(client: RedisClient): LibraryState {
   let state = states.get(client);
   if (!state) {
-    const created: LibraryState = { mode: 'unchecked', checking: undefined, recheckAt: 0, warned: false };
+    const created: LibraryState = { mode: 'unchecked', checking: undefined, recheckAt: 0, warned: false, mayLoad: true };
     state = created;
     states.set(client, state);
     // A new connection may reach a server that restarted or failed over (its library lost, or
     // replaced meanwhile): the next call reads it again. A cluster reports its nodes instead.
     const forget = (): void => {
       if (created.mode === 'functions') created.mode = 'unchecked';
+      else if (created.mode === 'scripts') created.recheckAt = 0;
     };
     if (typeof client.on === 'function') {
       if (client instanceof Cluster) client.on('+node', forget);
@@ -126,14 +129,18 @@ function bufferText(value: unknown): unknown {
  * Makes sure node `node` holds our library: read it; when missing, FUNCTION LOAD it (no REPLACE:
  * a library someone else put there first is read again, never overwritten).
  */
-async function ensureOn(node: Redis): Promise<LibraryOnNode> {
+async function ensureOn(node: Redis, state: LibraryState): Promise<LibraryOnNode> {
   const found = await libraryOn(node);
-  if (found !== 'missing') return found;
+  if (found !== 'missing' || !state.mayLoad) return found;
   try {
     await node.call('FUNCTION', 'LOAD', FUNCTION_LIBRARY.source);
     return 'ours';
   } catch (error) {
     if (error instanceof Error && error.message.includes('already exists')) return libraryOn(node);
+    if (error instanceof Error && error.message.startsWith('NOPERM')) {
+      state.mayLoad = false;
+      return 'missing';
+    }
     throw error;
   }
 }
@@ -145,7 +152,7 @@ function checkLibrary(client: RedisClient): Promise<void> {
     try {
       const nodes: Redis[] = client instanceof Cluster ? client.nodes('master') : [client];
       // A cluster client that has not read its slot map yet knows no node: EVALSHA until it does.
-      const found = nodes.length === 0 ? ['missing'] : await Promise.all(nodes.map(ensureOn));
+      const found = nodes.length === 0 ? ['missing'] : await Promise.all(nodes.map((node) => ensureOn(node, state)));
       if (found.every((what) => what === 'ours')) {
         state.mode = 'functions';
         return;
@@ -156,13 +163,14 @@ function checkLibrary(client: RedisClient): Promise<void> {
           code: FOREIGN_LIBRARY_WARNING,
         });
       }
-      toScripts(state);
+      // Missing where the user may not load it, or not ours: look again later.
+      toScripts(state, true);
     } catch (error) {
-      // Refused (no permission to read or load it, no memory, an old server): the scripts run
-      // through EVALSHA for now. Anything else (the connection dropped, the server is still
+      // Refused (no permission to read it, no memory, an old server): the scripts run through
+      // EVALSHA until a reconnect. Anything else (the connection dropped, the server is still
       // loading its data) passes: the call fails as any call would then, and the next one checks again.
       if (!isRefused(error)) throw error;
-      toScripts(state);
+      toScripts(state, false);
     } finally {
       state.checking = undefined;
     }
@@ -170,9 +178,10 @@ function checkLibrary(client: RedisClient): Promise<void> {
   return state.checking;
 }
 
-function toScripts(state: LibraryState): void {
+/** EVALSHA from now on; `recheck`: read the library again after a while (else after a reconnect only). */
+function toScripts(state: LibraryState, recheck: boolean): void {
   state.mode = 'scripts';
-  state.recheckAt = Date.now() + RECHECK_MS;
+  state.recheckAt = recheck ? Date.now() + RECHECK_MS : Number.POSITIVE_INFINITY;
 }
 
 /**
@@ -184,7 +193,7 @@ function toScripts(state: LibraryState): void {
 export async function recoverFunctions(client: RedisClient, error: unknown): Promise<boolean> {
   const state = stateOf(client);
   if (isFcallRefused(error)) {
-    toScripts(state);
+    toScripts(state, false);
     return true;
   }
   if (!isFunctionMissing(error)) return false;
