@@ -55,9 +55,10 @@ describe('security', () => {
     }
   });
 
-  test('the ACL line in docs/RELIABILITY.md is the one jobsAclRules makes', () => {
+  test('the ACL lines in docs/RELIABILITY.md are the ones jobsAclRules and jobsOperatorAclRules make', () => {
     const doc = readFileSync(new URL('../../../docs/RELIABILITY.md', import.meta.url), 'utf8');
     expect(doc).toContain(`ACL SETUSER mail-app on >PASSWORD ${jobsAclRules(['mail']).join(' ')}`);
+    expect(doc).toContain(`ACL SETUSER jobs-operator on >PASSWORD ${jobsOperatorAclRules().join(' ')}`);
   });
 
   // Starts a TLS redis-server of its own: a cluster run would only repeat it.

@@ -116,8 +116,14 @@ describe('tenants cannot reach each other', () => {
       // B's calls still run our code on B's untouched data, and nothing of B's reached A's keys.
       const after = await runTenantJobs(urlB, qb, 5);
       expect(after.results).toEqual(after.ids.map((_, i) => `charged 4242-${qb}-${i}`));
+      // Batches of completions, whose scripts would ask PUBSUB NUMSUB for a user allowed it.
+      await admin.enqueueMany([1, 2, 3, 4].map((i) => ({ kind: 'charge', payload: { card: `batch-${i}` } })));
+      const claimed = await admin.claim({ max: 2 });
+      expect(await admin.completeMany(claimed.map((job) => ({ job, result: 'ok' })))).toEqual([true, true]);
+      const rest = await admin.claim({ max: 2 });
+      expect((await admin.completeManyAndClaim(rest.map((job) => ({ job, result: 'ok' })), { max: 1 })).outcomes).toEqual([{ status: 'completed' }, { status: 'completed' }]);
       const stats = await admin.stats();
-      expect(stats.completedTotal).toBe(10);
+      expect(stats.completedTotal).toBe(14);
       for (const [i, id] of before.ids.entries()) expect(await admin.getJob(id)).toMatchObject({ status: 'completed', payload: { card: `4242-${qb}-${i}` } });
       expect(await queueKeysIn(redis, qa)).toEqual([]);
       expect((await queueKeysIn(redis, qb)).some((key) => key.endsWith(':doctored'))).toBe(false);
