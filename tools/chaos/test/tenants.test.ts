@@ -15,7 +15,7 @@ async function runTenantJobs(url: string, queue: string, count: number): Promise
   const worker = createWorker({ redis: url, queue, kinds, handlers: { charge: ({ card }) => `charged ${card}` } });
   try {
     const ids = await Promise.all(Array.from({ length: count }, (_, i) => producer.enqueue('charge', { card: `4242-${queue}-${i}` })));
-    const results = await within(Promise.all(ids.map((id) => producer.waitForResult(id))), 20_000, "B's jobs finishing");
+    const results = await within(Promise.all(ids.map((id) => producer.waitForResult(id))), 20_000, () => "B's jobs finishing");
     return { ids, results };
   } finally {
     await Promise.all([worker.close(), producer.close()]);
@@ -23,7 +23,7 @@ async function runTenantJobs(url: string, queue: string, count: number): Promise
 }
 
 /** Our library with a line added to every function: it writes a marker key in the caller's queue. */
-function doctoredLibrary(name = FUNCTION_LIBRARY.name): string {
+function doctoredLibrary(name: string = FUNCTION_LIBRARY.name): string {
   const marker = "redis.pcall('SET', string.match(KEYS[1] or '', '^queue:{[^}]+}:') .. 'doctored', '1')";
   return FUNCTION_LIBRARY.source.replaceAll(FUNCTION_LIBRARY.name, name).replaceAll('callback = function(KEYS, ARGV)\n', `callback = function(KEYS, ARGV)\n${marker}\n`);
 }
