@@ -150,8 +150,9 @@ function checkLibrary(client: RedisClient): Promise<void> {
   const state = stateOf(client);
   state.checking ??= (async () => {
     try {
+      // A cluster client that has not read its slot map yet knows no node: a command waits for it.
+      if (client instanceof Cluster && client.nodes('master').length === 0) await client.call('CLUSTER', 'INFO');
       const nodes: Redis[] = client instanceof Cluster ? client.nodes('master') : [client];
-      // A cluster client that has not read its slot map yet knows no node: EVALSHA until it does.
       const found = nodes.length === 0 ? ['missing'] : await Promise.all(nodes.map((node) => ensureOn(node, state)));
       if (found.every((what) => what === 'ours')) {
         state.mode = 'functions';

@@ -1,5 +1,8 @@
+import { redisTest, scriptsMode } from '@jobs/testing';
 import { describe, expect, test } from 'vitest';
 import { libraryChecked, recoverFunctions, usesFunctions } from '../src/function-library.ts';
+import { JobQueue } from '../src/index.ts';
+import { kinds } from './fixtures.ts';
 import { FUNCTION_LIBRARY } from '../src/generated/library.ts';
 import type { RedisClient } from '../src/redis-connection.ts';
 
@@ -103,5 +106,19 @@ describe('checking the function library', () => {
     await expect(recoverFunctions(client, missing)).resolves.toBe(true);
     expect(usesFunctions(client)).toBe(true);
     expect(sent).toEqual(['FUNCTION LIST', 'FUNCTION LIST']);
+  });
+});
+
+describe('the function library on the run\'s Redis', () => {
+  // The EVALSHA pass's user may not read the library: its clients never send FCALL.
+  redisTest.runIf(scriptsMode() === 'functions')('a new client sends FCALL from its first call once it read the library back, on one server or every master', async ({ redisUrl, queueName }) => {
+    const queue = new JobQueue({ redis: redisUrl, queue: queueName, kinds });
+    try {
+      expect(usesFunctions(queue.client)).toBe(false);
+      await queue.stats();
+      expect(usesFunctions(queue.client)).toBe(true);
+    } finally {
+      await queue.close();
+    }
   });
 });
