@@ -4,6 +4,7 @@ import { createProducer, defineKinds } from '@jobs/producer';
 import { JobQueue, jobsAclRules, jobsOperatorAclRules } from '@jobs/reclaimer';
 import { isClusterRun, onEveryNode, openRedis, queueKeysIn, redisTest as test, uniqueQueueName, urlWithUser, within, type TestRedis } from '@jobs/testing';
 import { createWorker } from '@jobs/worker';
+import { once } from 'node:events';
 import { Redis } from 'ioredis';
 import { describe, expect } from 'vitest';
 
@@ -198,6 +199,34 @@ describe('tenants cannot reach each other', () => {
       expect(await root.exists('queue:{qb}:doctored')).toBe(0);
     } finally {
       process.off('warning', onWarning);
+      root.disconnect();
+      await server.stop();
+    }
+  });
+  // Starts a redis-server of its own: the doctored library must reach no other test.
+  test.skipIf(isClusterRun())('a client reads the library again after a reconnect: one replaced meanwhile is not run', async () => {
+    const server = await startRedisServer({ name: 'tenants-reconnect' });
+    const root = new Redis(server.url, { maxRetriesPerRequest: 1 });
+    const queue = new JobQueue({ redis: server.url, queue: 'qb', kinds });
+    const ignore = (): void => undefined;
+    process.on('warning', ignore);
+    try {
+      await queue.enqueue('charge', { card: 'before' });
+      expect(await fcallsOn(root)).toBeGreaterThan(0);
+      // As a restart would: the library changes while the client is away.
+      const reconnected = once(queue.client, 'ready');
+      await root.multi().call('FUNCTION', 'FLUSH').call('FUNCTION', 'LOAD', doctoredLibrary()).call('CLIENT', 'KILL', 'SKIPME', 'yes').exec();
+      await within(reconnected, 10_000, () => 'the queue reconnecting');
+      const fcalls = await fcallsOn(root);
+      await queue.enqueue('charge', { card: 'after' });
+      const [job] = await queue.claim({ max: 1 });
+      expect(job).toBeDefined();
+      await queue.complete(job as NonNullable<typeof job>, 'ok');
+      expect(await fcallsOn(root)).toBe(fcalls);
+      expect(await root.exists('queue:{qb}:doctored')).toBe(0);
+    } finally {
+      process.off('warning', ignore);
+      await queue.close();
       root.disconnect();
       await server.stop();
     }
