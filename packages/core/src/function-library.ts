@@ -68,7 +68,12 @@ export function libraryChecked(client: RedisClient): Promise<void> | undefined {
   const state = stateOf(client);
   if (state.mode === 'functions') return undefined;
   if (state.mode === 'scripts') {
-    if (Date.now() >= state.recheckAt && state.checking === undefined) void checkLibrary(client).catch(() => undefined);
+    if (Date.now() >= state.recheckAt && state.checking === undefined) {
+      // A check that could not finish (Redis away) is not tried again on every call meanwhile.
+      void checkLibrary(client).catch(() => {
+        state.recheckAt = Date.now() + RECHECK_MS;
+      });
+    }
     return undefined;
   }
   return checkLibrary(client);
