@@ -1,11 +1,11 @@
-import { startRedisServer } from '@jobs/dev-redis';
+import { startRedisCluster, startRedisServer } from '@jobs/dev-redis';
 import { FOREIGN_LIBRARY_WARNING, FUNCTION_LIBRARY, loadLibrary } from '@jobs/core/internal';
 import { createProducer, defineKinds } from '@jobs/producer';
 import { JobQueue, jobsAclRules, jobsOperatorAclRules } from '@jobs/reclaimer';
 import { isClusterRun, onEveryNode, openRedis, queueKeysIn, redisTest as test, uniqueQueueName, urlWithUser, within, type TestRedis } from '@jobs/testing';
 import { createWorker } from '@jobs/worker';
 import { once } from 'node:events';
-import { Redis } from 'ioredis';
+import { Cluster, Redis } from 'ioredis';
 import { describe, expect } from 'vitest';
 
 const kinds = defineKinds({ charge: { schema: { type: 'object', properties: { card: { type: 'string' } }, required: ['card'] } } });
@@ -229,6 +229,38 @@ describe('tenants cannot reach each other', () => {
       await queue.close();
       root.disconnect();
       await server.stop();
+    }
+  });
+  // Starts a cluster of its own (once, in the single-server pass): a doctored library on one of
+  // its masters must reach no other test.
+  test.skipIf(isClusterRun())('on a cluster the library is checked on every master: one doctored master sends every script through EVALSHA', async () => {
+    const cluster = await startRedisCluster({ masters: 3, replicasPerMaster: 0 });
+    const ports = (await cluster.masters()).map((master) => master.port);
+    const masters = ports.map((port) => new Redis({ port, host: '127.0.0.1', maxRetriesPerRequest: 1 }));
+    const ignore = (): void => undefined;
+    process.on('warning', ignore);
+    try {
+      await Promise.all(masters.map((master, i) => master.call('FUNCTION', 'LOAD', i === 0 ? doctoredLibrary() : FUNCTION_LIBRARY.source)));
+      // Queues on every master (their hash tags spread over the slots).
+      for (const queue of ['qa', 'qb', 'qc', 'qd', 'qe', 'qf']) {
+        const run = await runTenantJobs(cluster.url, queue, 2);
+        expect(run.results).toEqual([`charged 4242-${queue}-0`, `charged 4242-${queue}-1`]);
+      }
+      const fcalls = await Promise.all(masters.map(fcallsOn));
+      expect(fcalls).toEqual([0, 0, 0]);
+      for (const master of masters) expect(await master.keys('*doctored*')).toEqual([]);
+
+      // The operator's step replaces it on that master alone; then FCALL runs everywhere.
+      const operator = new Cluster([...cluster.seeds]);
+      const loads = await loadLibrary(operator, { replace: true });
+      operator.disconnect();
+      expect(loads.map((load) => load.found).sort()).toEqual(['foreign', 'ours', 'ours']);
+      for (const queue of ['qa', 'qb', 'qc', 'qd', 'qe', 'qf']) await runTenantJobs(cluster.url, queue, 1);
+      expect((await Promise.all(masters.map(fcallsOn))).every((count) => count > 0)).toBe(true);
+    } finally {
+      process.off('warning', ignore);
+      for (const master of masters) master.disconnect();
+      await cluster.stop();
     }
   });
 });
