@@ -81,3 +81,4 @@ export {
   ValidationError,
 } from './errors.ts';
 export type { JobsErrorCode, JobsErrorFor, JobsErrorOptions, ValidationIssue } from './errors.ts';
+export { FOREIGN_LIBRARY_WARNING } from './function-library.ts';

@@ -15,3 +15,6 @@ export { SharedSubscriber } from './shared-subscriber.ts';
 export type { RedisConnection } from './redis-connection.ts';
 export { checkTracingOptions, SPAN_KIND, SPAN_STATUS_ERROR, tracerOf } from './tracing-options.ts';
 export type { TracerLike, TracerProviderLike, TracingOptions } from './tracing-options.ts';
+export { FOREIGN_LIBRARY_WARNING, FUNCTION_LIBRARY_NAME, libraryOn, loadLibrary } from './function-library.ts';
+export type { LibraryLoad, LibraryOnNode } from './function-library.ts';
+export { FUNCTION_LIBRARY } from './generated/library.ts';

@@ -5,7 +5,7 @@ import { followEventLog, type EventFollower, type FollowOptions } from './event-
 import { queueKeys, type QueueKeys } from './keys.ts';
 import type { Kinds } from './kinds.ts';
 import { resolveQueueOptions, type JobQueueOptions, type ResolvedQueueOptions } from './queue-options.ts';
-import { closeClient, connectRedis, duplicateClient, type RedisClient } from './redis-connection.ts';
+import { closeClient, connectRedis, duplicateClient, toJobsError, type RedisClient } from './redis-connection.ts';
 import { ScriptSender } from './script-sender.ts';
 import { WorkWaiter } from './wait-for-work.ts';
 import { assertWholeNumber } from './whole-number.ts';
@@ -32,6 +32,8 @@ export class QueueConnection<P> {
   readonly #followers = new Set<EventFollower>();
   #started: Promise<unknown> | undefined;
   #closed = false;
+  /** See {@link QueueContext.onlyHeard}: turned to `'0'` at start for a user without PUBSUB NUMSUB. */
+  #onlyHeard: '0' | '1';
 
   constructor(options: JobQueueOptions<P>) {
     if (typeof options !== 'object' || options === null) throw new InvalidArgumentError('options', 'expected an object');
@@ -52,6 +54,8 @@ export class QueueConnection<P> {
     this.#blockMs = Math.min(5_000, Math.floor(commandTimeoutMs / 2));
     this.waiter = new WorkWaiter(() => duplicateClient(client), this.keys.pending, this.#blockMs);
     const ready = (): Promise<unknown> => this.ready();
+    this.#onlyHeard = client instanceof Cluster ? '0' : '1';
+    const onlyHeard = (): '0' | '1' => this.#onlyHeard;
     this.#scripts = new ScriptSender(client, this.options.durability, ready);
     this.ctx = Object.freeze({
       name: this.keys.name,
@@ -61,7 +65,9 @@ export class QueueConnection<P> {
       options: this.options,
       scripts: this.#scripts,
       channel: this.options.events ? this.keys.events : '',
-      onlyHeard: client instanceof Cluster ? '0' : '1',
+      get onlyHeard() {
+        return onlyHeard();
+      },
       idSuffix,
       logMaxLen: this.options.eventLog === false ? '0' : String(this.options.eventLog.maxLen),
       workerId,
@@ -78,11 +84,26 @@ export class QueueConnection<P> {
   /** Runs the queue's start-up checks once (see {@link checkAtStart}); rejects once closed. */
   ready(): Promise<unknown> {
     if (this.#closed) return Promise.reject(new JobsError(JOBS_ERROR_CODES.CLOSED, `queue ${this.keys.name} is closed`));
-    this.#started ??= checkAtStart(this.client, this.keys).catch((error: unknown) => {
+    this.#started ??= checkAtStart(this.client, this.keys).then(() => this.#checkHeard()).catch((error: unknown) => {
       this.#started = undefined;
       throw error;
     });
     return this.#started;
+  }
+
+  /**
+   * Whether the scripts may ask PUBSUB NUMSUB/NUMPAT before publishing: Redis answers those for
+   * any channel name, so a tenant's ACL user is not given them (see the reclaimer's jobsAclRules),
+   * and its scripts then always publish. One call at start; an ACL refusal turns it off.
+   */
+  async #checkHeard(): Promise<void> {
+    if (this.#onlyHeard === '0' || this.ctx.channel === '') return;
+    try {
+      await Promise.all([this.client.call('PUBSUB', 'NUMSUB', this.keys.events), this.client.call('PUBSUB', 'NUMPAT')]);
+    } catch (error) {
+      if (!(error instanceof Error && error.message.startsWith('NOPERM'))) throw toJobsError(error);
+      this.#onlyHeard = '0';
+    }
   }
 
   /** A follower of the queue's event log (see `JobQueue.events`), closed with the queue. */

@@ -1,7 +1,8 @@
 import { Cluster, Redis, type ClusterNode, type ClusterOptions, type RedisOptions } from 'ioredis';
 import { boundQueuedCommands } from './cluster-queued-commands.ts';
-import { InvalidArgumentError, JOBS_ERROR_CODES, JobsError, RedisUnavailableError } from './errors.ts';
 import { stripCommandArgs, withRedisErrors } from './redis-error-mapping.ts';
+import { quietClusterReadyChecks, quietReadyCheck } from './ready-check.ts';
+import { InvalidArgumentError, JOBS_ERROR_CODES, JobsError, RedisUnavailableError, isJobsError } from './errors.ts';
 
 /** A Redis or Cluster client. */
 export type RedisClient = Redis | Cluster;
@@ -41,7 +42,7 @@ const ClusterClass = Cluster as unknown as new (nodes: ClusterNode[], options: C
 /** A new connection to the same server(s) as `client`, e.g. for a blocking command. */
 export function duplicateClient(client: RedisClient): RedisClient {
   // Never auto-pipelined (even if the client is): a blocking command would hold back the rest.
-  return quiet(client instanceof Cluster ? boundQueuedCommands(client.duplicate(undefined, { enableAutoPipelining: false })) : failWhileUnreachable(client.duplicate({ enableAutoPipelining: false })));
+  return quiet(client instanceof Cluster ? quietClusterReadyChecks(boundQueuedCommands(client.duplicate(undefined, { enableAutoPipelining: false }))) : quietReadyCheck(failWhileUnreachable(client.duplicate({ enableAutoPipelining: false }))));
 }
 
 /**
@@ -145,14 +146,14 @@ export function connectRedis(input: RedisConnectionInput, connectionName: string
     if (url.protocol !== 'redis:' && url.protocol !== 'rediss:') {
       throw new InvalidArgumentError('redis', `expected a redis://, rediss:// or redis+cluster:// URL, got ${url.protocol}//`);
     }
-    return { client: quiet(failWhileUnreachable(new RedisClientClass(input, defaults))), owned: true };
+    return { client: quiet(quietReadyCheck(failWhileUnreachable(new RedisClientClass(input, defaults)))), owned: true };
   }
   if (typeof input === 'object' && input !== null && 'cluster' in input) {
     const { cluster, redisOptions, ...clusterOptions } = input;
     if (!Array.isArray(cluster) || cluster.length === 0) throw new InvalidArgumentError('redis.cluster', 'expected a non-empty list of seed nodes');
     return connectCluster({ ...clusterOptions, cluster, redisOptions: { ...defaults, ...redisOptions } }, defaults);
   }
-  if (typeof input === 'object' && input !== null) return { client: quiet(failWhileUnreachable(new RedisClientClass({ ...defaults, ...input }))), owned: true };
+  if (typeof input === 'object' && input !== null) return { client: quiet(quietReadyCheck(failWhileUnreachable(new RedisClientClass({ ...defaults, ...input })))), owned: true };
   throw new InvalidArgumentError('redis', 'expected a URL, ioredis options, cluster seeds, or an ioredis Redis or Cluster instance');
 }
 
@@ -168,7 +169,7 @@ function connectCluster(input: ClusterConnectionOptions, defaults: RedisOptions)
     ...(defaults.commandTimeout !== undefined && { slotsRefreshTimeout: Math.min(defaults.commandTimeout, 2_000) }),
     ...options,
   });
-  return { client: quiet(boundQueuedCommands(client)), owned: true };
+  return { client: quiet(quietClusterReadyChecks(boundQueuedCommands(client))), owned: true };
 }
 
 const CLUSTER_URL = /^(rediss?)\+cluster:\/\/(?:([^@/]*)@)?([^/?#]+)\/?$/;
@@ -268,7 +269,7 @@ export async function assertRedisVersion(client: RedisClient): Promise<string> {
   } catch (error) {
     // An ACL user limited to the queue's keys and commands may not run INFO: then the scripts'
     // own errors will say so if the server is too old.
-    if (error instanceof Error && error.message.startsWith('NOPERM')) return 'unknown';
+    if (isJobsError(error, JOBS_ERROR_CODES.REDIS_NOPERM)) return 'unknown';
     throw error;
   }
   const version = /redis_version:(\S+)/.exec(info)?.[1] ?? '0.0.0';

@@ -1,6 +1,6 @@
 import { Cluster, Command, type Pipeline, type Redis } from 'ioredis';
 import { masterAt, redirectionOf, refreshSlots } from './cluster-redirects.ts';
-import { isFunctionMissing, recoverFunctions, usesFunctions } from './function-library.ts';
+import { isFunctionMissing, libraryChecked, recoverFunctions, usesFunctions } from './function-library.ts';
 import type { DurabilityOptions } from './queue-options.ts';
 import type { AnyLuaScript, LuaScript } from './lua-script.ts';
 import { toJobsError, withRedisErrors, type RedisClient } from './redis-connection.ts';
@@ -35,13 +35,17 @@ function commandOf({ script, argv }: ScriptCall, stage: Stage): Command {
 
 /**
  * Sends one script call in one round trip: FCALL of its function in the generated library (see
- * function-library.ts), loading the library when the server lacks it; EVALSHA where functions
- * cannot be had, and EVAL with the source after NOSCRIPT. A call refused so did not run, so
+ * function-library.ts) once the library on the server was read back and found to be ours,
+ * loading it when the server lacks it and the user may; EVALSHA where functions cannot be had
+ * or the library is not ours, and EVAL with the source after NOSCRIPT. A call refused so did not run, so
  * sending it again is safe. `coalesce`: see {@link coalesceWrites}. The command is built here
  * from the one argv array, not through a command ioredis registers per script (that path copies
  * the arguments and adds a closure and a promise per call).
  */
 export function sendScript<R>(client: RedisClient, script: LuaScript<never, never, R>, argv: string[], coalesce = true): Promise<R> {
+  // Before the first FCALL (and after a reconnect or a reload): the library is read back first.
+  const checking = libraryChecked(client);
+  if (checking) return checking.then(() => sendScript(client, script, argv, coalesce));
   if (coalesce) coalesceWrites(client);
   if (usesFunctions(client)) {
     argv[0] = script.fn;
@@ -143,6 +147,7 @@ export class ScriptSender {
    */
   async #pipeline(calls: readonly ScriptCall[], wait: boolean): Promise<SentCalls> {
     await this.#ready();
+    await libraryChecked(this.#client);
     const replies: unknown[] = new Array(calls.length);
     let todo = calls.map((_, index) => index);
     let stage: Stage = usesFunctions(this.#client) ? 'fcall' : 'evalsha';

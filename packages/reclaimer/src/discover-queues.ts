@@ -1,4 +1,4 @@
-import { QUEUE_NAME_PATTERN, queueKeys, type RedisClient } from '@jobs/core';
+import { JOBS_ERROR_CODES, JobsError, QUEUE_NAME_PATTERN, queueKeys, type RedisClient } from '@jobs/core';
 import { Cluster, type Redis } from 'ioredis';
 
 // Keys that only a live queue has: its lists and sets, or its counters.
@@ -17,9 +17,23 @@ async function mastersOf(cluster: Cluster): Promise<Redis[]> {
 /**
  * The names of the queues in Redis, found with SCAN (on every master of a cluster) by the keys
  * that a queue keeps: `queue:{NAME}:pending`, `:processing`, `:delayed`, `:leases`, `:stats`,
- * `:failed`. Recipe queues started with a hash-tagged name are found too. Sorted.
+ * `:failed`. Recipe queues started with a hash-tagged name are found too. Sorted. SCAN lists
+ * every key of the server, so a tenant's ACL user may not run it: then this rejects with
+ * `JOBS_REDIS_NOPERM`, saying to name the queues or to use the operator's user.
  */
 export async function discoverQueues(client: RedisClient): Promise<string[]> {
+  try {
+    return await scanForQueues(client);
+  } catch (error) {
+    if (!(error instanceof Error && /^NOPERM\b/.test(error.message) && /scan/i.test(error.message))) throw error;
+    throw new JobsError(
+      JOBS_ERROR_CODES.REDIS_NOPERM,
+      "finding the queues takes SCAN, which lists every key of the server and so is not a tenant's: name the queues (--queue, or queues: [...]), or use the operator's user (jobsctl acl --operator)",
+    );
+  }
+}
+
+async function scanForQueues(client: RedisClient): Promise<string[]> {
   const nodes: Redis[] = client instanceof Cluster ? await mastersOf(client) : [client];
   const names = new Set<string>();
   for (const node of nodes) {

@@ -12,7 +12,7 @@ export { startMetricsServer } from './metrics-server.ts';
 export type { MetricsServer } from './metrics-server.ts';
 export { discoverQueues } from './discover-queues.ts';
 export { scheduleAdmin } from './admin/schedules-admin.ts';
-export { jobsAclRules } from './acl.ts';
+export { jobsAclRules, jobsOperatorAclRules } from './acl.ts';
 export { jsonLogger } from './json-logger.ts';
 export type { JsonLoggerOptions, LogLevel } from './json-logger.ts';
 export { defineKinds, describeRedis, isJobsError, JOBS_ERROR_CODES, JobQueue, JobsError, RedisUnavailableError } from '@jobs/core';

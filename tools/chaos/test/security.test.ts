@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { startRedisServer } from '@jobs/dev-redis';
 import { createProducer, defineKinds } from '@jobs/producer';
-import { createReclaimer, JobQueue, jobsAclRules, jsonLogger } from '@jobs/reclaimer';
+import { createReclaimer, JobQueue, jobsAclRules, jobsOperatorAclRules, jsonLogger } from '@jobs/reclaimer';
 import { isClusterRun, onEveryNode, redisTest as test, urlWithUser } from '@jobs/testing';
 import { createWorker, type Logger } from '@jobs/worker';
 import { describe, expect } from 'vitest';
@@ -14,11 +14,13 @@ function capture(): { logger: Logger; lines: string[] } {
 }
 
 describe('security', () => {
-  test('an ACL user limited to one queue runs producer, worker, reclaimer and admin on it, and nothing else', async ({ redis, redisUrl, queueName }) => {
+  test('an ACL user limited to one queue runs producer, worker, reclaimer and admin on it, and nothing else; the operator purges it', async ({ redis, redisUrl, queueName }) => {
     const user = `app-${queueName}`;
     const password = `pw-${queueName}-secret`;
+    const operator = `operator-${queueName}`;
     // A cluster does not share its users: every node (replicas too) must know this one.
     await onEveryNode(redis, (node) => node.acl('SETUSER', user, 'on', `>${password}`, ...jobsAclRules([queueName])));
+    await onEveryNode(redis, (node) => node.acl('SETUSER', operator, 'on', `>${password}`, ...jobsOperatorAclRules()));
     const url = urlWithUser(redisUrl, user, password);
     const { logger, lines } = capture();
     const producer = createProducer({ redis: url, queue: queueName, kinds });
@@ -31,8 +33,17 @@ describe('security', () => {
       expect(report?.queue).toBe(queueName);
       const admin = new JobQueue({ redis: url, queue: queueName, kinds });
       expect((await admin.list('completed')).map((job) => job.id)).toEqual([id]);
-      expect(await admin.purge()).toBeGreaterThan(0);
+      // Purging lists keys with SCAN, which shows every tenant's: the operator's, not the tenant's.
+      await expect(admin.purge()).rejects.toMatchObject({ code: 'JOBS_REDIS_NOPERM', message: expect.stringContaining("operator's user") });
+      // So is finding the queues: a tenant's reclaimer names them, and says so when it does not.
+      const discovering = createReclaimer({ redis: url, logger });
+      await discovering.runOnce();
+      await discovering.stop();
+      expect(lines.join('\n')).toContain('name the queues');
       await admin.close();
+      const operatorQueue = new JobQueue({ redis: urlWithUser(redisUrl, operator, password), queue: queueName, kinds });
+      expect(await operatorQueue.purge()).toBeGreaterThan(0);
+      await operatorQueue.close();
       // Another queue's keys are out of reach.
       const other = createProducer({ redis: url, queue: `${queueName}-other`, kinds });
       await expect(other.enqueue('note', { text: 'x' })).rejects.toMatchObject({ code: 'JOBS_REDIS_NOPERM', message: expect.stringMatching(/NOPERM/) });
@@ -40,13 +51,14 @@ describe('security', () => {
       expect(lines.join('\n')).not.toContain(password);
     } finally {
       await Promise.all([worker.close(), producer.close(), reclaimer.stop()]);
-      await onEveryNode(redis, (node) => node.acl('DELUSER', user));
+      await onEveryNode(redis, (node) => node.acl('DELUSER', user, operator));
     }
   });
 
-  test('the ACL line in docs/RELIABILITY.md is the one jobsAclRules makes', () => {
+  test('the ACL lines in docs/RELIABILITY.md are the ones jobsAclRules and jobsOperatorAclRules make', () => {
     const doc = readFileSync(new URL('../../../docs/RELIABILITY.md', import.meta.url), 'utf8');
     expect(doc).toContain(`ACL SETUSER mail-app on >PASSWORD ${jobsAclRules(['mail']).join(' ')}`);
+    expect(doc).toContain(`ACL SETUSER jobs-operator on >PASSWORD ${jobsOperatorAclRules().join(' ')}`);
   });
 
   // Starts a TLS redis-server of its own: a cluster run would only repeat it.

@@ -7,9 +7,9 @@ const USER = 'jobs-scripts-only';
 
 /**
  * Makes (or resets) a user on the server at `url` that may do everything but FCALL and FUNCTION,
- * and returns `url` with that user's credentials: @jobs clients on it find FCALL refused and run
- * every script through EVALSHA, the path of servers and users without functions. One server only:
- * a cluster would need the user on every node.
+ * and returns `url` with that user's credentials: @jobs clients on it cannot read the function
+ * library back (FUNCTION LIST) and run every script through EVALSHA, the path of servers and
+ * users without functions. One server only: a cluster would need the user on every node.
  */
 export async function scriptsOnlyUrl(url: string): Promise<string> {
   const password = randomBytes(12).toString('hex');

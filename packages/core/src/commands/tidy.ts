@@ -1,7 +1,8 @@
 import { Cluster, type Redis } from 'ioredis';
 import { promoteScript } from '../generated/promote.ts';
 import { tidyScript } from '../generated/tidy.ts';
-import { withRedisErrors } from '../redis-connection.ts';
+import { JOBS_ERROR_CODES, JobsError } from '../errors.ts';
+import { toJobsError, withRedisErrors } from '../redis-connection.ts';
 import { assertWholeNumber } from '../whole-number.ts';
 import type { QueueContext } from './queue-context.ts';
 
@@ -34,7 +35,13 @@ export async function purge<P>(ctx: QueueContext<P>): Promise<number> {
     let cursor = '0';
     do {
       // The name holds no glob characters (assertQueueName), so the pattern is this queue's only.
-      const [next, keys] = await withRedisErrors(() => node.scan(cursor, 'MATCH', `${ctx.keys.prefix}*`, 'COUNT', 1_000));
+      const [next, keys] = await node.scan(cursor, 'MATCH', `${ctx.keys.prefix}*`, 'COUNT', 1_000).catch((error: unknown) => {
+        // SCAN lists every key of the server, so a tenant's ACL user is not given it.
+        if (error instanceof Error && /^NOPERM\b/.test(error.message)) {
+          throw new JobsError(JOBS_ERROR_CODES.REDIS_NOPERM, `purging queue ${ctx.keys.name} lists its keys with SCAN, which a tenant's ACL user may not run: purge with the operator's user (jobsctl acl --operator)`);
+        }
+        throw toJobsError(error);
+      });
       cursor = next;
       if (keys.length > 0) deleted += await withRedisErrors(() => node.unlink(...keys));
     } while (cursor !== '0');

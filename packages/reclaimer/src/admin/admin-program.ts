@@ -6,6 +6,7 @@ import { VERSION } from '../version.ts';
 import { check, kindsOption, queueOption, type GlobalFlags } from './admin-options.ts';
 import { loadKinds } from './kinds-module.ts';
 import type { FlowCommand } from './run-flow.ts';
+import type { FunctionsCommand } from './run-functions.ts';
 import type { SchedulesCommand } from './run-schedules.ts';
 import { addSchedulesCommands } from './schedules-program.ts';
 
@@ -21,7 +22,8 @@ export type AdminCommand =
   | { name: 'cancel'; queue: string; id: string }
   | { name: 'purge'; queue: string }
   | { name: 'export-failed'; queue: string; out: string | undefined }
-  | { name: 'acl'; user: string; queues: string[]; partitions: number }
+  | { name: 'acl'; user: string; queues: string[]; partitions: number; operator: boolean }
+  | FunctionsCommand
   | FlowCommand
   | SchedulesCommand;
 
@@ -225,17 +227,41 @@ queue (or already paused), or, with --kinds, one your code defines.`,
 
   program
     .command('acl')
-    .description('the ACL SETUSER line of a Redis user limited to some queues (needs no Redis)')
+    .description("the ACL SETUSER line of a tenant's Redis user limited to some queues, or with --operator of the operator's user (needs no Redis)")
     .argument('<user>', 'the user name')
     .option('-q, --queue <name>', 'a queue the user may use; repeat for more', repeat)
     .option('--partitions <n>', 'the queues are partitioned queues of N partitions (default 1)')
-    .action((user: string, flags: { queue?: string[]; partitions?: string }, command: Command) => {
-      const queues = flags.queue ?? (env.JOBS_QUEUE ? [env.JOBS_QUEUE] : []);
-      if (queues.length === 0) throw new UsageError('acl needs --queue NAME (repeat it for more queues)');
+    .option('--operator', "the operator's user: every queue, queue discovery and purge (SCAN), INFO, and loading the function library; not for applications")
+    .addHelpText(
+      'after',
+      `
+A tenant's user cannot load or change the function library (code every user's calls run), reach
+other clients (CLIENT PAUSE, KILL, LIST) or read other tenants' key and channel names (SCAN, KEYS,
+INFO, PUBSUB): it names its queues (jobs-reclaimer --queue), and an operator's user purges them.
+Run the line on every node of a cluster, replicas too.`,
+    )
+    .action((user: string, flags: { queue?: string[]; partitions?: string; operator?: boolean }, command: Command) => {
+      const operator = flags.operator === true;
+      const queues = flags.queue ?? (env.JOBS_QUEUE && !operator ? [env.JOBS_QUEUE] : []);
+      if (operator && queues.length > 0) throw new UsageError('acl --operator covers every queue: give no --queue');
+      if (!operator && queues.length === 0) throw new UsageError('acl needs --queue NAME (repeat it for more queues), or --operator');
       for (const queue of queues) check(() => assertQueueName(queue, flags.queue ? '--queue' : 'JOBS_QUEUE'));
       if (!/^[A-Za-z0-9._-]{1,64}$/.test(user)) throw new UsageError('acl takes one user name (letters, digits, ".", "_", "-")');
-      take({ name: 'acl', user, queues, partitions: parseWholeNumber('--partitions', flags.partitions, 1, 1, 1_024) }, globals(command));
+      take({ name: 'acl', user, queues, partitions: parseWholeNumber('--partitions', flags.partitions, 1, 1, 1_024), operator }, globals(command));
     });
+
+  const functions = program
+    .command('functions')
+    .description("the function library the scripts run as (FCALL): an operator's step, with the operator's user (jobsctl acl --operator)");
+  functions
+    .command('load')
+    .description('load this release\'s library on the server (every master of a cluster) where it is missing')
+    .option('--replace', 'also replace a different library found under its name (FUNCTION LOAD REPLACE)')
+    .action((flags: { replace?: boolean }, command: Command) => take({ name: 'functions', action: 'load', replace: flags.replace === true }, globals(command)));
+  functions
+    .command('check')
+    .description("whether each node holds this release's library byte for byte; exits 1 when one does not")
+    .action((_flags, command: Command) => take({ name: 'functions', action: 'check', replace: false }, globals(command)));
 
   return program;
 }

@@ -1,11 +1,12 @@
 import { defineKinds, JobQueue, PartitionedQueue, queueKeys, type JobRecord, type KindLimits, type LimitsState, type QueueStats, type RedisClient } from '@jobs/core';
 import { partitionNames, recordedPartitions } from '@jobs/core/internal';
-import { jobsAclRules } from '../acl.ts';
+import { jobsAclRules, jobsOperatorAclRules } from '../acl.ts';
 import { discoverQueues } from '../discover-queues.ts';
 import { humanDuration, renderPairs, renderTable } from '../table.ts';
 import type { AdminCommand } from './admin-program.ts';
 import { eventLine, readEvents } from './event-lines.ts';
 import { runFlowCommand } from './run-flow.ts';
+import { runFunctionsCommand } from './run-functions.ts';
 import { runSchedulesCommand } from './run-schedules.ts';
 
 /** What a command printed (as text and as JSON) and its exit code (2: an argument Redis refused, such as a bad cron pattern). */
@@ -133,9 +134,9 @@ function jobJson(job: JobRecord): Record<string, unknown> {
   return { id: job.id, status: job.status, kind: job.kind, attempts: job.attempts, payload: job.payload, result: job.result, lastError: job.lastError, fields: job.fields };
 }
 
-/** `jobsctl acl <user>`: the line to run in Redis for a user limited to `queues` (needs no Redis). */
-export function aclResult(user: string, queues: readonly string[], partitions = 1): AdminResult {
-  const rules = jobsAclRules(queues, { partitions });
+/** `jobsctl acl <user>`: the line to run in Redis for a user limited to `queues`, or for the operator's user (needs no Redis). */
+export function aclResult(user: string, queues: readonly string[], partitions = 1, operator = false): AdminResult {
+  const rules = operator ? jobsOperatorAclRules() : jobsAclRules(queues, { partitions });
   return { code: 0, text: `ACL SETUSER ${user} on >PASSWORD ${rules.join(' ')}`, json: { user, rules } };
 }
 
@@ -143,7 +144,9 @@ export function aclResult(user: string, queues: readonly string[], partitions = 
 export async function runAdminCommand(command: Exclude<AdminCommand, { name: 'export-failed' }>, client: RedisClient): Promise<AdminResult> {
   switch (command.name) {
     case 'acl':
-      return aclResult(command.user, command.queues, command.partitions);
+      return aclResult(command.user, command.queues, command.partitions, command.operator);
+    case 'functions':
+      return runFunctionsCommand(command, client);
     case 'pause':
     case 'resume':
       return runFlowCommand(command, client);

@@ -61,7 +61,7 @@ async function main(): Promise<number> {
     return result.code;
   };
   // Needs no Redis: it only writes the line to run there.
-  if (command.name === 'acl') return print(aclResult(command.user, command.queues, command.partitions));
+  if (command.name === 'acl') return print(aclResult(command.user, command.queues, command.partitions, command.operator));
   if (command.name === 'events' && command.follow) return follow(command, redisUrl, json);
   // Fail fast: an admin command should say Redis is away, not wait for it. (A cluster client
   // holds commands while it reaches no node, retries or not: the command timeout bounds that.)
