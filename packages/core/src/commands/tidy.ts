@@ -25,19 +25,30 @@ export async function tidyHistory<P>(ctx: QueueContext<P>, batch = 1_000): Promi
   return { completed: Number(completed), failed: Number(failed) };
 }
 
-/** See {@link JobQueue.purge}. */
+/**
+ * See {@link JobQueue.purge}. The keys go in an order that keeps what is left visible should the
+ * caller die halfway: the job hashes first (the ids left in lists are then dropped by claims and
+ * counted by stats until a second purge), then every list, and last the indexes through which
+ * stats and lists find other lists (the flow hash, the levels and groups sets).
+ */
 export async function purge<P>(ctx: QueueContext<P>): Promise<number> {
   await ctx.ready();
+  const k = ctx.keys;
   const nodes: Redis[] = ctx.client instanceof Cluster ? ctx.client.nodes('master') : [ctx.client];
+  const indexes = new Set([k.flow, k.priorities, k.groups]);
   let deleted = 0;
-  for (const node of nodes) {
-    let cursor = '0';
-    do {
-      // The name holds no glob characters (assertQueueName), so the pattern is this queue's only.
-      const [next, keys] = await withRedisErrors(() => node.scan(cursor, 'MATCH', `${ctx.keys.prefix}*`, 'COUNT', 1_000));
-      cursor = next;
-      if (keys.length > 0) deleted += await withRedisErrors(() => node.unlink(...keys));
-    } while (cursor !== '0');
+  // The name holds no glob characters (assertQueueName), so the patterns are this queue's only.
+  for (const pattern of [`${k.jobPrefix}*`, `${k.prefix}*`]) {
+    for (const node of nodes) {
+      let cursor = '0';
+      do {
+        const [next, found] = await withRedisErrors(() => node.scan(cursor, 'MATCH', pattern, 'COUNT', 1_000));
+        cursor = next;
+        const keys = found.filter((key) => !indexes.has(key));
+        if (keys.length > 0) deleted += await withRedisErrors(() => node.unlink(...keys));
+      } while (cursor !== '0');
+    }
   }
+  deleted += await withRedisErrors(() => ctx.client.unlink(...indexes));
   return deleted;
 }
