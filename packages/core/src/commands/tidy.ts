@@ -1,4 +1,5 @@
 import { Cluster, type Redis } from 'ioredis';
+import { refreshSlots } from '../cluster-redirects.ts';
 import { promoteScript } from '../generated/promote.ts';
 import { tidyScript } from '../generated/tidy.ts';
 import { withRedisErrors } from '../redis-connection.ts';
@@ -34,6 +35,8 @@ export async function tidyHistory<P>(ctx: QueueContext<P>, batch = 1_000): Promi
 export async function purge<P>(ctx: QueueContext<P>): Promise<number> {
   await ctx.ready();
   const k = ctx.keys;
+  // A cluster client forgets a master whose connection dropped until its slot map is read again.
+  if (ctx.client instanceof Cluster) await refreshSlots(ctx.client);
   const nodes: Redis[] = ctx.client instanceof Cluster ? ctx.client.nodes('master') : [ctx.client];
   const indexes = new Set([k.flow, k.priorities, k.groups]);
   let deleted = 0;
