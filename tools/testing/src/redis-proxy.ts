@@ -240,8 +240,12 @@ export async function startRedisProxy(upstreams: readonly string[]): Promise<Red
 export interface ProxiedRedis {
   readonly redis: TestRedis;
   readonly proxy: RedisProxy;
-  /** The test run's URL with the proxy in place of the server (single-server runs only). */
-  readonly url: string | undefined;
+  /**
+   * How a child process reaches Redis through the proxy, as environment variables:
+   * `REDIS_URL` (the run's URL with the proxy in place of the server), or on a cluster
+   * `PROXY_SEEDS`, `PROXY_NAT_MAP` and `PROXY_REDIS_OPTIONS` (JSON) for an ioredis `Cluster`.
+   */
+  readonly childEnv: Record<string, string>;
 }
 
 /**
@@ -257,7 +261,7 @@ export async function openProxiedRedis(url: string, through: TestRedis, options:
     const [address] = [...proxy.addresses.values()];
     parsed.hostname = address?.host ?? '127.0.0.1';
     parsed.port = String(address?.port);
-    return { redis: openRedis(parsed.toString(), options), proxy, url: parsed.toString() };
+    return { redis: openRedis(parsed.toString(), options), proxy, childEnv: { REDIS_URL: parsed.toString() } };
   }
   const slots = (await (through as Cluster).cluster('SLOTS')) as [number, number, ...[string, number, ...unknown[]][]][];
   const nodes = [...new Set(slots.flatMap(([, , ...hosts]) => hosts.map(([host, port]) => `${host}:${port}`)))];
@@ -276,5 +280,6 @@ export async function openProxiedRedis(url: string, through: TestRedis, options:
     retryDelayOnFailover: 200,
     ...(options.lazyConnect === undefined ? {} : { lazyConnect: options.lazyConnect }),
   });
-  return { redis, proxy, url: undefined };
+  const childEnv = { PROXY_SEEDS: JSON.stringify([...proxy.addresses.values()]), PROXY_NAT_MAP: JSON.stringify(natMap), PROXY_REDIS_OPTIONS: JSON.stringify(redisOptions) };
+  return { redis, proxy, childEnv };
 }
