@@ -178,6 +178,16 @@ describe('an admin operation whose caller dies halfway leaves every job counted,
     expect(await direct.unparkFreed()).toEqual({ unparked: 0, more: false });
   });
 
+  test('parked jobs with no mark (stranded by an earlier version): unparkFreed of a queue that knows their kind moves them back', async ({ direct, redis }) => {
+    await parkUnderCap(direct, 12);
+    await redis.hdel(direct.keys.flow, 'cap_kind:email', 'parking:email');
+    expect(await direct.unparkFreed({ batch: 5 })).toEqual({ unparked: 5, more: true });
+    // Marked now: counted and listed until the rest are back.
+    await expectAllVisible(direct, 11);
+    expect(await direct.unparkFreed()).toEqual({ unparked: 6, more: false });
+    expect((await runEveryJob(direct)).size).toBe(11);
+  });
+
   test('unparkFreed leaves the parked jobs of a kind still paused or limited alone', async ({ direct }) => {
     await parkUnderCap(direct, 5);
     await direct.pause({ kind: 'webhook' });
