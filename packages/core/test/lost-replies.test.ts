@@ -1,7 +1,8 @@
 import { isScriptCall, openProxiedRedis, queueKeysIn, redisTest, type ProxiedRedis, type RedisTestContext } from '@jobs/testing';
 import { describe, expect } from 'vitest';
 import type { JobQueue, PayloadTypesOf } from '../src/index.ts';
-import { kinds, openQueue } from './fixtures.ts';
+import type { kinds } from './fixtures.ts';
+import { openQueue } from './fixtures.ts';
 
 // Every admin operation that moves jobs, run through a proxy that drops the connection right
 // after Redis has replied (so ioredis sends the command again), or that holds a call forever
@@ -73,7 +74,7 @@ async function runEveryJob(queue: Queue): Promise<Set<string>> {
 async function expectAllVisible(queue: Queue, waiting: number): Promise<void> {
   const stats = await queue.stats();
   expect(stats.waitingDepth).toBe(waiting);
-  expect(stats.pendingDepth + stats.prioritizedDepth + stats.parkedDepth).toBe(waiting);
+  expect(stats.pendingDepth + stats.prioritizedDepth + stats.parkedDepth + (stats.groupedDepth ?? 0)).toBe(waiting);
   expect(await queue.list('waiting', { limit: 1_000 })).toHaveLength(waiting);
 }
 
@@ -86,6 +87,19 @@ describe('an admin operation whose reply is lost is finished by the resent comma
     await expectAllVisible(direct, 29);
     expect((await runEveryJob(direct)).size).toBe(29);
     expect(await direct.stats()).toMatchObject({ waitingDepth: 0, parkedDepth: 0, completedDepth: 29 });
+  });
+
+  test('setLimits({}) run twice moves back prioritized and grouped jobs too, counted and listed all along', async ({ proxied, viaProxy, direct }) => {
+    await direct.setLimits({ kinds: { email: { concurrency: 1 } } });
+    await direct.enqueueMany(Array.from({ length: 24 }, (_, n) => ({ kind: 'email' as const, payload: mail(n), options: { priority: n % 3, ...(n % 2 === 0 && { group: `g${n % 4}` }) } })));
+    expect(await direct.claim({ max: 100 })).toHaveLength(1);
+    await expectAllVisible(direct, 23);
+    const dropped = proxied.proxy.dropAfterReply(isScriptCall);
+    await viaProxy.setLimits({});
+    await dropped;
+    await expectAllVisible(direct, 23);
+    expect((await direct.stats()).parkedDepth).toBe(0);
+    expect((await runEveryJob(direct)).size).toBe(23);
   });
 
   test('a resume of a kind run twice moves back every parked job once', async ({ proxied, viaProxy, direct }) => {
