@@ -202,6 +202,15 @@ describe('an admin operation whose caller dies halfway leaves every job counted,
     expect((await runEveryJob(direct)).size).toBe(11);
   });
 
+  test('setLimits({}) again moves back parked jobs with no mark (stranded by an earlier version)', async ({ direct, redis }) => {
+    await parkUnderCap(direct, 8);
+    await redis.hdel(direct.keys.flow, 'cap_kind:email', 'parking:email');
+    await direct.setLimits({});
+    await expectAllVisible(direct, 7);
+    expect((await direct.stats()).parkedDepth).toBe(0);
+    expect((await runEveryJob(direct)).size).toBe(7);
+  });
+
   test('unparkFreed leaves the parked jobs of a kind still paused or limited alone', async ({ direct }) => {
     await parkUnderCap(direct, 5);
     await direct.pause({ kind: 'webhook' });

@@ -12,15 +12,16 @@ import type { QueueContext } from './queue-context.ts';
 
 /**
  * See {@link JobQueue.setLimits}: jobs held back by a limit that is gone go back to their lists.
- * The script says how many parked jobs nothing holds back now (read from the state, so a call
- * whose reply was lost and is sent again says the same), and those go back in batches; a caller
- * that dies meanwhile leaves them counted, listed and marked for the sweeps to finish.
+ * Which ones is read from the state, not from what this call changed, so a call whose reply was
+ * lost and is sent again, or a second call, moves them all; they go back in batches, and a
+ * caller that dies meanwhile leaves them counted, listed and marked for the sweeps to finish.
+ * The unpark runs even when the script counted none: it also finds jobs parked with no mark.
  */
 export async function setLimits<P>(ctx: QueueContext<P>, limits: QueueLimits): Promise<void> {
   const k = ctx.keys;
   const fields = limitFields(limits, (name) => ctx.kinds.has(name));
-  const free = Number(await ctx.scripts.run(setLimitsScript, setLimitsScript.argv({ flow: k.flow }, { prefix: k.prefix, fields })));
-  if (free > 0) await unparkAll(ctx);
+  await ctx.scripts.run(setLimitsScript, setLimitsScript.argv({ flow: k.flow }, { prefix: k.prefix, fields }));
+  await unparkAll(ctx);
 }
 
 /** See {@link JobQueue.limits}. */
