@@ -79,6 +79,14 @@ async function expectAllVisible(queue: Queue, waiting: number): Promise<void> {
 }
 
 describe('an admin operation whose reply is lost is finished by the resent command', () => {
+  test('the proxy: Redis ran the command whose reply it dropped, and the client sent it again', async ({ proxied, redis, queueName }) => {
+    const key = `queue:{${queueName}}:proxy-check`;
+    const dropped = proxied.proxy.dropAfterReply((command) => command[0] === 'INCR');
+    expect(await proxied.redis.incr(key)).toBe(2);
+    await dropped;
+    expect(await redis.get(key)).toBe('2');
+  });
+
   test('setLimits({}) run twice still moves back every job its limit had parked', async ({ proxied, viaProxy, direct }) => {
     await parkUnderCap(direct, 30);
     const dropped = proxied.proxy.dropAfterReply(isScriptCall);
