@@ -16,7 +16,8 @@
   ARGV[2]  prefix: the queue's key prefix ("queue:{NAME}:"), for the parked and priority lists (see lib/flow.lua)
   ARGV[3]  batch: most parked jobs to move back in this call
   ARGV[4..] kinds: the kinds the caller knows of (none: only the marked ones)
-  Returns: { jobs moved back, jobs of such kinds left parked }
+  Returns: { ids taken off the parked lists (their jobs moved back; ids of jobs no longer
+           pending dropped), jobs of such kinds left parked }
   Reply:   [moved: number, left: number]
 ]]
 --@include lib/unpark-jobs.lua

@@ -5,6 +5,7 @@
 -- while its parked list may hold jobs: set when the kind is paused or limited and kept until the
 -- list is empty and nothing holds the kind back, so that stats and lists count those jobs
 -- whoever moves them, and sweeps finish a move whose caller died. Call load_flow() first.
+
 -- What holds `kind` back in flow hash `flow_key`: 'paused', 'limited' (a rate, a cap or a
 -- pushback: the claims move its parked jobs back as room opens), or nil when nothing does.
 local function kind_hold(flow_key, kind)
