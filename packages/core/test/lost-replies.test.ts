@@ -200,6 +200,22 @@ describe('an admin operation whose caller dies halfway leaves every job counted,
     expect(await direct.unparkFreed()).toEqual({ unparked: 0, more: false });
   });
 
+  test('a purge cut short after the job hashes: what is left is counted, and a second purge deletes it', async ({ proxied, viaProxy, direct, redis, queueName }) => {
+    await parkUnderCap(direct, 10);
+    await direct.enqueue('webhook', { url: 'https://example.com/1' }, { priority: 3 });
+    const held = proxied.proxy.holdBefore((command) => command[0] === 'UNLINK', 2);
+    void viaProxy.purge().catch(() => undefined);
+    await held;
+    const left = await queueKeysIn(redis, queueName);
+    expect(left.filter((key) => key.startsWith(direct.keys.jobPrefix))).toEqual([]);
+    expect(left).toContain(direct.keys.flow);
+    const stats = await direct.stats();
+    expect(stats.parkedDepth + stats.pendingDepth + stats.prioritizedDepth).toBe(10);
+    expect(await direct.claim({ max: 100 })).toHaveLength(0);
+    await direct.purge();
+    expect(await queueKeysIn(redis, queueName)).toEqual([]);
+  });
+
   test('parked jobs with no mark (stranded by an earlier version): unparkFreed of a queue that knows their kind moves them back', async ({ direct, redis }) => {
     await parkUnderCap(direct, 12);
     await redis.hdel(direct.keys.flow, 'cap_kind:email', 'parking:email');
