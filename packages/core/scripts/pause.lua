@@ -7,7 +7,10 @@
   Resuming a queue pushes a token onto the resume list: the claims blocked on it wake at once.
   Resuming a kind moves its parked jobs back to the claim end of their lists (they were the
   oldest there), at most ARGV[4] per call: 'unpark' moves the next batch, and stops when the
-  kind has been paused again meanwhile.
+  kind has been paused again meanwhile. Each call moves what the kind's parked list holds now,
+  so a call run twice (its reply lost) moves the next batch, and a pause marks the kind
+  'parking' (see lib/unpark-jobs.lua): until its parked list is empty, stats and lists
+  count it and sweeps (unpark.lua) finish a resume whose caller died.
 
   KEYS[1]  flow: flow hash
   KEYS[2]  resume: resume list
@@ -21,8 +24,7 @@
            UNPARK_PAUSED_AGAIN when 'unpark' found the kind paused again
   Reply:   number
 ]]
---@include lib/read-hash.lua
---@include lib/push-pending.lua
+--@include lib/unpark-jobs.lua
 
 -- The lazy libraries this script may call (see tools/generate-scripts.mjs).
 load_flow()
@@ -43,7 +45,7 @@ end
 
 local field = 'paused_kind:' .. kind
 if action == 'pause' then
-  redis.call('HSET', KEYS[1], field, '1')
+  redis.call('HSET', KEYS[1], field, '1', 'parking:' .. kind, '1')
   return redis.call('LLEN', parked_list(prefix, kind))
 end
 if action == 'resume' then
@@ -51,14 +53,4 @@ if action == 'resume' then
 elseif redis.call('HEXISTS', KEYS[1], field) == 1 then
   return UNPARK_PAUSED_AGAIN
 end
-local parked = parked_list(prefix, kind)
-local ids = redis.call('LRANGE', parked, 0, tonumber(ARGV[4]) - 1)
--- Newest first: each batch's oldest ends up rightmost, and each later (older) batch beyond it.
-for _, id in ipairs(ids) do
-  local f = read_hash(job_prefix .. id, 'status', 'priority', 'group')
-  if f and (f[1] == 'pending' or f[1] == nil) and redis.call('EXISTS', job_prefix .. id) == 1 then
-    push_pending(prefix, KEYS[3], id, f[2], true, f[3])
-  end
-end
-if #ids > 0 then redis.call('LTRIM', parked, #ids, -1) end
-return redis.call('LLEN', parked)
+return unpark_jobs(prefix, job_prefix, KEYS[3], KEYS[1], kind, tonumber(ARGV[4]))

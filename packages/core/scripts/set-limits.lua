@@ -2,20 +2,30 @@
 --[[
   set-limits: replaces a queue's rate limits and concurrency caps (see lib/limits.lua) with the
   given ones, in one step: every limit field of the flow hash goes, then the given ones are set.
-  Pushbacks in force ('limited_until:<kind>') stay. The caller has checked the values, and moves
-  the parked jobs of the kinds returned back to their lists (pause.lua's 'unpark').
+  Pushbacks in force ('limited_until:<kind>') stay. The caller has checked the values.
+  Every kind limited now, and every kind that had a limit and still has parked jobs, is marked
+  'parking' (see lib/unpark-jobs.lua), so that its parked jobs stay counted and listed
+  until they are back. What the reply says is read from the state, not from what this call
+  changed: run twice (its reply lost), it says the same. The caller (or a sweep) then moves
+  them back with unpark.lua.
 
   KEYS[1]   flow: flow hash
-  ARGV[1..] fields: pairs: field, value (none: the queue has no limits any more)
-  Returns:  the kinds that had a limit and have none now
-  Reply:    string[]
+  ARGV[1]   prefix: the queue's key prefix ("queue:{NAME}:"), for the parked lists (see lib/flow.lua)
+  ARGV[2..] fields: pairs: field, value (none: the queue has no limits any more)
+  Returns:  parked jobs of kinds marked 'parking' that nothing holds back any more
+  Reply:    number
 ]]
+--@include lib/unpark-jobs.lua
+
+-- The lazy libraries this script may call (see tools/generate-scripts.mjs).
+load_flow()
 
 -- The kind a 'rate_kind:<k>' or 'cap_kind:<k>' field names, or nil for any other field.
 local function limited_kind_of(field)
   return string.match(field, '^rate_kind:(.*)$') or string.match(field, '^cap_kind:(.*)$')
 end
 
+local prefix = ARGV[1]
 local fields = redis.call('HKEYS', KEYS[1])
 local gone, had = {}, {}
 for _, field in ipairs(fields) do
@@ -26,12 +36,22 @@ for _, field in ipairs(fields) do
   end
 end
 if #gone > 0 then redis.call('HDEL', KEYS[1], unpack(gone)) end
-if #ARGV > 0 then redis.call('HSET', KEYS[1], unpack(ARGV)) end
-for i = 1, #ARGV, 2 do
+if #ARGV > 1 then redis.call('HSET', KEYS[1], unpack(ARGV, 2)) end
+for i = 2, #ARGV, 2 do
   local kind = limited_kind_of(ARGV[i])
-  if kind then had[kind] = nil end
+  if kind then redis.call('HSET', KEYS[1], 'parking:' .. kind, '1') end
 end
-local freed = {}
-for kind in pairs(had) do freed[#freed + 1] = kind end
-table.sort(freed)
-return freed
+for kind in pairs(had) do
+  if redis.call('LLEN', parked_list(prefix, kind)) > 0 then redis.call('HSET', KEYS[1], 'parking:' .. kind, '1') end
+end
+local free = 0
+local flow = redis.call('HKEYS', KEYS[1])
+for _, field in ipairs(flow) do
+  local kind = parking_kind_of(field)
+  if kind and not kind_hold(KEYS[1], kind) then
+    local left = redis.call('LLEN', parked_list(prefix, kind))
+    if left == 0 then redis.call('HDEL', KEYS[1], field) end
+    free = free + left
+  end
+end
+return free

@@ -14,6 +14,7 @@ import { release } from './commands/release.ts';
 import { retry, retryFailed } from './commands/retry.ts';
 import { timeline, type JobTimeline } from './commands/timeline.ts';
 import { promoteDue, purge, tidyHistory } from './commands/tidy.ts';
+import { unparkFreed } from './commands/unpark.ts';
 import { getJob, list, stats, type ListState, type QueueStats } from './commands/views.ts';
 import type { EnqueueOptions } from './enqueue-options.ts';
 import type { EventFollower, FollowOptions } from './event-follower.ts';
@@ -347,6 +348,16 @@ export class JobQueue<P> {
    */
   resume(options: { kind?: string; batch?: number } = {}): Promise<void> {
     return resume(this.#ctx, options);
+  }
+
+  /**
+   * Moves back, at most `batch` (default 1000) per call, the parked jobs of kinds that nothing
+   * holds back any more (not paused, not limited): what a resume or setLimits cut short, or a
+   * limit deleted by hand, leaves parked. `more` is true while such jobs are left. The
+   * reclaimer's and the workers' sweeps run it; safe to run from any number of processes at once.
+   */
+  unparkFreed(options: { batch?: number } = {}): Promise<{ unparked: number; more: boolean }> {
+    return unparkFreed(this.#ctx, options);
   }
 
   /**

@@ -27,10 +27,10 @@ import { InvalidArgumentError } from './errors.ts';
  * | `queue:{NAME}:schedules-due` | sorted set: each active schedule's id, scored by its next run (ms) | ours |
  * | `queue:{NAME}:schedule:<id>` | hash: schedule `id`: its kind, payload, timing and next run | ours |
  * | `queue:{NAME}:schedules-wake` | pub/sub channel: a schedule was created, changed or resumed | ours |
- * | `queue:{NAME}:flow` | hash: flow control in use: `paused`, `paused_kind:<kind>`, `priorities` (absent when none is) | ours |
+ * | `queue:{NAME}:flow` | hash: flow control in use: `paused`, `paused_kind:<kind>`, `priorities`, `parking:<kind>` (a kind whose parked list may hold jobs), limits (absent when none is) | ours |
  * | `queue:{NAME}:priorities` | sorted set: the priority levels (other than 0) whose list may hold jobs | ours |
  * | `queue:{NAME}:priority:<p>` | list: waiting jobs of priority `p` (priority 0 is `pending`) | ours |
- * | `queue:{NAME}:parked:<kind>` | list: jobs of a paused kind, set aside by the claims that met them | ours |
+ * | `queue:{NAME}:parked:<kind>` | list: jobs of a paused or limited kind, set aside by the claims that met them | ours |
  * | `queue:{NAME}:resume` | list: a token pushed on resume, waking the claims of a paused queue's workers | ours |
  * | `queue:{NAME}:rate`, `:rate:kind:<k>`, `:rate:group:<g>` | sorted set: start times (ms) in a rate limit's sliding window, member: claim token | ours |
  * | `queue:{NAME}:running:kind:<k>`, `:running:group:<g>` | sorted set: ids holding a slot of a concurrency cap, scored by lease deadline | ours |

@@ -1,4 +1,4 @@
-import { onEveryNode, redisNodes, redisTest as test, scriptsMode, urlWithUser, type TestRedis } from '@jobs/testing';
+import { deleteQueueKeys, onEveryNode, redisNodes, redisTest as test, scriptsMode, urlWithUser, type TestRedis } from '@jobs/testing';
 import { describe, expect } from 'vitest';
 import { JobQueue, type ClaimedJob, type PayloadTypesOf } from '../src/index.ts';
 import { kinds } from './fixtures.ts';
@@ -79,6 +79,39 @@ async function slotVerbs(open: (suffix: string) => Queue, fresh: () => Promise<v
   }
 }
 
+/** Each verb that moves parked jobs back (resume, setLimits, unparkFreed): every job then runs. */
+async function unparkVerbs(open: (suffix: string) => Queue): Promise<void> {
+  const emails = (queue: Queue) => queue.enqueueMany([0, 1, 2].map((n) => ({ kind: 'email' as const, payload: { recipient: `${n}@example.com` } })));
+  {
+    const queue = open('resume');
+    await queue.pause({ kind: 'email' });
+    await emails(queue);
+    expect(await queue.claim({ max: 10 })).toHaveLength(0);
+    await queue.resume({ kind: 'email', batch: 1 });
+    expect(await queue.claim({ max: 10 })).toHaveLength(3);
+    await queue.close();
+  }
+  {
+    const queue = open('set-limits');
+    await queue.setLimits({ kinds: { email: { concurrency: 1 } } });
+    await emails(queue);
+    expect(await queue.claim({ max: 10 })).toHaveLength(1);
+    await queue.setLimits({});
+    expect(await queue.claim({ max: 10 })).toHaveLength(2);
+    await queue.close();
+  }
+  {
+    const queue = open('unpark');
+    await queue.setLimits({ kinds: { email: { concurrency: 1 } } });
+    await emails(queue);
+    expect(await queue.claim({ max: 10 })).toHaveLength(1);
+    await queue.client.hdel(queue.keys.flow, 'cap_kind:email');
+    expect(await queue.unparkFreed()).toEqual({ unparked: 2, more: false });
+    expect(await queue.claim({ max: 10 })).toHaveLength(2);
+    await queue.close();
+  }
+}
+
 describe('lazy script libraries', () => {
   // The pass through EVALSHA (JOBS_TEST_SCRIPTS=eval) has no functions to flush.
   test.runIf(scriptsMode() === 'functions')('a verb that frees a running slot works as the first call of a freshly loaded library (after a restart)', async ({ redis, queueName }) => {
@@ -91,6 +124,22 @@ describe('lazy script libraries', () => {
     try {
       await slotVerbs((suffix) => new JobQueue({ redis: urlWithUser(redisUrl, user, 'pw-for-test'), queue: `${queueName}-${suffix}`, kinds }), async () => undefined);
     } finally {
+      await onEveryNode(redis, (node) => node.acl('DELUSER', user));
+    }
+  });
+
+  test('a verb that moves parked jobs back works through EVALSHA (a Redis user without functions)', async ({ redis, redisUrl, queueName }) => {
+    const user = `nofn-unpark-${queueName}`.replace(/[^A-Za-z0-9-]/g, '');
+    await onEveryNode(redis, (node) => node.acl('SETUSER', user, 'on', '>pw-for-test', '~*', '&*', '+@all', '-fcall', '-function'));
+    const queues: Queue[] = [];
+    try {
+      await unparkVerbs((suffix) => {
+        const queue = new JobQueue({ redis: urlWithUser(redisUrl, user, 'pw-for-test'), queue: `${queueName}-${suffix}`, kinds });
+        queues.push(queue);
+        return queue;
+      });
+    } finally {
+      await Promise.all(queues.map((queue) => deleteQueueKeys(redis, queue.name)));
       await onEveryNode(redis, (node) => node.acl('DELUSER', user));
     }
   });

@@ -222,9 +222,9 @@ export class Reclaimer extends EventEmitter<ReclaimerEventMap> {
         reports.push(report);
         this.metrics.recordSweep(report);
         this.#warnFailedDropped(report);
-        const { queue: name, reclaimed, deadLettered, dropped, promoted, tidied, calls, largestCall, durationMs } = report;
-        const fields = { queue: name, reclaimed, deadLettered, dropped, promoted, tidied, calls, largestCall, durationMs: Math.round(durationMs * 100) / 100 };
-        if (reclaimed + deadLettered + dropped + promoted > 0) this.#log.info(fields, 'swept');
+        const { queue: name, reclaimed, deadLettered, dropped, promoted, tidied, unparked, calls, largestCall, durationMs } = report;
+        const fields = { queue: name, reclaimed, deadLettered, dropped, promoted, tidied, unparked, calls, largestCall, durationMs: Math.round(durationMs * 100) / 100 };
+        if (reclaimed + deadLettered + dropped + promoted + unparked > 0) this.#log.info(fields, 'swept');
         else this.#log.debug(fields, 'swept');
         this.emit('sweep', report);
       } catch (error) {

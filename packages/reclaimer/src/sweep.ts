@@ -13,6 +13,8 @@ export interface SweepReport {
   readonly promoted: number;
   /** Expired ids dropped from the histories. */
   readonly tidied: number;
+  /** Parked jobs moved back because nothing holds their kind back any more (see `JobQueue.unparkFreed`). */
+  readonly unparked: number;
   /** Script calls made; each handles at most `batch` jobs. */
   readonly calls: number;
   /** The largest number of jobs one call handled (never more than `batch`). */
@@ -32,7 +34,9 @@ export interface SweepLimits {
 
 /**
  * One sweep of a queue, in bounded steps: promote due delayed jobs, return expired leases (or
- * dead-letter them on their last attempt), drop expired ids from the histories, read the stats.
+ * dead-letter them on their last attempt), move back the parked jobs of kinds that are no longer
+ * paused or limited (a resume or setLimits whose caller died), drop expired ids from the
+ * histories, read the stats.
  * Every step is an atomic script call of at most `batch` jobs, so any number of reclaimers can
  * sweep the same queue at once without handling a job twice, and none keeps Redis busy long.
  */
@@ -60,6 +64,14 @@ export async function sweepQueue(queue: JobQueue<unknown>, limits: SweepLimits):
     largestCall = Math.max(largestCall, result.reclaimed.length + result.deadLettered.length);
     if (!result.more) break;
   }
+  let unparked = 0;
+  for (let call = 0; call < limits.maxCalls; call += 1) {
+    const result = await queue.unparkFreed({ batch: limits.batch });
+    calls += 1;
+    unparked += result.unparked;
+    largestCall = Math.max(largestCall, result.unparked);
+    if (!result.more) break;
+  }
   const tidy = await queue.tidyHistory(limits.batch);
   calls += 1;
   const stats = await queue.stats();
@@ -70,6 +82,7 @@ export async function sweepQueue(queue: JobQueue<unknown>, limits: SweepLimits):
     dropped,
     promoted,
     tidied: tidy.completed + tidy.failed,
+    unparked,
     calls,
     largestCall,
     durationMs: performance.now() - started,

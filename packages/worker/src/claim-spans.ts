@@ -35,6 +35,7 @@ export function withClaimSpans(queue: LaneQueue, tracing: WorkerTracing): LaneQu
     release: (jobs) => queue.release(jobs),
     rateLimited: (job, retryAfterMs, reason) => queue.rateLimited(job, retryAfterMs, reason),
     reclaimStuck: () => queue.reclaimStuck(),
+    unparkFreed: () => queue.unparkFreed(),
     children: (id) => queue.children(id),
   };
 }

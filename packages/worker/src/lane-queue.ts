@@ -32,6 +32,8 @@ export interface LaneQueue {
   release(jobs: readonly ClaimedJob[]): Promise<boolean[]>;
   /** One bounded sweep for expired leases. */
   reclaimStuck(): Promise<ReclaimResult>;
+  /** One bounded call moving back the parked jobs of kinds no longer paused or limited. */
+  unparkFreed(): Promise<{ unparked: number; more: boolean }>;
 }
 
 /** The queue a worker serves: its lanes (one per partition) and what applies to all of them. */

@@ -8,7 +8,9 @@ const MAX_CALLS_PER_SWEEP = 10;
 /**
  * The worker's reclaim timer: every `intervalMs` (with jitter, so that many workers do not all
  * sweep in the same millisecond) it hands the jobs of crashed workers, whose leases expired,
- * back to pending, so a fleet recovers them without a reclaimer daemon.
+ * back to pending, so a fleet recovers them without a reclaimer daemon; and it moves back the
+ * parked jobs of kinds that are no longer paused or limited (a resume or setLimits whose caller
+ * died), which no claim would.
  */
 export class ReclaimSweeper {
   readonly #context: WorkerContext;
@@ -56,6 +58,11 @@ export class ReclaimSweeper {
           if (result.reclaimed.length + result.deadLettered.length > 0) {
             log.info({ partition: queue.name, reclaimed: result.reclaimed.length, deadLettered: result.deadLettered.length }, 'reclaimed jobs with expired leases');
           }
+          if (!result.more) break;
+        }
+        for (let call = 0; call < MAX_CALLS_PER_SWEEP && !stop.aborted; call += 1) {
+          const result = await queue.unparkFreed();
+          if (result.unparked > 0) log.info({ partition: queue.name, unparked: result.unparked }, 'moved back parked jobs of kinds no longer paused or limited');
           if (!result.more) break;
         }
       } catch (error) {

@@ -15,3 +15,5 @@ export { waitFor } from './wait-for.ts';
 export type { WaitForOptions } from './wait-for.ts';
 export { within } from './within.ts';
 export { CHROMIUM, ensureChromium } from './chromium.ts';
+export { isScriptCall, openProxiedRedis, startRedisProxy } from './redis-proxy.ts';
+export type { CommandMatch, ProxiedCommand, ProxiedRedis, RedisProxy } from './redis-proxy.ts';

@@ -4,7 +4,8 @@
 -- `prefix` ("queue:{NAME}:", keys.ts's `prefix`, passed in ARGV) with keys.ts's FLOW_KEY_SUFFIXES:
 --   <prefix>flow          hash: 'paused' = '1' (the queue), 'paused_kind:<kind>' = '1',
 --                         'priorities' = '1' while jobs of another priority than 0 may wait,
---                         and the limits and groups fields of lib/limits.lua
+--                         'parking:<kind>' = '1' while the kind may have parked jobs (see
+--                         lib/unpark-jobs.lua), and the limits and groups fields of lib/limits.lua
 --   <prefix>priorities    sorted set of the levels whose list may hold jobs (score = level)
 --   <prefix>priority:<p>  list: the waiting jobs of priority p (0 lives in pending)
 --   <prefix>parked:<kind> list: jobs of a paused (or limited) kind met by a claim, until it may start
@@ -43,13 +44,21 @@ local function group_rate(prefix, group) return prefix .. 'rate:group:' .. group
 local function kind_running(prefix, kind) return prefix .. 'running:kind:' .. kind end
 local function group_running(prefix, group) return prefix .. 'running:group:' .. group end
 
--- The kinds whose jobs a claim may have parked, sorted: the paused ones and those with a limit
--- or a pushback (see lib/limits.lua), from the flow hash's fields and values in `flow` (HGETALL).
+-- The kind a 'parking:<kind>' field of the flow hash names (a kind that may have parked jobs),
+-- or nil for any other field.
+local function parking_kind_of(field)
+  return string.match(field, '^parking:(.*)$')
+end
+
+-- The kinds whose jobs a claim may have parked, sorted: the paused ones, those with a limit or
+-- a pushback (see lib/limits.lua), and those marked 'parking' whose parked jobs are not all
+-- back yet, from the flow hash's fields and values in `flow` (HGETALL).
 local function parking_kinds(flow)
   local kinds, seen = {}, {}
   for i = 1, #flow, 2 do
     local kind = paused_kind_of(flow[i]) or string.match(flow[i], '^rate_kind:(.*)$')
       or string.match(flow[i], '^cap_kind:(.*)$') or string.match(flow[i], '^limited_until:(.*)$')
+      or parking_kind_of(flow[i])
     if kind and not seen[kind] then
       seen[kind] = true
       kinds[#kinds + 1] = kind
@@ -123,3 +132,4 @@ local function push_by_priority(prefix, pending, id, priority, claim_end, group)
   end
   if claim_end then redis.call('RPUSH', list, id) else redis.call('LPUSH', list, id) end
 end
+

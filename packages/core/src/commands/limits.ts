@@ -1,6 +1,5 @@
 import { LostClaimError } from '../errors.ts';
 import { NOT_OWNER } from '../generated/constants.ts';
-import { pauseScript } from '../generated/pause.ts';
 import { rateLimitedScript } from '../generated/rate-limited.ts';
 import { setLimitsScript } from '../generated/set-limits.ts';
 import type { ClaimedJob } from '../job-record.ts';
@@ -8,25 +7,21 @@ import { limitFields, readLimits, type LimitsState, type QueueLimits } from '../
 import { withRedisErrors } from '../redis-connection.ts';
 import { assertWholeNumber } from '../whole-number.ts';
 import { errorText } from './fail.ts';
+import { unparkAll } from './unpark.ts';
 import type { QueueContext } from './queue-context.ts';
 
-/** Parked jobs moved back per script call once their kind's limits are gone. */
-const UNPARK_BATCH = 1_000;
-
-/** See {@link JobQueue.setLimits}: jobs held back by a limit that is gone go back to their lists. */
+/**
+ * See {@link JobQueue.setLimits}: jobs held back by a limit that is gone go back to their lists.
+ * Which ones is read from the state, not from what this call changed, so a call whose reply was
+ * lost and is sent again, or a second call, moves them all; they go back in batches, and a
+ * caller that dies meanwhile leaves them counted, listed and marked for the sweeps to finish.
+ * The unpark runs even when the script counted none: it also finds jobs parked with no mark.
+ */
 export async function setLimits<P>(ctx: QueueContext<P>, limits: QueueLimits): Promise<void> {
   const k = ctx.keys;
   const fields = limitFields(limits, (name) => ctx.kinds.has(name));
-  const freed = await ctx.scripts.run(setLimitsScript, setLimitsScript.argv({ flow: k.flow }, { fields }));
-  // The kinds that lost their limits get their parked jobs back, in batches, until none is left
-  // (or the kind is paused, which keeps them parked).
-  const pauseKeys = { flow: k.flow, resume: k.resume, pending: k.pending };
-  for (const kind of freed) {
-    const unpark = (): Promise<number> =>
-      ctx.scripts.run(pauseScript, pauseScript.argv(pauseKeys, { jobPrefix: k.jobPrefix, action: 'unpark', kind, batch: UNPARK_BATCH, prefix: k.prefix }));
-    let left = Number(await unpark());
-    while (left > 0) left = Number(await unpark());
-  }
+  await ctx.scripts.run(setLimitsScript, setLimitsScript.argv({ flow: k.flow }, { prefix: k.prefix, fields }));
+  await unparkAll(ctx);
 }
 
 /** See {@link JobQueue.limits}. */

@@ -1,7 +1,8 @@
 import { Cluster, type Redis } from 'ioredis';
+import { refreshSlots } from '../cluster-redirects.ts';
 import { promoteScript } from '../generated/promote.ts';
 import { tidyScript } from '../generated/tidy.ts';
-import { JOBS_ERROR_CODES, JobsError } from '../errors.ts';
+import { JOBS_ERROR_CODES, JobsError, isJobsError } from '../errors.ts';
 import { toJobsError, withRedisErrors } from '../redis-connection.ts';
 import { assertWholeNumber } from '../whole-number.ts';
 import type { QueueContext } from './queue-context.ts';
@@ -26,25 +27,39 @@ export async function tidyHistory<P>(ctx: QueueContext<P>, batch = 1_000): Promi
   return { completed: Number(completed), failed: Number(failed) };
 }
 
-/** See {@link JobQueue.purge}. */
+/**
+ * See {@link JobQueue.purge}. The keys go in an order that keeps what is left visible should the
+ * caller die halfway: the job hashes first (the ids left in lists are then dropped by claims and
+ * counted by stats until a second purge), then every list, and last the indexes through which
+ * stats and lists find other lists (the flow hash, the levels and groups sets).
+ */
 export async function purge<P>(ctx: QueueContext<P>): Promise<number> {
   await ctx.ready();
+  const k = ctx.keys;
+  // A cluster client forgets a master whose connection dropped until its slot map is read again.
+  if (ctx.client instanceof Cluster) await refreshSlots(ctx.client);
   const nodes: Redis[] = ctx.client instanceof Cluster ? ctx.client.nodes('master') : [ctx.client];
+  const indexes = new Set([k.flow, k.priorities, k.groups]);
   let deleted = 0;
-  for (const node of nodes) {
-    let cursor = '0';
-    do {
-      // The name holds no glob characters (assertQueueName), so the pattern is this queue's only.
-      const [next, keys] = await node.scan(cursor, 'MATCH', `${ctx.keys.prefix}*`, 'COUNT', 1_000).catch((error: unknown) => {
-        // SCAN lists every key of the server, so a tenant's ACL user is not given it.
-        if (error instanceof Error && /^NOPERM\b/.test(error.message)) {
-          throw new JobsError(JOBS_ERROR_CODES.REDIS_NOPERM, `purging queue ${ctx.keys.name} lists its keys with SCAN, which a tenant's ACL user may not run: purge with the operator's user (jobsctl acl --operator)`);
-        }
-        throw toJobsError(error);
-      });
-      cursor = next;
-      if (keys.length > 0) deleted += await withRedisErrors(() => node.unlink(...keys));
-    } while (cursor !== '0');
+  // The name holds no glob characters (assertQueueName), so the patterns are this queue's only.
+  for (const pattern of [`${k.jobPrefix}*`, `${k.prefix}*`]) {
+    for (const node of nodes) {
+      let cursor = '0';
+      do {
+        const [next, found] = await node.scan(cursor, 'MATCH', pattern, 'COUNT', 1_000).catch((error: unknown) => {
+          const mapped = toJobsError(error);
+          // SCAN lists every key of the server, so a tenant's ACL user is not given it.
+          if (isJobsError(mapped, JOBS_ERROR_CODES.REDIS_NOPERM)) {
+            throw new JobsError(JOBS_ERROR_CODES.REDIS_NOPERM, `purging queue ${k.name} lists its keys with SCAN, which a tenant's ACL user may not run: purge with the operator's user (jobsctl acl --operator)`);
+          }
+          throw mapped;
+        });
+        cursor = next;
+        const keys = found.filter((key) => !indexes.has(key));
+        if (keys.length > 0) deleted += await withRedisErrors(() => node.unlink(...keys));
+      } while (cursor !== '0');
+    }
   }
+  deleted += await withRedisErrors(() => ctx.client.unlink(...indexes));
   return deleted;
 }

@@ -26,6 +26,7 @@ import { setLimitsScript } from './set-limits.ts';
 import { statsScript } from './stats.ts';
 import { tidyScript } from './tidy.ts';
 import { timelineScript } from './timeline.ts';
+import { unparkScript } from './unpark.ts';
 import { waitingScript } from './waiting.ts';
 
 /** Every script, by file name: for tests and tools (each room imports its own). */
@@ -57,5 +58,6 @@ export const SCRIPTS = {
   'stats': statsScript,
   'tidy': tidyScript,
   'timeline': timelineScript,
+  'unpark': unparkScript,
   'waiting': waitingScript,
 } as const;

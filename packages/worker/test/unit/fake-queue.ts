@@ -204,6 +204,10 @@ export class FakeQueue implements LaneQueue {
     return this.#reply({ reclaimed: [], deadLettered: [], dropped: [], more: false });
   }
 
+  unparkFreed(): Promise<{ unparked: number; more: boolean }> {
+    return this.#reply({ unparked: 0, more: false });
+  }
+
   /** The calls of one verb. */
   callsOf<V extends Call['verb']>(verb: V): Extract<Call, { verb: V }>[] {
     return this.calls.filter((call): call is Extract<Call, { verb: V }> => call.verb === verb);

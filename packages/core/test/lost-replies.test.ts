@@ -1,0 +1,252 @@
+import { isScriptCall, openProxiedRedis, queueKeysIn, redisTest, type ProxiedRedis, type RedisTestContext } from '@jobs/testing';
+import { describe, expect } from 'vitest';
+import type { JobQueue, PayloadTypesOf } from '../src/index.ts';
+import type { kinds } from './fixtures.ts';
+import { openQueue } from './fixtures.ts';
+
+// Every admin operation that moves jobs, run through a proxy that drops the connection right
+// after Redis has replied (so ioredis sends the command again), or that holds a call forever
+// (its caller is as good as dead): afterwards every job runs, and until then every job is counted
+// and listed.
+
+type Queue = JobQueue<PayloadTypesOf<typeof kinds>>;
+
+const mail = (n: number) => ({ recipient: 'a@example.com', n });
+
+/** The test's queue on a connection through a proxy, and the same queue on the test's own connection. */
+const test = redisTest.extend<{ proxied: ProxiedRedis; viaProxy: Queue; direct: Queue }>({
+  proxied: async ({ redisUrl, redis }: RedisTestContext, use) => {
+    const proxied = await openProxiedRedis(redisUrl, redis, { maxRetriesPerRequest: 20, commandTimeout: 8_000 });
+    await use(proxied);
+    proxied.redis.disconnect();
+    await proxied.proxy.close();
+  },
+  viaProxy: async ({ proxied, queueName }, use) => {
+    const queue = openQueue(proxied.redis, queueName);
+    // One call first, so that the proxy counts only the calls of the operation under test (a
+    // connection without FCALL learns so from its first call, refused).
+    await queue.stats();
+    await use(queue);
+    await queue.close();
+  },
+  direct: async ({ redis, queueName }, use) => {
+    const queue = openQueue(redis, queueName);
+    await use(queue);
+    await queue.close();
+  },
+});
+
+/**
+ * `count` emails, all but one parked by a claim because their kind is capped at one running: the
+ * one that started stays running (its completion would hand its slot to a parked job).
+ */
+async function parkUnderCap(queue: Queue, count: number): Promise<void> {
+  await queue.setLimits({ kinds: { email: { concurrency: 1 } } });
+  await queue.enqueueMany(Array.from({ length: count }, (_, n) => ({ kind: 'email' as const, payload: mail(n) })));
+  expect(await queue.claim({ max: count })).toHaveLength(1);
+  expect((await queue.stats()).parkedDepth).toBe(count - 1);
+}
+
+/**
+ * Runs `operation` and, should it fail (a cluster node's connection does not resend what it had
+ * in flight), once more: what a caller that saw the connection drop does.
+ */
+async function retried<T>(operation: () => Promise<T>): Promise<T> {
+  try {
+    return await operation();
+  } catch {
+    return operation();
+  }
+}
+
+/** Claims and completes until a claim finds nothing; returns the ids that ran. */
+async function runEveryJob(queue: Queue): Promise<Set<string>> {
+  const ran = new Set<string>();
+  for (;;) {
+    const jobs = await queue.claim({ max: 100 });
+    if (jobs.length === 0) return ran;
+    await queue.completeMany(jobs.map((job) => ({ job, result: null })));
+    for (const job of jobs) ran.add(job.id);
+  }
+}
+
+/** Every job waiting is counted by stats and listed by list('waiting'), and the depths add up. */
+async function expectAllVisible(queue: Queue, waiting: number): Promise<void> {
+  const stats = await queue.stats();
+  expect(stats.waitingDepth).toBe(waiting);
+  expect(stats.pendingDepth + stats.prioritizedDepth + stats.parkedDepth + (stats.groupedDepth ?? 0)).toBe(waiting);
+  expect(await queue.list('waiting', { limit: 1_000 })).toHaveLength(waiting);
+}
+
+describe('an admin operation whose reply is lost is finished by the resent command', () => {
+  test('the proxy: Redis ran the command whose reply it dropped, and the client sent it again', async ({ proxied, redis, queueName }) => {
+    const key = `queue:{${queueName}}:proxy-check`;
+    const dropped = proxied.proxy.dropAfterReply((command) => command[0] === 'INCR');
+    expect(await proxied.redis.incr(key)).toBe(2);
+    await dropped;
+    expect(await redis.get(key)).toBe('2');
+  });
+
+  test('setLimits({}) run twice still moves back every job its limit had parked', async ({ proxied, viaProxy, direct }) => {
+    await parkUnderCap(direct, 30);
+    const dropped = proxied.proxy.dropAfterReply(isScriptCall);
+    await viaProxy.setLimits({});
+    await dropped;
+    await expectAllVisible(direct, 29);
+    expect((await runEveryJob(direct)).size).toBe(29);
+    expect(await direct.stats()).toMatchObject({ waitingDepth: 0, parkedDepth: 0, completedDepth: 29 });
+  });
+
+  test('setLimits({}) run twice moves back prioritized and grouped jobs too, counted and listed all along', async ({ proxied, viaProxy, direct }) => {
+    await direct.setLimits({ kinds: { email: { concurrency: 1 } } });
+    await direct.enqueueMany(Array.from({ length: 24 }, (_, n) => ({ kind: 'email' as const, payload: mail(n), options: { priority: n % 3, ...(n % 2 === 0 && { group: `g${n % 4}` }) } })));
+    expect(await direct.claim({ max: 100 })).toHaveLength(1);
+    await expectAllVisible(direct, 23);
+    const dropped = proxied.proxy.dropAfterReply(isScriptCall);
+    await viaProxy.setLimits({});
+    await dropped;
+    await expectAllVisible(direct, 23);
+    expect((await direct.stats()).parkedDepth).toBe(0);
+    expect((await runEveryJob(direct)).size).toBe(23);
+  });
+
+  test('a resume of a kind run twice moves back every parked job once', async ({ proxied, viaProxy, direct }) => {
+    await direct.pause({ kind: 'email' });
+    await direct.enqueueMany(Array.from({ length: 30 }, (_, n) => ({ kind: 'email' as const, payload: mail(n) })));
+    expect(await direct.claim({ max: 100 })).toHaveLength(0);
+    expect((await direct.stats()).parkedDepth).toBe(30);
+    const dropped = proxied.proxy.dropAfterReply(isScriptCall, 2);
+    await viaProxy.resume({ kind: 'email', batch: 7 });
+    await dropped;
+    await expectAllVisible(direct, 30);
+    expect((await runEveryJob(direct)).size).toBe(30);
+  });
+
+  test('a pause run twice holds the kind, and its resume lets every job run', async ({ proxied, viaProxy, direct }) => {
+    const dropped = proxied.proxy.dropAfterReply(isScriptCall);
+    await viaProxy.pause({ kind: 'email' });
+    await dropped;
+    await direct.enqueueMany(Array.from({ length: 20 }, (_, n) => ({ kind: 'email' as const, payload: mail(n) })));
+    expect(await direct.claim({ max: 100 })).toHaveLength(0);
+    await expectAllVisible(direct, 20);
+    await direct.resume({ kind: 'email' });
+    expect((await runEveryJob(direct)).size).toBe(20);
+  });
+
+  test('a redrive (retry) and a retry of every failed job run twice put each job back once', async ({ proxied, viaProxy, direct }) => {
+    const ids = (await direct.enqueueMany(Array.from({ length: 20 }, (_, n) => ({ kind: 'email' as const, payload: mail(n) })))).map((result) => result.id);
+    for (const job of await direct.claim({ max: 100 })) await direct.fail(job, new Error('boom'), { permanent: true });
+    expect((await direct.stats()).failedDepth).toBe(20);
+    let dropped = proxied.proxy.dropAfterReply(isScriptCall);
+    await viaProxy.retry(ids.slice(0, 10));
+    await dropped;
+    dropped = proxied.proxy.dropAfterReply(isScriptCall);
+    await viaProxy.retryFailed({ batch: 100 });
+    await dropped;
+    await expectAllVisible(direct, 20);
+    expect(await direct.stats()).toMatchObject({ failedDepth: 0, redrivenTotal: 20 });
+    expect((await runEveryJob(direct)).size).toBe(20);
+  });
+
+  test('a purge run twice leaves no key of the queue behind', async ({ proxied, viaProxy, direct, redis, queueName }) => {
+    await parkUnderCap(direct, 10);
+    await direct.enqueue('webhook', { url: 'https://example.com/1' }, { priority: 3 });
+    await direct.enqueue('webhook', { url: 'https://example.com/2' }, { delayMs: 60_000 });
+    const dropped = proxied.proxy.dropAfterReply((command) => command[0] === 'UNLINK');
+    await retried(() => viaProxy.purge());
+    await dropped;
+    expect(await queueKeysIn(redis, queueName)).toEqual([]);
+    expect(await direct.stats()).toMatchObject({ waitingDepth: 0, delayedDepth: 0, completedDepth: 0 });
+  });
+});
+
+describe('an admin operation whose caller dies halfway leaves every job counted, and a sweep finishes it', () => {
+  test('a resume cut short after its first batches: the rest stay counted and listed, and unparkFreed moves them back', async ({ proxied, viaProxy, direct }) => {
+    await direct.pause({ kind: 'email' });
+    await direct.enqueueMany(Array.from({ length: 40 }, (_, n) => ({ kind: 'email' as const, payload: mail(n) })));
+    expect(await direct.claim({ max: 100 })).toHaveLength(0);
+    // The fourth call never reaches Redis: the caller is as good as dead after three batches of 5.
+    const held = proxied.proxy.holdBefore(isScriptCall, 4);
+    void viaProxy.resume({ kind: 'email', batch: 5 }).catch(() => undefined);
+    await held;
+    expect(await direct.stats()).toMatchObject({ pendingDepth: 15, parkedDepth: 25, pausedKinds: [] });
+    await expectAllVisible(direct, 40);
+    expect(await direct.unparkFreed({ batch: 10 })).toEqual({ unparked: 10, more: true });
+    while ((await direct.unparkFreed({ batch: 10 })).more);
+    expect((await direct.stats()).parkedDepth).toBe(0);
+    expect((await runEveryJob(direct)).size).toBe(40);
+  });
+
+  test('setLimits({}) cut short after its limits are gone: the parked jobs stay counted, and unparkFreed moves them back', async ({ proxied, viaProxy, direct }) => {
+    await parkUnderCap(direct, 30);
+    // The set-limits call runs; the caller dies before its first unpark.
+    const held = proxied.proxy.holdBefore(isScriptCall, 2);
+    void viaProxy.setLimits({}).catch(() => undefined);
+    await held;
+    expect((await direct.limits()).kinds).toBeUndefined();
+    await expectAllVisible(direct, 29);
+    expect(await direct.unparkFreed()).toEqual({ unparked: 29, more: false });
+    expect((await runEveryJob(direct)).size).toBe(29);
+  });
+
+  test('a limit deleted behind the queue\'s back: unparkFreed alone moves its parked jobs back', async ({ direct, redis }) => {
+    await parkUnderCap(direct, 12);
+    await redis.hdel(direct.keys.flow, 'cap_kind:email');
+    await expectAllVisible(direct, 11);
+    // No claim moves them: the kind has no limit any more.
+    expect(await direct.claim({ max: 100 })).toHaveLength(0);
+    expect(await direct.unparkFreed()).toEqual({ unparked: 11, more: false });
+    expect((await runEveryJob(direct)).size).toBe(11);
+    expect(await direct.unparkFreed()).toEqual({ unparked: 0, more: false });
+  });
+
+  test('a purge cut short after the job hashes: what is left is counted, and a second purge deletes it', async ({ proxied, viaProxy, direct, redis, queueName }) => {
+    await parkUnderCap(direct, 10);
+    await direct.enqueue('webhook', { url: 'https://example.com/1' }, { priority: 3 });
+    const held = proxied.proxy.holdBefore((command) => command[0] === 'UNLINK', 2);
+    void viaProxy.purge().catch(() => undefined);
+    await held;
+    const left = await queueKeysIn(redis, queueName);
+    expect(left.filter((key) => key.startsWith(direct.keys.jobPrefix))).toEqual([]);
+    expect(left).toContain(direct.keys.flow);
+    const stats = await direct.stats();
+    expect(stats.parkedDepth + stats.pendingDepth + stats.prioritizedDepth).toBe(10);
+    expect(await direct.claim({ max: 100 })).toHaveLength(0);
+    await direct.purge();
+    expect(await queueKeysIn(redis, queueName)).toEqual([]);
+  });
+
+  test('parked jobs with no mark (stranded by an earlier version): unparkFreed of a queue that knows their kind moves them back', async ({ direct, redis }) => {
+    await parkUnderCap(direct, 12);
+    await redis.hdel(direct.keys.flow, 'cap_kind:email', 'parking:email');
+    expect(await direct.unparkFreed({ batch: 5 })).toEqual({ unparked: 5, more: true });
+    // Marked now: counted and listed until the rest are back.
+    await expectAllVisible(direct, 11);
+    expect(await direct.unparkFreed()).toEqual({ unparked: 6, more: false });
+    expect((await runEveryJob(direct)).size).toBe(11);
+  });
+
+  test('setLimits({}) again moves back parked jobs with no mark (stranded by an earlier version)', async ({ direct, redis }) => {
+    await parkUnderCap(direct, 8);
+    await redis.hdel(direct.keys.flow, 'cap_kind:email', 'parking:email');
+    await direct.setLimits({});
+    await expectAllVisible(direct, 7);
+    expect((await direct.stats()).parkedDepth).toBe(0);
+    expect((await runEveryJob(direct)).size).toBe(7);
+  });
+
+  test('unparkFreed leaves the parked jobs of a kind still paused or limited alone', async ({ direct }) => {
+    await parkUnderCap(direct, 5);
+    await direct.pause({ kind: 'webhook' });
+    await direct.enqueue('webhook', { url: 'https://example.com/1' });
+    expect(await direct.claim({ max: 1 })).toHaveLength(0);
+    expect((await direct.stats()).parkedDepth).toBe(5);
+    expect(await direct.unparkFreed()).toEqual({ unparked: 0, more: false });
+    expect((await direct.stats()).parkedDepth).toBe(5);
+  });
+
+  test('unparkFreed refuses bad options with a typed error', async ({ direct }) => {
+    await expect(direct.unparkFreed({ batch: 0 })).rejects.toMatchObject({ code: 'JOBS_INVALID_ARGUMENT', field: 'batch' });
+    await expect(direct.unparkFreed({ bacth: 5 } as never)).rejects.toMatchObject({ code: 'JOBS_INVALID_ARGUMENT', field: 'options.bacth' });
+  });
+});
