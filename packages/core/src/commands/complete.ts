@@ -176,7 +176,7 @@ export class Completer<P> {
       const reply = sent.reply;
       completed = accepted.map((_, i) => Number(reply[3 + i]) === CLAIM_DONE);
       next = readClaimedJobs(reply, 3 + Number(reply[2]), Number(reply[0]), ctx.traced);
-      this.#pause.note(Number(reply[1]), Number(reply[0]));
+      this.#pause.note(Number(reply[1]), Number(reply[0]), next.length < max);
       replicas = sent.replicas;
     }
     accepted.forEach(({ index }, i) => {

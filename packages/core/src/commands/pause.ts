@@ -6,6 +6,14 @@ import type { QueueKeys } from '../keys.ts';
 import { assertWholeNumber } from '../whole-number.ts';
 import type { QueueContext } from './queue-context.ts';
 
+/** What the last claim said: ms until the next job was due (-1: none), when that was (local clock), and whether it came back short. */
+export interface DueHint {
+  readonly untilDueMs: number;
+  readonly atMs: number;
+  /** Fewer jobs than asked for: nothing claimable was left then, so a push is what brings work. */
+  readonly short: boolean;
+}
+
 /**
  * What the last claim of a queue said (a claim, or the claim half of a complete-and-claim): when
  * the next delayed job (or job held by a limit) is due, the queue's pause, and its rate limit.
@@ -20,8 +28,8 @@ export class PauseWatch {
   #paused = false;
   /** While over the queue's rate limit: until when (ms, local clock), else undefined. */
   #limitedUntil: number | undefined;
-  /** From the last claim: ms until the next job was due (-1: none), and when that was (local clock). */
-  #dueHint: { untilDueMs: number; atMs: number } | undefined;
+  /** From the last claim: ms until the next job was due (-1: none), when that was (local clock), and whether it came back short. */
+  #dueHint: DueHint | undefined;
 
   constructor(keys: QueueKeys) {
     this.#keys = keys;
@@ -30,18 +38,19 @@ export class PauseWatch {
   /**
    * Notes the next-due value of a claim reply taken at Redis time `nowMs`; returns it with a
    * pause read as -1 (none due), and a rate limit as the time it lets claims start again.
+   * `short`: the claim took fewer jobs than it asked for, so nothing claimable was left.
    */
-  note(nextDueMs: number, nowMs: number): number {
+  note(nextDueMs: number, nowMs: number, short: boolean): number {
     this.#paused = nextDueMs === CLAIM_PAUSED;
     const limited = nextDueMs <= CLAIM_LIMITED_MAX;
     this.#limitedUntil = limited ? Date.now() + Math.max(1, -nextDueMs - nowMs) : undefined;
     const due = this.#paused ? -1 : limited ? -nextDueMs : nextDueMs;
-    this.#dueHint = { untilDueMs: due >= 0 ? due - nowMs : -1, atMs: Date.now() };
+    this.#dueHint = { untilDueMs: due >= 0 ? due - nowMs : -1, atMs: Date.now(), short };
     return due;
   }
 
-  /** From the last claim: ms until the next job was due (-1: none), and when that was (local clock). */
-  get dueHint(): { untilDueMs: number; atMs: number } | undefined {
+  /** What the last claim said of the next due job and of what it left (see {@link DueHint}). */
+  get dueHint(): DueHint | undefined {
     return this.#dueHint;
   }
 
