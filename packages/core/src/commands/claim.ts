@@ -1,4 +1,5 @@
 import { readClaimedJobs } from '../claimed-job.ts';
+import { assertOptionKeys } from '../option-keys.ts';
 import { claimScript, type ClaimArgs, type ClaimKeys } from '../generated/claim.ts';
 import type { ClaimedJob } from '../job-record.ts';
 import { failedHistoryCap } from '../queue-options.ts';
@@ -70,6 +71,7 @@ export class Claimer<P> {
 
   /** See {@link JobQueue.claim}. */
   async claim(options: ClaimOptions = {}): Promise<ClaimedJob[]> {
+    assertOptionKeys<ClaimOptions>('options', options, { max: true, blockMs: true, signal: true });
     const max = assertWholeNumber('max', options.max ?? 1, 1, 1_000);
     const blockMs = assertWholeNumber('blockMs', options.blockMs ?? 0, 0, 3_600_000);
     const scripts = this.#ctx.scripts;

@@ -1,4 +1,5 @@
 import { InvalidArgumentError } from '../errors.ts';
+import { assertOptionKeys, type OptionKeys } from '../option-keys.ts';
 import { resumeInBatches } from '../flow-control.ts';
 import { CLAIM_LIMITED_MAX, CLAIM_PAUSED } from '../generated/constants.ts';
 import { pauseScript, type PauseKeys } from '../generated/pause.ts';
@@ -75,8 +76,8 @@ function pauseKeys<P>(ctx: QueueContext<P>): PauseKeys {
 }
 
 /** The kind `options` names ('' for the whole queue); throws on one the queue does not carry. */
-function flowKind<P>(ctx: QueueContext<P>, options: { kind?: string }): string {
-  if (typeof options !== 'object' || options === null) throw new InvalidArgumentError('options', 'expected an object');
+function flowKind<P>(ctx: QueueContext<P>, options: { kind?: string }, keys: OptionKeys<{ kind?: string; batch?: number }> | OptionKeys<{ kind?: string }>): string {
+  assertOptionKeys('options', options, keys);
   if (options.kind === undefined) return '';
   if (!ctx.kinds.has(options.kind)) throw new InvalidArgumentError('kind', `${JSON.stringify(options.kind)} is not a kind of this queue (${ctx.kinds.names.join(', ')})`);
   return options.kind;
@@ -84,13 +85,13 @@ function flowKind<P>(ctx: QueueContext<P>, options: { kind?: string }): string {
 
 /** See {@link JobQueue.pause}. */
 export async function pause<P>(ctx: QueueContext<P>, options: { kind?: string } = {}): Promise<void> {
-  const kind = flowKind(ctx, options);
+  const kind = flowKind(ctx, options, { kind: true });
   await ctx.scripts.run(pauseScript, pauseScript.argv(pauseKeys(ctx), { jobPrefix: ctx.keys.jobPrefix, action: 'pause', kind, batch: 0, prefix: ctx.keys.prefix }));
 }
 
 /** See {@link JobQueue.resume}. */
 export async function resume<P>(ctx: QueueContext<P>, options: { kind?: string; batch?: number } = {}): Promise<void> {
-  const kind = flowKind(ctx, options);
+  const kind = flowKind(ctx, options, { kind: true, batch: true });
   const batch = assertWholeNumber('batch', options.batch ?? 1_000, 1, 100_000);
   const keys = pauseKeys(ctx);
   await resumeInBatches((action) => ctx.scripts.run(pauseScript, pauseScript.argv(keys, { jobPrefix: ctx.keys.jobPrefix, action, kind, batch, prefix: ctx.keys.prefix })));

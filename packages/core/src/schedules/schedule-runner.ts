@@ -1,4 +1,5 @@
 import { performance } from 'node:perf_hooks';
+import { assertOptionKeys } from '../option-keys.ts';
 import { nextRunAfter } from './schedule-timing.ts';
 import type { DueSchedule, FireResult, ScheduleStore } from './schedule-store.ts';
 
@@ -70,6 +71,7 @@ export class ScheduleRunner {
   #unwatch: (() => Promise<void>) | undefined;
 
   constructor(options: ScheduleRunnerOptions) {
+    assertOptionKeys<ScheduleRunnerOptions>('options', options, { store: true, clock: true, recheckMs: true, retryMs: true, batch: true, onError: true, onFire: true });
     this.#store = options.store;
     this.#clock = options.clock ?? systemClock;
     this.#recheckMs = options.recheckMs ?? 5_000;

@@ -6,6 +6,7 @@ import { scheduleRemoveScript } from '../generated/schedule-remove.ts';
 import { scheduleResumeScript } from '../generated/schedule-resume.ts';
 import { scheduleUpsertScript } from '../generated/schedule-upsert.ts';
 import type { LuaScript } from '../lua-script.ts';
+import { assertOptionKeys } from '../option-keys.ts';
 import { assertWholeNumber } from '../whole-number.ts';
 import { parseScheduleRecord, type ScheduleRecord } from './schedule-record.ts';
 import { assertScheduleId, prepareSchedule, type ScheduleSpec } from './schedule-spec.ts';
@@ -52,6 +53,7 @@ export class Schedules<P> {
 
   constructor(host: ScheduleHost<P>, options: SchedulesOptions = {}) {
     this.#host = host;
+    assertOptionKeys<SchedulesOptions>('options', options, { minEveryMs: true });
     this.#minEveryMs = assertWholeNumber('minEveryMs', options.minEveryMs ?? MIN_EVERY_MS, 1, 86_400_000);
   }
 
@@ -101,6 +103,7 @@ export class Schedules<P> {
 
   /** One page of the schedules in id order, each with its status and next run. */
   async list(options: { offset?: number; limit?: number } = {}): Promise<ScheduleRecord[]> {
+    assertOptionKeys<{ offset?: number; limit?: number }>('options', options, { offset: true, limit: true });
     const offset = assertWholeNumber('offset', options.offset ?? 0, 0, Number.MAX_SAFE_INTEGER);
     const limit = assertWholeNumber('limit', options.limit ?? 100, 1, 1_000);
     const k = this.#host.keys;
