@@ -13,7 +13,7 @@ import {
   type QueueStats,
   type RedisConnectionInput,
 } from '@jobs/core';
-import { assertWholeNumber, childLogger, SharedSubscriber } from '@jobs/core/internal';
+import { assertOptionKeys, assertWholeNumber, childLogger, QUEUE_OPTION_KEYS, SharedSubscriber, type OptionKeys } from '@jobs/core/internal';
 import { systemClock } from './clock.ts';
 import { DueNotices } from './due-notices.ts';
 import { keepSchedules } from './schedule-keeping.ts';
@@ -77,6 +77,25 @@ export interface WorkerOptions<P> extends QueueOptions {
   tracing?: boolean | WorkerTracingOptions;
 }
 
+/** The keys of {@link WorkerOptions}: any other is refused. */
+const WORKER_OPTION_KEYS: OptionKeys<WorkerOptions<unknown>> = {
+  ...QUEUE_OPTION_KEYS,
+  redis: true,
+  queue: true,
+  kinds: true,
+  handlers: true,
+  concurrency: true,
+  partitions: true,
+  reclaimIntervalMs: true,
+  logger: true,
+  connectionName: true,
+  workerId: true,
+  commandTimeoutMs: true,
+  schedules: true,
+  metrics: true,
+  tracing: true,
+};
+
 /** Options of {@link Worker.close}. */
 export interface CloseOptions {
   /** How long running jobs may go on finishing. Default 30 s. Past it they are aborted and handed back to pending. */
@@ -102,6 +121,7 @@ export class Worker<P> extends EventEmitter<WorkerEventMap> {
   constructor(options: WorkerOptions<P>) {
     super();
     if (typeof options !== 'object' || options === null) throw new InvalidArgumentError('options', 'expected { redis, queue, kinds, handlers }');
+    assertOptionKeys('options', options, WORKER_OPTION_KEYS);
     const { redis, queue, kinds, handlers, concurrency = 1, partitions = 1, reclaimIntervalMs, logger = silentLogger, connectionName, metrics, tracing, schedules = true, workerId, ...queueOptions } = options;
     assertWholeNumber('concurrency', concurrency, 1, 10_000);
     if (typeof handlers !== 'object' || handlers === null) throw new InvalidArgumentError('handlers', 'expected an object with one handler per kind');
@@ -213,6 +233,7 @@ export class Worker<P> extends EventEmitter<WorkerEventMap> {
   close(options: CloseOptions = {}): Promise<void> {
     let graceMs: number;
     try {
+      assertOptionKeys<CloseOptions>('options', options, { graceMs: true });
       graceMs = assertWholeNumber('graceMs', options.graceMs ?? 30_000, 0, 86_400_000);
     } catch (error) {
       return Promise.reject(error);

@@ -1,6 +1,6 @@
 import { redisTest as test } from '@jobs/testing';
 import { describe, expect } from 'vitest';
-import { createWorker, type HandlerMap, type PayloadTypesOf } from '../src/index.ts';
+import { closeOnSignals, createWorker, type HandlerMap, type PayloadTypesOf } from '../src/index.ts';
 import { kinds } from './kinds.ts';
 
 const handlers: HandlerMap<PayloadTypesOf<typeof kinds>> = { email: () => 1, webhook: () => 1, thumbnail: () => 1, invoice: () => 1 };
@@ -21,6 +21,10 @@ describe('worker bad input', () => {
       [{ metrics: { registry: 'default' } }, 'metrics.registry'],
       [{ tracing: 'yes' }, 'tracing'],
       [{ tracing: { tracerProvider: {} } }, 'tracing.tracerProvider'],
+      // Unknown keys, misspelt or from another library, are refused with the key named.
+      [{ concurrncy: 4 }, 'options.concurrncy'],
+      [{ lockDuration: 30_000 }, 'options.lockDuration'],
+      [{ backoff: { type: 'fixed', delayMs: 5, delay: 5 } }, 'options.backoff.delay'],
     ];
     for (const [override, field] of cases) {
       expect(() => createWorker({ redis, queue: queueName, kinds, handlers, ...override } as never), field).toThrow(expect.objectContaining({ code: 'JOBS_INVALID_ARGUMENT', field }));
@@ -30,6 +34,8 @@ describe('worker bad input', () => {
   test('close refuses a grace period that is not a whole number of ms, then closes properly', async ({ redis, queueName }) => {
     const worker = createWorker({ redis, queue: queueName, kinds, handlers });
     await expect(worker.close({ graceMs: Number.NaN })).rejects.toMatchObject({ code: 'JOBS_INVALID_ARGUMENT', field: 'graceMs' });
+    await expect(worker.close({ grace: 100 } as never)).rejects.toMatchObject({ code: 'JOBS_INVALID_ARGUMENT', field: 'options.grace' });
+    expect(() => closeOnSignals(worker, { signal: ['SIGTERM'] } as never)).toThrow(expect.objectContaining({ code: 'JOBS_INVALID_ARGUMENT', field: 'options.signal' }));
     await worker.close({ graceMs: 100 });
     expect(worker.running).toBe(0);
   });

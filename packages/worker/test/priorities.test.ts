@@ -31,7 +31,7 @@ describe('prioritized jobs in a worker', () => {
     });
     const queue = new JobQueue({ redis, queue: queueName, kinds, eventLog: true });
     await waitFor(async () => (await queue.stats()).completedTotal === 20, { what: 'all 20 jobs completed', timeoutMs: 60_000 });
-    await within(worker.close(), 10_000, 'worker close');
+    await within(worker.close(), 10_000, () => 'worker close');
     // Redis times, from the event log's entry ids: from each retry to the next claim. A claim
     // that blocked on the empty pending list (the jobs wait on their priority's list) would wait
     // out its 1 s block first.
