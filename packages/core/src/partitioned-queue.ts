@@ -300,6 +300,7 @@ export class PartitionedQueue<P> {
    */
   async list(state: ListState, options: { offset?: number; limit?: number } = {}): Promise<JobRecord[]> {
     if (this.partitions.length === 1) return (this.partitions[0] as JobQueue<P>).list(state, options);
+    assertOptionKeys<{ offset?: number; limit?: number }>('options', options, { offset: true, limit: true });
     let skip = assertWholeNumber('offset', options.offset ?? 0, 0, Number.MAX_SAFE_INTEGER);
     let left = assertWholeNumber('limit', options.limit ?? 50, 1, 1_000);
     assertListState(state);
