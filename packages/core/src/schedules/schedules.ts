@@ -38,7 +38,8 @@ const ATTEMPTS = 5;
  * pattern (in a time zone) or of a fixed interval. Every change is one atomic script; a
  * {@link ScheduleRunner} (run by workers and the reclaimer daemon) fires the ticks, one job per
  * tick however many run. After downtime a schedule runs its first missed tick once, at once,
- * and skips the others; a resumed schedule runs at its first tick after the resume.
+ * and skips the others, up to the first tick at least one period after the catch-up; a
+ * resumed schedule runs at its first tick after the resume.
  *
  * @example
  * ```ts
