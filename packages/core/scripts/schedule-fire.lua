@@ -5,7 +5,9 @@
   the tick is due by Redis time, its job is enqueued (see lib/schedule-tick.lua) and the next
   run becomes the one the caller computed. Any other caller, or this one again, finds the next
   run moved and changes nothing. The following run must lie after now: after downtime the
-  missed tick runs once and the next run is the first tick after now (the others are skipped).
+  missed tick runs once and the others are skipped, and the next run must lie at least ARGV[6]
+  after now (the schedule's period), so that the catch-up and a tick due just after it do not
+  run back to back.
 
   KEYS[1]   schedule: schedule hash
   KEYS[2]   due: due sorted set (member: schedule id, score: next run ms)
@@ -17,9 +19,12 @@
   ARGV[3]   tick: the schedule's next run ms, as the caller read it
   ARGV[4]   followingMs: the run after it, ms, computed by the caller; -1 when there is none
   ARGV[5]   logMaxLen: the event log's cap ('0' = the log is off)
+  ARGV[6]   minGapMs: for a catch-up (a tick run once the tick after it had passed), the least
+            time from now to ARGV[4]; 0 for a tick run in its turn
   Returns:  { outcome, now ms, job id or '' }, outcome one of: 'fired'; 'stale' (removed,
             paused, changed, or the tick already run: read it again); 'early' (not due by Redis
-            time); 'behind' (ARGV[4] is not after now: compute it again from now). Only 'fired'
+            time); 'behind' (ARGV[4] is not after now, or less than ARGV[6] after it: compute it
+            again from now). Only 'fired'
             writes.
   Reply:    [outcome: 'fired' | 'stale' | 'early' | 'behind', nowMs: number, jobId: string]
 ]]
@@ -32,7 +37,7 @@ if s[1] ~= ARGV[2] or s[2] ~= ARGV[3] or s[3] ~= 'active' then return { 'stale',
 local tick = tonumber(ARGV[3])
 if tick > now then return { 'early', now, '' } end
 local following = tonumber(ARGV[4])
-if following >= 0 and following <= now then return { 'behind', now, '' } end
+if following >= 0 and following < now + math.max(1, tonumber(ARGV[6])) then return { 'behind', now, '' } end
 
 local job_id = run_schedule_tick(KEYS[1], KEYS[3], KEYS[4], ARGV[1], tick, now, open_log(KEYS[5], ARGV[5], ARGV[1]))
 local limit = tonumber(s[4] or '0')

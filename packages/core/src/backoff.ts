@@ -1,4 +1,5 @@
 import { InvalidArgumentError } from './errors.ts';
+import { assertOptionKeys } from './option-keys.ts';
 
 /**
  * How long a failed job waits before its next attempt.
@@ -21,6 +22,8 @@ export function assertBackoffPolicy(policy: unknown, field = 'backoff'): asserts
   if (p.type !== 'fixed' && p.type !== 'exponential') {
     throw new InvalidArgumentError(`${field}.type`, `expected "fixed" or "exponential", got ${JSON.stringify(p.type)}`);
   }
+  if (p.type === 'fixed') assertOptionKeys(field, policy, { type: true, delayMs: true, jitter: true });
+  else assertOptionKeys(field, policy, { type: true, delayMs: true, maxDelayMs: true, jitter: true });
   const nonNegative = (name: string, value: unknown, max = Number.MAX_SAFE_INTEGER): void => {
     if (typeof value !== 'number' || !Number.isFinite(value) || value < 0 || value > max) {
       throw new InvalidArgumentError(`${field}.${name}`, `expected a number from 0 to ${max}, got ${String(value)}`);

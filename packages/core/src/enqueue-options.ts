@@ -1,5 +1,6 @@
 import { InvalidArgumentError } from './errors.ts';
 import { assertGroupKey } from './limits.ts';
+import { assertOptionKeys, type OptionKeys } from './option-keys.ts';
 import { assertPriority } from './priority.ts';
 import { assertWholeNumber } from './whole-number.ts';
 
@@ -68,17 +69,37 @@ const TRACEPARENT = /^00-(?!0{32})[0-9a-f]{32}-(?!0{16})[0-9a-f]{16}-[0-9a-f]{2}
 
 const YEAR_MS = 365 * 86_400_000;
 
+/** The keys of {@link EnqueueOptions}: any other is refused. */
+export const ENQUEUE_OPTION_KEYS: OptionKeys<EnqueueOptions> = {
+  delayMs: true,
+  runAt: true,
+  maxAttempts: true,
+  visibilityMs: true,
+  idempotencyKey: true,
+  idempotencyTtlMs: true,
+  priority: true,
+  ttlMs: true,
+  expiresAt: true,
+  group: true,
+  traceparent: true,
+};
+
+/** The latest `runAt` or `expiresAt` accepted: a year from now (this machine's clock). */
+export function latestTimeMs(): number {
+  return Date.now() + YEAR_MS;
+}
+
 /** Checks `options` (from untrusted callers too) and fills in defaults. */
 export function resolveEnqueueOptions(options: EnqueueOptions | undefined, defaultIdempotencyTtlMs: number, field = 'options'): ResolvedEnqueueOptions {
   if (options === undefined) {
     return { delayMs: 0, runAtMs: 0, maxAttempts: undefined, visibilityMs: undefined, idempotencyKey: undefined, idempotencyTtlMs: 0, priority: undefined, ttlMs: 0, expiresAtMs: 0, group: undefined, traceparent: undefined };
   }
-  if (typeof options !== 'object' || options === null) throw new InvalidArgumentError(field, 'expected an object');
+  assertOptionKeys(field, options, ENQUEUE_OPTION_KEYS);
   const delayMs = options.delayMs === undefined ? 0 : assertWholeNumber(`${field}.delayMs`, options.delayMs, 0, YEAR_MS);
   let runAtMs = 0;
   if (options.runAt !== undefined) {
     const ms = options.runAt instanceof Date ? options.runAt.getTime() : options.runAt;
-    runAtMs = assertWholeNumber(`${field}.runAt`, ms, 1, Date.now() + YEAR_MS);
+    runAtMs = assertWholeNumber(`${field}.runAt`, ms, 1, latestTimeMs());
   }
   const maxAttempts = options.maxAttempts === undefined ? undefined : assertWholeNumber(`${field}.maxAttempts`, options.maxAttempts, 1, 1_000);
   const visibilityMs = options.visibilityMs === undefined ? undefined : assertWholeNumber(`${field}.visibilityMs`, options.visibilityMs, 1, 12 * 3_600_000);
@@ -102,7 +123,7 @@ export function resolveEnqueueOptions(options: EnqueueOptions | undefined, defau
   let expiresAtMs = 0;
   if (options.expiresAt !== undefined) {
     const ms = options.expiresAt instanceof Date ? options.expiresAt.getTime() : options.expiresAt;
-    expiresAtMs = assertWholeNumber(`${field}.expiresAt`, ms, 1, Date.now() + YEAR_MS);
+    expiresAtMs = assertWholeNumber(`${field}.expiresAt`, ms, 1, latestTimeMs());
   }
   const group = options.group === undefined ? undefined : assertGroupKey(`${field}.group`, options.group);
   const traceparent = options.traceparent;

@@ -1,4 +1,5 @@
 import { InvalidArgumentError, JOBS_ERROR_CODES, isJobsError } from './errors.ts';
+import { assertOptionKeys } from './option-keys.ts';
 import { compareLogIds, LOG_ID_PATTERN, parseLogEntry, type LogItem } from './log-entry.ts';
 import { closeClient, duplicateClient, toJobsError, withRedisErrors, type RedisClient } from './redis-connection.ts';
 import { assertWholeNumber } from './whole-number.ts';
@@ -185,6 +186,7 @@ function streamInfoField(info: readonly unknown[], name: string): string | undef
  * appended after this call resolved.
  */
 export async function followEventLog(client: RedisClient, key: string, options: FollowOptions, timing: FollowSettings): Promise<EventFollower> {
+  assertOptionKeys<FollowOptions>('options', options, { from: true, batch: true, signal: true });
   const from = options.from ?? '$';
   if (typeof from !== 'string' || (from !== '$' && !LOG_ID_PATTERN.test(from))) {
     throw new InvalidArgumentError('from', `expected '$', '0' or a stream id like 1700000000000-0, got ${JSON.stringify(from)}`);

@@ -7,6 +7,9 @@ export { closeClient, connectRedis, duplicateClient, isRedisClient, parseCluster
 export { isRedisError, stripCommandArgs } from './redis-error-mapping.ts';
 export { childLogger } from './logger.ts';
 export { assertWholeNumber } from './whole-number.ts';
+export { assertOptionKeys } from './option-keys.ts';
+export type { OptionKeys } from './option-keys.ts';
+export { QUEUE_OPTION_KEYS } from './queue-options.ts';
 export { MAX_PARTITIONS, partitionIdSuffix, partitionName, partitionNames, partitionOfId } from './partitions.ts';
 export { recordedPartitions } from './partitioned-queue.ts';
 export { parseJobRecord, pairsToObject } from './job-record.ts';

@@ -4,6 +4,7 @@ import type { FromSchema, JSONSchema } from 'json-schema-to-ts';
 import { assertBackoffPolicy, type BackoffPolicy } from './backoff.ts';
 import { InvalidArgumentError, UnknownKindError, ValidationError, type ValidationIssue } from './errors.ts';
 import { assertJsonSize, assertJsonValue } from './json.ts';
+import { assertOptionKeys } from './option-keys.ts';
 import { assertPriority } from './priority.ts';
 import { assertWholeNumber } from './whole-number.ts';
 
@@ -107,6 +108,7 @@ export class Kinds<P> {
     if (typeof definitions !== 'object' || definitions === null) {
       throw new InvalidArgumentError('kinds', 'expected an object mapping kind names to { schema }');
     }
+    assertOptionKeys<DefineKindsOptions>('options', options, { maxPayloadBytes: true });
     this.maxPayloadBytes = options.maxPayloadBytes ?? DEFAULT_MAX_PAYLOAD_BYTES;
     assertWholeNumber('maxPayloadBytes', this.maxPayloadBytes, 1, 64 * 1024 * 1024);
     this.#definitions = definitions;
@@ -124,6 +126,7 @@ export class Kinds<P> {
       if (properties && Object.hasOwn(properties, 'kind')) {
         throw new InvalidArgumentError(`kinds.${kind}.schema`, '"kind" is reserved: it carries the job\'s kind inside the stored payload');
       }
+      assertOptionKeys<KindDefinition>(`kinds.${kind}`, definition, { schema: true, maxAttempts: true, visibilityMs: true, backoff: true, timeoutMs: true, priority: true });
       assertKindOptions(definition, `kinds.${kind}`);
       try {
         this.#validators.set(kind, ajv.compile(schema));

@@ -1,6 +1,7 @@
 import { InvalidArgumentError } from './errors.ts';
+import { assertOptionKeys } from './option-keys.ts';
 import type { CancelOutcome } from './commands/cancel.ts';
-import { enqueuePrepared, prepareEnqueue, type EnqueueRequest, type EnqueueResult, type PreparedEnqueue } from './commands/enqueue.ts';
+import { ENQUEUE_REQUEST_KEYS, enqueuePrepared, prepareEnqueue, type EnqueueRequest, type EnqueueResult, type PreparedEnqueue } from './commands/enqueue.ts';
 import { assertListState, waitingPage, type ListState, type QueueStats } from './commands/views.ts';
 import { JobQueue, queueContext, type JobQueueOptions } from './job-queue.ts';
 import type { ChildResult, FlowRequest, FlowResult } from './commands/flow.ts';
@@ -10,7 +11,7 @@ import { assertJobId, queueKeys, type QueueKeys } from './keys.ts';
 import type { KindName, Kinds } from './kinds.ts';
 import type { LimitsState, QueueLimits } from './limits.ts';
 import { partitionIdSuffix, partitionNames, partitionOfId, partitionOfKey } from './partitions.ts';
-import { resolveQueueOptions } from './queue-options.ts';
+import { JOB_QUEUE_OPTION_KEYS, resolveQueueOptions } from './queue-options.ts';
 import type { JobTimeline } from './commands/timeline.ts';
 import type { EventFollower, FollowOptions } from './event-follower.ts';
 import { closeClient, connectRedis, withRedisErrors, type RedisClient } from './redis-connection.ts';
@@ -110,7 +111,8 @@ export class PartitionedQueue<P> {
   #layout: Promise<void> | undefined;
 
   constructor(options: PartitionedQueueOptions<P>) {
-    if (typeof options !== 'object' || options === null) throw new InvalidArgumentError('options', 'expected an object');
+    const { idSuffix: _idSuffix, ...keys } = JOB_QUEUE_OPTION_KEYS;
+    assertOptionKeys<PartitionedQueueOptions<P>>('options', options, { ...keys, partitions: true });
     const count = assertWholeNumber('partitions', options.partitions, 1, 1_024);
     this.keys = queueKeys(options.queue);
     this.name = options.queue;
@@ -200,12 +202,13 @@ export class PartitionedQueue<P> {
           throw new InvalidArgumentError(`jobs[${index}].options.partitionKey`, 'expected a string of 1 to 512 characters');
         }
       });
-      return (this.partitions[0] as JobQueue<P>).enqueueMany(jobs as readonly EnqueueRequest<P>[]);
+      const plain = jobs.map((job) => (job?.options === undefined ? job : { ...job, options: withoutPartitionKey(job.options) }));
+      return (this.partitions[0] as JobQueue<P>).enqueueMany(plain as readonly EnqueueRequest<P>[]);
     }
     // Every job is checked and encoded, once, before the first write anywhere.
     const groups = new Map<JobQueue<P>, { jobs: PreparedEnqueue[]; at: number[] }>();
     jobs.forEach((job, index) => {
-      if (typeof job !== 'object' || job === null) throw new InvalidArgumentError(`jobs[${index}]`, 'expected { kind, payload, options? }');
+      assertOptionKeys(`jobs[${index}]`, job, ENQUEUE_REQUEST_KEYS);
       const partition = this.partitionFor(job.options);
       const request = { kind: job.kind, payload: job.payload, ...(job.options !== undefined && { options: withoutPartitionKey(job.options) }) } as EnqueueRequest<P>;
       const group = groups.get(partition) ?? { jobs: [], at: [] };
@@ -257,6 +260,7 @@ export class PartitionedQueue<P> {
    * partitioned queue needs `partition` (0-based), a plain one takes none.
    */
   async events(options: FollowOptions & { partition?: number } = {}): Promise<EventFollower> {
+    assertOptionKeys<FollowOptions & { partition?: number }>('options', options, { from: true, batch: true, signal: true, partition: true });
     const { partition, ...follow } = options;
     if (partition === undefined && this.partitions.length > 1) {
       throw new InvalidArgumentError('partition', `queue "${this.name}" has ${this.partitions.length} partitions, each with its own event log: pick one (0 to ${this.partitions.length - 1})`);
@@ -296,6 +300,7 @@ export class PartitionedQueue<P> {
    */
   async list(state: ListState, options: { offset?: number; limit?: number } = {}): Promise<JobRecord[]> {
     if (this.partitions.length === 1) return (this.partitions[0] as JobQueue<P>).list(state, options);
+    assertOptionKeys<{ offset?: number; limit?: number }>('options', options, { offset: true, limit: true });
     let skip = assertWholeNumber('offset', options.offset ?? 0, 0, Number.MAX_SAFE_INTEGER);
     let left = assertWholeNumber('limit', options.limit ?? 50, 1, 1_000);
     assertListState(state);

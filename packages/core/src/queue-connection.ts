@@ -4,7 +4,8 @@ import { InvalidArgumentError, JOBS_ERROR_CODES, JobsError } from './errors.ts';
 import { followEventLog, type EventFollower, type FollowOptions } from './event-follower.ts';
 import { queueKeys, type QueueKeys } from './keys.ts';
 import type { Kinds } from './kinds.ts';
-import { resolveQueueOptions, type JobQueueOptions, type ResolvedQueueOptions } from './queue-options.ts';
+import { JOB_QUEUE_OPTION_KEYS, resolveQueueOptions, type JobQueueOptions, type ResolvedQueueOptions } from './queue-options.ts';
+import { assertOptionKeys } from './option-keys.ts';
 import { closeClient, connectRedis, duplicateClient, toJobsError, type RedisClient } from './redis-connection.ts';
 import { ScriptSender } from './script-sender.ts';
 import { WorkWaiter } from './wait-for-work.ts';
@@ -36,7 +37,7 @@ export class QueueConnection<P> {
   #onlyHeard: '0' | '1';
 
   constructor(options: JobQueueOptions<P>) {
-    if (typeof options !== 'object' || options === null) throw new InvalidArgumentError('options', 'expected an object');
+    assertOptionKeys('options', options, JOB_QUEUE_OPTION_KEYS);
     this.keys = queueKeys(options.queue);
     if (options.kinds === undefined || typeof options.kinds.validate !== 'function') {
       throw new InvalidArgumentError('kinds', 'expected a registry made with defineKinds()');

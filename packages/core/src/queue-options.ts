@@ -1,6 +1,7 @@
 import { DEFAULT_BACKOFF, type BackoffPolicy } from './backoff.ts';
 import { InvalidArgumentError } from './errors.ts';
 import { assertKindOptions, type Kinds } from './kinds.ts';
+import { assertOptionKeys, type OptionKeys } from './option-keys.ts';
 import type { RedisConnectionInput } from './redis-connection.ts';
 import { assertWholeNumber } from './whole-number.ts';
 
@@ -121,6 +122,36 @@ export type ResolvedQueueOptions = Required<Omit<QueueOptions, 'durability' | 'e
 
 const DAY_SECONDS = 86_400;
 
+/** The keys of {@link QueueOptions}: any other is refused. */
+export const QUEUE_OPTION_KEYS: OptionKeys<QueueOptions> = {
+  visibilityMs: true,
+  maxAttempts: true,
+  backoff: true,
+  completedHistory: true,
+  completedTtlSeconds: true,
+  failedHistory: true,
+  failedTtlSeconds: true,
+  cancelledTtlSeconds: true,
+  maxResultBytes: true,
+  idempotencyTtlMs: true,
+  events: true,
+  eventLog: true,
+  durability: true,
+};
+
+/** The keys of {@link JobQueueOptions}: any other is refused. */
+export const JOB_QUEUE_OPTION_KEYS: OptionKeys<JobQueueOptions<unknown>> = {
+  ...QUEUE_OPTION_KEYS,
+  redis: true,
+  queue: true,
+  kinds: true,
+  connectionName: true,
+  commandTimeoutMs: true,
+  idSuffix: true,
+  workerId: true,
+  claimTraceparent: true,
+};
+
 /** Fills in defaults and checks every value. */
 export function resolveQueueOptions(options: QueueOptions): ResolvedQueueOptions {
   assertKindOptions(options, 'options');
@@ -158,12 +189,14 @@ function resolveEventLog(eventLog: QueueOptions['eventLog']): Required<EventLogO
   if (eventLog === undefined || eventLog === false) return false;
   if (eventLog === true) return { maxLen: DEFAULT_EVENT_LOG_MAX_LEN };
   if (typeof eventLog !== 'object' || eventLog === null) throw new InvalidArgumentError('options.eventLog', 'expected true, false or { maxLen? }');
+  assertOptionKeys<EventLogOptions>('options.eventLog', eventLog, { maxLen: true });
   return { maxLen: assertWholeNumber('options.eventLog.maxLen', eventLog.maxLen ?? DEFAULT_EVENT_LOG_MAX_LEN, 10, 100_000_000) };
 }
 
 function resolveDurability(durability: DurabilityOptions | undefined): Required<DurabilityOptions> {
   if (durability === undefined) return { replicas: 0, timeoutMs: 1_000 };
   if (typeof durability !== 'object' || durability === null) throw new InvalidArgumentError('options.durability', 'expected { replicas, timeoutMs? }');
+  assertOptionKeys<DurabilityOptions>('options.durability', durability, { replicas: true, timeoutMs: true });
   return {
     replicas: assertWholeNumber('options.durability.replicas', durability.replicas, 0, 16),
     timeoutMs: assertWholeNumber('options.durability.timeoutMs', durability.timeoutMs ?? 1_000, 1, 60_000),

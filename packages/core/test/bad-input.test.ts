@@ -1,6 +1,6 @@
 import { queueKeysIn, redisTest as test } from '@jobs/testing';
 import { describe, expect } from 'vitest';
-import { defineKinds, isJobsError, JobQueue, type ClaimedJob } from '../src/index.ts';
+import { defineKinds, isJobsError, JobQueue, PartitionedQueue, RedisScheduleStore, ScheduleRunner, Schedules, type ClaimedJob } from '../src/index.ts';
 import { kinds, openQueue } from './fixtures.ts';
 
 /** Runs `call` and returns the JobsError it threw (sync or async), or fails the test. */
@@ -124,5 +124,120 @@ describe('bad input matrix: every public call refuses bad arguments with a typed
       expect({ code: error.code, field: error.field }).toEqual({ code: 'JOBS_INVALID_ARGUMENT', field });
     }
     expect((await jobsErrorOf(() => defineKinds({ ok: { schema: { type: 'object' } } }, { maxPayloadBytes: 0 }))).field).toBe('maxPayloadBytes');
+  });
+});
+
+describe('unknown option keys are refused with a typed error naming the key, and nothing is written', () => {
+  const mail = { recipient: 'a@example.com' };
+
+  test('enqueue, enqueueMany, flows and schedules', async ({ redis, queueName }) => {
+    const queue = openQueue(redis, queueName);
+    const cases: [() => unknown, string][] = [
+      [() => queue.enqueue('email', mail, anyValue({ ttl: 5 })), 'options.ttl'],
+      [() => queue.enqueue('email', mail, anyValue({ prority: 5 })), 'options.prority'],
+      [() => queue.enqueue('email', mail, anyValue({ priority: 1, delay: 10 })), 'options.delay'],
+      [() => queue.enqueueMany([{ kind: 'email', payload: mail }, { kind: 'email', payload: mail, options: anyValue({ prority: 5 }) }]), 'jobs[1].options.prority'],
+      [() => queue.enqueueMany([{ kind: 'email', payload: mail }, anyValue({ kind: 'email', payload: mail, optons: { priority: 5 } })]), 'jobs[1].optons'],
+      [() => queue.enqueueFlow(anyValue({ kind: 'email', payload: mail, childs: [] })), 'flow.childs'],
+      [() => queue.enqueueFlow({ kind: 'email', payload: mail, children: [{ kind: 'email', payload: mail, options: anyValue({ onChildFailur: 'ignore' }) }] }), 'flow.children[0].options.onChildFailur'],
+      [() => queue.schedules.upsert(anyValue({ id: 's', kind: 'email', payload: mail, every: 60_000, startAtt: 5 })), 'startAtt'],
+      [() => queue.schedules.upsert(anyValue({ id: 's', kind: 'email', payload: mail, cron: '0 8 * * *', timezone: 'Europe/Paris' })), 'timezone'],
+    ];
+    for (const [call, field] of cases) {
+      const error = await jobsErrorOf(call);
+      expect({ code: error.code, field: error.field }, call.toString()).toEqual({ code: 'JOBS_INVALID_ARGUMENT', field });
+      expect(error.message).toContain(JSON.stringify(field.split('.').at(-1)));
+    }
+    expect(await queueKeysIn(redis, queueName)).toEqual([]);
+    await queue.close();
+  });
+
+  test('claim, complete, fail, reclaim, retry, list, timeline, events, pause, resume, schedules.list', async ({ redis, queueName }) => {
+    const queue = openQueue(redis, queueName);
+    await queue.enqueue('email', mail);
+    const [job] = (await queue.claim()) as [ClaimedJob];
+    const cases: [() => unknown, string][] = [
+      [() => queue.claim(anyValue({ block: 100 })), 'options.block'],
+      [() => queue.completeAndClaim(job, 'x', anyValue({ count: 2 })), 'options.count'],
+      [() => queue.completeManyAndClaim([{ job, result: 'x' }], anyValue({ maximum: 2 })), 'options.maximum'],
+      [() => queue.fail(job, 'x', anyValue({ retryDelay: 5 })), 'options.retryDelay'],
+      [() => queue.reclaimStuck(anyValue({ size: 5 })), 'options.size'],
+      [() => queue.retryFailed(anyValue({ max: 5 })), 'options.max'],
+      [() => queue.list('pending', anyValue({ page: 2 })), 'options.page'],
+      [() => queue.timeline(job.id, anyValue({ max: 2 })), 'options.max'],
+      [() => queue.events(anyValue({ start: '0' })), 'options.start'],
+      [() => queue.pause(anyValue({ kind: 'email', batch: 5 })), 'options.batch'],
+      [() => queue.pause(anyValue({ knd: 'email' })), 'options.knd'],
+      [() => queue.resume(anyValue({ kinds: ['email'] })), 'options.kinds'],
+      [() => queue.schedules.list(anyValue({ page: 1 })), 'options.page'],
+    ];
+    for (const [call, field] of cases) {
+      const error = await jobsErrorOf(call);
+      expect({ code: error.code, field: error.field }, call.toString()).toEqual({ code: 'JOBS_INVALID_ARGUMENT', field });
+    }
+    // Nothing paused, the job still claimed and whole.
+    expect(await redis.exists(queue.keys.flow)).toBe(0);
+    expect((await queue.getJob(job.id))?.status).toBe('processing');
+    await queue.complete(job, 'fine');
+    await queue.close();
+  });
+
+  test('constructors: JobQueue, PartitionedQueue, Schedules, ScheduleRunner, defineKinds, and nested options', async ({ redis, queueName }) => {
+    const store = new RedisScheduleStore(redis, openQueue(redis, queueName).keys);
+    const cases: [() => unknown, string][] = [
+      [() => new JobQueue(anyValue({ redis, queue: queueName, kinds, visibility: 5_000 })), 'options.visibility'],
+      [() => new JobQueue(anyValue({ redis, queue: queueName, kinds, durability: { replicas: 1, timeout: 5 } })), 'options.durability.timeout'],
+      [() => new JobQueue(anyValue({ redis, queue: queueName, kinds, eventLog: { max: 10 } })), 'options.eventLog.max'],
+      [() => new JobQueue(anyValue({ redis, queue: queueName, kinds, backoff: { type: 'fixed', delayMs: 5, maxDelayMs: 10 } })), 'options.backoff.maxDelayMs'],
+      [() => new PartitionedQueue(anyValue({ redis, queue: queueName, kinds, partitions: 2, partition: 1 })), 'options.partition'],
+      [() => new PartitionedQueue(anyValue({ redis, queue: queueName, kinds, partitions: 2, idSuffix: '.x' })), 'options.idSuffix'],
+      [() => new Schedules(anyValue({}), anyValue({ minEvery: 5 })), 'options.minEvery'],
+      [() => new ScheduleRunner(anyValue({ store, recheck: 5 })), 'options.recheck'],
+      [() => defineKinds(anyValue({ ok: { schema: { type: 'object' }, retries: 3 } })), 'kinds.ok.retries'],
+      [() => defineKinds({ ok: { schema: { type: 'object' } } }, anyValue({ maxBytes: 5 })), 'options.maxBytes'],
+    ];
+    for (const [call, field] of cases) {
+      const error = await jobsErrorOf(call);
+      expect({ code: error.code, field: error.field }, call.toString()).toEqual({ code: 'JOBS_INVALID_ARGUMENT', field });
+    }
+    expect(await queueKeysIn(redis, queueName)).toEqual([]);
+  });
+});
+
+describe('schedule times and cron patterns outside what the docs promise are refused', () => {
+  test('startAt and endAt are bounded as an enqueue runAt is: a whole number of ms, at most a year ahead', async ({ redis, queueName }) => {
+    const queue = openQueue(redis, queueName);
+    const base = { id: 's', kind: 'email' as const, payload: { recipient: 'a@example.com' }, every: 60_000 };
+    const yearAhead = Date.now() + 366 * 86_400_000;
+    for (const [spec, field] of [
+      [{ ...base, startAt: Number.MAX_SAFE_INTEGER }, 'startAt'],
+      [{ ...base, startAt: new Date(8.64e15) }, 'startAt'],
+      [{ ...base, startAt: yearAhead }, 'startAt'],
+      [{ ...base, endAt: Number.MAX_SAFE_INTEGER }, 'endAt'],
+      [{ ...base, endAt: new Date(yearAhead) }, 'endAt'],
+      [{ ...base, startAt: 1.5 }, 'startAt'],
+    ] as const) {
+      const error = await jobsErrorOf(() => queue.schedules.upsert(spec));
+      expect({ code: error.code, field: error.field }, JSON.stringify(spec)).toEqual({ code: 'JOBS_INVALID_ARGUMENT', field });
+    }
+    // Still accepted: a start within the year, an end after it.
+    const startAt = Date.now() + 86_400_000;
+    expect((await queue.schedules.upsert({ ...base, startAt, endAt: startAt + 3_600_000 })).nextRunAt).toBe(startAt);
+    expect((await queue.schedules.list()).map((s) => s.id)).toEqual(['s']);
+    await queue.close();
+  });
+
+  test('a cron pattern has 5 fields, or 6 with seconds first: a 7th (a year), too few, or a nickname is refused on field cron', async ({ redis, queueName }) => {
+    const queue = openQueue(redis, queueName);
+    const base = { id: 's', kind: 'email' as const, payload: { recipient: 'a@example.com' } };
+    for (const cron of ['0 0 8 * * * 2030', '0 8 * *', '8', '@daily', '@hourly', '@yearly', '@reboot']) {
+      const error = await jobsErrorOf(() => queue.schedules.upsert({ ...base, cron }));
+      expect({ code: error.code, field: error.field }, cron).toEqual({ code: 'JOBS_INVALID_ARGUMENT', field: 'cron' });
+    }
+    expect(await queueKeysIn(redis, queueName)).toEqual([]);
+    for (const cron of ['0 8 * * *', '30 0 8 * * *', '0 8 L * *', '0 8 * * MON-FRI', ' 0  8 * * * ']) {
+      expect((await queue.schedules.upsert({ ...base, cron })).nextRunAt, cron).toBeGreaterThan(Date.now() - 60_000);
+    }
+    await queue.close();
   });
 });

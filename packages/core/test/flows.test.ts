@@ -221,11 +221,13 @@ describe('cancelling a flow', () => {
       ],
     });
     const [parked, low, carrier, grouped] = flow.children.map((child) => child.id) as [string, string, string, string];
-    // The claim parks the paused kind's child (the oldest in pending) and starts acme's carrier; the rest wait in their lists.
+    // The claim parks the paused kind's child (the oldest in pending) and starts acme's carrier;
+    // the rest wait in their lists, but for the low one: pending ran empty, so it waits there as
+    // a carrier (what a wait for work sees).
     const [running] = (await queue.claim({ max: 1 })) as [ClaimedJob];
     expect(running.id).toBe(carrier);
     expect(await redis.lrange(key('parked:thumbnail'), 0, -1)).toEqual([parked]);
-    expect(await redis.lrange(key('priority:-5'), 0, -1)).toEqual([low]);
+    expect(await redis.lrange(key('pending'), 0, -1)).toEqual([low]);
     expect(await redis.lrange(key('group:acme'), 0, -1)).toEqual([grouped]);
     expect(await queue.cancel(flow.id)).toEqual({ cancelled: true });
     for (const id of [flow.id, parked, low, grouped]) expect((await queue.getJob(id))?.status, id).toBe('cancelled');

@@ -101,6 +101,41 @@ describe('priorities', () => {
     await producer.close();
   });
 
+  test('after a prioritized job is retried at once, a blocking claim takes the next waiting job without waiting for a push', async ({ redis, queueName }) => {
+    const queue = openQueue(redis, queueName, { maxAttempts: 5 });
+    const ids: string[] = [];
+    for (let n = 0; n < 3; n += 1) ids.push(await queue.enqueue('email', mail(n), { priority: 1 }));
+    const [first] = await queue.claim({ max: 1 });
+    expect(first?.id).toBe(ids[0]);
+    // Back onto its priority's list: pending is empty while two jobs wait behind it.
+    expect(await queue.fail(first!, new Error('once'), { retryDelayMs: 0 })).toBe('retried');
+    const failedAt = Number((await queue.getJob(ids[0]!))?.fields.last_error_at_ms);
+    const [next] = await queue.claim({ blockMs: 60_000 });
+    expect(next?.id).toBe(ids[1]);
+    // Redis times: a claim that blocked on pending would wait out its 5 s block first.
+    const claimedAt = Number((await queue.getJob(ids[1]!))?.fields.claimed_at_ms);
+    expect(claimedAt - failedAt).toBeLessThan(2_500);
+    await queue.close();
+  });
+
+  test('a claim that came back empty, then finds a job of another priority taken by another claimer, still sees the jobs left on that priority', async ({ redis, queueName }) => {
+    const first = openQueue(redis, queueName);
+    const other = openQueue(redis, queueName);
+    expect(await first.claim({ max: 2 })).toEqual([]);
+    // The first job wakes blocked claims from pending; the next two wait on their priority's list.
+    const ids: string[] = [];
+    for (let n = 0; n < 3; n += 1) ids.push(await first.enqueue('email', mail(n), { priority: 3 }));
+    expect((await other.claim({ max: 1 }))[0]?.id).toBe(ids[0]);
+    const [next] = await first.claim({ blockMs: 60_000 });
+    expect(next?.id).toBe(ids[1]);
+    // Redis times: a claim that blocked on the empty pending list would wait out its 5 s block.
+    const enqueuedAt = Number((await first.getJob(ids[2]!))?.fields.enqueued_at_ms);
+    const claimedAt = Number((await first.getJob(ids[1]!))?.fields.claimed_at_ms);
+    expect(claimedAt - enqueuedAt).toBeLessThan(2_500);
+    await first.close();
+    await other.close();
+  });
+
   test('a job of a lower priority that woke the claims still waits behind the default jobs enqueued after it', async ({ redis, queueName }) => {
     const queue = openQueue(redis, queueName);
     const low = await queue.enqueue('email', mail(1), { priority: -1 });

@@ -22,11 +22,13 @@ export async function tickJobs(queue: JobQueue<P>, id: string): Promise<{ tick: 
 
 /**
  * The interval schedule's next tick after one at `tick` that ran at `firedAt`: the next on the
- * grid, or, when the tick ran late (the runner stalled past later ticks), the first after it ran,
- * since catch-up runs only the first missed tick.
+ * grid, or, when the tick ran so late that the next had passed (downtime, or a runner stalled
+ * past later ticks), the first at least one interval after it ran, since catch-up runs only the
+ * first missed tick and never runs back to back with the tick after it.
  */
 export function nextTickAfter(tick: number, firedAt: number, every: number): number {
-  return tick + every * (Math.max(0, Math.floor((firedAt - tick) / every)) + 1);
+  if (firedAt < tick + every) return tick + every;
+  return tick + every * Math.ceil((firedAt + every - tick) / every);
 }
 
 /**

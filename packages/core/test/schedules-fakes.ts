@@ -89,14 +89,14 @@ export class FakeScheduleStore implements ScheduleStore {
     };
   }
 
-  async fire(schedule: DueSchedule, followingMs: number | null): Promise<FireResult> {
+  async fire(schedule: DueSchedule, followingMs: number | null, minGapMs = 0): Promise<FireResult> {
     // A round trip's worth of interleaving with other runners, without letting fake time pass.
     for (let i = 0; i < 3; i += 1) await Promise.resolve();
     const now = this.redisNow();
     const s = this.schedules.get(schedule.id);
     if (!s || String(s.revision) !== schedule.revision || s.nextRunMs !== schedule.nextRunMs || s.status !== 'active') return { outcome: 'stale', nowMs: now, jobId: undefined };
     if (schedule.nextRunMs > now) return { outcome: 'early', nowMs: now, jobId: undefined };
-    if (followingMs !== null && followingMs <= now) return { outcome: 'behind', nowMs: now, jobId: undefined };
+    if (followingMs !== null && followingMs < now + Math.max(1, minGapMs)) return { outcome: 'behind', nowMs: now, jobId: undefined };
     const id = `sched:${s.id}:${schedule.nextRunMs}`;
     if (!this.jobs.some((job) => job.id === id)) this.jobs.push({ id, scheduleId: s.id, tickMs: schedule.nextRunMs, firedAtMs: now });
     s.runs += 1;

@@ -58,6 +58,49 @@ describe('ScheduleRunner (fake clock, in-memory store)', () => {
     expect(store.jobs.map((job) => job.tickMs - EPOCH)).toEqual([-10_000, 1_000]);
   });
 
+  test('runners restarted just before a tick run one catch-up, then the first tick a period after it: never two runs back to back', async () => {
+    const clock = new FakeClock();
+    const store = new FakeScheduleStore(clock, EPOCH);
+    store.put('poll', every(1_000), EPOCH + 1_000);
+    const first = [startRunner(store, clock), startRunner(store, clock)];
+    await clock.advanceTo(2_500);
+    await Promise.all(first.map((runner) => runner.stop()));
+    expect(store.jobs.map((job) => job.tickMs - EPOCH)).toEqual([1_000, 2_000]);
+    // Down from 2.5 s to 5.99 s: the restart lands 10 ms before the tick at 6 s.
+    await clock.advanceTo(5_990);
+    startRunner(store, clock);
+    startRunner(store, clock);
+    await clock.advanceTo(9_000);
+    const ran = store.jobs.map((job) => ({ tick: job.tickMs - EPOCH, at: job.firedAtMs - EPOCH }));
+    // The first missed tick runs once, at once; 6 s (10 ms later) does not run too: the next is
+    // the first tick at least one interval after the catch-up.
+    expect(ran).toEqual([
+      { tick: 1_000, at: 1_000 },
+      { tick: 2_000, at: 2_000 },
+      { tick: 3_000, at: 5_990 },
+      { tick: 7_000, at: 7_000 },
+      { tick: 8_000, at: 8_000 },
+      { tick: 9_000, at: 9_000 },
+    ]);
+  });
+
+  test('a cron schedule restarted just before a tick runs one catch-up, then the first tick a period after it', async () => {
+    const clock = new FakeClock();
+    const start = Date.parse('2026-06-01T06:00:00.000Z');
+    const store = new FakeScheduleStore(clock, start);
+    const daily = cron('0 8 * * *', 'UTC');
+    // Down for two days: the 08:00 of 1 June was missed, and the runner comes back at 07:59:59.990 on 3 June.
+    store.put('digest', daily, firstRun(daily, start));
+    const back = Date.parse('2026-06-03T07:59:59.990Z') - start;
+    await clock.advanceTo(back);
+    startRunner(store, clock, { recheckMs: 3_600_000 });
+    for (let t = back; t <= back + 2 * 86_400_000; t += 3_600_000) await clock.advanceTo(t);
+    expect(store.jobs.map((job) => [new Date(job.tickMs).toISOString(), new Date(job.firedAtMs).toISOString()])).toEqual([
+      ['2026-06-01T08:00:00.000Z', '2026-06-03T07:59:59.990Z'],
+      ['2026-06-04T08:00:00.000Z', '2026-06-04T08:00:00.000Z'],
+    ]);
+  });
+
   test('a wake makes a sleeping runner look again at once', async () => {
     const clock = new FakeClock();
     const store = new FakeScheduleStore(clock, EPOCH);
@@ -78,9 +121,10 @@ describe('ScheduleRunner (fake clock, in-memory store)', () => {
     await clock.advanceTo(4_999);
     expect(store.jobs).toEqual([]);
     await clock.advanceTo(5_000);
-    // The tick at 500 runs once, late; those missed meanwhile are skipped.
+    // The tick at 500 runs once, late; those missed meanwhile are skipped, and the next is the
+    // first a whole interval after the catch-up (5.5 s would run 500 ms after it).
     expect(store.jobs.map((job) => job.tickMs - EPOCH)).toEqual([500]);
-    expect(store.schedules.get('soon')?.nextRunMs).toBe(EPOCH + 5_500);
+    expect(store.schedules.get('soon')?.nextRunMs).toBe(EPOCH + 6_500);
   });
 
   test('a store error is reported and the runner tries again', async () => {

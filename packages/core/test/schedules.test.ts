@@ -200,4 +200,28 @@ describe('schedule runners on real Redis', () => {
     expect((after.nextRunAt - missed) % 200).toBe(0);
     await queue.close();
   });
+
+  test('runners back just before a tick run the catch-up and then the first tick a whole interval after it, never both back to back', async ({ redis, queueName }) => {
+    const queue = openQueue(redis, queueName);
+    const schedules = fastSchedules(queue);
+    const every = 300;
+    await schedules.upsert({ id: 'back', kind: 'webhook', payload: { url: 'https://example.com/' }, every });
+    const { nextRunAt: missed } = (await schedules.get('back')) as { nextRunAt: number };
+    // No runner while two ticks or more go by; back between 40 and 120 ms (Redis time) before a tick.
+    await waitFor(async () => {
+      const now = (await queue.stats()).nowMs;
+      const toTick = every - ((now - missed) % every);
+      return now > missed + 2 * every && toTick >= 40 && toTick <= 120;
+    });
+    const runner = new ScheduleRunner({ store: new RedisScheduleStore(redis, queue.keys) });
+    runner.start();
+    await waitFor(async () => (await tickJobs(queue, 'back')).length >= 2);
+    await within(runner.stop(), 5_000, () => 'runner stop');
+    const [catchUp, next] = await tickJobs(queue, 'back');
+    expect(catchUp?.tick).toBe(missed);
+    // The tick due just after the catch-up is skipped with the other missed ones.
+    expect(next?.tick).toBe(nextTickAfter(missed, catchUp?.firedAt as number, every));
+    expect((next?.firedAt as number) - (catchUp?.firedAt as number)).toBeGreaterThanOrEqual(every);
+    await queue.close();
+  });
 });

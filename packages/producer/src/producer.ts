@@ -25,7 +25,7 @@ import {
   silentLogger,
   type Logger,
 } from '@jobs/core';
-import { assertWholeNumber } from '@jobs/core/internal';
+import { assertOptionKeys, assertWholeNumber, type OptionKeys } from '@jobs/core/internal';
 import { checkTracingOptions, ProducerTracing, type ProducerTracingOptions } from './producer-tracing.ts';
 import { ResultWaiter } from './result-waiter.ts';
 
@@ -59,6 +59,22 @@ export interface ProducerOptions<P> extends Pick<QueueOptions, 'idempotencyTtlMs
   /** Structured logs (pino or the like): what went wrong beside a call (tracing that failed). Default: silent. */
   logger?: Logger;
 }
+
+/** The keys of {@link ProducerOptions}: any other is refused. */
+const PRODUCER_OPTION_KEYS: OptionKeys<ProducerOptions<unknown>> = {
+  redis: true,
+  queue: true,
+  kinds: true,
+  partitions: true,
+  connectionName: true,
+  commandTimeoutMs: true,
+  tracing: true,
+  logger: true,
+  idempotencyTtlMs: true,
+  events: true,
+  durability: true,
+  eventLog: true,
+};
 
 /** `options` with `traceparent` added, unless it has one or there is none to add. */
 function withTraceparent<O extends { traceparent?: string }>(options: O | undefined, traceparent: string | undefined): O | undefined {
@@ -108,6 +124,7 @@ export class Producer<P> {
 
   constructor(options: ProducerOptions<P>) {
     if (typeof options !== 'object' || options === null) throw new InvalidArgumentError('options', 'expected { redis, queue, kinds }');
+    assertOptionKeys('options', options, PRODUCER_OPTION_KEYS);
     const { tracing } = options;
     const tracingOptions = checkTracingOptions(tracing);
     this.#queue = new PartitionedQueue({
@@ -208,6 +225,7 @@ export class Producer<P> {
    */
   async waitForResult<R = unknown>(id: string, options: WaitForResultOptions = {}): Promise<R> {
     assertJobId(id);
+    assertOptionKeys<WaitForResultOptions>('options', options, { timeoutMs: true, signal: true, onProgress: true });
     const timeoutMs = assertWholeNumber('timeoutMs', options.timeoutMs ?? 30_000, 0, 86_400_000);
     if (options.onProgress !== undefined && typeof options.onProgress !== 'function') throw new InvalidArgumentError('onProgress', 'expected a function');
     const job = await this.#results.wait(id, timeoutMs, options.signal, options.onProgress);

@@ -13,7 +13,7 @@ import {
   type RedisClient,
   type RedisConnectionInput,
 } from '@jobs/core';
-import { assertWholeNumber, closeClient, connectRedis, partitionNames, recordedPartitions, SharedSubscriber, toJobsError } from '@jobs/core/internal';
+import { assertOptionKeys, assertWholeNumber, closeClient, connectRedis, partitionNames, recordedPartitions, SharedSubscriber, toJobsError } from '@jobs/core/internal';
 import { discoverQueues } from './discover-queues.ts';
 import { ReclaimerMetrics } from './metrics.ts';
 import { sweepQueue, type SweepReport } from './sweep.ts';
@@ -110,6 +110,22 @@ export class Reclaimer extends EventEmitter<ReclaimerEventMap> {
 
   constructor(options: ReclaimerOptions) {
     super();
+    assertOptionKeys<ReclaimerOptions>('options', options, {
+      redis: true,
+      queues: true,
+      intervalMs: true,
+      batch: true,
+      maxCallsPerSweep: true,
+      visibilityMs: true,
+      maxAttempts: true,
+      eventLog: true,
+      workerId: true,
+      discoverIntervalMs: true,
+      unhealthyAfterFailedSweeps: true,
+      logger: true,
+      metrics: true,
+      schedules: true,
+    });
     this.intervalMs = assertWholeNumber('intervalMs', options.intervalMs ?? 1_000, 10, 3_600_000);
     this.#limits = { batch: assertWholeNumber('batch', options.batch ?? 500, 1, 100_000), maxCalls: assertWholeNumber('maxCallsPerSweep', options.maxCallsPerSweep ?? 100, 1, 100_000) };
     this.#visibilityMs = assertWholeNumber('visibilityMs', options.visibilityMs ?? 30_000, 1, 12 * 3_600_000);

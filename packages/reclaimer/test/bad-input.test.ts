@@ -12,6 +12,8 @@ describe('reclaimer bad input', () => {
       [{ visibilityMs: -1 }, 'visibilityMs'],
       [{ queues: ['ok', 'not ok'] }, 'queue'],
       [{ unhealthyAfterFailedSweeps: 0 }, 'unhealthyAfterFailedSweeps'],
+      [{ interval: 1_000 }, 'options.interval'],
+      [{ queue: 'mail' }, 'options.queue'],
     ] as [Record<string, unknown>, string][]) {
       expect(() => createReclaimer({ redis, ...override } as never), field).toThrow(expect.objectContaining({ code: 'JOBS_INVALID_ARGUMENT', field }));
     }

@@ -1,3 +1,4 @@
+import { assertOptionKeys } from '@jobs/core/internal';
 import type { Worker } from './worker.ts';
 
 /** Options of {@link closeOnSignals}. */
@@ -15,6 +16,7 @@ export interface CloseOnSignalsOptions {
  * A second signal exits at once. Returns a function that removes the handlers.
  */
 export function closeOnSignals(worker: Pick<Worker<unknown>, 'close'>, options: CloseOnSignalsOptions = {}): () => void {
+  assertOptionKeys<CloseOnSignalsOptions>('options', options, { graceMs: true, signals: true, exit: true });
   const signals = options.signals ?? ['SIGTERM', 'SIGINT'];
   const exit = options.exit ?? true;
   let closing = false;

@@ -15,7 +15,7 @@ import {
   type QueueStats,
   type RedisConnectionInput,
 } from '@jobs/core';
-import { assertWholeNumber, childLogger, SharedSubscriber, toJobsError, withRedisErrors } from '@jobs/core/internal';
+import { assertOptionKeys, assertWholeNumber, childLogger, QUEUE_OPTION_KEYS, SharedSubscriber, toJobsError, withRedisErrors, type OptionKeys } from '@jobs/core/internal';
 import { systemClock } from './clock.ts';
 import { DueNotices } from './due-notices.ts';
 import { keepSchedules } from './schedule-keeping.ts';
@@ -85,6 +85,26 @@ export interface WorkerOptions<P> extends QueueOptions {
   tracing?: false | WorkerTracingOptions;
 }
 
+/** The keys of {@link WorkerOptions}: any other is refused. */
+const WORKER_OPTION_KEYS: OptionKeys<WorkerOptions<unknown>> = {
+  ...QUEUE_OPTION_KEYS,
+  redis: true,
+  queue: true,
+  kinds: true,
+  handlers: true,
+  concurrency: true,
+  partitions: true,
+  reclaimIntervalMs: true,
+  logger: true,
+  connectionName: true,
+  workerId: true,
+  commandTimeoutMs: true,
+  schedules: true,
+  metrics: true,
+  tracing: true,
+  readyTimeoutMs: true,
+};
+
 /** Options of {@link Worker.close}. */
 export interface CloseOptions {
   /** How long running jobs may go on finishing. Default 30 s. Past it they are aborted and handed back to pending. */
@@ -113,6 +133,7 @@ export class Worker<P> extends EventEmitter<WorkerEventMap> {
   constructor(options: WorkerOptions<P>) {
     super();
     if (typeof options !== 'object' || options === null) throw new InvalidArgumentError('options', 'expected { redis, queue, kinds, handlers }');
+    assertOptionKeys('options', options, WORKER_OPTION_KEYS);
     const { redis, queue, kinds, handlers, concurrency = 1, partitions = 1, reclaimIntervalMs, logger = silentLogger, connectionName, metrics, tracing, schedules = true, workerId, readyTimeoutMs = 30_000, ...queueOptions } = options;
     assertWholeNumber('concurrency', concurrency, 1, 10_000);
     this.#readyTimeoutMs = assertWholeNumber('readyTimeoutMs', readyTimeoutMs, 1, 3_600_000);
@@ -255,6 +276,7 @@ export class Worker<P> extends EventEmitter<WorkerEventMap> {
   close(options: CloseOptions = {}): Promise<void> {
     let graceMs: number;
     try {
+      assertOptionKeys<CloseOptions>('options', options, { graceMs: true });
       graceMs = assertWholeNumber('graceMs', options.graceMs ?? 30_000, 0, 86_400_000);
     } catch (error) {
       return Promise.reject(error);

@@ -2,7 +2,7 @@ import { BasicTracerProvider } from '@opentelemetry/sdk-trace-base';
 import { redisTest as test } from '@jobs/testing';
 import * as promClient from 'prom-client';
 import { describe, expect } from 'vitest';
-import { createWorker, type HandlerMap, type PayloadTypesOf } from '../src/index.ts';
+import { closeOnSignals, createWorker, type HandlerMap, type PayloadTypesOf } from '../src/index.ts';
 import { kinds } from './kinds.ts';
 
 const tracerProvider = new BasicTracerProvider();
@@ -32,6 +32,10 @@ describe('worker bad input', () => {
       [{ tracing: { tracer: { startSpan: () => undefined } } }, 'tracing.tracer'],
       [{ tracing: { tracer: tracerProvider.getTracer('t'), tracerProvider } }, 'tracing'],
       [{ tracing: { tracerProvder: tracerProvider } }, 'tracing.tracerProvder'],
+      // Unknown keys, misspelt or from another library, are refused with the key named.
+      [{ concurrncy: 4 }, 'options.concurrncy'],
+      [{ lockDuration: 30_000 }, 'options.lockDuration'],
+      [{ backoff: { type: 'fixed', delayMs: 5, delay: 5 } }, 'options.backoff.delay'],
     ];
     for (const [override, field] of cases) {
       expect(() => createWorker({ redis, queue: queueName, kinds, handlers, ...override } as never), field).toThrow(expect.objectContaining({ code: 'JOBS_INVALID_ARGUMENT', field }));
@@ -41,6 +45,8 @@ describe('worker bad input', () => {
   test('close refuses a grace period that is not a whole number of ms, then closes properly', async ({ redis, queueName }) => {
     const worker = createWorker({ redis, queue: queueName, kinds, handlers });
     await expect(worker.close({ graceMs: Number.NaN })).rejects.toMatchObject({ code: 'JOBS_INVALID_ARGUMENT', field: 'graceMs' });
+    await expect(worker.close({ grace: 100 } as never)).rejects.toMatchObject({ code: 'JOBS_INVALID_ARGUMENT', field: 'options.grace' });
+    expect(() => closeOnSignals(worker, { signal: ['SIGTERM'] } as never)).toThrow(expect.objectContaining({ code: 'JOBS_INVALID_ARGUMENT', field: 'options.signal' }));
     await worker.close({ graceMs: 100 });
     expect(worker.running).toBe(0);
   });

@@ -149,6 +149,17 @@ local function claim_levels(c, levels, wanted, flow, out)
   end
 end
 
+-- Pending ran empty while jobs of other priorities wait: the next of them (the highest level's
+-- oldest) goes back onto pending's claim end as a carrier (see push_pending), which the next
+-- claim files back at the claim end of its list. Waits for work block on pending alone, so
+-- pending must hold a job whenever one waits: else a claimer that looked while this claim took
+-- the last carrier waits out its block with jobs waiting.
+local function keep_carrier(c, levels_key)
+  for _, level in ipairs(redis.call('ZRANGE', levels_key, '+inf', '-inf', 'BYSCORE', 'REV', 'LIMIT', 0, 8)) do
+    if redis.call('LMOVE', priority_list(c.prefix, tonumber(level)), c.pending, 'RIGHT', 'RIGHT') then return end
+  end
+end
+
 -- Claims up to `wanted` jobs in priority order: the levels above 0 highest first, then pending
 -- (level 0, the recipe's list), then the levels below 0; FIFO within each. One read (the flow
 -- hash) tells a queue without flow control to go straight to pending. A paused queue claims
@@ -216,7 +227,11 @@ local function claim_ready(c, wanted, out)
         claim_levels(c, redis.call('ZRANGE', levels_key, '(0', '-inf', 'BYSCORE', 'REV'), wanted, flow, out)
       end
       -- Nothing of another priority waits any more: claims go back to reading pending alone.
-      if dry and redis.call('ZCARD', levels_key) == 0 then redis.call('HDEL', c.flow, 'priorities') end
+      if dry and redis.call('ZCARD', levels_key) == 0 then
+        redis.call('HDEL', c.flow, 'priorities')
+      elseif redis.call('LLEN', c.pending) == 0 then
+        keep_carrier(c, levels_key)
+      end
     end
     if lim then
       if lim.groups then

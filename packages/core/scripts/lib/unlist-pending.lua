@@ -14,9 +14,10 @@ local function unlist_pending(prefix, pending, key, id, now)
   local group = f and f[3] ~= '' and f[3]
   -- O(length of pending): cancelling is rare, and the list has no other index.
   local removed = redis.call('LREM', pending, 1, id)
-  if removed == 0 and level and level ~= 0 then
+  if level and level ~= 0 then
     local list = priority_list(prefix, level)
-    removed = redis.call('LREM', list, 1, id)
+    if removed == 0 then removed = redis.call('LREM', list, 1, id) end
+    -- A carrier in pending (see push_pending) left its level listed too.
     if removed == 1 and redis.call('LLEN', list) == 0 then redis.call('ZREM', levels_set(prefix), level) end
   end
   if removed == 1 then

@@ -1,4 +1,5 @@
 import { readClaimedJobs } from '../claimed-job.ts';
+import { assertOptionKeys } from '../option-keys.ts';
 import { claimScript, type ClaimArgs, type ClaimKeys } from '../generated/claim.ts';
 import type { ClaimedJob } from '../job-record.ts';
 import { failedHistoryCap } from '../queue-options.ts';
@@ -70,6 +71,7 @@ export class Claimer<P> {
 
   /** See {@link JobQueue.claim}. */
   async claim(options: ClaimOptions = {}): Promise<ClaimedJob[]> {
+    assertOptionKeys<ClaimOptions>('options', options, { max: true, blockMs: true, signal: true });
     const max = assertWholeNumber('max', options.max ?? 1, 1, 1_000);
     const blockMs = assertWholeNumber('blockMs', options.blockMs ?? 0, 0, 3_600_000);
     const scripts = this.#ctx.scripts;
@@ -79,12 +81,14 @@ export class Claimer<P> {
     for (;;) {
       const remaining = deadline - Date.now();
       // How long until the next delayed job is due: from this call's last claim, else from the
-      // previous call's (then the wait starts at once: a push wakes it, and the claim behind it
-      // runs either way); with neither, claim once first to learn it.
+      // previous call's when that one came back short (then the wait starts at once: a push
+      // wakes it, and the claim behind it runs either way); else claim once first. A claim that
+      // took all it asked for may have left jobs where the wait does not look (the lists of
+      // other priorities, a group's list): only pending's pushes end a wait.
       const hint = this.#pause.dueHint;
       let untilDue: number | undefined;
       if (nowMs !== 0) untilDue = nextDueMs >= 0 ? Math.max(1, nextDueMs - nowMs) : remaining;
-      else if (hint) untilDue = hint.untilDueMs >= 0 ? Math.max(1, hint.untilDueMs - (Date.now() - hint.atMs)) : remaining;
+      else if (hint?.short) untilDue = hint.untilDueMs >= 0 ? Math.max(1, hint.untilDueMs - (Date.now() - hint.atMs)) : remaining;
       let reply;
       if (untilDue === undefined || remaining <= 0) {
         reply = await scripts.run(claimScript, this.#argv(max));
@@ -98,8 +102,8 @@ export class Claimer<P> {
         reply = claimed ?? (await scripts.run(claimScript, this.#argv(max)));
       }
       nowMs = Number(reply[0]);
-      nextDueMs = this.#pause.note(Number(reply[1]), nowMs);
       const jobs = readClaimedJobs(reply, 2, nowMs, this.#ctx.traced);
+      nextDueMs = this.#pause.note(Number(reply[1]), nowMs, jobs.length < max);
       if (jobs.length > 0 || deadline - Date.now() <= 0 || this.#isClosed() || options.signal?.aborted) return jobs;
     }
   }

@@ -1,4 +1,5 @@
 import { readClaimedJobs } from '../claimed-job.ts';
+import { assertOptionKeys } from '../option-keys.ts';
 import { LostClaimError, type JobsError, type NotReplicatedError } from '../errors.ts';
 import { completeScript, type CompleteKeys } from '../generated/complete.ts';
 import { completeAndClaimScript, type CompleteAndClaimKeys } from '../generated/complete-and-claim.ts';
@@ -125,6 +126,7 @@ export class Completer<P> {
 
   /** See {@link JobQueue.completeManyAndClaim}. */
   async completeManyAndClaim(items: readonly { job: ClaimedJob; result: unknown }[], options: { max?: number } = {}): Promise<CompleteAndClaimResult> {
+    assertOptionKeys<{ max?: number }>('options', options, { max: true });
     const max = assertWholeNumber('max', options.max ?? 1, 0, 1_000);
     const outcomes: CompleteOutcome[] = new Array(items.length);
     return this.#completeEncodedAndClaim(this.#encodeSettled(items, outcomes), outcomes, max);
@@ -132,6 +134,7 @@ export class Completer<P> {
 
   /** See {@link JobQueue.completeAndClaim}. */
   async completeAndClaim(job: ClaimedJob, result: unknown, options: { max?: number } = {}): Promise<{ completed: boolean; next: ClaimedJob[] }> {
+    assertOptionKeys<{ max?: number }>('options', options, { max: true });
     const max = assertWholeNumber('max', options.max ?? 1, 1, 1_000);
     // A result that cannot be stored throws here, as complete() does, and nothing is claimed.
     const json = this.#encodeResult(result, 'result');
@@ -176,7 +179,7 @@ export class Completer<P> {
       const reply = sent.reply;
       completed = accepted.map((_, i) => Number(reply[3 + i]) === CLAIM_DONE);
       next = readClaimedJobs(reply, 3 + Number(reply[2]), Number(reply[0]), ctx.traced);
-      this.#pause.note(Number(reply[1]), Number(reply[0]));
+      this.#pause.note(Number(reply[1]), Number(reply[0]), next.length < max);
       replicas = sent.replicas;
     }
     accepted.forEach(({ index }, i) => {

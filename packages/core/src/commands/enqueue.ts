@@ -1,4 +1,5 @@
 import { resolveEnqueueOptions, type EnqueueOptions } from '../enqueue-options.ts';
+import { assertOptionKeys, type OptionKeys } from '../option-keys.ts';
 import { InvalidArgumentError, NotReplicatedError } from '../errors.ts';
 import { ENQUEUE_WRITTEN } from '../generated/constants.ts';
 import { enqueueScript } from '../generated/enqueue.ts';
@@ -28,6 +29,9 @@ export const ENQUEUE_BATCH = 32;
 
 /** Most jobs in one enqueueMany call. */
 const MAX_JOBS = 10_000;
+
+/** The keys of one job of a batch: any other is refused. */
+export const ENQUEUE_REQUEST_KEYS: OptionKeys<{ kind: unknown; payload: unknown; options?: unknown }> = { kind: true, payload: true, options: true };
 
 /** One job, checked and encoded for the enqueue script (see {@link prepareEnqueue}). */
 export interface PreparedEnqueue {
@@ -66,7 +70,7 @@ export function encodeEnqueue<P>(ctx: QueueContext<P>, job: EnqueueRequest<P>, p
  */
 export function prepareEnqueue<P>(ctx: QueueContext<P>, job: EnqueueRequest<P>, at?: number): PreparedEnqueue {
   const prefix = at === undefined ? '' : `jobs[${at}].`;
-  if (typeof job !== 'object' || job === null) throw new InvalidArgumentError(at === undefined ? 'job' : `jobs[${at}]`, 'expected { kind, payload, options? }');
+  assertOptionKeys(at === undefined ? 'job' : `jobs[${at}]`, job, ENQUEUE_REQUEST_KEYS);
   return encodeEnqueue(ctx, job, `${prefix}payload`, `${prefix}options`);
 }
 

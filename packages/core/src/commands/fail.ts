@@ -1,4 +1,5 @@
 import { backoffDelayMs } from '../backoff.ts';
+import { assertOptionKeys } from '../option-keys.ts';
 import { LostClaimError } from '../errors.ts';
 import { FAIL_DEAD_LETTERED, FAIL_DELAYED, FAIL_RETRIED } from '../generated/constants.ts';
 import { failScript } from '../generated/fail.ts';
@@ -36,6 +37,7 @@ function errorCode(error: unknown): string {
 
 /** See {@link JobQueue.fail}. */
 export async function fail<P>(ctx: QueueContext<P>, job: ClaimedJob, error: unknown, options: FailOptions = {}): Promise<FailOutcome> {
+  assertOptionKeys<FailOptions>('options', options, { permanent: true, retryDelayMs: true });
   let delay: number;
   if (options.retryDelayMs !== undefined) {
     delay = assertWholeNumber('retryDelayMs', options.retryDelayMs, 0, 365 * 86_400_000);

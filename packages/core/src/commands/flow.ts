@@ -3,6 +3,7 @@ import { InvalidArgumentError, NotReplicatedError } from '../errors.ts';
 import { enqueueFlowScript } from '../generated/enqueue-flow.ts';
 import type { KindName } from '../kinds.ts';
 import { assertJobId } from '../keys.ts';
+import { assertOptionKeys, type OptionKeys } from '../option-keys.ts';
 import { withRedisErrors } from '../redis-connection.ts';
 import { encodeEnqueue } from './enqueue.ts';
 import type { QueueContext } from './queue-context.ts';
@@ -41,6 +42,8 @@ export type ChildResult =
 /** Most jobs in one flow, and how deep a flow may nest. */
 const MAX_JOBS = 10_000;
 const MAX_DEPTH = 32;
+/** The keys of a flow's node: any other is refused. */
+const FLOW_NODE_KEYS: OptionKeys<{ kind: unknown; payload: unknown; options?: unknown; children?: unknown }> = { kind: true, payload: true, options: true, children: true };
 /** Values per job in the script's `jobs` argument. */
 const FIELDS = 6;
 
@@ -55,7 +58,7 @@ interface Walk<P> {
  * without a traceparent of its own takes its parent's (`traceparent`): a flow is one enqueue.
  */
 function encodeNode<P>(walk: Walk<P>, node: FlowRequest<P>, field: string, parentId: string, policy: ChildFailurePolicy, depth: number, traceparent: string | undefined): FlowResult {
-  if (typeof node !== 'object' || node === null) throw new InvalidArgumentError(field, 'expected { kind, payload, children?, options? }');
+  assertOptionKeys(field, node, FLOW_NODE_KEYS);
   if (depth > MAX_DEPTH) throw new InvalidArgumentError(field, `a flow nests at most ${MAX_DEPTH} levels`);
   walk.count += 1;
   if (walk.count > MAX_JOBS) throw new InvalidArgumentError('flow', `at most ${MAX_JOBS} jobs per flow`);

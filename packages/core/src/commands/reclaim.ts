@@ -1,4 +1,5 @@
 import { reclaimScript } from '../generated/reclaim.ts';
+import { assertOptionKeys } from '../option-keys.ts';
 import { failedHistoryCap } from '../queue-options.ts';
 import { assertWholeNumber } from '../whole-number.ts';
 import type { QueueContext } from './queue-context.ts';
@@ -17,6 +18,7 @@ export interface ReclaimResult {
 
 /** See {@link JobQueue.reclaimStuck}. */
 export async function reclaimStuck<P>(ctx: QueueContext<P>, options: { batch?: number; scanBudget?: number } = {}): Promise<ReclaimResult> {
+  assertOptionKeys<{ batch?: number; scanBudget?: number }>('options', options, { batch: true, scanBudget: true });
   const batch = assertWholeNumber('batch', options.batch ?? 500, 1, 100_000);
   const scanBudget = assertWholeNumber('scanBudget', options.scanBudget ?? 100, 0, 100_000);
   const k = ctx.keys;

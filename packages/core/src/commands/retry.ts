@@ -1,4 +1,5 @@
 import { REDRIVEN } from '../generated/constants.ts';
+import { assertOptionKeys } from '../option-keys.ts';
 import { retryScript } from '../generated/retry.ts';
 import { assertJobId } from '../keys.ts';
 import { withRedisErrors } from '../redis-connection.ts';
@@ -20,6 +21,7 @@ export async function retry<P>(ctx: QueueContext<P>, ids: readonly string[]): Pr
 
 /** See {@link JobQueue.retryFailed}. */
 export async function retryFailed<P>(ctx: QueueContext<P>, options: { batch?: number } = {}): Promise<{ retried: string[]; more: boolean }> {
+  assertOptionKeys<{ batch?: number }>('options', options, { batch: true });
   const batch = assertWholeNumber('batch', options.batch ?? 500, 1, 10_000);
   await ctx.ready();
   const ids = await withRedisErrors(() => ctx.client.lrange(ctx.keys.failed, -batch, -1));

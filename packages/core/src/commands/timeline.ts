@@ -1,4 +1,5 @@
 import { TIMELINE_CAP } from '../generated/constants.ts';
+import { assertOptionKeys } from '../option-keys.ts';
 import { timelineScript } from '../generated/timeline.ts';
 import { assertJobId } from '../keys.ts';
 import { parseLogEntry, type LogEvent } from '../log-entry.ts';
@@ -17,6 +18,7 @@ export interface JobTimeline {
 /** See {@link JobQueue.timeline}. */
 export async function timeline<P>(ctx: QueueContext<P>, id: string, options: { limit?: number } = {}): Promise<JobTimeline | null> {
   assertJobId(id);
+  assertOptionKeys<{ limit?: number }>('options', options, { limit: true });
   const limit = assertWholeNumber('limit', options.limit ?? TIMELINE_CAP, 1, TIMELINE_CAP);
   const argv = timelineScript.argv({ job: ctx.keys.job(id), log: ctx.keys.log }, { limit });
   const [exists, trimmed, ...entries] = await ctx.scripts.run(timelineScript, argv);

@@ -1,4 +1,5 @@
 import { InvalidArgumentError } from '../errors.ts';
+import { assertOptionKeys } from '../option-keys.ts';
 import { readPauseState } from '../flow-control.ts';
 import { peekScript } from '../generated/peek.ts';
 import { statsScript } from '../generated/stats.ts';
@@ -98,6 +99,7 @@ export async function getJob<P>(ctx: QueueContext<P>, id: string): Promise<JobRe
 
 /** See {@link JobQueue.list}. */
 export async function list<P>(ctx: QueueContext<P>, state: ListState, options: { offset?: number; limit?: number } = {}): Promise<JobRecord[]> {
+  assertOptionKeys<{ offset?: number; limit?: number }>('options', options, { offset: true, limit: true });
   const offset = assertWholeNumber('offset', options.offset ?? 0, 0, Number.MAX_SAFE_INTEGER);
   const limit = assertWholeNumber('limit', options.limit ?? 50, 1, 1_000);
   assertListState(state);

@@ -1,4 +1,5 @@
 import { performance } from 'node:perf_hooks';
+import { assertOptionKeys } from '../option-keys.ts';
 import { nextRunAfter } from './schedule-timing.ts';
 import type { DueSchedule, FireResult, ScheduleStore } from './schedule-store.ts';
 
@@ -70,6 +71,7 @@ export class ScheduleRunner {
   #unwatch: (() => Promise<void>) | undefined;
 
   constructor(options: ScheduleRunnerOptions) {
+    assertOptionKeys<ScheduleRunnerOptions>('options', options, { store: true, clock: true, recheckMs: true, retryMs: true, batch: true, onError: true, onFire: true });
     this.#store = options.store;
     this.#clock = options.clock ?? systemClock;
     this.#recheckMs = options.recheckMs ?? 5_000;
@@ -151,12 +153,20 @@ export class ScheduleRunner {
     return { waitMs: this.#retryMs, upcoming: [] };
   }
 
-  /** Fires `schedule`'s tick, computing the run after it from `baseMs` (Redis time) or the tick, whichever is later. */
+  /**
+   * Fires `schedule`'s tick, computing the run after it from `baseMs` (Redis time) or the tick,
+   * whichever is later. A catch-up (the tick after this one had passed by `baseMs`: ticks were
+   * missed) makes the following run the first tick at least one period (the time from the tick
+   * to the one after it) after the fire: the catch-up and a tick that happens to be due just
+   * after it do not both run, which would make a restart run twice, by chance.
+   */
   async #fire(schedule: DueSchedule, baseMs: number): Promise<FireResult> {
     let base = Math.max(schedule.nextRunMs, baseMs);
+    const successor = nextRunAfter(schedule.timing, schedule.nextRunMs, schedule.nextRunMs);
     for (let attempt = 0; ; attempt += 1) {
-      const following = nextRunAfter(schedule.timing, base, schedule.nextRunMs);
-      const result = await this.#store.fire(schedule, following);
+      const gap = successor !== null && successor <= base ? successor - schedule.nextRunMs : 0;
+      const following = nextRunAfter(schedule.timing, gap > 0 ? base + gap - 1 : base, schedule.nextRunMs);
+      const result = await this.#store.fire(schedule, following, gap);
       if (result.outcome === 'fired' && result.jobId !== undefined) {
         this.#onFire({ scheduleId: schedule.id, tickMs: schedule.nextRunMs, firedAtMs: result.nowMs, jobId: result.jobId });
       }

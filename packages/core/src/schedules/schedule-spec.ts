@@ -1,5 +1,7 @@
+import { latestTimeMs } from '../enqueue-options.ts';
 import { InvalidArgumentError } from '../errors.ts';
 import type { KindName, Kinds } from '../kinds.ts';
+import { assertOptionKeys, type OptionKeys } from '../option-keys.ts';
 import { assertWholeNumber } from '../whole-number.ts';
 import { assertCron, assertTimeZone, MIN_EVERY_MS, type ScheduleTiming } from './schedule-timing.ts';
 
@@ -58,10 +60,27 @@ export function assertScheduleId(id: unknown, field = 'id'): asserts id is strin
   }
 }
 
+/** The keys of a {@link ScheduleSpec}: any other is refused. */
+const SCHEDULE_SPEC_KEYS: OptionKeys<ScheduleBase & { kind: string; payload: unknown; cron?: string; tz?: string; every?: number }> = {
+  id: true,
+  kind: true,
+  payload: true,
+  cron: true,
+  tz: true,
+  every: true,
+  startAt: true,
+  endAt: true,
+  limit: true,
+};
+
+/** A `startAt` or `endAt` in ms (0 when not given): bounded as an enqueue's `runAt` is, at most a year ahead. */
 function timeOf(value: unknown, field: string): number {
   if (value === undefined) return 0;
   const ms = value instanceof Date ? value.getTime() : value;
-  if (typeof ms !== 'number' || !Number.isSafeInteger(ms) || ms <= 0) throw new InvalidArgumentError(field, 'expected a Date or a positive whole number of ms since the epoch');
+  const latest = latestTimeMs();
+  if (typeof ms !== 'number' || !Number.isInteger(ms) || ms < 1 || ms > latest) {
+    throw new InvalidArgumentError(field, `expected a Date or a whole number of ms since the epoch from 1 to a year from now (${latest}), got ${typeof ms === 'number' ? String(ms) : typeof ms === 'string' ? JSON.stringify(ms) : typeof value}`);
+  }
   return ms;
 }
 
@@ -71,6 +90,7 @@ function timeOf(value: unknown, field: string): number {
  */
 export function prepareSchedule<P>(spec: ScheduleSpec<P>, kinds: Kinds<P>, minEveryMs = MIN_EVERY_MS): PreparedSchedule {
   if (typeof spec !== 'object' || spec === null) throw new InvalidArgumentError('schedule', 'expected { id, kind, payload, cron | every, ... }');
+  assertOptionKeys('', spec, SCHEDULE_SPEC_KEYS);
   const s = spec as ScheduleBase & { kind: KindName<P>; payload: unknown; cron?: unknown; tz?: unknown; every?: unknown };
   assertScheduleId(s.id);
   const payload = kinds.encode(s.kind, s.payload as P[KindName<P>], 'payload');

@@ -31,8 +31,12 @@ export interface FireResult {
 export interface ScheduleStore {
   /** Redis time, and the active schedules with the earliest next runs (at most `max`), earliest first. */
   due(max: number): Promise<{ nowMs: number; schedules: DueSchedule[] }>;
-  /** Runs `schedule`'s tick if it is still the one read and due; `followingMs`: the run after it, or null for none. */
-  fire(schedule: DueSchedule, followingMs: number | null): Promise<FireResult>;
+  /**
+   * Runs `schedule`'s tick if it is still the one read and due; `followingMs`: the run after it,
+   * or null for none. `minGapMs`: for a catch-up, the least time from the fire (Redis time) to
+   * `followingMs`, else 0 (see scripts/schedule-fire.lua); a following run closer than that is `behind`.
+   */
+  fire(schedule: DueSchedule, followingMs: number | null, minGapMs?: number): Promise<FireResult>;
   /** Calls `onWake` when a schedule is created, changed or resumed (and after a reconnect); returns a stop function. */
   watch?(onWake: () => void, onError: (error: unknown) => void): () => Promise<void>;
 }
@@ -78,11 +82,11 @@ export class RedisScheduleStore implements ScheduleStore {
     return { nowMs: Number(reply[0]), schedules };
   }
 
-  async fire(schedule: DueSchedule, followingMs: number | null): Promise<FireResult> {
+  async fire(schedule: DueSchedule, followingMs: number | null, minGapMs = 0): Promise<FireResult> {
     const k = this.#keys;
     const argv = scheduleFireScript.argv(
       { schedule: k.schedule(schedule.id), due: k.schedulesDue, pending: k.pending, stats: k.stats, log: k.log },
-      { jobPrefix: k.jobPrefix, revision: schedule.revision, tick: schedule.nextRunMs, followingMs: followingMs ?? -1, logMaxLen: this.#logMaxLen },
+      { jobPrefix: k.jobPrefix, revision: schedule.revision, tick: schedule.nextRunMs, followingMs: followingMs ?? -1, logMaxLen: this.#logMaxLen, minGapMs },
     );
     const [outcome, now, jobId] = await withRedisErrors(() => sendScript(this.#client, scheduleFireScript, argv, false));
     return { outcome, nowMs: Number(now), jobId: jobId === '' ? undefined : jobId };

@@ -65,8 +65,20 @@ export function assertTimeZone(tz: string): void {
   }
 }
 
-/** Throws `JOBS_INVALID_ARGUMENT` (field `cron`) unless croner reads `cron` as a pattern. */
+/**
+ * Throws `JOBS_INVALID_ARGUMENT` (field `cron`) unless `cron` is a pattern of 5 fields (minute
+ * first) or 6 (seconds first) that croner reads. Croner also takes a 7th field (a year) and
+ * nicknames such as `@daily`: both are refused, so that a pattern means what cron(5) says it
+ * means and runs the same under any other cron reader.
+ */
 export function assertCron(cron: string, tz: string): void {
+  if (cron.startsWith('@')) {
+    throw new InvalidArgumentError('cron', `invalid cron pattern ${JSON.stringify(cron)}: nicknames are not supported; write the fields (e.g. "0 0 * * *" for @daily)`);
+  }
+  const fields = cron.split(/\s+/).filter((field) => field !== '').length;
+  if (fields !== 5 && fields !== 6) {
+    throw new InvalidArgumentError('cron', `invalid cron pattern ${JSON.stringify(cron)}: expected 5 fields (minute hour day-of-month month day-of-week), or 6 with seconds first, got ${fields}`);
+  }
   try {
     cronOf(cron, tz);
   } catch (error) {

@@ -6,6 +6,7 @@ import { scheduleRemoveScript } from '../generated/schedule-remove.ts';
 import { scheduleResumeScript } from '../generated/schedule-resume.ts';
 import { scheduleUpsertScript } from '../generated/schedule-upsert.ts';
 import type { LuaScript } from '../lua-script.ts';
+import { assertOptionKeys } from '../option-keys.ts';
 import { assertWholeNumber } from '../whole-number.ts';
 import { parseScheduleRecord, type ScheduleRecord } from './schedule-record.ts';
 import { assertScheduleId, prepareSchedule, type ScheduleSpec } from './schedule-spec.ts';
@@ -37,7 +38,8 @@ const ATTEMPTS = 5;
  * pattern (in a time zone) or of a fixed interval. Every change is one atomic script; a
  * {@link ScheduleRunner} (run by workers and the reclaimer daemon) fires the ticks, one job per
  * tick however many run. After downtime a schedule runs its first missed tick once, at once,
- * and skips the others; a resumed schedule runs at its first tick after the resume.
+ * and skips the others, up to the first tick at least one period after the catch-up; a
+ * resumed schedule runs at its first tick after the resume.
  *
  * @example
  * ```ts
@@ -52,6 +54,7 @@ export class Schedules<P> {
 
   constructor(host: ScheduleHost<P>, options: SchedulesOptions = {}) {
     this.#host = host;
+    assertOptionKeys<SchedulesOptions>('options', options, { minEveryMs: true });
     this.#minEveryMs = assertWholeNumber('minEveryMs', options.minEveryMs ?? MIN_EVERY_MS, 1, 86_400_000);
   }
 
@@ -101,6 +104,7 @@ export class Schedules<P> {
 
   /** One page of the schedules in id order, each with its status and next run. */
   async list(options: { offset?: number; limit?: number } = {}): Promise<ScheduleRecord[]> {
+    assertOptionKeys<{ offset?: number; limit?: number }>('options', options, { offset: true, limit: true });
     const offset = assertWholeNumber('offset', options.offset ?? 0, 0, Number.MAX_SAFE_INTEGER);
     const limit = assertWholeNumber('limit', options.limit ?? 100, 1, 1_000);
     const k = this.#host.keys;
