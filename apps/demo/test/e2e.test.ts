@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { ensureChromium, waitFor } from '@jobs/testing';
+import { chromiumLaunchOptions, waitFor } from '@jobs/testing';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 
@@ -52,13 +52,9 @@ describe('the demo page in a real browser', () => {
   let server: ReturnType<typeof startServer>;
 
   beforeAll(async () => {
-    const executablePath = ensureChromium();
+    const launchOptions = chromiumLaunchOptions();
     server = startServer();
-    browser = await chromium.launch({
-      executablePath,
-      headless: true,
-      args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-    });
+    browser = await chromium.launch(launchOptions);
   }, 60_000);
 
   afterAll(async () => {

@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { defineKinds, JobQueue, queueKeys } from '@jobs/core';
-import { ensureChromium, redisTest as test, type TestRedis } from '@jobs/testing';
+import { chromiumLaunchOptions, redisTest as test, type TestRedis } from '@jobs/testing';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect } from 'vitest';
 import { startTestDashboard, TOKENS } from './dashboard-client.ts';
@@ -32,13 +32,9 @@ describe('the dashboard in a real browser, against hostile data and for each rol
   let browser: Browser;
 
   beforeAll(async () => {
-    browser = await chromium.launch({
-      executablePath: ensureChromium(),
-      headless: true,
-      args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-    });
+    browser = await chromium.launch(chromiumLaunchOptions());
     mkdirSync(RESULTS, { recursive: true });
-  }, 600_000);
+  }, 60_000);
 
   afterAll(async () => {
     await browser?.close();

@@ -1,7 +1,5 @@
-import { spawn } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import { defineKinds, JobQueue } from '@jobs/core';
-import { isScriptCall, openProxiedRedis, redisTest as test, type ProxiedCommand } from '@jobs/testing';
+import { isScriptCall, isUnparkCall, killOperatorAt, redisTest as test } from '@jobs/testing';
 import { describe, expect } from 'vitest';
 import { BIN, runCli, startDaemon } from './cli.ts';
 
@@ -11,36 +9,13 @@ import { BIN, runCli, startDaemon } from './cli.ts';
 const kinds = defineKinds({ task: { schema: { type: 'object', properties: { n: { type: 'integer' } }, required: ['n'] } } });
 const JOBS = 300;
 
-/** Starts the fixture that moves jobs in batches of one, reaching Redis through `env`'s proxy. */
-function startMover(operation: 'resume' | 'retry-all', queue: string, env: Record<string, string>) {
-  const child = spawn(process.execPath, [fileURLToPath(new URL('./fixtures/move-in-batches.mjs', import.meta.url))], {
-    env: { ...process.env, ...env, QUEUE: queue, KIND: 'task', OPERATION: operation },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  const exited = new Promise<string | null>((resolve) => child.on('exit', (_code, signal) => resolve(signal)));
-  return { child, exited };
-}
-
-/** A call of the pause script's unpark step (one batch of a resume). */
-const unparkCall = (command: ProxiedCommand): boolean => isScriptCall(command) && command.includes('unpark');
-
 describe('an operator killed halfway', () => {
   test("a resume SIGKILLed after 100 of its 300 batches: the rest stay counted, and the daemon's sweep moves them back", async ({ redis, redisUrl, queueName }) => {
     const queue = new JobQueue({ redis, queue: queueName, kinds });
     await queue.pause({ kind: 'task' });
     await queue.enqueueMany(Array.from({ length: JOBS }, (_, n) => ({ kind: 'task' as const, payload: { n } })));
     expect(await queue.claim({ max: JOBS })).toHaveLength(0);
-    const proxied = await openProxiedRedis(redisUrl, redis);
-    try {
-      const held = proxied.proxy.holdBefore(unparkCall, 100);
-      const mover = startMover('resume', queueName, proxied.childEnv);
-      await held;
-      mover.child.kill('SIGKILL');
-      expect(await mover.exited).toBe('SIGKILL');
-    } finally {
-      proxied.redis.disconnect();
-      await proxied.proxy.close();
-    }
+    await killOperatorAt(redisUrl, redis, { operation: 'resume', queue: queueName, kind: 'task', match: isUnparkCall, nth: 100 });
     // The resume and 99 batches ran: 100 back, 200 still parked, all of them counted and listed.
     const before = await queue.stats();
     expect(before).toMatchObject({ pendingDepth: 100, parkedDepth: 200, waitingDepth: JOBS, pausedKinds: [] });
@@ -63,18 +38,8 @@ describe('an operator killed halfway', () => {
     await queue.enqueueMany(Array.from({ length: JOBS }, (_, n) => ({ kind: 'task' as const, payload: { n } })));
     for (const job of await queue.claim({ max: JOBS })) await queue.fail(job, new Error('boom'), { permanent: true });
     expect((await queue.stats()).failedDepth).toBe(JOBS);
-    const proxied = await openProxiedRedis(redisUrl, redis);
-    try {
-      // retryFailed reads a batch of ids, then redrives them: the 101st redrive never reaches Redis.
-      const held = proxied.proxy.holdBefore(isScriptCall, 101);
-      const mover = startMover('retry-all', queueName, proxied.childEnv);
-      await held;
-      mover.child.kill('SIGKILL');
-      expect(await mover.exited).toBe('SIGKILL');
-    } finally {
-      proxied.redis.disconnect();
-      await proxied.proxy.close();
-    }
+    // retryFailed reads a batch of ids, then redrives them: the 101st redrive never reaches Redis.
+    await killOperatorAt(redisUrl, redis, { operation: 'retry-all', queue: queueName, kind: 'task', match: isScriptCall, nth: 101 });
     expect(await queue.stats()).toMatchObject({ failedDepth: 200, pendingDepth: 100 });
     const again = await runCli(BIN.jobsctl, ['retry', '--all-failed', '-q', queueName], { REDIS_URL: redisUrl });
     expect(again.code).toBe(0);

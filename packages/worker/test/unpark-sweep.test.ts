@@ -1,7 +1,5 @@
-import { spawn } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import { JobQueue } from '@jobs/core';
-import { isScriptCall, openProxiedRedis, redisTest as test, waitFor, type ProxiedCommand } from '@jobs/testing';
+import { isUnparkCall, killOperatorAt, redisTest as test, waitFor } from '@jobs/testing';
 import { describe, expect } from 'vitest';
 import { createWorker, defineKinds } from '../src/index.ts';
 
@@ -9,9 +7,6 @@ import { createWorker, defineKinds } from '../src/index.ts';
 // deleted behind the queue's back): the workers' own reclaim sweep moves them back, and they run.
 
 const kinds = defineKinds({ task: { schema: { type: 'object', properties: { n: { type: 'integer' } }, required: ['n'] } } });
-
-/** A call of the pause script's unpark step (one batch of a resume). */
-const unparkCall = (command: ProxiedCommand): boolean => isScriptCall(command) && command.includes('unpark');
 
 /** Runs a worker with a fast reclaim sweep until `count` jobs of `queueName` completed; returns the ids it ran. */
 async function runWithWorker(redis: JobQueue<unknown>['client'], queueName: string, count: number): Promise<Set<string>> {
@@ -31,21 +26,7 @@ describe("the workers' sweep", () => {
     await queue.pause({ kind: 'task' });
     await queue.enqueueMany(Array.from({ length: 300 }, (_, n) => ({ kind: 'task' as const, payload: { n } })));
     expect(await queue.claim({ max: 300 })).toHaveLength(0);
-    const proxied = await openProxiedRedis(redisUrl, redis);
-    try {
-      const held = proxied.proxy.holdBefore(unparkCall, 50);
-      const child = spawn(process.execPath, [fileURLToPath(new URL('./fixtures/move-in-batches.mjs', import.meta.url))], {
-        env: { ...process.env, ...proxied.childEnv, QUEUE: queueName, KIND: 'task', OPERATION: 'resume' },
-        stdio: ['ignore', 'inherit', 'inherit'],
-      });
-      const exited = new Promise((resolve) => child.on('exit', (_code, signal) => resolve(signal)));
-      await held;
-      child.kill('SIGKILL');
-      expect(await exited).toBe('SIGKILL');
-    } finally {
-      proxied.redis.disconnect();
-      await proxied.proxy.close();
-    }
+    await killOperatorAt(redisUrl, redis, { operation: 'resume', queue: queueName, kind: 'task', match: isUnparkCall, nth: 50 });
     expect(await queue.stats()).toMatchObject({ pendingDepth: 50, parkedDepth: 250, waitingDepth: 300 });
     expect((await runWithWorker(queue.client, queueName, 300)).size).toBe(300);
     expect(await queue.stats()).toMatchObject({ waitingDepth: 0, completedTotal: 300 });

@@ -15,3 +15,15 @@ export function ensureChromium(): string {
       '(scripts/bootstrap.mjs installs it, with the other system packages, before any test starts), or install it with `sudo apt-get install chromium`.',
   );
 }
+
+/**
+ * The launch options of every browser test: Debian's Chromium, headless, as root (no sandbox),
+ * and with the background services off that would reach for hosts this machine cannot reach.
+ */
+export function chromiumLaunchOptions(): { executablePath: string; headless: true; args: string[] } {
+  return {
+    executablePath: ensureChromium(),
+    headless: true,
+    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  };
+}
