@@ -1,26 +1,16 @@
-import { mkdirSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { defineKinds, JobQueue, queueKeys } from '@jobs/core';
-import { chromiumLaunchOptions, redisTest as test, type TestRedis } from '@jobs/testing';
-import { chromium, type Browser, type Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect } from 'vitest';
+import { redisTest as test, type TestRedis } from '@jobs/testing';
+import type { Page } from 'playwright-core';
+import { describe, expect } from 'vitest';
 import { startTestDashboard, TOKENS } from './dashboard-client.ts';
+import { RESULTS, signIn, suiteBrowser } from './dashboard-page.ts';
 import { HOSTILE, hostileId, listHostileJobs, SCRIPT, writeHostileJobs, writeHostileSchedules } from './dashboard-hostile.ts';
 
 const kinds = defineKinds({ email: { schema: { type: 'object', properties: { to: { type: 'string' } } } } });
-const RESULTS = fileURLToPath(new URL('../test-results/', import.meta.url));
 const STATES = ['pending', 'waiting', 'processing', 'delayed', 'completed', 'failed'] as const;
 
 function openQueue(redis: TestRedis, queueName: string) {
   return new JobQueue({ redis, queue: queueName, kinds, eventLog: true });
-}
-
-async function signIn(page: Page, url: string, token: string): Promise<void> {
-  await page.goto(url);
-  await expect.poll(() => page.url()).toMatch(/\/login$/);
-  await page.fill('#token', token);
-  await page.click('#login-form button[type=submit]');
-  await expect.poll(() => page.locator('#role').textContent()).toBe(token === TOKENS.viewer ? 'viewer' : 'operator');
 }
 
 /** Elements with the hidden attribute that are drawn anyway (a style rule overriding it). */
@@ -29,16 +19,7 @@ function drawnThoughHidden(page: Page): Promise<string[]> {
 }
 
 describe('the dashboard in a real browser, against hostile data and for each role', () => {
-  let browser: Browser;
-
-  beforeAll(async () => {
-    browser = await chromium.launch(chromiumLaunchOptions());
-    mkdirSync(RESULTS, { recursive: true });
-  }, 60_000);
-
-  afterAll(async () => {
-    await browser?.close();
-  });
+  const browser = suiteBrowser();
 
   test('job and schedule hashes holding any value draw every view, as text, with no page error', async ({ redis, queueName }) => {
     const queue = openQueue(redis, queueName);
@@ -51,7 +32,7 @@ describe('the dashboard in a real browser, against hostile data and for each rol
     await writeHostileJobs(redis, queueName, await redis.hgetall(k.job(realId)), 'enqueued_at_ms', true);
     await writeHostileSchedules(redis, queueName, await redis.hgetall(k.schedule('real')), ['next_run_ms', 'cron', 'kind', 'status']);
     const d = await startTestDashboard([queue]);
-    const page = await browser.newPage({ viewport: { width: 1280, height: 1000 } });
+    const page = await browser.current.newPage({ viewport: { width: 1280, height: 1000 } });
     const pageErrors: string[] = [];
     page.on('pageerror', (error) => pageErrors.push(error.message));
     // A poll that throws is caught by the poller and said in the message line: that is a failure too.
@@ -109,8 +90,8 @@ describe('the dashboard in a real browser, against hostile data and for each rol
     await queue.enqueue('email', { to: 'roles@example.com' });
     await queue.pause({ kind: 'email' });
     const d = await startTestDashboard([queue], { credentials: { operatorToken: TOKENS.operator, viewerToken: TOKENS.viewer } });
-    const viewerContext = await browser.newContext();
-    const operatorContext = await browser.newContext();
+    const viewerContext = await browser.current.newContext();
+    const operatorContext = await browser.current.newContext();
     try {
       const viewer = await viewerContext.newPage();
       await signIn(viewer, d.url, TOKENS.viewer);

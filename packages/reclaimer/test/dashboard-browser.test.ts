@@ -1,19 +1,16 @@
-import { mkdirSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { defineKinds, JobQueue } from '@jobs/core';
-import { chromiumLaunchOptions, redisTest as test, type TestRedis } from '@jobs/testing';
+import { redisTest as test, type TestRedis } from '@jobs/testing';
 import { createWorker } from '@jobs/worker';
-import { chromium, type Browser, type Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect } from 'vitest';
+import { describe, expect } from 'vitest';
 import { jobQueueSource, type DashboardDataSource } from '../src/index.ts';
 import { namedQueues } from '../src/dashboard/job-queue-source.ts';
 import { startTestDashboard, TOKENS } from './dashboard-client.ts';
+import { RESULTS, signIn, suiteBrowser } from './dashboard-page.ts';
 
 const kinds = defineKinds({
   email: { schema: { type: 'object', properties: { to: { type: 'string' } } } },
   report: { schema: { type: 'object', properties: { n: { type: 'integer' } } } },
 });
-const RESULTS = fileURLToPath(new URL('../test-results/', import.meta.url));
 type Queue = ReturnType<typeof openQueue>;
 const credentials = { operatorToken: TOKENS.operator, viewerToken: TOKENS.viewer };
 
@@ -29,25 +26,8 @@ async function deadLetter(queue: Queue, to: string): Promise<string> {
   return id;
 }
 
-async function signIn(page: Page, url: string, token: string): Promise<void> {
-  await page.goto(url);
-  await expect.poll(() => page.url()).toMatch(/\/login$/);
-  await page.fill('#token', token);
-  await page.click('#login-form button[type=submit]');
-  await expect.poll(() => page.locator('#role').textContent()).toBe(token === TOKENS.viewer ? 'viewer' : 'operator');
-}
-
 describe('the dashboard in a real browser', () => {
-  let browser: Browser;
-
-  beforeAll(async () => {
-    browser = await chromium.launch(chromiumLaunchOptions());
-    mkdirSync(RESULTS, { recursive: true });
-  }, 60_000);
-
-  afterAll(async () => {
-    await browser?.close();
-  });
+  const browser = suiteBrowser();
 
   test('login is refused with a wrong token and accepted with the right one; a failed job is found by id and redriven', async ({ redis, queueName }) => {
     const queue = openQueue(redis, queueName);
@@ -56,7 +36,7 @@ describe('the dashboard in a real browser', () => {
     const id = await deadLetter(queue, hostile);
     for (let i = 0; i < 3; i++) await queue.enqueue('report', { n: i });
     const d = await startTestDashboard([queue], { credentials });
-    const page = await browser.newPage({ viewport: { width: 1280, height: 1000 } });
+    const page = await browser.current.newPage({ viewport: { width: 1280, height: 1000 } });
     const pageErrors: string[] = [];
     page.on('pageerror', (error) => pageErrors.push(error.message));
     try {
@@ -114,7 +94,7 @@ describe('the dashboard in a real browser', () => {
     const queue = openQueue(redis, queueName);
     const id = await deadLetter(queue, 'vic@example.com');
     const d = await startTestDashboard([queue], { credentials });
-    const context = await browser.newContext();
+    const context = await browser.current.newContext();
     const page = await context.newPage();
     try {
       await signIn(page, d.url, TOKENS.viewer);
@@ -140,7 +120,7 @@ describe('the dashboard in a real browser', () => {
   test('the chart draws new points as jobs complete', async ({ redis, redisUrl, queueName }) => {
     const queue = openQueue(redis, queueName);
     const d = await startTestDashboard([queue]);
-    const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+    const page = await browser.current.newPage({ viewport: { width: 1280, height: 800 } });
     // Every fifth report fails on its only attempt, so the failed line has something to draw.
     const report = ({ n }: { n?: number }) => {
       if (n !== undefined && n % 5 === 0) throw new Error(`report ${n}: upstream answered 503`);
@@ -199,7 +179,7 @@ describe('the dashboard in a real browser', () => {
       },
     };
     const d = await startTestDashboard(undefined, { source });
-    const page = await browser.newPage();
+    const page = await browser.current.newPage();
     try {
       // A 50 ms interval, and answers that take as long as the test holds them.
       await page.goto(`${d.url}?poll=50`);
@@ -233,7 +213,7 @@ describe('the dashboard in a real browser', () => {
     const report = await queue.enqueue('report', { n: 1 });
     // The daemon's source: queues opened without their kinds, so a kind is typed by name.
     const d = await startTestDashboard(undefined, { source: jobQueueSource(namedQueues(redis, () => [queueName])) });
-    const page = await browser.newPage();
+    const page = await browser.current.newPage();
     try {
       await page.goto(`${d.url}?poll=500`);
       await page.locator(`article[data-queue="${queueName}"] h2 button`).click();
@@ -271,7 +251,7 @@ describe('the dashboard in a real browser', () => {
     const urgent = await queue.enqueue('report', { n: 1 }, { priority: 5 });
     const acme = [await queue.enqueue('email', { to: 'a1@example.com' }, { group: 'acme' }), await queue.enqueue('email', { to: 'a2@example.com' }, { group: 'acme' })];
     const d = await startTestDashboard([queue]);
-    const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    const page = await browser.current.newPage({ viewport: { width: 1280, height: 900 } });
     try {
       await page.goto(`${d.url}?poll=500`);
       const card = page.locator(`article[data-queue="${queueName}"]`);
@@ -302,7 +282,7 @@ describe('the dashboard in a real browser', () => {
     // As the queue's stats read when more than 10,000 groups wait.
     const source: DashboardDataSource = { ...plain, stats: async (name) => ({ ...(await plain.stats(name)), groupedDepth: null, waitingDepth: null }) };
     const d = await startTestDashboard(undefined, { source });
-    const page = await browser.newPage();
+    const page = await browser.current.newPage();
     try {
       await page.goto(`${d.url}?poll=500`);
       const card = page.locator(`article[data-queue="${queueName}"]`);
@@ -328,7 +308,7 @@ describe('the dashboard in a real browser', () => {
     for (let i = 0; i < 3; i++) await queue.enqueue('report', { n: i }, { priority: 5 });
     await queue.pause({ kind: 'email' });
     const d = await startTestDashboard([queue]);
-    const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    const page = await browser.current.newPage({ viewport: { width: 1280, height: 900 } });
     try {
       await page.goto(`${d.url}?poll=500`);
       await page.locator(`article[data-queue="${queueName}"] h2 button`).click();
