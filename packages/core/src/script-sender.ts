@@ -147,7 +147,8 @@ export class ScriptSender {
    */
   async #pipeline(calls: readonly ScriptCall[], wait: boolean): Promise<SentCalls> {
     await this.#ready();
-    await libraryChecked(this.#client);
+    const checking = libraryChecked(this.#client);
+    if (checking) await checking;
     const replies: unknown[] = new Array(calls.length);
     let todo = calls.map((_, index) => index);
     let stage: Stage = usesFunctions(this.#client) ? 'fcall' : 'evalsha';
