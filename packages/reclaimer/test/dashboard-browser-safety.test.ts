@@ -1,6 +1,6 @@
 import { mkdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { defineKinds, JobQueue, queueKeys } from '@jobs/core';
+import { defineKinds, Queue, queueKeys } from '@jobs/core';
 import { ensureChromium, redisTest as test, type TestRedis } from '@jobs/testing';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect } from 'vitest';
@@ -12,7 +12,7 @@ const RESULTS = fileURLToPath(new URL('../test-results/', import.meta.url));
 const STATES = ['pending', 'waiting', 'processing', 'delayed', 'completed', 'failed'] as const;
 
 function openQueue(redis: TestRedis, queueName: string) {
-  return new JobQueue({ redis, queue: queueName, kinds, eventLog: true });
+  return new Queue({ redis, queue: queueName, kinds, eventLog: true });
 }
 
 async function signIn(page: Page, url: string, token: string): Promise<void> {

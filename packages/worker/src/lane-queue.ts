@@ -2,7 +2,7 @@ import type { ChildResult, ClaimedJob, CompleteAndClaimResult, FailOutcome, Kind
 
 /**
  * What the worker's scheduling needs from one queue (or one partition of a partitioned queue):
- * the claim source it takes work from and reports outcomes to. `JobQueue` is one; unit tests
+ * the claim source it takes work from and reports outcomes to. `Queue` is one; unit tests
  * pass a fake, so the scheduling runs without Redis.
  */
 export interface LaneQueue {

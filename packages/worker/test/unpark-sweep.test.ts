@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { JobQueue } from '@jobs/core';
+import { Queue } from '@jobs/core';
 import { isScriptCall, openProxiedRedis, redisTest as test, waitFor, type ProxiedCommand } from '@jobs/testing';
 import { describe, expect } from 'vitest';
 import { createWorker, defineKinds } from '../src/index.ts';
@@ -14,7 +14,7 @@ const kinds = defineKinds({ task: { schema: { type: 'object', properties: { n: {
 const unparkCall = (command: ProxiedCommand): boolean => isScriptCall(command) && command.includes('unpark');
 
 /** Runs a worker with a fast reclaim sweep until `count` jobs of `queueName` completed; returns the ids it ran. */
-async function runWithWorker(redis: JobQueue<unknown>['client'], queueName: string, count: number): Promise<Set<string>> {
+async function runWithWorker(redis: Queue<unknown>['client'], queueName: string, count: number): Promise<Set<string>> {
   const ran = new Set<string>();
   const worker = createWorker({ redis, queue: queueName, kinds, reclaimIntervalMs: 50, handlers: { task: (_payload, { id }) => void ran.add(id) } });
   try {
@@ -27,7 +27,7 @@ async function runWithWorker(redis: JobQueue<unknown>['client'], queueName: stri
 
 describe("the workers' sweep", () => {
   test('moves back the jobs of a resume SIGKILLed halfway, and every job runs', async ({ redis, redisUrl, queueName }) => {
-    const queue = new JobQueue({ redis, queue: queueName, kinds });
+    const queue = new Queue({ redis, queue: queueName, kinds });
     await queue.pause({ kind: 'task' });
     await queue.enqueueMany(Array.from({ length: 300 }, (_, n) => ({ kind: 'task' as const, payload: { n } })));
     expect(await queue.claim({ max: 300 })).toHaveLength(0);
@@ -53,7 +53,7 @@ describe("the workers' sweep", () => {
   });
 
   test('moves back the jobs of a kind whose limit was deleted behind its back, and every job runs', async ({ redis, queueName }) => {
-    const queue = new JobQueue({ redis, queue: queueName, kinds });
+    const queue = new Queue({ redis, queue: queueName, kinds });
     await queue.setLimits({ kinds: { task: { concurrency: 1 } } });
     await queue.enqueueMany(Array.from({ length: 40 }, (_, n) => ({ kind: 'task' as const, payload: { n } })));
     const [first] = await queue.claim({ max: 40 });
