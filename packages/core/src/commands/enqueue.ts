@@ -137,7 +137,7 @@ export async function enqueuePrepared<P>(ctx: QueueContext<P>, prepared: readonl
 
 /** The options a partition's enqueue reads: `partitionKey` picked the partition already. */
 function withoutPartitionKey(options: PartitionedEnqueueOptions): EnqueueOptions {
-  if (!('partitionKey' in options)) return options;
+  if (typeof options !== 'object' || options === null || !('partitionKey' in options)) return options;
   const copy: PartitionedEnqueueOptions = { ...options };
   delete copy.partitionKey;
   return copy;
