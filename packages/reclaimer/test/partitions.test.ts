@@ -14,9 +14,12 @@ describe('partitioned queues in the reclaimer and the admin CLI', () => {
     const queue = new Queue({ redis, queue: queueName, kinds, partitions: 3, visibilityMs: 50 });
     // Recorded as a producer's first enqueue would: the reclaimer finds the partitions by it.
     await queue.ensureLayout();
-    for (const partition of partitionQueues(queue)) {
+    for (const { name } of queue.partitions) {
+      // Each partition as a queue of its own, with the same short leases.
+      const partition = new Queue({ redis, queue: name, kinds, visibilityMs: 50 });
       await partition.enqueueMany([0, 1].map((n) => ({ kind: 'task' as const, payload: { n } })));
       expect(await partition.claim({ max: 2 })).toHaveLength(2);
+      await partition.close();
     }
     const reclaimer = createReclaimer({ redis, queues: [queueName] });
     try {
