@@ -148,20 +148,6 @@ export const QUEUE_OPTION_KEYS: OptionKeys<QueueOptions> = {
 /** What one partition of a queue is made with: the queue's options, for its own name. */
 export type PartitionOptions<P> = Omit<QueueConfig<P>, 'partitions'>;
 
-/** The keys of {@link QueueConfig}: any other is refused. */
-export const QUEUE_CONFIG_KEYS: OptionKeys<QueueConfig<unknown>> = {
-  ...QUEUE_OPTION_KEYS,
-  redis: true,
-  queue: true,
-  kinds: true,
-  connectionName: true,
-  commandTimeoutMs: true,
-  partitions: true,
-  idSuffix: true,
-  workerId: true,
-  claimTraceparent: true,
-};
-
 /** The keys of {@link PartitionOptions}: any other is refused. */
 export const PARTITION_OPTION_KEYS: OptionKeys<PartitionOptions<unknown>> = {
   ...QUEUE_OPTION_KEYS,
@@ -174,6 +160,9 @@ export const PARTITION_OPTION_KEYS: OptionKeys<PartitionOptions<unknown>> = {
   workerId: true,
   claimTraceparent: true,
 };
+
+/** The keys of {@link QueueConfig}: any other is refused. */
+export const QUEUE_CONFIG_KEYS: OptionKeys<QueueConfig<unknown>> = { ...PARTITION_OPTION_KEYS, partitions: true };
 
 /** Fills in defaults and checks every value. */
 export function resolveQueueOptions(options: QueueOptions): ResolvedQueueOptions {
