@@ -1,10 +1,14 @@
 import type { QueueContext } from './commands/queue-context.ts';
 import type { EnqueueOptions } from './enqueue-options.ts';
 import { InvalidArgumentError } from './errors.ts';
+import type { EventFollower, FollowOptions } from './event-follower.ts';
+import type { ClaimedJob } from './job-record.ts';
 import { assertJobId, queueKeys, type QueueKeys } from './keys.ts';
-import type { Partition } from './partition.ts';
-import { partitionOfId, partitionOfKey } from './partitions.ts';
-import { withRedisErrors, type RedisClient } from './redis-connection.ts';
+import { assertOptionKeys } from './option-keys.ts';
+import { Partition } from './partition.ts';
+import { MAX_PARTITIONS, partitionIdSuffix, partitionNames, partitionOfId, partitionOfKey } from './partitions.ts';
+import { QUEUE_CONFIG_KEYS, resolveQueueOptions, type QueueConfig } from './queue-options.ts';
+import { closeClient, connectRedis, withRedisErrors, type RedisClient } from './redis-connection.ts';
 import { assertWholeNumber } from './whole-number.ts';
 
 /**
@@ -50,8 +54,10 @@ export class PartitionRouting<P> {
   #run = 0;
   #next: number;
   #layout: Promise<void> | undefined;
+  readonly #owned: boolean;
 
-  constructor(name: string, client: RedisClient, partitions: readonly Partition<P>[]) {
+  constructor(name: string, client: RedisClient, owned: boolean, partitions: readonly Partition<P>[]) {
+    this.#owned = owned;
     this.name = name;
     this.keys = queueKeys(name);
     this.client = client;
@@ -112,18 +118,20 @@ export class PartitionRouting<P> {
   }
 
   /** The partition of a claimed job, for a verb fenced by its claim. */
-  holderOf(id: string): Partition<P> {
-    const partition = this.sole ?? this.partitionOf(id);
+  holderOf(job: ClaimedJob): Partition<P> {
+    const id = (job as ClaimedJob | undefined)?.id;
+    const partition = this.sole ?? (typeof id === 'string' ? this.partitionOf(id) : undefined);
     if (partition === undefined) throw new InvalidArgumentError('job', `job ${JSON.stringify(id)} names no partition of queue "${this.name}": send it through the partition that claimed it`);
     return partition;
   }
 
-  /** The partition of every job of a batch, which must share one. */
-  holderOfAll(ids: readonly { id: string }[]): Partition<P> {
+  /** The partition of every job of a batch (jobs, or items with a job), which must share one; partition 0 for none. */
+  holderOfAll(items: readonly (ClaimedJob | { job: ClaimedJob })[]): Partition<P> {
     if (this.sole !== undefined) return this.sole;
-    const first = this.holderOf(ids[0]?.id ?? '');
-    for (const { id } of ids) {
-      if (this.partitionOf(id) !== first) throw new InvalidArgumentError('jobs', `the jobs are of more than one partition of queue "${this.name}": send each partition's jobs on their own`);
+    const jobs = items.map((item) => (typeof item === 'object' && item !== null && 'job' in item ? item.job : item));
+    const first = jobs.length === 0 ? (this.partitions[0] as Partition<P>) : this.holderOf(jobs[0] as ClaimedJob);
+    for (const job of jobs) {
+      if (this.holderOf(job) !== first) throw new InvalidArgumentError('jobs', `the jobs are of more than one partition of queue "${this.name}": send each partition's jobs on their own`);
     }
     return first;
   }
@@ -142,12 +150,45 @@ export class PartitionRouting<P> {
     throw new InvalidArgumentError('partitions', `queue "${this.name}" has ${this.partitions.length} partitions: ${verb} runs on one partition at a time (queue.partitions)`);
   }
 
-  /** The partition whose event log a follower reads: a partitioned queue needs `partition` (0-based). */
-  logOf(partition: number | undefined): Partition<P> {
+  /** A follower of the event log of one partition: a partitioned queue needs `partition` (0-based). */
+  async follow(options: FollowOptions & { partition?: number }): Promise<EventFollower> {
+    assertOptionKeys<FollowOptions & { partition?: number }>('options', options, { from: true, batch: true, signal: true, partition: true });
+    const { partition, ...follow } = options;
     if (partition === undefined && this.sole === undefined) {
       throw new InvalidArgumentError('partition', `queue "${this.name}" has ${this.partitions.length} partitions, each with its own event log: pick one (0 to ${this.partitions.length - 1})`);
     }
-    return this.partitions[assertWholeNumber('partition', partition ?? 0, 0, this.partitions.length - 1)] as Partition<P>;
+    const index = assertWholeNumber('partition', partition ?? 0, 0, this.partitions.length - 1);
+    return (this.partitions[index] as Partition<P>).conn.follow(follow);
+  }
+
+  /** Closes every partition, and the connection if the queue opened it. */
+  async close(): Promise<void> {
+    await Promise.all(this.partitions.map((partition) => partition.close()));
+    if (this.#owned) await closeClient(this.client);
+  }
+}
+
+/**
+ * Checks a queue's options and opens its partitions on one connection (opened here, or the
+ * caller's). Everything is checked before the connection opens, so bad options leave nothing open.
+ */
+export function openPartitions<P>(options: QueueConfig<P>): PartitionRouting<P> {
+  assertOptionKeys<QueueConfig<P>>('options', options, QUEUE_CONFIG_KEYS);
+  const count = assertWholeNumber('partitions', options.partitions ?? 1, 1, MAX_PARTITIONS);
+  if (count > 1 && options.idSuffix !== undefined) throw new InvalidArgumentError('options.idSuffix', 'not allowed with more than one partition: each partition marks its ids itself');
+  queueKeys(options.queue);
+  const names = count === 1 ? [options.queue] : partitionNames(options.queue, count);
+  if (options.kinds === undefined || typeof options.kinds.validate !== 'function') throw new InvalidArgumentError('kinds', 'expected a registry made with defineKinds()');
+  resolveQueueOptions(options);
+  const commandTimeoutMs = assertWholeNumber('commandTimeoutMs', options.commandTimeoutMs ?? 10_000, 100, 3_600_000);
+  const { client, owned } = connectRedis(options.redis, options.connectionName ?? `jobs:${options.queue}`, { commandTimeout: commandTimeoutMs });
+  const { partitions: _count, ...shared } = options;
+  try {
+    const partitions = names.map((queue, index) => new Partition<P>({ ...shared, redis: client, queue, ...(count > 1 && { idSuffix: partitionIdSuffix(index) }) }));
+    return new PartitionRouting(options.queue, client, owned, partitions);
+  } catch (error) {
+    if (owned) void closeClient(client);
+    throw error;
   }
 }
 

@@ -11,20 +11,16 @@ import { retry, retryFailed } from './commands/retry.ts';
 import { timeline, type JobTimeline } from './commands/timeline.ts';
 import { purge, tidyHistory } from './commands/tidy.ts';
 import { getJob, list, stats, type ListState, type QueueStats } from './commands/views.ts';
-import { InvalidArgumentError } from './errors.ts';
 import type { EventFollower, FollowOptions } from './event-follower.ts';
 import type { ClaimedJob, JobRecord } from './job-record.ts';
-import { assertJobId, queueKeys, type QueueKeys } from './keys.ts';
+import { assertJobId, type QueueKeys } from './keys.ts';
 import type { KindName, Kinds } from './kinds.ts';
 import type { LimitsState, QueueLimits } from './limits.ts';
-import { assertOptionKeys } from './option-keys.ts';
-import { Partition } from './partition.ts';
-import { PartitionRouting, type PartitionedEnqueueOptions } from './partition-routing.ts';
-import { MAX_PARTITIONS, partitionIdSuffix, partitionNames } from './partitions.ts';
-import { QUEUE_CONFIG_KEYS, resolveQueueOptions, type QueueConfig, type ResolvedQueueOptions } from './queue-options.ts';
-import { closeClient, connectRedis, type RedisClient } from './redis-connection.ts';
+import type { Partition } from './partition.ts';
+import { openPartitions, type PartitionedEnqueueOptions, type PartitionRouting } from './partition-routing.ts';
+import type { QueueConfig, ResolvedQueueOptions } from './queue-options.ts';
+import type { RedisClient } from './redis-connection.ts';
 import type { Schedules } from './schedules/schedules.ts';
-import { assertWholeNumber } from './whole-number.ts';
 
 /**
  * A queue: the verbs of the redis.io job-queue recipe (`enqueue`, `claim`, `complete`, `fail`,
@@ -37,8 +33,10 @@ import { assertWholeNumber } from './whole-number.ts';
  * script stays atomic in its own hash slot and a cluster spreads the partitions over its
  * masters. All partitions share one connection. The count is recorded in Redis on first use, and
  * a client given another count is refused, so producers and workers never disagree on where
- * jobs are. The verbs of one job find its partition by its id; the ones that run on one
- * partition at a time (`claim`, the sweeps) are each partition's, in {@link partitions}.
+ * jobs are. The verbs of one job find its partition by its id. The ones that run on one
+ * partition at a time (`claim`, `waitForWork`, `completeManyAndClaim`, the sweeps, `retry`,
+ * `retryFailed`, `tidyHistory`, `purge`) throw `JOBS_INVALID_ARGUMENT` on a partitioned queue:
+ * a worker claims from each of {@link partitions}, and an operator opens a partition by its name.
  *
  * @example
  * ```ts
@@ -65,39 +63,20 @@ export class Queue<P> {
   readonly #routing: PartitionRouting<P>;
   /** The only partition of a plain queue, so that its job path skips routing. */
   readonly #sole: Partition<P> | undefined;
-  readonly #owned: boolean;
 
   constructor(options: QueueConfig<P>) {
-    assertOptionKeys<QueueConfig<P>>('options', options, QUEUE_CONFIG_KEYS);
-    const count = assertWholeNumber('partitions', options.partitions ?? 1, 1, MAX_PARTITIONS);
-    if (count > 1 && options.idSuffix !== undefined) throw new InvalidArgumentError('options.idSuffix', 'not allowed with more than one partition: each partition marks its ids itself');
-    this.keys = queueKeys(options.queue);
-    this.name = options.queue;
-    const names = count === 1 ? [options.queue] : partitionNames(options.queue, count);
-    if (options.kinds === undefined || typeof options.kinds.validate !== 'function') throw new InvalidArgumentError('kinds', 'expected a registry made with defineKinds()');
+    const routing = openPartitions(options);
+    this.#routing = routing;
+    this.#sole = routing.sole;
+    this.name = routing.name;
+    this.keys = routing.keys;
     this.kinds = options.kinds;
-    // Checked before any connection opens, so bad options leave nothing open.
-    this.options = resolveQueueOptions(options);
-    const commandTimeoutMs = assertWholeNumber('commandTimeoutMs', options.commandTimeoutMs ?? 10_000, 100, 3_600_000);
-    const { client, owned } = connectRedis(options.redis, options.connectionName ?? `jobs:${options.queue}`, { commandTimeout: commandTimeoutMs });
-    this.client = client;
-    this.#owned = owned;
-    const { partitions: _count, ...shared } = options;
-    try {
-      this.partitions = names.map((queue, index) => new Partition<P>({ ...shared, redis: client, queue, ...(count > 1 && { idSuffix: partitionIdSuffix(index) }) }));
-    } catch (error) {
-      if (owned) void closeClient(client);
-      throw error;
-    }
-    this.#routing = new PartitionRouting(options.queue, client, this.partitions);
-    this.#sole = this.#routing.sole;
+    this.options = (routing.partitions[0] as Partition<P>).options;
+    this.client = routing.client;
+    this.partitions = routing.partitions;
   }
 
-  /**
-   * Records the partition count in Redis (first user) or checks it against the recorded one
-   * (a plain queue records nothing). Throws `JOBS_INVALID_ARGUMENT` (field `partitions`) on a
-   * mismatch: a producer writing to partitions no worker reads would strand jobs.
-   */
+  /** Records the partition count in Redis (first user) or checks it: `JOBS_INVALID_ARGUMENT` (field `partitions`) on a mismatch, which would strand jobs. */
   ensureLayout(): Promise<void> {
     return this.#routing.ensureLayout();
   }
@@ -146,9 +125,8 @@ export class Queue<P> {
   }
 
   /**
-   * The children of flow parent `id`, by child id, each with its kind and status: `completed`
-   * with its result, `failed` or `cancelled` with its error, or `waiting`. `{}` when the job has
-   * no children (or is gone).
+   * The children of flow parent `id`, by child id, each with its kind and status: `completed` with
+   * its result, `failed` or `cancelled` with its error, or `waiting`. `{}` for none (or no job).
    */
   async children(id: string): Promise<Record<string, ChildResult>> {
     if (this.#sole === undefined) assertJobId(id);
@@ -159,7 +137,7 @@ export class Queue<P> {
    * Claims up to `max` jobs in one round trip: due delayed jobs are promoted first, then each
    * claimed job is moved to processing and stamped with a token and a lease in the same atomic
    * step. With `blockMs`, waits for work (blocking in Redis, no polling) and returns as soon as
-   * some is claimed; an empty array means none came in time. Per partition.
+   * some is claimed; an empty array means none came in time.
    */
   claim(options: ClaimOptions = {}): Promise<ClaimedJob[]> {
     return (this.#sole ?? this.#routing.whole('claim')).claim(options);
@@ -168,7 +146,7 @@ export class Queue<P> {
   /**
    * Resolves when pending may hold work (a push, or work already there), after at most about
    * `timeoutMs`, or when `signal` aborts: the same blocking wait a blocked claim uses, for a
-   * caller that watches several queues at once. Never rejects. Per partition.
+   * caller that watches several queues at once. Never rejects.
    */
   waitForWork(timeoutMs: number, signal?: AbortSignal): Promise<void> {
     return (this.#sole ?? this.#routing.whole('waitForWork')).waitForWork(timeoutMs, signal);
@@ -180,12 +158,12 @@ export class Queue<P> {
    * was already completed or failed): nothing is changed then.
    */
   complete(job: ClaimedJob, result: unknown): Promise<void> {
-    return (this.#sole ?? this.#holder(job)).completer.complete(job, result);
+    return (this.#sole ?? this.#routing.holderOf(job)).completer.complete(job, result);
   }
 
   /** Completes many claimed jobs (of one partition) in one round trip; per job, true when completed. Throws (and changes nothing) if any result cannot be stored. */
   completeMany(items: readonly { job: ClaimedJob; result: unknown }[]): Promise<boolean[]> {
-    return (this.#sole ?? this.#holderOfAll(items)).completer.completeMany(items);
+    return (this.#sole ?? this.#routing.holderOfAll(items)).completer.completeMany(items);
   }
 
   /**
@@ -194,7 +172,7 @@ export class Queue<P> {
    * `lost` (the claim was no longer valid), or `refused` with the error.
    */
   completeSettled(items: readonly { job: ClaimedJob; result: unknown }[]): Promise<CompleteOutcome[]> {
-    return (this.#sole ?? this.#holderOfAll(items)).completer.completeSettled(items);
+    return (this.#sole ?? this.#routing.holderOfAll(items)).completer.completeSettled(items);
   }
 
   /**
@@ -202,18 +180,14 @@ export class Queue<P> {
    * does) and claims up to `max` next jobs, in one script call: one round trip and one atomic
    * step. Never waits for work; `max` 0 only completes. In durable mode a shortfall of replicas
    * is reported in `notReplicated`, not thrown, since the claimed jobs must reach the caller.
-   * Per partition.
    */
   completeManyAndClaim(items: readonly { job: ClaimedJob; result: unknown }[], options: { max?: number } = {}): Promise<CompleteAndClaimResult> {
     return (this.#sole ?? this.#routing.whole('completeManyAndClaim')).completeManyAndClaim(items, options);
   }
 
-  /**
-   * Completes a job and claims up to `max` next ones from its partition in the same round trip
-   * (never waits). `completed` is false when the claim on `job` was no longer valid.
-   */
+  /** Completes a job and claims up to `max` next ones in one round trip (never waits); `completed` false when the claim was lost. */
   completeAndClaim(job: ClaimedJob, result: unknown, options: { max?: number } = {}): Promise<{ completed: boolean; next: ClaimedJob[] }> {
-    return (this.#sole ?? this.#holder(job)).completer.completeAndClaim(job, result, options);
+    return (this.#sole ?? this.#routing.holderOf(job)).completer.completeAndClaim(job, result, options);
   }
 
   /**
@@ -223,7 +197,7 @@ export class Queue<P> {
    * longer valid.
    */
   fail(job: ClaimedJob, error: unknown, options: FailOptions = {}): Promise<FailOutcome> {
-    return (this.#sole ?? this.#holder(job)).fail(job, error, options);
+    return (this.#sole ?? this.#routing.holderOf(job)).fail(job, error, options);
   }
 
   /**
@@ -232,12 +206,12 @@ export class Queue<P> {
    * the claim was lost.
    */
   extendLeases(jobs: readonly ClaimedJob[], leaseMs: number): Promise<(number | null)[]> {
-    return (this.#sole ?? this.#holderOfAll(jobs)).extendLeases(jobs, leaseMs);
+    return (this.#sole ?? this.#routing.holderOfAll(jobs)).extendLeases(jobs, leaseMs);
   }
 
   /** Renews one job's lease for `leaseMs` from now; throws {@link LostClaimError} if lost. */
   extendLease(job: ClaimedJob, leaseMs: number): Promise<number> {
-    return (this.#sole ?? this.#holder(job)).extendLease(job, leaseMs);
+    return (this.#sole ?? this.#routing.holderOf(job)).extendLease(job, leaseMs);
   }
 
   /**
@@ -246,14 +220,14 @@ export class Queue<P> {
    * true when released (false when the claim was already lost).
    */
   release(jobs: readonly ClaimedJob[]): Promise<boolean[]> {
-    return (this.#sole ?? this.#holderOfAll(jobs)).release(jobs);
+    return (this.#sole ?? this.#routing.holderOfAll(jobs)).release(jobs);
   }
 
   /**
    * One bounded reclaim sweep: jobs whose lease expired go back to pending (or to failed on
    * their last attempt), at most `batch` (default 500) per call; up to `scanBudget` processing
    * entries are checked for claims made by recipe clients, which carry no lease. Safe to run
-   * from any number of processes at once. Per partition.
+   * from any number of processes at once.
    */
   reclaimStuck(options: { batch?: number; scanBudget?: number } = {}): Promise<ReclaimResult> {
     return (this.#sole ?? this.#routing.whole('reclaimStuck')).reclaimStuck(options);
@@ -262,7 +236,6 @@ export class Queue<P> {
   /**
    * Moves due delayed jobs to pending, at most `batch`; returns how many, when the next is due
    * (null: none left), and the server's clock when it looked (both in ms, on that clock).
-   * Per partition.
    */
   promoteDue(batch = 1_000): Promise<{ promoted: number; nextDueMs: number | null; nowMs: number }> {
     return (this.#sole ?? this.#routing.whole('promoteDue')).promoteDue(batch);
@@ -271,16 +244,12 @@ export class Queue<P> {
   /**
    * Redrives dead-lettered jobs by id: back onto pending with a fresh set of attempts. Per id,
    * true when redriven, else the status that kept it (`not_found` when there is no such job).
-   * Per partition.
    */
   retry(ids: readonly string[]): Promise<(true | string)[]> {
     return retry((this.#sole ?? this.#routing.whole('retry')).ctx, ids);
   }
 
-  /**
-   * Redrives up to `batch` of the oldest dead-lettered jobs (the far end of the failed list).
-   * `more` is true while the failed list still holds ids. Per partition.
-   */
+  /** Redrives up to `batch` of the oldest dead-lettered jobs (the far end of the failed list); `more` while ids are left. */
   retryFailed(options: { batch?: number } = {}): Promise<{ retried: string[]; more: boolean }> {
     return retryFailed((this.#sole ?? this.#routing.whole('retryFailed')).ctx, options);
   }
@@ -288,16 +257,13 @@ export class Queue<P> {
   /**
    * Drops ids whose hash has expired from the far end of the completed and failed histories, at
    * most `batch` from each. Returns how many it dropped; the failed ones (jobs lost to
-   * `failedTtlSeconds`) are counted in `failedDroppedTotal`. Per partition.
+   * `failedTtlSeconds`) are counted in `failedDroppedTotal`.
    */
   tidyHistory(batch = 1_000): Promise<{ completed: number; failed: number }> {
     return tidyHistory((this.#sole ?? this.#routing.whole('tidyHistory')).ctx, batch);
   }
 
-  /**
-   * Deletes every key of the queue: its lists, sets, counters and job hashes. Not atomic: stop
-   * the producers and workers of the queue first. Returns how many keys it deleted. Per partition.
-   */
+  /** Deletes every key of the queue (lists, sets, counters, job hashes) and returns how many. Not atomic: stop its producers and workers first. */
   purge(): Promise<number> {
     return purge((this.#sole ?? this.#routing.whole('purge')).ctx);
   }
@@ -333,10 +299,8 @@ export class Queue<P> {
    * `close()`, `signal`, or by breaking out of the loop; closing the queue closes it too. Each
    * partition keeps its own log: a partitioned queue needs `partition` (0-based).
    */
-  async events(options: FollowOptions & { partition?: number } = {}): Promise<EventFollower> {
-    assertOptionKeys<FollowOptions & { partition?: number }>('options', options, { from: true, batch: true, signal: true, partition: true });
-    const { partition, ...follow } = options;
-    return this.#routing.logOf(partition).conn.follow(follow);
+  events(options: FollowOptions & { partition?: number } = {}): Promise<EventFollower> {
+    return this.#routing.follow(options);
   }
 
   /**
@@ -385,7 +349,7 @@ export class Queue<P> {
    * holds back any more (not paused, not limited): what a resume or setLimits cut short, or a
    * limit deleted by hand, leaves parked. `more` is true while such jobs are left. The
    * reclaimer's and the workers' sweeps run it; safe to run from any number of processes at
-   * once. Per partition.
+   * once.
    */
   unparkFreed(options: { batch?: number } = {}): Promise<{ unparked: number; more: boolean }> {
     return (this.#sole ?? this.#routing.whole('unparkFreed')).unparkFreed(options);
@@ -413,7 +377,7 @@ export class Queue<P> {
    * until when the kind is held (Redis clock, ms); throws {@link LostClaimError} if the claim is lost.
    */
   rateLimited(job: ClaimedJob, retryAfterMs: number, reason?: string): Promise<number> {
-    return (this.#sole ?? this.#holder(job)).rateLimited(job, retryAfterMs, reason);
+    return (this.#sole ?? this.#routing.holderOf(job)).rateLimited(job, retryAfterMs, reason);
   }
 
   /**
@@ -423,20 +387,11 @@ export class Queue<P> {
    * claim is no longer valid, and writes nothing.
    */
   progress(job: ClaimedJob, value: unknown): Promise<void> {
-    return (this.#sole ?? this.#holder(job)).progress(job, value);
+    return (this.#sole ?? this.#routing.holderOf(job)).progress(job, value);
   }
 
   /** Stops waits in flight and closes the event-log followers and the connections this queue opened (not yours). */
-  async close(): Promise<void> {
-    await Promise.all(this.partitions.map((partition) => partition.close()));
-    if (this.#owned) await closeClient(this.client);
-  }
-
-  #holder(job: ClaimedJob): Partition<P> {
-    return this.#routing.holderOf((job as ClaimedJob | undefined)?.id ?? '');
-  }
-
-  #holderOfAll(items: readonly ({ id: string } | { job: ClaimedJob })[]): Partition<P> {
-    return this.#routing.holderOfAll(items.map((item) => ('job' in item ? item.job : item)));
+  close(): Promise<void> {
+    return this.#routing.close();
   }
 }
