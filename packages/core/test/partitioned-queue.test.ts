@@ -132,5 +132,19 @@ describe('partitioned queues', () => {
     expect(job.id).toBe(id);
     await queue.close();
   });
-});
 
+  test("the verbs of a claimed job find its partition by the job's id; the verbs of one partition at a time refuse a partitioned queue", async ({ redis, redisUrl, queueName }) => {
+    const queue = open(redisUrl, queueName, 3);
+    const id = await queue.enqueue('email', { recipient: 'a@example.com' }, { partitionKey: 'k' });
+    const partition = queue.partitionOf(id)!;
+    const [job] = (await partition.claim()) as [ClaimedJob];
+    await queue.progress(job, { half: true });
+    expect(await queue.extendLease(job, 60_000)).toBeGreaterThan(0);
+    await queue.complete(job, 'done');
+    expect(await redis.hget(`queue:{${partition.name}}:job:${id}`, 'status')).toBe('completed');
+    expect(() => queue.claim()).toThrow(expect.objectContaining({ code: 'JOBS_INVALID_ARGUMENT', field: 'partitions' }));
+    expect(() => queue.purge()).toThrow(expect.objectContaining({ code: 'JOBS_INVALID_ARGUMENT', field: 'partitions' }));
+    expect(() => queue.complete({ ...job, id: 'foreign-id' }, null)).toThrow(expect.objectContaining({ code: 'JOBS_INVALID_ARGUMENT', field: 'job' }));
+    await queue.close();
+  });
+});
