@@ -55,6 +55,7 @@ export class PartitionRouting<P> {
   #next: number;
   #layout: Promise<void> | undefined;
   readonly #owned: boolean;
+  #closing: Promise<void> | undefined;
 
   constructor(name: string, client: RedisClient, owned: boolean, partitions: readonly Partition<P>[]) {
     this.#owned = owned;
@@ -161,10 +162,10 @@ export class PartitionRouting<P> {
     return (this.partitions[index] as Partition<P>).conn.follow(follow);
   }
 
-  /** Closes every partition, and the connection if the queue opened it. */
-  async close(): Promise<void> {
-    await Promise.all(this.partitions.map((partition) => partition.close()));
-    if (this.#owned) await closeClient(this.client);
+  /** Closes every partition, and the connection if the queue opened it (once, however often it is called). */
+  close(): Promise<void> {
+    this.#closing ??= Promise.all(this.partitions.map((partition) => partition.close())).then(() => (this.#owned ? closeClient(this.client) : undefined));
+    return this.#closing;
   }
 }
 
