@@ -1,5 +1,5 @@
 import { createProducer, isJobsError, type JobRecord, type Producer, type PayloadTypesOf } from '@jobs/producer';
-import { createReclaimer, JobQueue, type QueueStats, type Reclaimer } from '@jobs/reclaimer';
+import { createReclaimer, Queue, type QueueStats, type Reclaimer } from '@jobs/reclaimer';
 import { HttpError } from './http-error.ts';
 import { DEMO_KINDS, demoKinds, recipePayload } from './kinds.ts';
 import { booleanField, numberField, stringField } from './request-body.ts';
@@ -74,13 +74,13 @@ export class DemoApp {
   readonly options: DemoAppOptions;
   readonly supervisor: WorkerSupervisor;
   readonly #producer: Producer<DemoPayloads>;
-  readonly #admin: JobQueue<unknown>;
+  readonly #admin: Queue<unknown>;
   #reclaimer: Reclaimer | undefined;
 
   constructor(options: DemoAppOptions) {
     this.options = options;
     this.#producer = createProducer({ redis: options.redisUrl, queue: options.queue, kinds: demoKinds });
-    this.#admin = new JobQueue({ redis: options.redisUrl, queue: options.queue, kinds: demoKinds, visibilityMs: options.visibilityMs }) as JobQueue<unknown>;
+    this.#admin = new Queue({ redis: options.redisUrl, queue: options.queue, kinds: demoKinds, visibilityMs: options.visibilityMs }) as Queue<unknown>;
     this.supervisor = new WorkerSupervisor({ redisUrl: options.redisUrl, queue: options.queue, visibilityMs: options.visibilityMs, ...(options.workerScript !== undefined && { script: options.workerScript }) });
   }
 

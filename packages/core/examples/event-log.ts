@@ -1,9 +1,9 @@
-import { defineKinds, JobQueue } from '@jobs/core';
+import { defineKinds, Queue } from '@jobs/core';
 
 const kinds = defineKinds({ email: { schema: { type: 'object', properties: { recipient: { type: 'string' } }, required: ['recipient'] } } });
 
 // eventLog: every state change goes to the stream queue:{example-log}:log, capped near maxLen.
-const queue = new JobQueue({ redis: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', queue: 'example-log', kinds, eventLog: { maxLen: 10_000 }, workerId: 'example-worker' });
+const queue = new Queue({ redis: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', queue: 'example-log', kinds, eventLog: { maxLen: 10_000 }, workerId: 'example-worker' });
 
 // Follow from now: resolved before it returns, so nothing enqueued after this line is missed.
 const follower = await queue.events({ from: '$' });

@@ -1,11 +1,11 @@
-import { defineKinds, JobQueue } from '@jobs/core';
+import { defineKinds, Queue } from '@jobs/core';
 
 const kinds = defineKinds({
   thumbnail: { schema: { type: 'object', properties: { image: { type: 'string' } }, required: ['image'] } },
   zip: { schema: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] } },
 });
 
-const queue = new JobQueue({ redis: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', queue: 'example-flow', kinds });
+const queue = new Queue({ redis: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', queue: 'example-flow', kinds });
 
 // One call, one atomic script: the zip waits (status waiting-children) until both thumbnails are done.
 const flow = await queue.enqueueFlow({

@@ -1,4 +1,4 @@
-import { defineKinds, isJobsError, JobQueue } from '@jobs/core';
+import { defineKinds, isJobsError, Queue } from '@jobs/core';
 
 const kinds = defineKinds({
   email: {
@@ -13,7 +13,7 @@ const kinds = defineKinds({
   },
 });
 
-const queue = new JobQueue({ redis: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', queue: 'example-core', kinds });
+const queue = new Queue({ redis: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', queue: 'example-core', kinds });
 
 // Typed from the schema: a missing recipient, or a kind that does not exist, does not compile.
 const id = await queue.enqueue('email', { recipient: 'alice@example.com' }, { idempotencyKey: 'welcome:alice' });

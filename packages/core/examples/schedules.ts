@@ -1,9 +1,9 @@
-import { defineKinds, JobQueue, RedisScheduleStore, ScheduleRunner } from '@jobs/core';
+import { defineKinds, Queue, RedisScheduleStore, ScheduleRunner } from '@jobs/core';
 
 const kinds = defineKinds({
   digest: { schema: { type: 'object', properties: { team: { type: 'string' } }, required: ['team'], additionalProperties: false } },
 });
-const queue = new JobQueue({ redis: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', queue: 'example-schedules', kinds });
+const queue = new Queue({ redis: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', queue: 'example-schedules', kinds });
 
 // Every day at 08:00 in Paris (DST included), and a second one every second (6 fields: seconds first).
 await queue.schedules.upsert({ id: 'daily-digest', kind: 'digest', payload: { team: 'ops' }, cron: '0 8 * * *', tz: 'Europe/Paris' });

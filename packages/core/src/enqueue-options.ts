@@ -41,7 +41,7 @@ export interface EnqueueOptions {
   /**
    * A W3C `traceparent` (version 00) stored on the job, so the worker's span for each attempt
    * links to the trace that enqueued it. `@jobs/producer` with `tracing` on fills it in from the
-   * active OpenTelemetry context; give it here when you enqueue through `JobQueue` yourself.
+   * active OpenTelemetry context; give it here when you enqueue through `Queue` yourself.
    */
   traceparent?: string;
 }

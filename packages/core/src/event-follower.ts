@@ -4,7 +4,7 @@ import { compareLogIds, LOG_ID_PATTERN, parseLogEntry, type LogItem } from './lo
 import { closeClient, duplicateClient, toJobsError, withRedisErrors, type RedisClient } from './redis-connection.ts';
 import { assertWholeNumber } from './whole-number.ts';
 
-/** Options of {@link JobQueue.events}. */
+/** Options of {@link Queue.events}. */
 export interface FollowOptions {
   /**
    * Where to start: `'$'` (default) after the newest event when the call resolves, `'0'` at the

@@ -1,5 +1,5 @@
 /**
- * Helpers of the flow-control verbs of JobQueue (pause, resume, progress); the rules themselves
+ * Helpers of the flow-control verbs of Queue (pause, resume, progress); the rules themselves
  * live in the scripts (scripts/lib/flow.lua, scripts/lib/claim-jobs.lua, scripts/pause.lua).
  */
 

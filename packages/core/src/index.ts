@@ -5,11 +5,14 @@
  * their users need from here. What those packages need from core and users do not is in
  * `@jobs/core/internal` (not public).
  */
-export { JobQueue } from './job-queue.ts';
-export { PartitionedQueue } from './partitioned-queue.ts';
-export type { PartitionedEnqueueOptions, PartitionedEnqueueRequest, PartitionedQueueOptions } from './partitioned-queue.ts';
+export { Queue } from './queue.ts';
+export type { Partition } from './partition.ts';
+export type { QueueConfig } from './queue-options.ts';
+export type { PartitionedEnqueueOptions } from './partition-routing.ts';
+export type { PartitionedEnqueueRequest } from './commands/enqueue.ts';
+export { JobQueue, PartitionedQueue } from './deprecated-queues.ts';
+export type { JobQueueOptions, PartitionedQueueOptions } from './deprecated-queues.ts';
 export { partitionOfKey } from './partitions.ts';
-export type { JobQueueOptions } from './job-queue.ts';
 export type { CancelOutcome } from './commands/cancel.ts';
 export type { ClaimOptions } from './commands/claim.ts';
 export type { CompleteAndClaimResult, CompleteOutcome } from './commands/complete.ts';

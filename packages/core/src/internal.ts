@@ -11,7 +11,7 @@ export { assertOptionKeys } from './option-keys.ts';
 export type { OptionKeys } from './option-keys.ts';
 export { QUEUE_OPTION_KEYS } from './queue-options.ts';
 export { MAX_PARTITIONS, partitionIdSuffix, partitionName, partitionNames, partitionOfId } from './partitions.ts';
-export { recordedPartitions } from './partitioned-queue.ts';
+export { recordedPartitions } from './partition-routing.ts';
 export { parseJobRecord, pairsToObject } from './job-record.ts';
 export { assertListState } from './commands/views.ts';
 export { SharedSubscriber } from './shared-subscriber.ts';

@@ -24,7 +24,7 @@ export interface KindLimits {
 }
 
 /**
- * A queue's limits (see `JobQueue.setLimits`). Every one holds across all workers at once: each
+ * A queue's limits (see `Queue.setLimits`). Every one holds across all workers at once: each
  * claim checks them inside Redis.
  */
 export interface QueueLimits {

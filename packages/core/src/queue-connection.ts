@@ -4,7 +4,7 @@ import { InvalidArgumentError, JOBS_ERROR_CODES, JobsError } from './errors.ts';
 import { followEventLog, type EventFollower, type FollowOptions } from './event-follower.ts';
 import { queueKeys, type QueueKeys } from './keys.ts';
 import type { Kinds } from './kinds.ts';
-import { JOB_QUEUE_OPTION_KEYS, resolveQueueOptions, type JobQueueOptions, type ResolvedQueueOptions } from './queue-options.ts';
+import { PARTITION_OPTION_KEYS, resolveQueueOptions, type PartitionOptions, type ResolvedQueueOptions } from './queue-options.ts';
 import { assertOptionKeys } from './option-keys.ts';
 import { closeClient, connectRedis, duplicateClient, toJobsError, type RedisClient } from './redis-connection.ts';
 import { ScriptSender } from './script-sender.ts';
@@ -12,7 +12,7 @@ import { WorkWaiter } from './wait-for-work.ts';
 import { assertWholeNumber } from './whole-number.ts';
 
 /**
- * What a `JobQueue` holds besides its verbs: its checked options, its connection (opened here, or
+ * What a queue partition holds besides its verbs: its checked options, its connection (opened here, or
  * the caller's), the one send path for its scripts, its blocking waits for work, the event-log
  * followers opened through it, the start-up checks it runs once, and the closing of all these.
  */
@@ -36,8 +36,8 @@ export class QueueConnection<P> {
   /** See {@link QueueContext.onlyHeard}: turned to `'0'` at start for a user without PUBSUB NUMSUB. */
   #onlyHeard: '0' | '1';
 
-  constructor(options: JobQueueOptions<P>) {
-    assertOptionKeys('options', options, JOB_QUEUE_OPTION_KEYS);
+  constructor(options: PartitionOptions<P>) {
+    assertOptionKeys('options', options, PARTITION_OPTION_KEYS);
     this.keys = queueKeys(options.queue);
     if (options.kinds === undefined || typeof options.kinds.validate !== 'function') {
       throw new InvalidArgumentError('kinds', 'expected a registry made with defineKinds()');
@@ -107,7 +107,7 @@ export class QueueConnection<P> {
     }
   }
 
-  /** A follower of the queue's event log (see `JobQueue.events`), closed with the queue. */
+  /** A follower of the queue's event log (see `Queue.events`), closed with the queue. */
   async follow(options: FollowOptions): Promise<EventFollower> {
     await this.ready();
     const follower = await followEventLog(this.client, this.keys.log, options, {

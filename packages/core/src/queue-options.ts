@@ -5,8 +5,8 @@ import { assertOptionKeys, type OptionKeys } from './option-keys.ts';
 import type { RedisConnectionInput } from './redis-connection.ts';
 import { assertWholeNumber } from './whole-number.ts';
 
-/** Options of `JobQueue`. */
-export interface JobQueueOptions<P> extends QueueOptions {
+/** Options of {@link Queue}: where Redis is, the queue, its kinds and its policy. */
+export interface QueueConfig<P> extends QueueOptions {
   /** Where Redis is: a URL, ioredis options, or a client you own. */
   redis: RedisConnectionInput;
   /** The queue's name; its keys are `queue:{NAME}:*`. */
@@ -21,8 +21,14 @@ export interface JobQueueOptions<P> extends QueueOptions {
    */
   commandTimeoutMs?: number;
   /**
-   * Appended to every id this queue makes (a partition of a `PartitionedQueue` marks its
-   * ids with `.p<N>`, so a job's partition can be told from its id). Default none.
+   * Partitions: each its own queue and hash slot, for a queue too hot for one Redis shard.
+   * Default 1, the plain queue. See {@link Queue}.
+   */
+  partitions?: number;
+  /**
+   * Appended to every id this queue makes (each partition of a partitioned queue marks its ids
+   * with `.p<N>`, so a job's partition can be told from its id). Default none; refused with
+   * more than one partition.
    */
   idSuffix?: string;
   /**
@@ -139,8 +145,11 @@ export const QUEUE_OPTION_KEYS: OptionKeys<QueueOptions> = {
   durability: true,
 };
 
-/** The keys of {@link JobQueueOptions}: any other is refused. */
-export const JOB_QUEUE_OPTION_KEYS: OptionKeys<JobQueueOptions<unknown>> = {
+/** What one partition of a queue is made with: the queue's options, for its own name. */
+export type PartitionOptions<P> = Omit<QueueConfig<P>, 'partitions'>;
+
+/** The keys of {@link PartitionOptions}: any other is refused. */
+export const PARTITION_OPTION_KEYS: OptionKeys<PartitionOptions<unknown>> = {
   ...QUEUE_OPTION_KEYS,
   redis: true,
   queue: true,
@@ -151,6 +160,9 @@ export const JOB_QUEUE_OPTION_KEYS: OptionKeys<JobQueueOptions<unknown>> = {
   workerId: true,
   claimTraceparent: true,
 };
+
+/** The keys of {@link QueueConfig}: any other is refused. */
+export const QUEUE_CONFIG_KEYS: OptionKeys<QueueConfig<unknown>> = { ...PARTITION_OPTION_KEYS, partitions: true };
 
 /** Fills in defaults and checks every value. */
 export function resolveQueueOptions(options: QueueOptions): ResolvedQueueOptions {

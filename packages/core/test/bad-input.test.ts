@@ -1,6 +1,6 @@
 import { queueKeysIn, redisTest as test } from '@jobs/testing';
 import { describe, expect } from 'vitest';
-import { defineKinds, isJobsError, JobQueue, PartitionedQueue, RedisScheduleStore, ScheduleRunner, Schedules, type ClaimedJob } from '../src/index.ts';
+import { defineKinds, isJobsError, Queue, RedisScheduleStore, ScheduleRunner, Schedules, type ClaimedJob } from '../src/index.ts';
 import { kinds, openQueue } from './fixtures.ts';
 
 /** Runs `call` and returns the JobsError it threw (sync or async), or fails the test. */
@@ -18,7 +18,7 @@ async function jobsErrorOf(call: () => unknown): Promise<{ code: string; field: 
 const anyValue = (value: unknown): never => value as never;
 
 describe('bad input matrix: every public call refuses bad arguments with a typed error', () => {
-  test('JobQueue options', async ({ redis }) => {
+  test('Queue options', async ({ redis }) => {
     const cases: [unknown, string, string][] = [
       [{ redis: 42, queue: 'q', kinds }, 'JOBS_INVALID_ARGUMENT', 'redis'],
       [{ redis: 'http://x', queue: 'q', kinds }, 'JOBS_INVALID_ARGUMENT', 'redis'],
@@ -39,7 +39,7 @@ describe('bad input matrix: every public call refuses bad arguments with a typed
       [null, 'JOBS_INVALID_ARGUMENT', 'options'],
     ];
     for (const [options, code, field] of cases) {
-      const error = await jobsErrorOf(() => new JobQueue(anyValue(options)));
+      const error = await jobsErrorOf(() => new Queue(anyValue(options)));
       expect({ code: error.code, field: error.field }, JSON.stringify(options, (_k, v: unknown) => (typeof v === 'object' && v && 'status' in v ? '[client]' : v))).toEqual({ code, field });
     }
   });
@@ -182,15 +182,15 @@ describe('unknown option keys are refused with a typed error naming the key, and
     await queue.close();
   });
 
-  test('constructors: JobQueue, PartitionedQueue, Schedules, ScheduleRunner, defineKinds, and nested options', async ({ redis, queueName }) => {
+  test('constructors: Queue, Queue, Schedules, ScheduleRunner, defineKinds, and nested options', async ({ redis, queueName }) => {
     const store = new RedisScheduleStore(redis, openQueue(redis, queueName).keys);
     const cases: [() => unknown, string][] = [
-      [() => new JobQueue(anyValue({ redis, queue: queueName, kinds, visibility: 5_000 })), 'options.visibility'],
-      [() => new JobQueue(anyValue({ redis, queue: queueName, kinds, durability: { replicas: 1, timeout: 5 } })), 'options.durability.timeout'],
-      [() => new JobQueue(anyValue({ redis, queue: queueName, kinds, eventLog: { max: 10 } })), 'options.eventLog.max'],
-      [() => new JobQueue(anyValue({ redis, queue: queueName, kinds, backoff: { type: 'fixed', delayMs: 5, maxDelayMs: 10 } })), 'options.backoff.maxDelayMs'],
-      [() => new PartitionedQueue(anyValue({ redis, queue: queueName, kinds, partitions: 2, partition: 1 })), 'options.partition'],
-      [() => new PartitionedQueue(anyValue({ redis, queue: queueName, kinds, partitions: 2, idSuffix: '.x' })), 'options.idSuffix'],
+      [() => new Queue(anyValue({ redis, queue: queueName, kinds, visibility: 5_000 })), 'options.visibility'],
+      [() => new Queue(anyValue({ redis, queue: queueName, kinds, durability: { replicas: 1, timeout: 5 } })), 'options.durability.timeout'],
+      [() => new Queue(anyValue({ redis, queue: queueName, kinds, eventLog: { max: 10 } })), 'options.eventLog.max'],
+      [() => new Queue(anyValue({ redis, queue: queueName, kinds, backoff: { type: 'fixed', delayMs: 5, maxDelayMs: 10 } })), 'options.backoff.maxDelayMs'],
+      [() => new Queue(anyValue({ redis, queue: queueName, kinds, partitions: 2, partition: 1 })), 'options.partition'],
+      [() => new Queue(anyValue({ redis, queue: queueName, kinds, partitions: 2, idSuffix: '.x' })), 'options.idSuffix'],
       [() => new Schedules(anyValue({}), anyValue({ minEvery: 5 })), 'options.minEvery'],
       [() => new ScheduleRunner(anyValue({ store, recheck: 5 })), 'options.recheck'],
       [() => defineKinds(anyValue({ ok: { schema: { type: 'object' }, retries: 3 } })), 'kinds.ok.retries'],

@@ -1,6 +1,6 @@
 import { openRedis, redisTest as test } from '@jobs/testing';
 import { describe, expect } from 'vitest';
-import { JobQueue } from '../src/index.ts';
+import { Queue } from '../src/index.ts';
 import { kinds, openQueue, waitUntilBlocked } from './fixtures.ts';
 
 describe('claim', () => {
@@ -50,7 +50,7 @@ describe('claim', () => {
   });
 
   test('a blocked claim wakes when a job is enqueued', async ({ redisUrl, redis, queueName }) => {
-    const queue = new JobQueue({ redis: redisUrl, queue: queueName, kinds, connectionName: `waiter-${queueName}` });
+    const queue = new Queue({ redis: redisUrl, queue: queueName, kinds, connectionName: `waiter-${queueName}` });
     const producer = openQueue(redis, queueName);
     const claiming = queue.claim({ blockMs: 10_000 });
     // The claim is blocked in Redis before we enqueue.
@@ -63,7 +63,7 @@ describe('claim', () => {
   });
 
   test('a blocked claim wakes for a job pushed by a recipe client (plain LPUSH)', async ({ redisUrl, redis, queueName }) => {
-    const queue = new JobQueue({ redis: redisUrl, queue: queueName, kinds, connectionName: `waiter-${queueName}` });
+    const queue = new Queue({ redis: redisUrl, queue: queueName, kinds, connectionName: `waiter-${queueName}` });
     const claiming = queue.claim({ blockMs: 10_000 });
     await waitUntilBlocked(redis, `waiter-${queueName}`);
     await redis.hset(`queue:{${queueName}}:job:recipe1`, { id: 'recipe1', payload: '{"kind":"email","recipient":"r@example.com"}', status: 'pending', attempts: '0', enqueued_at_ms: String(Date.now()), claim_token: '' });

@@ -2,7 +2,7 @@ import { findFreePort } from '@jobs/dev-redis';
 import { within } from '@jobs/testing';
 import { describe, expect, test } from 'vitest';
 import { Cluster } from 'ioredis';
-import { JobQueue, defineKinds, isJobsError } from '../src/index.ts';
+import { Queue, defineKinds, isJobsError } from '../src/index.ts';
 import { connectRedis, describeRedis, parseClusterUrl } from '../src/redis-connection.ts';
 
 describe('cluster connection input', () => {
@@ -41,7 +41,7 @@ describe('cluster connection input', () => {
   test('a cluster that stays away fails a call after commandTimeoutMs with JOBS_REDIS_UNAVAILABLE, not a hang', async () => {
     // Nothing listens on the only seed, so the client never gets a slot map or a node.
     const port = await findFreePort();
-    const queue = new JobQueue({ redis: `redis+cluster://127.0.0.1:${port}`, queue: 'away', kinds: defineKinds({}), commandTimeoutMs: 300 });
+    const queue = new Queue({ redis: `redis+cluster://127.0.0.1:${port}`, queue: 'away', kinds: defineKinds({}), commandTimeoutMs: 300 });
     // A hang would outlast this deadline by far; the call's own timeout is 300 ms.
     const error = await within(queue.stats().catch((e: unknown) => e), 15_000, () => 'the call to a cluster that stays away did not fail');
     expect(isJobsError(error, 'JOBS_REDIS_UNAVAILABLE')).toBe(true);

@@ -1,6 +1,6 @@
 import { isClusterRun, queueKeysIn, redisNodes, redisTest as test, uniqueQueueName, urlWithUser, within, type TestRedis } from '@jobs/testing';
 import { describe, expect } from 'vitest';
-import { JobQueue, type ClaimedJob } from '../src/index.ts';
+import { Queue, type ClaimedJob } from '../src/index.ts';
 import { kinds, openQueue } from './fixtures.ts';
 
 /** Which master (by port) serves each slot, from `CLUSTER SLOTS`. */
@@ -86,7 +86,7 @@ describe.skipIf(!isClusterRun())('on a Redis Cluster', () => {
 
   test('a cluster whose nodes all refuse the credentials fails a call at once with JOBS_REDIS_AUTH, not after the timeout', async ({ redisUrl, queueName }) => {
     // A command timeout far past the deadline below: a call that waited for it could not pass.
-    const queue = new JobQueue({ redis: urlWithUser(redisUrl, 'nobody', 'wrong-horse'), queue: queueName, kinds, commandTimeoutMs: 120_000 });
+    const queue = new Queue({ redis: urlWithUser(redisUrl, 'nobody', 'wrong-horse'), queue: queueName, kinds, commandTimeoutMs: 120_000 });
     const error = await within(queue.enqueue('email', { recipient: 'a@example.com' }).catch((e: unknown) => e), 15_000, () => 'the call waited for its command timeout');
     expect(error).toMatchObject({ code: 'JOBS_REDIS_AUTH', message: expect.stringMatching(/WRONGPASS/) });
     expect(String(error)).not.toContain('wrong-horse');

@@ -1,7 +1,7 @@
 import { onNode, startRedisCluster, type RedisCluster } from '@jobs/dev-redis';
 import { waitFor } from '@jobs/testing';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { JobQueue, type ClaimedJob } from '../src/index.ts';
+import { Queue, type ClaimedJob } from '../src/index.ts';
 import { kinds } from './fixtures.ts';
 
 let cluster: RedisCluster;
@@ -21,7 +21,7 @@ async function masterOf(slot: number): Promise<number | undefined> {
 
 describe('durable mode on a cluster', () => {
   test('after a failover that keeps the old master up (as a replica), enqueues and completions follow the slot to the new master', { timeout: 60_000 }, async () => {
-    const queue = new JobQueue({ redis: cluster.url, queue: 'durable-moved', kinds, durability: { replicas: 1, timeoutMs: 2_000 }, commandTimeoutMs: 3_000 });
+    const queue = new Queue({ redis: cluster.url, queue: 'durable-moved', kinds, durability: { replicas: 1, timeoutMs: 2_000 }, commandTimeoutMs: 3_000 });
     const slot = await onNode(cluster.seeds[0]!.port, async (client) => Number(await client.cluster('KEYSLOT', 'queue:{durable-moved}:pending')));
     const before = (await masterOf(slot))!;
     await queue.enqueue('email', { recipient: 'a@example.com' });
@@ -44,7 +44,7 @@ describe('durable mode on a cluster', () => {
 
   test('mid-migration (ASK, then TRYAGAIN), a durable enqueue waits for the slot and lands on its new master', { timeout: 60_000 }, async () => {
     const name = 'durable-asked';
-    const queue = new JobQueue({ redis: cluster.url, queue: name, kinds, durability: { replicas: 1, timeoutMs: 2_000 }, commandTimeoutMs: 5_000 });
+    const queue = new Queue({ redis: cluster.url, queue: name, kinds, durability: { replicas: 1, timeoutMs: 2_000 }, commandTimeoutMs: 5_000 });
     const key = `queue:{${name}}:pending`;
     const slot = await onNode(cluster.seeds[0]!.port, async (client) => Number(await client.cluster('KEYSLOT', key)));
     const source = (await masterOf(slot))!;

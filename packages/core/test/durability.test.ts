@@ -2,7 +2,7 @@ import { startRedisServer, type RedisServer } from '@jobs/dev-redis';
 import { waitFor } from '@jobs/testing';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { isJobsError, JobQueue, type ClaimedJob } from '../src/index.ts';
+import { isJobsError, Queue, type ClaimedJob } from '../src/index.ts';
 import { kinds } from './fixtures.ts';
 
 // A primary with one replica of its own: durable mode is about what the replica holds.
@@ -35,7 +35,7 @@ async function withReplicaFrozen<T>(during: () => Promise<T>): Promise<T> {
 
 describe('durable mode (WAIT for replicas)', () => {
   test('an acknowledged enqueue and completion are already on the replica', async () => {
-    const queue = new JobQueue({ redis: primary.url, queue: 'durable-ok', kinds, durability: { replicas: 1, timeoutMs: 2_000 } });
+    const queue = new Queue({ redis: primary.url, queue: 'durable-ok', kinds, durability: { replicas: 1, timeoutMs: 2_000 } });
     const id = await queue.enqueue('email', { recipient: 'a@example.com' });
     // Read from the replica right after the acknowledgement: no wait, no poll.
     expect(await replicaClient.hget(`queue:{durable-ok}:job:${id}`, 'status')).toBe('pending');
@@ -48,7 +48,7 @@ describe('durable mode (WAIT for replicas)', () => {
   });
 
   test('with the replica frozen, an enqueue reports JOBS_NOT_REPLICATED naming the job it wrote on the primary', async () => {
-    const queue = new JobQueue({ redis: primary.url, queue: 'durable-frozen', kinds, durability: { replicas: 1, timeoutMs: 100 } });
+    const queue = new Queue({ redis: primary.url, queue: 'durable-frozen', kinds, durability: { replicas: 1, timeoutMs: 100 } });
     const error = await withReplicaFrozen(() => queue.enqueue('email', { recipient: 'a@example.com' }).catch((e: unknown) => e));
     expect(isJobsError(error, 'JOBS_NOT_REPLICATED')).toBe(true);
     if (!isJobsError(error, 'JOBS_NOT_REPLICATED')) return;
@@ -59,7 +59,7 @@ describe('durable mode (WAIT for replicas)', () => {
   });
 
   test('a script the server forgot (SCRIPT FLUSH) is sent again inside the pipeline, so WAIT still guards it', async () => {
-    const queue = new JobQueue({ redis: primary.url, queue: 'durable-flushed', kinds, durability: { replicas: 1, timeoutMs: 100 } });
+    const queue = new Queue({ redis: primary.url, queue: 'durable-flushed', kinds, durability: { replicas: 1, timeoutMs: 100 } });
     await queue.enqueue('email', { recipient: 'warm@example.com' });
     const admin = new Redis(primary.url);
     await admin.script('FLUSH');
@@ -70,7 +70,7 @@ describe('durable mode (WAIT for replicas)', () => {
   });
 
   test('a deduplicated enqueue, too, is acknowledged only once a replica confirms the call', async () => {
-    const queue = new JobQueue({ redis: primary.url, queue: 'durable-idem', kinds, durability: { replicas: 1, timeoutMs: 100 } });
+    const queue = new Queue({ redis: primary.url, queue: 'durable-idem', kinds, durability: { replicas: 1, timeoutMs: 100 } });
     const first = await queue.enqueue('email', { recipient: 'a@example.com' }, { idempotencyKey: 'k1' });
     const error = await withReplicaFrozen(() => queue.enqueue('email', { recipient: 'a@example.com' }, { idempotencyKey: 'k1' }).catch((e: unknown) => e));
     expect(error).toMatchObject({ code: 'JOBS_NOT_REPLICATED', ids: [first] });
@@ -79,7 +79,7 @@ describe('durable mode (WAIT for replicas)', () => {
   });
 
   test('with the replica frozen, completions are done and their claims returned, the shortfall reported', async () => {
-    const queue = new JobQueue({ redis: primary.url, queue: 'durable-batch', kinds, durability: { replicas: 1, timeoutMs: 100 } });
+    const queue = new Queue({ redis: primary.url, queue: 'durable-batch', kinds, durability: { replicas: 1, timeoutMs: 100 } });
     await queue.enqueueMany([1, 2].map((n) => ({ kind: 'email' as const, payload: { recipient: `${n}@example.com` } })));
     const [job] = (await queue.claim()) as [ClaimedJob];
     const result = await withReplicaFrozen(() => queue.completeManyAndClaim([{ job, result: null }], { max: 1 }));
@@ -90,7 +90,7 @@ describe('durable mode (WAIT for replicas)', () => {
   });
 
   test('with the replica frozen, a completion that claims nothing is done and the shortfall reported', async () => {
-    const queue = new JobQueue({ redis: primary.url, queue: 'durable-alone', kinds, durability: { replicas: 1, timeoutMs: 100 } });
+    const queue = new Queue({ redis: primary.url, queue: 'durable-alone', kinds, durability: { replicas: 1, timeoutMs: 100 } });
     await queue.enqueue('email', { recipient: 'a@example.com' });
     const [job] = (await queue.claim()) as [ClaimedJob];
     const result = await withReplicaFrozen(() => queue.completeManyAndClaim([{ job, result: null }], { max: 0 }));
@@ -101,7 +101,7 @@ describe('durable mode (WAIT for replicas)', () => {
   });
 
   test('durability options are checked', () => {
-    expect(() => new JobQueue({ redis: primary.url, queue: 'x', kinds, durability: { replicas: -1 } })).toThrow(expect.objectContaining({ code: 'JOBS_INVALID_ARGUMENT', field: 'options.durability.replicas' }));
-    expect(() => new JobQueue({ redis: primary.url, queue: 'x', kinds, durability: { replicas: 1, timeoutMs: 0 } })).toThrow(expect.objectContaining({ field: 'options.durability.timeoutMs' }));
+    expect(() => new Queue({ redis: primary.url, queue: 'x', kinds, durability: { replicas: -1 } })).toThrow(expect.objectContaining({ code: 'JOBS_INVALID_ARGUMENT', field: 'options.durability.replicas' }));
+    expect(() => new Queue({ redis: primary.url, queue: 'x', kinds, durability: { replicas: 1, timeoutMs: 0 } })).toThrow(expect.objectContaining({ field: 'options.durability.timeoutMs' }));
   });
 });

@@ -2,7 +2,7 @@ import { startRedisServer } from '@jobs/dev-redis';
 import { queueKeysIn, redisTest as test } from '@jobs/testing';
 import { Redis } from 'ioredis';
 import { describe, expect, test as plainTest } from 'vitest';
-import { isJobsError, JobQueue, queueKeys } from '../src/index.ts';
+import { isJobsError, Queue, queueKeys } from '../src/index.ts';
 import { toJobsError } from '../src/internal.ts';
 import { kinds, openQueue } from './fixtures.ts';
 
@@ -170,7 +170,7 @@ describe('enqueues of one tick', () => {
   plainTest('go out together, 32 to a script call, and a bad one fails alone', async () => {
     const server = await startRedisServer({ name: 'enqueue-batch' });
     const admin = new Redis(server.url);
-    const queue = new JobQueue({ redis: server.url, queue: 'batched', kinds });
+    const queue = new Queue({ redis: server.url, queue: 'batched', kinds });
     try {
       await queue.enqueue('email', { recipient: 'warm@example.com' });
       await admin.config('RESETSTAT');

@@ -1,14 +1,13 @@
 import { queueKeysIn, redisNodes, redisTest as test, waitFor, within, type TestRedis } from '@jobs/testing';
 import { describe, expect } from 'vitest';
-import { queueContext } from '../src/job-queue.ts';
 import { Schedules } from '../src/schedules/schedules.ts';
-import { isJobsError, JobQueue, RedisScheduleStore, ScheduleRunner, type ClaimedJob, type LogEvent, type LogItem, type PayloadTypesOf, type QueueOptions, type RedisClient } from '../src/index.ts';
+import { isJobsError, Queue, RedisScheduleStore, ScheduleRunner, type ClaimedJob, type LogEvent, type LogItem, type PayloadTypesOf, type QueueOptions, type RedisClient } from '../src/index.ts';
 import { kinds } from './fixtures.ts';
 
-type Queue = JobQueue<PayloadTypesOf<typeof kinds>>;
+type TestQueue = Queue<PayloadTypesOf<typeof kinds>>;
 
-function openLogged(redis: RedisClient, queueName: string, options: QueueOptions & { workerId?: string } = {}): Queue {
-  return new JobQueue({ redis, queue: queueName, kinds, eventLog: true, workerId: 'w-1', ...options });
+function openLogged(redis: RedisClient, queueName: string, options: QueueOptions & { workerId?: string } = {}): TestQueue {
+  return new Queue({ redis, queue: queueName, kinds, eventLog: true, workerId: 'w-1', ...options });
 }
 
 /** Every entry of the queue's log, read directly with XRANGE. */
@@ -123,7 +122,7 @@ describe('the event log: every state change is logged by the script that makes i
 
   test('a schedule tick logs the job it enqueues', async ({ redis, queueName }) => {
     const queue = openLogged(redis, queueName);
-    await new Schedules(queueContext(queue), { minEveryMs: 100 }).upsert({ id: 'poll', kind: 'email', payload: mail, every: 100 });
+    await new Schedules(queue.partitions[0]!.ctx, { minEveryMs: 100 }).upsert({ id: 'poll', kind: 'email', payload: mail, every: 100 });
     const runner = new ScheduleRunner({ store: new RedisScheduleStore(redis, queue.keys, 1_000) });
     runner.start();
     await waitFor(async () => (await logEntries(redis, queueName)).length > 0, { what: 'a tick logged' });
@@ -135,7 +134,7 @@ describe('the event log: every state change is logged by the script that makes i
   });
 
   test('with the log off (the default) no stream is written and no hash carries log ids', async ({ redis, queueName }) => {
-    const queue = new JobQueue({ redis, queue: queueName, kinds, visibilityMs: 30, maxAttempts: 2 });
+    const queue = new Queue({ redis, queue: queueName, kinds, visibilityMs: 30, maxAttempts: 2 });
     const ids = [await queue.enqueue('email', mail), await queue.enqueue('email', mail), await queue.enqueue('email', mail, { delayMs: 1 })];
     const [a, b] = (await queue.claim({ max: 2 })) as [ClaimedJob, ClaimedJob];
     await queue.complete(a, 1);

@@ -8,7 +8,7 @@ describe('@jobs/core entries', () => {
       expect(api, name).not.toHaveProperty(name);
       expect(internal, name).toHaveProperty(name);
     }
-    expect(typeof api.JobQueue).toBe('function');
+    expect(typeof api.Queue).toBe('function');
     expect(api.JOBS_ERROR_CODES.DUPLICATE_ID).toBe('JOBS_DUPLICATE_ID');
   });
 });

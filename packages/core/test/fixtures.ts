@@ -1,5 +1,5 @@
 import { redisNodes, waitFor, type TestRedis } from '@jobs/testing';
-import { defineKinds, JobQueue, type PayloadTypesOf, type QueueOptions, type RedisClient } from '../src/index.ts';
+import { defineKinds, Queue, type PayloadTypesOf, type QueueOptions, type RedisClient } from '../src/index.ts';
 
 /** The demo's four kinds, with real schemas. */
 export const kinds = defineKinds({
@@ -35,9 +35,9 @@ export const kinds = defineKinds({
   },
 });
 
-/** A JobQueue on the test's Redis and queue name; closed by the caller. */
-export function openQueue(redis: RedisClient, queueName: string, options: QueueOptions = {}): JobQueue<PayloadTypesOf<typeof kinds>> {
-  return new JobQueue({ redis, queue: queueName, kinds, ...options });
+/** A Queue on the test's Redis and queue name; closed by the caller. */
+export function openQueue(redis: RedisClient, queueName: string, options: QueueOptions = {}): Queue<PayloadTypesOf<typeof kinds>> {
+  return new Queue({ redis, queue: queueName, kinds, ...options });
 }
 
 /**

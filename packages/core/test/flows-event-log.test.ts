@@ -1,14 +1,13 @@
 import { queueKeysIn, redisTest as test, waitFor, type TestRedis } from '@jobs/testing';
 import { describe, expect } from 'vitest';
-import { queueContext } from '../src/job-queue.ts';
 import { Schedules } from '../src/schedules/schedules.ts';
-import { JobQueue, type ClaimedJob, type FlowResult, type PayloadTypesOf, type RedisClient } from '../src/index.ts';
+import { Queue, type ClaimedJob, type FlowResult, type PayloadTypesOf, type RedisClient } from '../src/index.ts';
 import { kinds } from './fixtures.ts';
 
-type Queue = JobQueue<PayloadTypesOf<typeof kinds>>;
+type TestQueue = Queue<PayloadTypesOf<typeof kinds>>;
 
-function openLogged(redis: RedisClient, queueName: string): Queue {
-  return new JobQueue({ redis, queue: queueName, kinds, eventLog: true, workerId: 'w-1' });
+function openLogged(redis: RedisClient, queueName: string): TestQueue {
+  return new Queue({ redis, queue: queueName, kinds, eventLog: true, workerId: 'w-1' });
 }
 
 /** The whole log in order, one "job event attempt worker code" line per entry, ids named by `names`. */
@@ -22,7 +21,7 @@ async function logLines(redis: TestRedis, queueName: string, names: Record<strin
 }
 
 /** A job's timeline as "event attempt" lines, with each event's extra fields appended (ids named by `names`). */
-async function timelineOf(queue: Queue, id: string, names: Record<string, string>): Promise<string[]> {
+async function timelineOf(queue: TestQueue, id: string, names: Record<string, string>): Promise<string[]> {
   const timeline = await queue.timeline(id);
   return (timeline?.events ?? []).map((e) => {
     const extra = Object.entries(e.extra).map(([name, value]) => `${name}=${names[value] ?? value}`);
@@ -34,7 +33,7 @@ const email = (n: number) => ({ kind: 'email' as const, payload: { recipient: 'a
 const thumb = (image: string) => ({ kind: 'thumbnail' as const, payload: { image, width: 64 } });
 
 /** Claims one job and checks it is `id`. */
-async function claimOne(queue: Queue, id: string): Promise<ClaimedJob> {
+async function claimOne(queue: TestQueue, id: string): Promise<ClaimedJob> {
   const [job] = (await queue.claim()) as [ClaimedJob];
   expect(job?.id).toBe(id);
   return job;
@@ -160,7 +159,7 @@ describe('the event log records a flow', () => {
   });
 
   test('with the log off, flows write no stream and no log ids', async ({ redis, queueName }) => {
-    const queue = new JobQueue({ redis, queue: queueName, kinds });
+    const queue = new Queue({ redis, queue: queueName, kinds });
     const done = await queue.enqueueFlow({ ...email(0), children: [thumb('a.png')] });
     const a = (done.children[0] as FlowResult).id;
     await queue.complete(await claimOne(queue, a), 'a');
@@ -181,7 +180,7 @@ describe('the event log records a flow', () => {
 describe('the event log records schedules', () => {
   test('a due tick that a timing change runs at once logs its job as enqueued, as a fired tick does', async ({ redis, queueName }) => {
     const queue = openLogged(redis, queueName);
-    const schedules = new Schedules(queueContext(queue), { minEveryMs: 100 });
+    const schedules = new Schedules(queue.partitions[0]!.ctx, { minEveryMs: 100 });
     const { nextRunAt } = await schedules.upsert({ id: 'poll', kind: 'email', payload: { recipient: 'a@example.com' }, every: 100 });
     // Nothing fires the tick (no runner): it is due, and still waiting, when the timing changes.
     await waitFor(async () => {

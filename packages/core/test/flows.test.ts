@@ -1,12 +1,12 @@
 import { queueKeysIn, redisTest as test, waitFor } from '@jobs/testing';
 import { describe, expect } from 'vitest';
-import { isJobsError, PartitionedQueue, type ClaimedJob, type FlowResult, type JobQueue } from '../src/index.ts';
+import { isJobsError, Queue, type ClaimedJob, type FlowResult } from '../src/index.ts';
 import { kinds, openQueue } from './fixtures.ts';
 
-type Queue = ReturnType<typeof openQueue>;
+type TestQueue = ReturnType<typeof openQueue>;
 
 /** Claims until `ids` are all claimed (and nothing else is), in any order. */
-async function claimIds(queue: Queue, ids: readonly string[]): Promise<Map<string, ClaimedJob>> {
+async function claimIds(queue: TestQueue, ids: readonly string[]): Promise<Map<string, ClaimedJob>> {
   const claimed = await queue.claim({ max: ids.length + 5 });
   expect(claimed.map((job) => job.id).sort()).toEqual([...ids].sort());
   return new Map(claimed.map((job) => [job.id, job]));
@@ -299,13 +299,13 @@ describe('redriving a flow', () => {
 
 describe('flows on a partitioned queue', () => {
   test('a whole flow goes to one partition, and its parent reads its children there', async ({ redis, queueName }) => {
-    const queue = new PartitionedQueue({ redis, queue: queueName, kinds, partitions: 3 });
+    const queue = new Queue({ redis, queue: queueName, kinds, partitions: 3 });
     const flow = await queue.enqueueFlow({ ...email(0), children: [thumb('a'), thumb('b')] });
-    const partition = queue.partitionOf(flow.id) as JobQueue<unknown>;
+    const partition = queue.partitionOf(flow.id)!;
     for (const child of flow.children) expect(queue.partitionOf(child.id)).toBe(partition);
     const claimed = await partition.claim({ max: 5 });
     expect(claimed).toHaveLength(2);
-    for (const job of claimed) await partition.complete(job, job.id);
+    for (const job of claimed) await queue.complete(job, job.id);
     const [parent] = (await partition.claim()) as [ClaimedJob];
     expect(parent.id).toBe(flow.id);
     expect(Object.keys(await queue.children(flow.id)).sort()).toEqual(flow.children.map((child) => child.id).sort());

@@ -1,7 +1,7 @@
 import { redisTest, scriptsMode } from '@jobs/testing';
 import { describe, expect, test } from 'vitest';
 import { libraryChecked, recoverFunctions, usesFunctions } from '../src/function-library.ts';
-import { JobQueue } from '../src/index.ts';
+import { Queue } from '../src/index.ts';
 import { kinds } from './fixtures.ts';
 import { FUNCTION_LIBRARY } from '../src/generated/library.ts';
 import type { RedisClient } from '../src/redis-connection.ts';
@@ -112,7 +112,7 @@ describe('checking the function library', () => {
 describe('the function library on the run\'s Redis', () => {
   // The EVALSHA pass's user may not read the library: its clients never send FCALL.
   redisTest.runIf(scriptsMode() === 'functions')('a new client sends FCALL from its first call once it read the library back, on one server or every master', async ({ redisUrl, queueName }) => {
-    const queue = new JobQueue({ redis: redisUrl, queue: queueName, kinds });
+    const queue = new Queue({ redis: redisUrl, queue: queueName, kinds });
     try {
       expect(usesFunctions(queue.client)).toBe(false);
       await queue.stats();

@@ -1,9 +1,9 @@
 import { describe, expectTypeOf, test } from 'vitest';
-import type { JobQueue, PayloadOf, PayloadTypesOf } from '../src/index.ts';
+import type { Queue, PayloadOf, PayloadTypesOf } from '../src/index.ts';
 import type { kinds } from './fixtures.ts';
 
 type Payloads = PayloadTypesOf<typeof kinds>;
-declare const queue: JobQueue<Payloads>;
+declare const queue: Queue<Payloads>;
 
 describe('kind types', () => {
   test('payload types are inferred from the schemas', () => {

@@ -1,6 +1,6 @@
 import { redisTest as test } from '@jobs/testing';
 import { describe, expect } from 'vitest';
-import { isJobsError, JobQueue, RateLimitedError } from '../src/index.ts';
+import { isJobsError, Queue, RateLimitedError } from '../src/index.ts';
 import { kinds, openQueue } from './fixtures.ts';
 
 const mail = (n: number) => ({ recipient: 'a@example.com', n });
@@ -133,7 +133,7 @@ describe('RateLimitedError pushback', () => {
     await queue.close();
   });
   test("a pushback is in the job's timeline as a release with code RATE_LIMITED, by the worker that got it", async ({ redis, queueName }) => {
-    const queue = new JobQueue({ redis, queue: queueName, kinds, eventLog: true, workerId: 'w-7' });
+    const queue = new Queue({ redis, queue: queueName, kinds, eventLog: true, workerId: 'w-7' });
     const id = await queue.enqueue('webhook', hook(1));
     const [job] = await queue.claim();
     await queue.rateLimited(job!, 60_000);
@@ -221,7 +221,7 @@ describe('groups', () => {
   });
 
   test('a job with a traceparent and a group keeps both, and a tracing claim returns the traceparent', async ({ redis, queueName }) => {
-    const queue = new JobQueue({ redis, queue: queueName, kinds, claimTraceparent: true });
+    const queue = new Queue({ redis, queue: queueName, kinds, claimTraceparent: true });
     const traceparent = '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01';
     const id = await queue.enqueue('email', mail(1), { group: 'acme', traceparent });
     const flow = await queue.enqueueFlow({ kind: 'email', payload: mail(2), options: { group: 'acme', traceparent } });

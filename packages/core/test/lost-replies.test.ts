@@ -1,6 +1,6 @@
 import { isScriptCall, openProxiedRedis, queueKeysIn, redisTest, type ProxiedRedis, type RedisTestContext } from '@jobs/testing';
 import { describe, expect } from 'vitest';
-import type { JobQueue, PayloadTypesOf } from '../src/index.ts';
+import type { Queue, PayloadTypesOf } from '../src/index.ts';
 import type { kinds } from './fixtures.ts';
 import { openQueue } from './fixtures.ts';
 
@@ -9,12 +9,12 @@ import { openQueue } from './fixtures.ts';
 // (its caller is as good as dead): afterwards every job runs, and until then every job is counted
 // and listed.
 
-type Queue = JobQueue<PayloadTypesOf<typeof kinds>>;
+type TestQueue = Queue<PayloadTypesOf<typeof kinds>>;
 
 const mail = (n: number) => ({ recipient: 'a@example.com', n });
 
 /** The test's queue on a connection through a proxy, and the same queue on the test's own connection. */
-const test = redisTest.extend<{ proxied: ProxiedRedis; viaProxy: Queue; direct: Queue }>({
+const test = redisTest.extend<{ proxied: ProxiedRedis; viaProxy: TestQueue; direct: TestQueue }>({
   proxied: async ({ redisUrl, redis }: RedisTestContext, use) => {
     const proxied = await openProxiedRedis(redisUrl, redis, { maxRetriesPerRequest: 20, commandTimeout: 8_000 });
     await use(proxied);
@@ -40,7 +40,7 @@ const test = redisTest.extend<{ proxied: ProxiedRedis; viaProxy: Queue; direct: 
  * `count` emails, all but one parked by a claim because their kind is capped at one running: the
  * one that started stays running (its completion would hand its slot to a parked job).
  */
-async function parkUnderCap(queue: Queue, count: number): Promise<void> {
+async function parkUnderCap(queue: TestQueue, count: number): Promise<void> {
   await queue.setLimits({ kinds: { email: { concurrency: 1 } } });
   await queue.enqueueMany(Array.from({ length: count }, (_, n) => ({ kind: 'email' as const, payload: mail(n) })));
   expect(await queue.claim({ max: count })).toHaveLength(1);
@@ -60,7 +60,7 @@ async function retried<T>(operation: () => Promise<T>): Promise<T> {
 }
 
 /** Claims and completes until a claim finds nothing; returns the ids that ran. */
-async function runEveryJob(queue: Queue): Promise<Set<string>> {
+async function runEveryJob(queue: TestQueue): Promise<Set<string>> {
   const ran = new Set<string>();
   for (;;) {
     const jobs = await queue.claim({ max: 100 });
@@ -71,7 +71,7 @@ async function runEveryJob(queue: Queue): Promise<Set<string>> {
 }
 
 /** Every job waiting is counted by stats and listed by list('waiting'), and the depths add up. */
-async function expectAllVisible(queue: Queue, waiting: number): Promise<void> {
+async function expectAllVisible(queue: TestQueue, waiting: number): Promise<void> {
   const stats = await queue.stats();
   expect(stats.waitingDepth).toBe(waiting);
   expect(stats.pendingDepth + stats.prioritizedDepth + stats.parkedDepth + (stats.groupedDepth ?? 0)).toBe(waiting);

@@ -1,10 +1,10 @@
 import { redisTest as test } from '@jobs/testing';
 import { describe, expect } from 'vitest';
-import { isJobsError, JobQueue, PartitionedQueue, partitionOfKey, type ClaimedJob, type PayloadTypesOf } from '../src/index.ts';
+import { isJobsError, Queue, partitionOfKey, type ClaimedJob, type PayloadTypesOf } from '../src/index.ts';
 import { kinds } from './fixtures.ts';
 
-function open(redisUrl: string, queue: string, partitions: number): PartitionedQueue<PayloadTypesOf<typeof kinds>> {
-  return new PartitionedQueue({ redis: redisUrl, queue, kinds, partitions });
+function open(redisUrl: string, queue: string, partitions: number): Queue<PayloadTypesOf<typeof kinds>> {
+  return new Queue({ redis: redisUrl, queue, kinds, partitions });
 }
 
 describe('partitioned queues', () => {
@@ -36,7 +36,7 @@ describe('partitioned queues', () => {
   test('clients start their round robin at different partitions, so many small producers do not all fill partition 0', async ({ redis, queueName }) => {
     const firsts = new Set<number>();
     for (let client = 0; client < 40; client += 1) {
-      const queue = new PartitionedQueue({ redis, queue: queueName, kinds, partitions: 4 });
+      const queue = new Queue({ redis, queue: queueName, kinds, partitions: 4 });
       firsts.add(queue.partitions.indexOf(queue.partitionFor()));
       await queue.close();
     }
@@ -68,7 +68,7 @@ describe('partitioned queues', () => {
     expect(new Set(ids.map((id) => queue.partitionOf(id)))).toEqual(new Set([partition]));
     const claimed = await partition.claim({ max: 20 });
     expect(claimed.map((job) => job.id)).toEqual(ids);
-    await partition.completeMany(claimed.map((job) => ({ job, result: null })));
+    await queue.completeMany(claimed.map((job) => ({ job, result: null })));
     await queue.close();
   });
 
@@ -116,7 +116,7 @@ describe('partitioned queues', () => {
     const other = open(redisUrl, queueName, 2);
     const mismatch = await other.enqueue('email', { recipient: 'a@example.com' }).catch((e: unknown) => e);
     expect(mismatch).toMatchObject({ code: 'JOBS_INVALID_ARGUMENT', field: 'partitions' });
-    const plain = new JobQueue({ redis: redisUrl, queue: queueName, kinds });
+    const plain = new Queue({ redis: redisUrl, queue: queueName, kinds });
     const refused = await plain.enqueue('email', { recipient: 'a@example.com' }).catch((e: unknown) => e);
     expect(refused).toMatchObject({ code: 'JOBS_INVALID_ARGUMENT', field: 'partitions' });
     expect((await queue.stats()).enqueuedTotal).toBe(1);
@@ -128,9 +128,23 @@ describe('partitioned queues', () => {
     const id = await queue.enqueue('email', { recipient: 'a@example.com' });
     expect(id).toMatch(/^[0-9a-f]{16}$/);
     expect(await redis.lrange(`queue:{${queueName}}:pending`, 0, -1)).toEqual([id]);
-    const [job] = (await (queue.partitions[0] as JobQueue<unknown>).claim()) as [ClaimedJob];
+    const [job] = (await queue.partitions[0]!.claim()) as [ClaimedJob];
     expect(job.id).toBe(id);
     await queue.close();
   });
-});
 
+  test("the verbs of a claimed job find its partition by the job's id; the verbs of one partition at a time refuse a partitioned queue", async ({ redis, redisUrl, queueName }) => {
+    const queue = open(redisUrl, queueName, 3);
+    const id = await queue.enqueue('email', { recipient: 'a@example.com' }, { partitionKey: 'k' });
+    const partition = queue.partitionOf(id)!;
+    const [job] = (await partition.claim()) as [ClaimedJob];
+    await queue.progress(job, { half: true });
+    expect(await queue.extendLease(job, 60_000)).toBeGreaterThan(0);
+    await queue.complete(job, 'done');
+    expect(await redis.hget(`queue:{${partition.name}}:job:${id}`, 'status')).toBe('completed');
+    expect(() => queue.claim()).toThrow(expect.objectContaining({ code: 'JOBS_INVALID_ARGUMENT', field: 'partitions' }));
+    expect(() => queue.purge()).toThrow(expect.objectContaining({ code: 'JOBS_INVALID_ARGUMENT', field: 'partitions' }));
+    expect(() => queue.complete({ ...job, id: 'foreign-id' }, null)).toThrow(expect.objectContaining({ code: 'JOBS_INVALID_ARGUMENT', field: 'job' }));
+    await queue.close();
+  });
+});

@@ -1,6 +1,6 @@
 import { openRedis, redisTest as test, within } from '@jobs/testing';
 import { describe, expect } from 'vitest';
-import { isJobsError, JobQueue, MAX_PROGRESS_BYTES, PartitionedQueue } from '../src/index.ts';
+import { isJobsError, MAX_PROGRESS_BYTES, Queue } from '../src/index.ts';
 import { kinds, openQueue, waitUntilBlocked } from './fixtures.ts';
 
 const mail = (n: number) => ({ recipient: 'a@example.com', n });
@@ -21,7 +21,7 @@ describe('pause and resume', () => {
   });
 
   test('once pause() resolves, a claim already blocked in Redis starts nothing; resume wakes it within one wake', async ({ redisUrl, redis, queueName }) => {
-    const claimer = new JobQueue({ redis: redisUrl, queue: queueName, kinds, connectionName: `waiter-${queueName}` });
+    const claimer = new Queue({ redis: redisUrl, queue: queueName, kinds, connectionName: `waiter-${queueName}` });
     const admin = openQueue(redis, queueName);
     const claiming = claimer.claim({ blockMs: 60_000 });
     await waitUntilBlocked(redis, `waiter-${queueName}`);
@@ -92,7 +92,7 @@ describe('pause and resume', () => {
   });
 
   test('a partitioned queue pauses and resumes every partition', async ({ redis, queueName }) => {
-    const queue = new PartitionedQueue({ redis, queue: queueName, kinds, partitions: 3 });
+    const queue = new Queue({ redis, queue: queueName, kinds, partitions: 3 });
     await queue.enqueueMany(Array.from({ length: 3 * 1024 + 3 }, (_, n) => ({ kind: 'email' as const, payload: mail(n) })));
     await queue.pause();
     for (const partition of queue.partitions) expect(await partition.claim()).toEqual([]);

@@ -1,6 +1,6 @@
 import { redisTest as test, waitFor } from '@jobs/testing';
 import { describe, expect } from 'vitest';
-import { defineKinds, isJobsError, JobQueue } from '../src/index.ts';
+import { defineKinds, isJobsError, Queue } from '../src/index.ts';
 import { kinds, openQueue, waitUntilBlocked } from './fixtures.ts';
 
 const mail = (n: number) => ({ recipient: 'a@example.com', n });
@@ -38,7 +38,7 @@ describe('priorities', () => {
       alert: { schema: { type: 'object', properties: { n: { type: 'integer' } } }, priority: 50 },
       plain: { schema: { type: 'object', properties: { n: { type: 'integer' } } } },
     });
-    const queue = new JobQueue({ redis, queue: queueName, kinds: withDefaults });
+    const queue = new Queue({ redis, queue: queueName, kinds: withDefaults });
     const high = await queue.enqueue('plain', { n: 1 }, { priority: 5 });
     const plain = await queue.enqueue('plain', { n: 2 });
     const report = await queue.enqueue('report', { n: 3 });
@@ -85,7 +85,7 @@ describe('priorities', () => {
   });
 
   test('a claim blocked on an empty queue wakes for a job of another priority, and FIFO holds for the jobs behind it', async ({ redisUrl, redis, queueName }) => {
-    const claimer = new JobQueue({ redis: redisUrl, queue: queueName, kinds, connectionName: `waiter-${queueName}` });
+    const claimer = new Queue({ redis: redisUrl, queue: queueName, kinds, connectionName: `waiter-${queueName}` });
     const producer = openQueue(redis, queueName);
     const claiming = claimer.claim({ blockMs: 60_000 });
     await waitUntilBlocked(redis, `waiter-${queueName}`);

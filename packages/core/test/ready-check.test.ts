@@ -1,6 +1,6 @@
 import { onEveryNode, redisTest as test, urlWithUser } from '@jobs/testing';
 import { describe, expect, vi } from 'vitest';
-import { JobQueue } from '../src/index.ts';
+import { Queue } from '../src/index.ts';
 import { kinds } from './fixtures.ts';
 
 describe("a user without INFO (a tenant's)", () => {
@@ -8,7 +8,7 @@ describe("a user without INFO (a tenant's)", () => {
     const user = `no-info-${queueName}`;
     await onEveryNode(redis, (node) => node.acl('SETUSER', user, 'reset', 'on', '>pw-no-info', '~*', '&*', '+@all', '-info'));
     const warn = vi.spyOn(console, 'warn');
-    const queue = new JobQueue({ redis: urlWithUser(redisUrl, user, 'pw-no-info'), queue: queueName, kinds });
+    const queue = new Queue({ redis: urlWithUser(redisUrl, user, 'pw-no-info'), queue: queueName, kinds });
     try {
       await queue.enqueue('email', { recipient: 'a@example.com' });
       expect((await queue.stats()).pendingDepth).toBe(1);

@@ -2,7 +2,7 @@ import { findFreePort, startRedisServer } from '@jobs/dev-redis';
 import { isClusterRun, queueKeysIn, waitFor, within } from '@jobs/testing';
 import { Redis } from 'ioredis';
 import { describe, expect, test } from 'vitest';
-import { isJobsError, JobQueue } from '../src/index.ts';
+import { isJobsError, Queue } from '../src/index.ts';
 import { toJobsError } from '../src/internal.ts';
 import { unreachableReason } from '../src/redis-connection.ts';
 import { kinds } from './fixtures.ts';
@@ -16,11 +16,11 @@ describe.skipIf(isClusterRun())('Redis errors become typed errors', () => {
     try {
       await admin.acl('SETUSER', 'partial', 'on', '>pw', '~*', '&*', '+@all', '-hmget');
       const url = server.url.replace('redis://', 'redis://partial:pw@');
-      const queue = new JobQueue({ redis: url, queue: 'perm', kinds });
+      const queue = new Queue({ redis: url, queue: 'perm', kinds });
       await queue.enqueue('email', { recipient: 'a@example.com' });
       const error = await queue.claim().catch((e: unknown) => e);
       expect(error).toMatchObject({ code: 'JOBS_REDIS_NOPERM' });
-      expect((await new JobQueue({ redis: admin, queue: 'perm', kinds }).stats()).droppedTotal).toBe(0);
+      expect((await new Queue({ redis: admin, queue: 'perm', kinds }).stats()).droppedTotal).toBe(0);
       await queue.close();
     } finally {
       admin.disconnect();
@@ -30,7 +30,7 @@ describe.skipIf(isClusterRun())('Redis errors become typed errors', () => {
 
   test('an unreachable Redis gives JOBS_REDIS_UNAVAILABLE, not a hang', async () => {
     const port = await findFreePort();
-    const queue = new JobQueue({ redis: { host: '127.0.0.1', port, maxRetriesPerRequest: 0, retryStrategy: () => null }, queue: 'nowhere', kinds });
+    const queue = new Queue({ redis: { host: '127.0.0.1', port, maxRetriesPerRequest: 0, retryStrategy: () => null }, queue: 'nowhere', kinds });
     const error = await queue.enqueue('email', { recipient: 'a@example.com' }).catch((e: unknown) => e);
     expect(isJobsError(error, 'JOBS_REDIS_UNAVAILABLE')).toBe(true);
     await queue.close();
@@ -39,7 +39,7 @@ describe.skipIf(isClusterRun())('Redis errors become typed errors', () => {
   test('a Redis that refuses the connection is reported as such, with its address and not the password, long before the command timeout; the queue works once Redis is there', async () => {
     const port = await findFreePort();
     // A command timeout of a minute: an answer within the 20 s bound below cannot be a timeout.
-    const queue = new JobQueue({ redis: `redis://app:s3cret-pw@127.0.0.1:${port}/0`, queue: 'refused', kinds, commandTimeoutMs: 60_000 });
+    const queue = new Queue({ redis: `redis://app:s3cret-pw@127.0.0.1:${port}/0`, queue: 'refused', kinds, commandTimeoutMs: 60_000 });
     const error = await within(queue.enqueue('email', { recipient: 'a@example.com' }).catch((e: unknown) => e), 20_000, () => 'the refused enqueue to fail');
     expect(isJobsError(error, 'JOBS_REDIS_UNAVAILABLE')).toBe(true);
     const message = (error as Error).message;
@@ -71,7 +71,7 @@ describe.skipIf(isClusterRun())('Redis errors become typed errors', () => {
     const server = await startRedisServer({ name: 'oom', args: ['--maxmemory-policy', 'noeviction'] });
     const redis = new Redis(server.url);
     try {
-      const queue = new JobQueue({ redis, queue: 'full', kinds });
+      const queue = new Queue({ redis, queue: 'full', kinds });
       await queue.enqueue('email', { recipient: 'before@example.com' });
       const before = await queueKeysIn(redis, 'full');
       await redis.config('SET', 'maxmemory', '1');
@@ -96,7 +96,7 @@ describe.skipIf(isClusterRun())('Redis errors become typed errors', () => {
     const server = await startRedisServer({ name: 'oom-drain', args: ['--maxmemory-policy', 'noeviction'] });
     const redis = new Redis(server.url);
     try {
-      const queue = new JobQueue({ redis, queue: 'full', kinds });
+      const queue = new Queue({ redis, queue: 'full', kinds });
       await queue.enqueue('email', { recipient: 'a@example.com' });
       await redis.config('SET', 'maxmemory', '1');
       const [job] = await queue.claim();

@@ -1,18 +1,17 @@
 import { expect } from 'vitest';
-import type { JobQueue, PayloadTypesOf } from '../src/index.ts';
+import type { Queue, PayloadTypesOf } from '../src/index.ts';
 import { Schedules } from '../src/schedules/schedules.ts';
-import { queueContext } from '../src/job-queue.ts';
 import type { kinds } from './fixtures.ts';
 
 type P = PayloadTypesOf<typeof kinds>;
 
 /** The queue's schedules with a test floor for intervals, so a test runs many ticks quickly. */
-export function fastSchedules(queue: JobQueue<P>): Schedules<P> {
-  return new Schedules(queueContext(queue), { minEveryMs: 100 });
+export function fastSchedules(queue: Queue<P>): Schedules<P> {
+  return new Schedules(queue.partitions[0]!.ctx, { minEveryMs: 100 });
 }
 
 /** The ticks of the schedule's jobs in pending, oldest first. */
-export async function tickJobs(queue: JobQueue<P>, id: string): Promise<{ tick: number; firedAt: number; payload: unknown; jobId: string }[]> {
+export async function tickJobs(queue: Queue<P>, id: string): Promise<{ tick: number; firedAt: number; payload: unknown; jobId: string }[]> {
   const jobs = await queue.list('pending', { limit: 1_000 });
   return jobs
     .filter((job) => job.id.startsWith(`sched:${id}:`))

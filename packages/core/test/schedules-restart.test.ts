@@ -1,7 +1,7 @@
 import { startRedisServer, type RedisServer } from '@jobs/dev-redis';
 import { isClusterRun, openRedis, waitFor, within } from '@jobs/testing';
 import { describe, expect, test } from 'vitest';
-import { JobQueue, RedisScheduleStore, ScheduleRunner, type FiredTick, type RedisClient } from '../src/index.ts';
+import { Queue, RedisScheduleStore, ScheduleRunner, type FiredTick, type RedisClient } from '../src/index.ts';
 import { kinds } from './fixtures.ts';
 import { expectOneJobPerTick, fastSchedules, tickJobs } from './schedule-ticks.ts';
 
@@ -14,7 +14,7 @@ describe.skipIf(isClusterRun())('schedule runners across Redis restarts', () => 
   test('two daemon runners and three worker runners, with Redis crashed and restarted twice and every runner restarted, make exactly one job per tick', async () => {
     let server: RedisServer = await startRedisServer({ name: 'schedules-restart', keepData: true, args: DURABLE });
     const { port, dataDir, url } = server;
-    const queue = new JobQueue({ redis: url, queue: 'restarts', kinds });
+    const queue = new Queue({ redis: url, queue: 'restarts', kinds });
     const connections = Array.from({ length: 5 }, () => openRedis(url));
     const runners: ScheduleRunner[] = [];
     try {

@@ -1,9 +1,9 @@
 import { deleteQueueKeys, onEveryNode, redisNodes, redisTest as test, scriptsMode, urlWithUser, type TestRedis } from '@jobs/testing';
 import { describe, expect } from 'vitest';
-import { JobQueue, type ClaimedJob, type PayloadTypesOf } from '../src/index.ts';
+import { Queue, type ClaimedJob, type PayloadTypesOf } from '../src/index.ts';
 import { kinds } from './fixtures.ts';
 
-type Queue = JobQueue<PayloadTypesOf<typeof kinds>>;
+type TestQueue = Queue<PayloadTypesOf<typeof kinds>>;
 
 /** FUNCTION FLUSH wherever the queue's scripts run: the next call loads a fresh library. */
 async function flushFunctions(redis: TestRedis): Promise<void> {
@@ -14,7 +14,7 @@ async function flushFunctions(redis: TestRedis): Promise<void> {
  * Two jobs of a capped kind (one at a time) in a group (one at a time): the first claimed, holding
  * both running slots, the second held back.
  */
-async function holdSlots(queue: Queue): Promise<{ held: ClaimedJob; waiting: string }> {
+async function holdSlots(queue: TestQueue): Promise<{ held: ClaimedJob; waiting: string }> {
   await queue.setLimits({ kinds: { email: { concurrency: 1 } }, groups: { concurrency: 1 } });
   const first = await queue.enqueue('email', { recipient: 'a@example.com' }, { group: 'acme' });
   const waiting = await queue.enqueue('email', { recipient: 'b@example.com' }, { group: 'acme' });
@@ -24,7 +24,7 @@ async function holdSlots(queue: Queue): Promise<{ held: ClaimedJob; waiting: str
 }
 
 /** Nothing waits anywhere a claim would not find it, and nothing is in processing but `running`. */
-async function expectAccounted(queue: Queue, running: readonly string[]): Promise<void> {
+async function expectAccounted(queue: TestQueue, running: readonly string[]): Promise<void> {
   const stats = await queue.stats();
   expect(stats.processingDepth).toBe(running.length);
   for (const id of running) expect((await queue.getJob(id))?.status).toBe('processing');
@@ -34,7 +34,7 @@ async function expectAccounted(queue: Queue, running: readonly string[]): Promis
  * Each verb that gives a running slot back (complete, fail, release, reclaim), run as the first
  * call after `fresh()`: it completes its work and hands the slot on, with nothing left halfway.
  */
-async function slotVerbs(open: (suffix: string) => Queue, fresh: () => Promise<void>): Promise<void> {
+async function slotVerbs(open: (suffix: string) => TestQueue, fresh: () => Promise<void>): Promise<void> {
   {
     const queue = open('complete');
     const { held, waiting } = await holdSlots(queue);
@@ -80,8 +80,8 @@ async function slotVerbs(open: (suffix: string) => Queue, fresh: () => Promise<v
 }
 
 /** Each verb that moves parked jobs back (resume, setLimits, unparkFreed): every job then runs. */
-async function unparkVerbs(open: (suffix: string) => Queue): Promise<void> {
-  const emails = (queue: Queue) => queue.enqueueMany([0, 1, 2].map((n) => ({ kind: 'email' as const, payload: { recipient: `${n}@example.com` } })));
+async function unparkVerbs(open: (suffix: string) => TestQueue): Promise<void> {
+  const emails = (queue: TestQueue) => queue.enqueueMany([0, 1, 2].map((n) => ({ kind: 'email' as const, payload: { recipient: `${n}@example.com` } })));
   {
     const queue = open('resume');
     await queue.pause({ kind: 'email' });
@@ -115,14 +115,14 @@ async function unparkVerbs(open: (suffix: string) => Queue): Promise<void> {
 describe('lazy script libraries', () => {
   // The pass through EVALSHA (JOBS_TEST_SCRIPTS=eval) has no functions to flush.
   test.runIf(scriptsMode() === 'functions')('a verb that frees a running slot works as the first call of a freshly loaded library (after a restart)', async ({ redis, queueName }) => {
-    await slotVerbs((suffix) => new JobQueue({ redis, queue: `${queueName}-${suffix}`, kinds }), () => flushFunctions(redis));
+    await slotVerbs((suffix) => new Queue({ redis, queue: `${queueName}-${suffix}`, kinds }), () => flushFunctions(redis));
   });
 
   test('a verb that frees a running slot works through EVALSHA (a Redis user without functions)', async ({ redis, redisUrl, queueName }) => {
     const user = `nofn-${queueName}`.replace(/[^A-Za-z0-9-]/g, '');
     await onEveryNode(redis, (node) => node.acl('SETUSER', user, 'on', '>pw-for-test', '~*', '&*', '+@all', '-fcall', '-function'));
     try {
-      await slotVerbs((suffix) => new JobQueue({ redis: urlWithUser(redisUrl, user, 'pw-for-test'), queue: `${queueName}-${suffix}`, kinds }), async () => undefined);
+      await slotVerbs((suffix) => new Queue({ redis: urlWithUser(redisUrl, user, 'pw-for-test'), queue: `${queueName}-${suffix}`, kinds }), async () => undefined);
     } finally {
       await onEveryNode(redis, (node) => node.acl('DELUSER', user));
     }
@@ -131,10 +131,10 @@ describe('lazy script libraries', () => {
   test('a verb that moves parked jobs back works through EVALSHA (a Redis user without functions)', async ({ redis, redisUrl, queueName }) => {
     const user = `nofn-unpark-${queueName}`.replace(/[^A-Za-z0-9-]/g, '');
     await onEveryNode(redis, (node) => node.acl('SETUSER', user, 'on', '>pw-for-test', '~*', '&*', '+@all', '-fcall', '-function'));
-    const queues: Queue[] = [];
+    const queues: TestQueue[] = [];
     try {
       await unparkVerbs((suffix) => {
-        const queue = new JobQueue({ redis: urlWithUser(redisUrl, user, 'pw-for-test'), queue: `${queueName}-${suffix}`, kinds });
+        const queue = new Queue({ redis: urlWithUser(redisUrl, user, 'pw-for-test'), queue: `${queueName}-${suffix}`, kinds });
         queues.push(queue);
         return queue;
       });

@@ -1,6 +1,6 @@
 import { onEveryNode, redisNodes, redisTest as test, scriptsMode, urlWithUser, type TestRedis } from '@jobs/testing';
 import { describe, expect } from 'vitest';
-import { JobQueue, type ClaimedJob } from '../src/index.ts';
+import { Queue, type ClaimedJob } from '../src/index.ts';
 import { kinds, openQueue } from './fixtures.ts';
 
 /** SCRIPT FLUSH and FUNCTION FLUSH on the server, or on every master of a cluster: wherever the queue's scripts run. */
@@ -57,7 +57,7 @@ describe('script loading', () => {
     const user = `nofn-${queueName}`.replace(/[^A-Za-z0-9-]/g, '');
     // A cluster does not share its users: every node (replicas too) must know this one.
     await onEveryNode(redis, (node) => node.acl('SETUSER', user, 'on', '>pw-for-test', '~*', '&*', '+@all', '-fcall', '-function'));
-    const queue = new JobQueue({ redis: urlWithUser(redisUrl, user, 'pw-for-test'), queue: queueName, kinds });
+    const queue = new Queue({ redis: urlWithUser(redisUrl, user, 'pw-for-test'), queue: queueName, kinds });
     const nodes = await redisNodes(redis);
     try {
       await queue.enqueue('email', { recipient: 'a@example.com' });

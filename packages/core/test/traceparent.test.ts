@@ -1,6 +1,6 @@
 import { redisTest as test } from '@jobs/testing';
 import { describe, expect } from 'vitest';
-import { isJobsError, JobQueue, PartitionedQueue, RedisScheduleStore, ScheduleRunner } from '../src/index.ts';
+import { isJobsError, Queue, RedisScheduleStore, ScheduleRunner } from '../src/index.ts';
 import { kinds, openQueue } from './fixtures.ts';
 
 const TRACEPARENT = '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01';
@@ -48,7 +48,7 @@ describe('traceparent: stored at enqueue, returned by the claims of a worker tha
 
   test('a claim returns the traceparent only when the queue was opened with claimTraceparent', async ({ redis, queueName }) => {
     const plain = openQueue(redis, queueName);
-    const tracing = new JobQueue({ redis, queue: queueName, kinds, claimTraceparent: true });
+    const tracing = new Queue({ redis, queue: queueName, kinds, claimTraceparent: true });
     await plain.enqueueMany([
       { kind: 'email', payload: { recipient: 'a@example.com' }, options: { traceparent: TRACEPARENT } },
       { kind: 'email', payload: { recipient: 'b@example.com' } },
@@ -69,7 +69,7 @@ describe('traceparent: stored at enqueue, returned by the claims of a worker tha
   });
 
   test('complete-and-claim returns the next jobs with their traceparents to a queue that traces', async ({ redis, queueName }) => {
-    const queue = new JobQueue({ redis, queue: queueName, kinds, claimTraceparent: true });
+    const queue = new Queue({ redis, queue: queueName, kinds, claimTraceparent: true });
     await queue.enqueue('email', { recipient: 'a@example.com' });
     await queue.enqueueMany([
       { kind: 'email', payload: { recipient: 'b@example.com' }, options: { traceparent: TRACEPARENT } },
@@ -88,7 +88,7 @@ describe('traceparent: stored at enqueue, returned by the claims of a worker tha
   });
 
   test('a retried job keeps its traceparent for its next attempt', async ({ redis, queueName }) => {
-    const queue = new JobQueue({ redis, queue: queueName, kinds, claimTraceparent: true });
+    const queue = new Queue({ redis, queue: queueName, kinds, claimTraceparent: true });
     await queue.enqueue('email', { recipient: 'a@example.com' }, { traceparent: TRACEPARENT });
     const [first] = await queue.claim();
     await queue.fail(first as NonNullable<typeof first>, new Error('again'), { retryDelayMs: 0 });
@@ -98,7 +98,7 @@ describe('traceparent: stored at enqueue, returned by the claims of a worker tha
   });
 
   test("a schedule's job carries no traceparent (a schedule has no enqueue context)", async ({ redis, queueName }) => {
-    const queue = new JobQueue({ redis, queue: queueName, kinds, claimTraceparent: true });
+    const queue = new Queue({ redis, queue: queueName, kinds, claimTraceparent: true });
     await queue.schedules.upsert({ id: 'tick', kind: 'email', payload: { recipient: 'a@example.com' }, cron: '* * * * * *', limit: 1 });
     const runner = new ScheduleRunner({ store: new RedisScheduleStore(queue.client, queue.keys) });
     runner.start();
@@ -111,10 +111,10 @@ describe('traceparent: stored at enqueue, returned by the claims of a worker tha
   });
 
   test('a partitioned queue stores the traceparent on the partition the job goes to', async ({ redis, queueName }) => {
-    const queue = new PartitionedQueue({ redis, queue: queueName, kinds, partitions: 3, claimTraceparent: true });
+    const queue = new Queue({ redis, queue: queueName, kinds, partitions: 3, claimTraceparent: true });
     const id = await queue.enqueue('email', { recipient: 'a@example.com' }, { partitionKey: 'user-1', traceparent: TRACEPARENT });
     expect((await queue.getJob(id))?.traceparent).toBe(TRACEPARENT);
-    const partition = queue.partitionOf(id) as JobQueue<unknown>;
+    const partition = queue.partitionOf(id)!;
     const [job] = await partition.claim();
     expect(job?.traceparent).toBe(TRACEPARENT);
     await queue.close();
@@ -123,7 +123,7 @@ describe('traceparent: stored at enqueue, returned by the claims of a worker tha
 
 describe('traceparent: flows', () => {
   test("a flow's jobs take the root's traceparent, unless a job has its own", async ({ redis, queueName }) => {
-    const queue = new JobQueue({ redis, queue: queueName, kinds, claimTraceparent: true });
+    const queue = new Queue({ redis, queue: queueName, kinds, claimTraceparent: true });
     const flow = await queue.enqueueFlow({
       kind: 'email',
       payload: { recipient: 'parent@example.com' },

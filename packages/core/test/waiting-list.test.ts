@@ -1,15 +1,15 @@
 import { redisTest as test } from '@jobs/testing';
 import { describe, expect } from 'vitest';
-import { PartitionedQueue, type JobQueue, type PayloadTypesOf } from '../src/index.ts';
+import { Queue, type PayloadTypesOf } from '../src/index.ts';
 import { kinds, openQueue } from './fixtures.ts';
 
 const mail = (n: number) => ({ recipient: 'a@example.com', n });
 const hook = (n: number) => ({ url: `https://example.com/${n}` });
 
-type Queue = JobQueue<PayloadTypesOf<typeof kinds>> | PartitionedQueue<PayloadTypesOf<typeof kinds>>;
+type TestQueue = Queue<PayloadTypesOf<typeof kinds>>;
 
 /** Every id of `list('waiting')`, read `pageSize` at a time. */
-async function pageThrough(queue: Queue, pageSize: number): Promise<string[]> {
+async function pageThrough(queue: TestQueue, pageSize: number): Promise<string[]> {
   const ids: string[] = [];
   for (let offset = 0; ; offset += pageSize) {
     const page = await queue.list('waiting', { offset, limit: pageSize });
@@ -82,7 +82,7 @@ describe("list('waiting')", () => {
   }, 60_000);
 
   test('pages a partitioned queue as one list, partition by partition', async ({ redis, queueName }) => {
-    const queue = new PartitionedQueue({ redis, queue: queueName, kinds, partitions: 3 });
+    const queue = new Queue({ redis, queue: queueName, kinds, partitions: 3 });
     const ids: string[] = [];
     for (let n = 0; n < 9; n += 1) ids.push(await queue.enqueue('email', mail(n), { priority: n % 2 === 0 ? 3 : 0 }));
     expect((await queue.stats()).waitingDepth).toBe(9);

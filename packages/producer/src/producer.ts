@@ -1,7 +1,7 @@
 import {
   assertJobId,
   InvalidArgumentError,
-  PartitionedQueue,
+  Queue,
   type CancelOutcome,
   type ChildResult,
   type EventFollower,
@@ -10,7 +10,6 @@ import {
   type EnqueueResult,
   type FlowRequest,
   type FlowResult,
-  type JobQueue,
   type JobRecord,
   type KindName,
   type Kinds,
@@ -117,7 +116,7 @@ export interface WaitForResultOptions {
 export class Producer<P> {
   /** The queue's name. */
   readonly queue: string;
-  readonly #queue: PartitionedQueue<P>;
+  readonly #queue: Queue<P>;
   readonly #results: ResultWaiter;
   /** A span per enqueue call, when tracing is on. */
   readonly #tracing: ProducerTracing | undefined;
@@ -127,7 +126,7 @@ export class Producer<P> {
     assertOptionKeys('options', options, PRODUCER_OPTION_KEYS);
     const { tracing } = options;
     const tracingOptions = checkTracingOptions(tracing);
-    this.#queue = new PartitionedQueue({
+    this.#queue = new Queue({
       redis: options.redis,
       queue: options.queue,
       kinds: options.kinds,
@@ -143,7 +142,7 @@ export class Producer<P> {
     this.#tracing = tracingOptions === undefined ? undefined : ProducerTracing.open(this.queue, tracingOptions, options.logger ?? silentLogger);
     const queue = this.#queue;
     // A foreign id (no partition suffix) of a partitioned queue: partition 0's channel, and the re-reads.
-    const channelOf = (id: string): string => (queue.partitionOf(id) ?? (queue.partitions[0] as (typeof queue.partitions)[number])).keys.events;
+    const channelOf = (id: string): string => (queue.partitionOf(id) ?? queue.partitions[0])?.keys.events ?? queue.keys.events;
     this.#results = new ResultWaiter(queue.client, channelOf, (id) => queue.getJob(id));
   }
 
@@ -200,7 +199,7 @@ export class Producer<P> {
     const tracing = this.#tracing;
     // Not an object: the queue refuses it as it stands.
     if (tracing === undefined || typeof flow !== 'object' || flow === null) return this.#queue.enqueueFlow(flow);
-    // The flow's jobs take the root's traceparent (see JobQueue.enqueueFlow).
+    // The flow's jobs take the root's traceparent (see Queue.enqueueFlow).
     return tracing.send(
       { count: flowSize(flow), kind: typeof flow.kind === 'string' ? flow.kind : undefined },
       (traceparent) => this.#queue.enqueueFlow(traceparent === undefined ? flow : ({ ...flow, options: withTraceparent(flow.options, traceparent) } as FlowRequest<P>)),
@@ -303,7 +302,7 @@ export class Producer<P> {
    * ```
    */
   get schedules(): Schedules<P> {
-    return (this.#queue.partitions[0] as JobQueue<P>).schedules;
+    return this.#queue.schedules;
   }
 
   /** The queue's depths and counters. */

@@ -1,4 +1,4 @@
-import { JobQueue, type ClaimedJob } from '@jobs/core';
+import { Queue, type ClaimedJob } from '@jobs/core';
 import { queueKeysIn, redisTest as test } from '@jobs/testing';
 import { describe, expect } from 'vitest';
 import { createProducer, isJobsError, JobFailedError, type PayloadTypesOf } from '../src/index.ts';
@@ -17,7 +17,7 @@ describe('producer.enqueueFlow', () => {
     });
     const suffix = flow.id.slice(flow.id.lastIndexOf('.'));
     for (const child of flow.children) expect(child.id.endsWith(suffix)).toBe(true);
-    const partition = new JobQueue<PayloadTypesOf<typeof kinds>>({ redis, queue: `${queueName}:${suffix.slice(1)}`, kinds });
+    const partition = new Queue<PayloadTypesOf<typeof kinds>>({ redis, queue: `${queueName}:${suffix.slice(1)}`, kinds });
     const children = await partition.claim({ max: 5 });
     expect(children.map((job) => job.id).sort()).toEqual(flow.children.map((child) => child.id).sort());
     for (const job of children) await partition.complete(job, { resized: job.id });
@@ -39,7 +39,7 @@ describe('producer.enqueueFlow', () => {
     expect(isJobsError(bad, 'JOBS_VALIDATION')).toBe(true);
     expect(await queueKeysIn(redis, queueName)).toEqual([]);
     const flow = await producer.enqueueFlow({ kind: 'email', payload: { recipient: 'a@example.com' }, children: [{ kind: 'resize', payload: { image: 'a.png', width: 1 } }] });
-    const worker = new JobQueue<PayloadTypesOf<typeof kinds>>({ redis, queue: queueName, kinds });
+    const worker = new Queue<PayloadTypesOf<typeof kinds>>({ redis, queue: queueName, kinds });
     const [child] = (await worker.claim()) as [ClaimedJob];
     const wait = producer.waitForResult(flow.id, { timeoutMs: 5_000 }).catch((e: unknown) => e);
     await worker.fail(child, 'no such image', { permanent: true });

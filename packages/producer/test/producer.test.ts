@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { JobQueue, type RedisClient } from '@jobs/core';
+import { Queue, type RedisClient } from '@jobs/core';
 import { startRedisServer } from '@jobs/dev-redis';
 import { isClusterRun, onEveryNode, openRedis, parseClusterUrl, redisTest as test, uniqueQueueName, urlWithUser, within } from '@jobs/testing';
 import { describe, expect } from 'vitest';
@@ -9,9 +9,9 @@ import { kinds } from './kinds.ts';
 
 type Payloads = PayloadTypesOf<typeof kinds>;
 
-/** A minimal worker made from core's JobQueue, so these tests need no worker package. */
-function rawWorker(redis: RedisClient, queue: string): JobQueue<Payloads> {
-  return new JobQueue({ redis, queue, kinds, backoff: { type: 'fixed', delayMs: 0 } });
+/** A minimal worker made from core's Queue, so these tests need no worker package. */
+function rawWorker(redis: RedisClient, queue: string): Queue<Payloads> {
+  return new Queue({ redis, queue, kinds, backoff: { type: 'fixed', delayMs: 0 } });
 }
 
 describe('producer', () => {
@@ -71,7 +71,7 @@ describe('producer', () => {
 
   test('waitForResult still finishes when the queue publishes no events', async ({ redis, queueName }) => {
     const producer = createProducer({ redis, queue: queueName, kinds });
-    const worker = new JobQueue({ redis, queue: queueName, kinds, events: false });
+    const worker = new Queue({ redis, queue: queueName, kinds, events: false });
     const id = await producer.enqueue('email', { recipient: 'a@example.com' });
     const waiting = producer.waitForResult(id, { timeoutMs: 10_000 });
     const [job] = await worker.claim({ blockMs: 5_000 });

@@ -1,4 +1,4 @@
-import { JobQueue, type ClaimedJob, type JobRecord } from '@jobs/core';
+import { Queue, type ClaimedJob, type JobRecord } from '@jobs/core';
 import { redisTest as test, waitFor, within } from '@jobs/testing';
 import { describe, expect } from 'vitest';
 import { ResultWaiter } from '../src/result-waiter.ts';
@@ -6,7 +6,7 @@ import { kinds } from './kinds.ts';
 
 describe('ResultWaiter', () => {
   test("a wait is woken by the job's completed event, not by re-reading the job (on a cluster too)", async ({ redisUrl, queueName }) => {
-    const queue = new JobQueue({ redis: redisUrl, queue: queueName, kinds });
+    const queue = new Queue({ redis: redisUrl, queue: queueName, kinds });
     const reads: (string | undefined)[] = [];
     const readJob = async (id: string): Promise<JobRecord | null> => {
       const job = await queue.getJob(id);
@@ -28,7 +28,7 @@ describe('ResultWaiter', () => {
     await queue.close();
   });
   test('progress heard late from the events channel is not replayed after a newer stored report: each report once, in order', async ({ redisUrl, redis, queueName }) => {
-    const queue = new JobQueue({ redis: redisUrl, queue: queueName, kinds });
+    const queue = new Queue({ redis: redisUrl, queue: queueName, kinds });
     const waiter = new ResultWaiter(queue.client, () => queue.keys.events, (id) => queue.getJob(id), 60_000);
     const id = await queue.enqueue('email', { recipient: 'a@example.com' });
     const [job] = (await queue.claim()) as [ClaimedJob];

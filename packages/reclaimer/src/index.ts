@@ -15,7 +15,7 @@ export { scheduleAdmin } from './admin/schedules-admin.ts';
 export { jobsAclRules, jobsOperatorAclRules } from './acl.ts';
 export { jsonLogger } from './json-logger.ts';
 export type { JsonLoggerOptions, LogLevel } from './json-logger.ts';
-export { defineKinds, describeRedis, isJobsError, JOBS_ERROR_CODES, JobQueue, JobsError, RedisUnavailableError } from '@jobs/core';
+export { defineKinds, describeRedis, isJobsError, JOBS_ERROR_CODES, JobQueue, JobsError, Queue, RedisUnavailableError } from '@jobs/core';
 export type { JobRecord, JobStatus, JobsErrorCode, ListState, Logger, QueueStats, ReclaimResult, RedisConnectionInput, ClusterConnectionOptions, ScheduleRecord, ScheduleSpec, ScheduleStatus, UpsertScheduleResult } from '@jobs/core';
 export { createDashboard } from './dashboard/dashboard.ts';
 export type { Dashboard, DashboardOptions, DashboardServer } from './dashboard/dashboard.ts';

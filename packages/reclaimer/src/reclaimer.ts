@@ -4,7 +4,7 @@ import {
   assertQueueName,
   defineKinds,
   isJobsError,
-  JobQueue,
+  Queue,
   RedisScheduleStore,
   ScheduleRunner,
   silentLogger,
@@ -83,7 +83,7 @@ export class Reclaimer extends EventEmitter<ReclaimerEventMap> {
   readonly #client: RedisClient;
   readonly #owned: boolean;
   readonly #fixedQueues: readonly string[] | undefined;
-  readonly #queues = new Map<string, JobQueue<unknown>>();
+  readonly #queues = new Map<string, Queue<unknown>>();
   /** Per queue, its schedule runner (started with the reclaimer). */
   readonly #runners = new Map<string, ScheduleRunner>();
   /** The one pub/sub connection of every runner's wakes, opened with the first runner. */
@@ -148,17 +148,17 @@ export class Reclaimer extends EventEmitter<ReclaimerEventMap> {
     this.#owned = owned;
   }
 
-  #queue(name: string): JobQueue<unknown> {
+  #queue(name: string): Queue<unknown> {
     let queue = this.#queues.get(name);
     if (!queue) {
-      queue = new JobQueue({ redis: this.#client, queue: name, kinds: empty, visibilityMs: this.#visibilityMs, maxAttempts: this.#maxAttempts, eventLog: this.#eventLog, workerId: this.#workerId }) as JobQueue<unknown>;
+      queue = new Queue({ redis: this.#client, queue: name, kinds: empty, visibilityMs: this.#visibilityMs, maxAttempts: this.#maxAttempts, eventLog: this.#eventLog, workerId: this.#workerId }) as Queue<unknown>;
       this.#queues.set(name, queue);
       if (this.#started) this.#runSchedules(queue);
     }
     return queue;
   }
 
-  #runSchedules(queue: JobQueue<unknown>): void {
+  #runSchedules(queue: Queue<unknown>): void {
     if (!this.#schedules || this.#stopped || this.#runners.has(queue.name)) return;
     this.#subscriber ??= new SharedSubscriber(this.#client);
     const runner = new ScheduleRunner({

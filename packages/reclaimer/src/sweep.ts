@@ -1,4 +1,4 @@
-import type { JobQueue, QueueStats } from '@jobs/core';
+import type { Queue, QueueStats } from '@jobs/core';
 
 /** What one sweep of one queue did. */
 export interface SweepReport {
@@ -13,7 +13,7 @@ export interface SweepReport {
   readonly promoted: number;
   /** Expired ids dropped from the histories. */
   readonly tidied: number;
-  /** Parked jobs moved back because nothing holds their kind back any more (see `JobQueue.unparkFreed`). */
+  /** Parked jobs moved back because nothing holds their kind back any more (see `Queue.unparkFreed`). */
   readonly unparked: number;
   /** Script calls made; each handles at most `batch` jobs. */
   readonly calls: number;
@@ -40,7 +40,7 @@ export interface SweepLimits {
  * Every step is an atomic script call of at most `batch` jobs, so any number of reclaimers can
  * sweep the same queue at once without handling a job twice, and none keeps Redis busy long.
  */
-export async function sweepQueue(queue: JobQueue<unknown>, limits: SweepLimits): Promise<SweepReport> {
+export async function sweepQueue(queue: Queue<unknown>, limits: SweepLimits): Promise<SweepReport> {
   const started = performance.now();
   let calls = 0;
   let largestCall = 0;

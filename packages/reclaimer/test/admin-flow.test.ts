@@ -1,7 +1,8 @@
 import { fileURLToPath } from 'node:url';
-import { defineKinds, JobQueue, PartitionedQueue } from '@jobs/core';
+import { defineKinds, Queue } from '@jobs/core';
 import { queueKeysIn, redisTest as test } from '@jobs/testing';
 import { describe, expect } from 'vitest';
+import { partitionQueues } from '../src/admin/partition-queues.ts';
 import { BIN, runCli } from './cli.ts';
 
 const kinds = defineKinds({
@@ -13,7 +14,7 @@ const KINDS_MODULE = fileURLToPath(new URL('fixtures/mail-kinds.mjs', import.met
 
 describe('jobsctl pause and resume (run as a child process)', () => {
   test('pause: a claim then starts nothing, enqueues go on, stats says paused; resume: the claim takes the jobs', async ({ redis, redisUrl, queueName }) => {
-    const queue = new JobQueue({ redis, queue: queueName, kinds });
+    const queue = new Queue({ redis, queue: queueName, kinds });
     const env = { REDIS_URL: redisUrl, JOBS_QUEUE: queueName };
     await queue.enqueue('task', { n: 1 });
     const paused = await runCli(BIN.jobsctl, ['pause'], env);
@@ -37,7 +38,7 @@ describe('jobsctl pause and resume (run as a child process)', () => {
   });
 
   test('pause --kind parks that kind only; stats shows the paused kind and the parked jobs; resume --kind puts them back first', async ({ redis, redisUrl, queueName }) => {
-    const queue = new JobQueue({ redis, queue: queueName, kinds });
+    const queue = new Queue({ redis, queue: queueName, kinds });
     const env = { REDIS_URL: redisUrl, JOBS_QUEUE: queueName };
     const tasks = [await queue.enqueue('task', { n: 1 }), await queue.enqueue('task', { n: 2 })];
     const other = await queue.enqueue('other', {});
@@ -55,7 +56,7 @@ describe('jobsctl pause and resume (run as a child process)', () => {
   });
 
   test('stats shows the prioritized jobs and the expired total; ls waiting lists them in the order they start', async ({ redis, redisUrl, queueName }) => {
-    const queue = new JobQueue({ redis, queue: queueName, kinds });
+    const queue = new Queue({ redis, queue: queueName, kinds });
     await queue.enqueue('task', { n: 1 });
     await queue.enqueue('task', { n: 2 }, { priority: 5 });
     await queue.enqueue('task', { n: 3 }, { expiresAt: 1 });
@@ -75,14 +76,14 @@ describe('jobsctl pause and resume (run as a child process)', () => {
   });
 
   test('a partitioned queue: pause and resume reach every partition, and stats says when only some are paused', async ({ redis, redisUrl, queueName }) => {
-    const queue = new PartitionedQueue({ redis, queue: queueName, kinds, partitions: 3 });
+    const queue = new Queue({ redis, queue: queueName, kinds, partitions: 3 });
     await queue.enqueueMany([0, 1, 2, 3, 4, 5].map((n) => ({ kind: 'task' as const, payload: { n }, options: { partitionKey: `k${n}` } })));
     const env = { REDIS_URL: redisUrl, JOBS_QUEUE: queueName };
     expect((await runCli(BIN.jobsctl, ['pause'], env)).code).toBe(0);
     for (const partition of queue.partitions) expect(await partition.claim({ max: 10 })).toEqual([]);
     expect((await runCli(BIN.jobsctl, ['stats'], env)).stdout).toMatch(/^partitions\s+3\npaused\s+yes/);
     // A pause cut short: one partition running.
-    await queue.partitions[1]?.resume();
+    await partitionQueues(queue)[1]?.resume();
     const partly = await runCli(BIN.jobsctl, ['stats'], env);
     expect(partly.stdout).toMatch(/^paused\s+partly: partitions 0, 2 of 3 \(run jobsctl pause or resume again\)$/m);
     expect(JSON.parse((await runCli(BIN.jobsctl, ['stats', '--json'], env)).stdout)).toMatchObject({ partitions: 3, pausedPartitions: 2, paused: true });
@@ -94,7 +95,7 @@ describe('jobsctl pause and resume (run as a child process)', () => {
   });
 
   test('a kind the queue does not know: exit code 1, the kinds it has (the closest first), and nothing paused', async ({ redis, redisUrl, queueName }) => {
-    const queue = new JobQueue({ redis, queue: queueName, kinds });
+    const queue = new Queue({ redis, queue: queueName, kinds });
     await queue.enqueue('task', { n: 1 });
     await queue.enqueue('other', {});
     const env = { REDIS_URL: redisUrl, JOBS_QUEUE: queueName };
@@ -121,7 +122,7 @@ describe('jobsctl pause and resume (run as a child process)', () => {
   });
 
   test('pause and resume: wrong arguments exit 2, an unknown queue exits 1 and writes nothing', async ({ redis, redisUrl, queueName }) => {
-    const queue = new JobQueue({ redis, queue: queueName, kinds });
+    const queue = new Queue({ redis, queue: queueName, kinds });
     await queue.enqueue('task', { n: 1 });
     const cases: [string[], RegExp, string][] = [
       [['pause'], /pause needs --queue NAME/, 'jobsctl pause --help'],

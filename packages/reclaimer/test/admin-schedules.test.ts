@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { JobQueue, PartitionedQueue, RedisScheduleStore, ScheduleRunner } from '@jobs/core';
+import { Queue, RedisScheduleStore, ScheduleRunner } from '@jobs/core';
 import { redisTest as test, waitFor } from '@jobs/testing';
 import { describe, expect } from 'vitest';
 import { BIN, runCli } from './cli.ts';
@@ -14,7 +14,7 @@ const ISO = /\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z/;
 
 describe('jobsctl schedules (run as a child process)', () => {
   test('upsert, list, show, pause, resume and remove; next runs in ISO 8601, epoch ms with --json', async ({ redis, redisUrl, queueName }) => {
-    const queue = new JobQueue({ redis, queue: queueName, kinds });
+    const queue = new Queue({ redis, queue: queueName, kinds });
     await queue.enqueue('email', { to: 'ops@example.com' });
     const env = { REDIS_URL: redisUrl, JOBS_QUEUE: queueName };
     const upsert = await runCli(BIN.jobsctl, ['schedules', 'upsert', '--kinds', KINDS_MODULE, '--id', 'digest', '--kind', 'email', '--payload', '{"to":"team@example.com"}', '--cron', '0 8 * * *', '--tz', 'Europe/Paris'], env);
@@ -69,7 +69,7 @@ describe('jobsctl schedules (run as a child process)', () => {
   });
 
   test('list shows the runs against the limit, the last job, and a schedule done once its limit is reached', async ({ redis, redisUrl, queueName }) => {
-    const queue = new JobQueue({ redis, queue: queueName, kinds });
+    const queue = new Queue({ redis, queue: queueName, kinds });
     await queue.enqueue('digest', {});
     const env = { REDIS_URL: redisUrl, JOBS_QUEUE: queueName };
     const startAt = String(Date.now() + 300);
@@ -90,7 +90,7 @@ describe('jobsctl schedules (run as a child process)', () => {
   });
 
   test('a partitioned queue keeps its schedules in partition 0, where its producer does', async ({ redis, redisUrl, queueName }) => {
-    const queue = new PartitionedQueue({ redis, queue: queueName, kinds, partitions: 2 });
+    const queue = new Queue({ redis, queue: queueName, kinds, partitions: 2 });
     await queue.enqueue('digest', {});
     const env = { REDIS_URL: redisUrl, JOBS_QUEUE: queueName };
     expect((await runCli(BIN.jobsctl, ['schedules', 'upsert', '--kinds', KINDS_MODULE, '--id', 'nightly', '--kind', 'digest', '--cron', '0 3 * * *'], env)).code).toBe(0);
@@ -100,7 +100,7 @@ describe('jobsctl schedules (run as a child process)', () => {
   });
 
   test('upsert refuses what the kinds or the schedule rules refuse: the flag at fault, exit code 2, nothing written', async ({ redis, redisUrl, queueName }) => {
-    const queue = new JobQueue({ redis, queue: queueName, kinds });
+    const queue = new Queue({ redis, queue: queueName, kinds });
     await queue.enqueue('digest', {});
     const env = { REDIS_URL: redisUrl, JOBS_QUEUE: queueName };
     const base = ['schedules', 'upsert', '--kinds', KINDS_MODULE, '--id', 'x'];
@@ -126,7 +126,7 @@ describe('jobsctl schedules (run as a child process)', () => {
   });
 
   test('wrong arguments exit 2 before Redis is asked: no --kinds for upsert, bad JSON, both or neither timing', async ({ redis, redisUrl, queueName }) => {
-    const queue = new JobQueue({ redis, queue: queueName, kinds });
+    const queue = new Queue({ redis, queue: queueName, kinds });
     await queue.enqueue('digest', {});
     const env = { REDIS_URL: redisUrl, JOBS_QUEUE: queueName };
     const cases: [string[], RegExp, string][] = [
@@ -153,7 +153,7 @@ describe('jobsctl schedules (run as a child process)', () => {
   });
 
   test('an unknown schedule id or queue: exit code 1, with the schedules or queues there are', async ({ redis, redisUrl, queueName }) => {
-    const queue = new JobQueue({ redis, queue: queueName, kinds });
+    const queue = new Queue({ redis, queue: queueName, kinds });
     await queue.schedules.upsert({ id: 'digest', kind: 'digest', payload: {}, every: 60_000 });
     const env = { REDIS_URL: redisUrl, JOBS_QUEUE: queueName };
     for (const action of ['show', 'pause', 'resume', 'remove']) {

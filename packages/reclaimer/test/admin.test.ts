@@ -1,7 +1,7 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { defineKinds, JobQueue } from '@jobs/core';
+import { defineKinds, Queue } from '@jobs/core';
 import { findFreePort } from '@jobs/dev-redis';
 import { spawn } from 'node:child_process';
 import { isClusterRun, queueKeysIn, redisNodes, redisTest as test, waitFor, type TestRedis } from '@jobs/testing';
@@ -12,7 +12,7 @@ const kinds = defineKinds({ task: { schema: { type: 'object', properties: { n: {
 
 describe('jobsctl (the admin CLI, run as a child process)', () => {
   test('stats and queues show depths and counters, as a table or as JSON', async ({ redis, redisUrl, queueName }) => {
-    const queue = new JobQueue({ redis, queue: queueName, kinds });
+    const queue = new Queue({ redis, queue: queueName, kinds });
     await queue.enqueueMany([{ kind: 'task', payload: { n: 1 } }, { kind: 'task', payload: { n: 2 } }]);
     await queue.enqueue('task', { n: 3 }, { delayMs: 60_000 });
     const env = { REDIS_URL: redisUrl };
@@ -36,7 +36,7 @@ describe('jobsctl (the admin CLI, run as a child process)', () => {
   });
 
   test("stats shows the queue's limits on one line (and as JSON)", async ({ redis, redisUrl, queueName }) => {
-    const queue = new JobQueue({ redis, queue: queueName, kinds });
+    const queue = new Queue({ redis, queue: queueName, kinds });
     await queue.enqueue('task', { n: 1 });
     await queue.setLimits({ rate: { max: 100, windowMs: 1_000 }, kinds: { task: { concurrency: 2 } }, groups: { concurrency: 1 } });
     const env = { REDIS_URL: redisUrl };
@@ -48,7 +48,7 @@ describe('jobsctl (the admin CLI, run as a child process)', () => {
   });
 
   test('ls, show, cancel, retry and retry --all-failed', async ({ redis, redisUrl, queueName }) => {
-    const queue = new JobQueue({ redis, queue: queueName, kinds });
+    const queue = new Queue({ redis, queue: queueName, kinds });
     const env = { REDIS_URL: redisUrl, JOBS_QUEUE: queueName };
     const ids = [];
     for (let n = 0; n < 4; n += 1) ids.push(await queue.enqueue('task', { n }));
@@ -96,7 +96,7 @@ describe('jobsctl (the admin CLI, run as a child process)', () => {
   });
 
   test('show prints a job timeline; events lists the log and --follow prints new events as they come; a CLI cancel is logged', async ({ redis, redisUrl, queueName }) => {
-    const queue = new JobQueue({ redis, queue: queueName, kinds, eventLog: true, workerId: 'w-7' });
+    const queue = new Queue({ redis, queue: queueName, kinds, eventLog: true, workerId: 'w-7' });
     const env = { REDIS_URL: redisUrl, JOBS_QUEUE: queueName };
     const id = await queue.enqueue('task', { n: 1 });
     const [job] = await queue.claim();
@@ -125,7 +125,7 @@ describe('jobsctl (the admin CLI, run as a child process)', () => {
   });
 
   test('purge asks for --yes, then deletes every key of the queue', async ({ redis, redisUrl, queueName }) => {
-    const queue = new JobQueue({ redis, queue: queueName, kinds });
+    const queue = new Queue({ redis, queue: queueName, kinds });
     await queue.enqueue('task', { n: 1 });
     const env = { REDIS_URL: redisUrl };
     const refused = await runCli(BIN.jobsctl, ['purge', '--queue', queueName], env);
@@ -200,7 +200,7 @@ describe('jobsctl (the admin CLI, run as a child process)', () => {
   });
 
   test('a queue that is not in Redis: exit code 1, and the queues that are, the closest to the name first', async ({ redis, redisUrl, queueName }) => {
-    const queue = new JobQueue({ redis, queue: queueName, kinds });
+    const queue = new Queue({ redis, queue: queueName, kinds });
     const id = await queue.enqueue('task', { n: 1 });
     const env = { REDIS_URL: redisUrl };
     const typo = `${queueName}x`;
@@ -219,7 +219,7 @@ describe('jobsctl (the admin CLI, run as a child process)', () => {
   });
 
   test('export-failed writes every dead letter as a JSON line, a page at a time, to a new file or stdout', async ({ redis, redisUrl, queueName }) => {
-    const queue = new JobQueue({ redis, queue: queueName, kinds });
+    const queue = new Queue({ redis, queue: queueName, kinds });
     const env = { REDIS_URL: redisUrl, JOBS_QUEUE: queueName };
     // More than two pages of the export (500 each).
     const count = 1_100;

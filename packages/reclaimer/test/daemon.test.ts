@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
-import { defineKinds, JobQueue } from '@jobs/core';
+import { defineKinds, Queue } from '@jobs/core';
 import { findFreePort, startRedisServer } from '@jobs/dev-redis';
 import { isClusterRun, onEveryNode, redisNodes, redisTest as test, urlWithUser, waitFor, within } from '@jobs/testing';
 import { createWorker } from '@jobs/worker';
@@ -130,7 +130,7 @@ describe('jobs-reclaimer (the daemon, run as a child process)', () => {
     const intervalMs = 200;
     const daemon = startDaemon(['--queue', queueName, '--interval-ms', String(intervalMs), '--metrics-port', '0'], { REDIS_URL: redisUrl });
     await daemon.waitForLog((line) => line.msg === 'jobs-reclaimer starting');
-    const producer = new JobQueue({ redis, queue: queueName, kinds });
+    const producer = new Queue({ redis, queue: queueName, kinds });
     const id = await producer.enqueue('task', { n: 1 });
     const crashing = spawn(process.execPath, [fileURLToPath(new URL('./fixtures/claim-and-hang.mjs', import.meta.url))], {
       env: { ...process.env, REDIS_URL: redisUrl, QUEUE: queueName, VISIBILITY_MS: '300' },
@@ -157,7 +157,7 @@ describe('jobs-reclaimer (the daemon, run as a child process)', () => {
   });
 
   test('four reclaimers sweeping 50,000 expired leases reclaim each job exactly once, in bounded calls', async ({ redisUrl, redis, queueName }) => {
-    const queue = new JobQueue({ redis, queue: queueName, kinds, visibilityMs: 1 });
+    const queue = new Queue({ redis, queue: queueName, kinds, visibilityMs: 1 });
     for (let start = 0; start < 50_000; start += 5_000) {
       await queue.enqueueMany(Array.from({ length: 5_000 }, (_, i) => ({ kind: 'task' as const, payload: { n: start + i } })));
     }
@@ -195,7 +195,7 @@ describe('jobs-reclaimer (the daemon, run as a child process)', () => {
     let server = await startRedisServer({ name: 'healthz' });
     const port = server.port;
     const client = new Redis(server.url);
-    const queue = new JobQueue({ redis: client, queue: 'watched', kinds, visibilityMs: 1 });
+    const queue = new Queue({ redis: client, queue: 'watched', kinds, visibilityMs: 1 });
     await queue.enqueueMany([{ kind: 'task', payload: { n: 1 } }, { kind: 'task', payload: { n: 2 } }, { kind: 'task', payload: { n: 3 } }]);
     await queue.claim();
     // A group's first job holds its turn in pending; the second waits in the group's list.
@@ -241,7 +241,7 @@ describe('jobs-reclaimer (the daemon, run as a child process)', () => {
       await waitFor(async () => (await fetch(`${base}/healthz`)).status === 200, { timeoutMs: 20_000, what: '/healthz to turn healthy again' });
       // The new server knows none of the scripts: sweeping goes on (NOSCRIPT is handled inside).
       const again = new Redis(server.url);
-      const queueAgain = new JobQueue({ redis: again, queue: 'watched', kinds, visibilityMs: 1 });
+      const queueAgain = new Queue({ redis: again, queue: 'watched', kinds, visibilityMs: 1 });
       await queueAgain.enqueue('task', { n: 4 });
       await queueAgain.claim();
       const sweepsBefore = daemon.logs().filter((line) => line.msg === 'swept' && line.reclaimed === 1).length;
@@ -271,7 +271,7 @@ describe('jobs-reclaimer (the daemon, run as a child process)', () => {
     const user = `reclaimer-${queueName}`;
     // A cluster does not share its users: every node (replicas too) must know this one.
     await onEveryNode(redis, (node) => node.acl('SETUSER', user, 'on', '>hunter2-secret', '~*', '&*', '+@all'));
-    const queue = new JobQueue({ redis, queue: queueName, kinds });
+    const queue = new Queue({ redis, queue: queueName, kinds });
     await queue.enqueue('task', { n: 1 }, { delayMs: 1 });
     const daemon = startDaemon(['--interval-ms', '50', '--metrics-port', '0'], { REDIS_URL: urlWithUser(redisUrl, user, 'hunter2-secret') });
     const swept = await daemon.waitForLog((line) => line.msg === 'swept' && line.queue === queueName && line.promoted === 1);

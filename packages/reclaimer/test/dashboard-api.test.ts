@@ -1,5 +1,5 @@
 import { request } from 'node:http';
-import { defineKinds, JobQueue, type RedisClient } from '@jobs/core';
+import { defineKinds, Queue, type RedisClient } from '@jobs/core';
 import { redisTest as test } from '@jobs/testing';
 import { describe, expect } from 'vitest';
 import { createDashboard, isJobsError, jobQueueSource, type DashboardDataSource } from '../src/index.ts';
@@ -9,13 +9,13 @@ import { startTestDashboard, TOKENS, type TestDashboard } from './dashboard-clie
 const kinds = defineKinds({ email: { schema: { type: 'object', properties: { to: { type: 'string' } } } } });
 
 function openQueue(redis: RedisClient, queueName: string) {
-  return new JobQueue({ redis, queue: queueName, kinds });
+  return new Queue({ redis, queue: queueName, kinds });
 }
 
-type Queue = ReturnType<typeof openQueue>;
+type TestQueue = ReturnType<typeof openQueue>;
 
 /** Enqueues a job and lets it fail on its only attempt: a dead letter. */
-async function deadLetter(queue: Queue, to: string): Promise<string> {
+async function deadLetter(queue: TestQueue, to: string): Promise<string> {
   const id = await queue.enqueue('email', { to }, { maxAttempts: 1 });
   const [job] = await queue.claim();
   if (!job || job.id !== id) throw new Error('expected to claim the job just enqueued');
@@ -23,7 +23,7 @@ async function deadLetter(queue: Queue, to: string): Promise<string> {
   return id;
 }
 
-async function withDashboard(queue: Queue, run: (d: TestDashboard) => Promise<void>, credentials = { operatorToken: TOKENS.operator, viewerToken: TOKENS.viewer }): Promise<void> {
+async function withDashboard(queue: TestQueue, run: (d: TestDashboard) => Promise<void>, credentials = { operatorToken: TOKENS.operator, viewerToken: TOKENS.viewer }): Promise<void> {
   const d = await startTestDashboard([queue], { credentials });
   try {
     await run(d);
@@ -255,7 +255,7 @@ describe('the dashboard API: capabilities of the data source', () => {
   });
 
   test("a job's timeline comes from its queue's event log: attempt, worker and error code per event", async ({ redis, queueName }) => {
-    const queue = new JobQueue({ redis, queue: queueName, kinds, eventLog: true, workerId: 'w-3' });
+    const queue = new Queue({ redis, queue: queueName, kinds, eventLog: true, workerId: 'w-3' });
     const id = await deadLetter(queue, 'full@example.com');
     await withDashboard(queue, async (d) => {
       const viewer = await d.login(TOKENS.viewer);

@@ -1,4 +1,4 @@
-import { defineKinds, JobQueue, queueKeys } from '@jobs/core';
+import { defineKinds, Queue, queueKeys } from '@jobs/core';
 import { redisTest as test, type TestRedis } from '@jobs/testing';
 import type { Page } from 'playwright-core';
 import { describe, expect } from 'vitest';
@@ -10,7 +10,7 @@ const kinds = defineKinds({ email: { schema: { type: 'object', properties: { to:
 const STATES = ['pending', 'waiting', 'processing', 'delayed', 'completed', 'failed'] as const;
 
 function openQueue(redis: TestRedis, queueName: string) {
-  return new JobQueue({ redis, queue: queueName, kinds, eventLog: true });
+  return new Queue({ redis, queue: queueName, kinds, eventLog: true });
 }
 
 /** Elements with the hidden attribute that are drawn anyway (a style rule overriding it). */

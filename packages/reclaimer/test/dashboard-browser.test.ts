@@ -1,4 +1,4 @@
-import { defineKinds, JobQueue } from '@jobs/core';
+import { defineKinds, Queue } from '@jobs/core';
 import { redisTest as test, type TestRedis } from '@jobs/testing';
 import { createWorker } from '@jobs/worker';
 import { describe, expect } from 'vitest';
@@ -11,14 +11,14 @@ const kinds = defineKinds({
   email: { schema: { type: 'object', properties: { to: { type: 'string' } } } },
   report: { schema: { type: 'object', properties: { n: { type: 'integer' } } } },
 });
-type Queue = ReturnType<typeof openQueue>;
+type TestQueue = ReturnType<typeof openQueue>;
 const credentials = { operatorToken: TOKENS.operator, viewerToken: TOKENS.viewer };
 
 function openQueue(redis: TestRedis, queueName: string) {
-  return new JobQueue({ redis, queue: queueName, kinds });
+  return new Queue({ redis, queue: queueName, kinds });
 }
 
-async function deadLetter(queue: Queue, to: string): Promise<string> {
+async function deadLetter(queue: TestQueue, to: string): Promise<string> {
   const id = await queue.enqueue('email', { to }, { maxAttempts: 1 });
   const [job] = await queue.claim();
   if (job?.id !== id) throw new Error('expected to claim the job just enqueued');

@@ -1,4 +1,4 @@
-import { defineKinds, JobQueue } from '@jobs/core';
+import { defineKinds, Queue } from '@jobs/core';
 import { redisTest as test } from '@jobs/testing';
 import { describe, expect } from 'vitest';
 import { BIN, runCli, startDaemon } from './cli.ts';
@@ -17,7 +17,7 @@ describe('jobs-reclaimer --dashboard-port', () => {
   });
 
   test('serves the queues it sweeps behind the token, and never logs the token', async ({ redisUrl, redis, queueName }) => {
-    const queue = new JobQueue({ redis, queue: queueName, kinds });
+    const queue = new Queue({ redis, queue: queueName, kinds });
     await queue.enqueue('task', {});
     const daemon = startDaemon(['--queue', queueName, '--interval-ms', '200', '--dashboard-port', '0', '--metrics-port', '0'], { REDIS_URL: redisUrl, JOBS_DASHBOARD_TOKEN: TOKENS.operator });
     try {

@@ -1,4 +1,4 @@
-import { defineKinds, JobQueue, queueKeys } from '@jobs/core';
+import { defineKinds, Queue, queueKeys } from '@jobs/core';
 import { redisTest as test } from '@jobs/testing';
 import { describe, expect } from 'vitest';
 import { startTestDashboard, TOKENS, type Session, type TestDashboard } from './dashboard-client.ts';
@@ -22,7 +22,7 @@ async function expectOk(d: TestDashboard, path: string, where: string, session?:
 
 describe('the dashboard API with hand-written hashes', () => {
   test('every route that shows jobs or schedules answers 200 with drawable JSON, whatever value any field of a job hash holds', async ({ redis, queueName }) => {
-    const queue = new JobQueue({ redis, queue: queueName, kinds, eventLog: true });
+    const queue = new Queue({ redis, queue: queueName, kinds, eventLog: true });
     // Real jobs first, so the lists and the flow hash (a priority) exist as our clients make them.
     const realId = await queue.enqueue('email', { to: 'real@example.com' });
     await queue.enqueue('email', { to: 'urgent@example.com' }, { priority: 1 });
@@ -63,7 +63,7 @@ describe('the dashboard API with hand-written hashes', () => {
   }, 300_000);
 
   test('the schedules panel answers 200 with drawable JSON whatever value any field of a schedule hash holds', async ({ redis, queueName }) => {
-    const queue = new JobQueue({ redis, queue: queueName, kinds });
+    const queue = new Queue({ redis, queue: queueName, kinds });
     await queue.schedules.upsert({ id: 'real', kind: 'email', payload: { to: 'team@example.com' }, cron: '0 8 * * *' });
     const template = await redis.hgetall(queueKeys(queueName).schedule('real'));
     const d = await startTestDashboard([queue]);
@@ -81,7 +81,7 @@ describe('the dashboard API with hand-written hashes', () => {
   }, 120_000);
 
   test('a schedule upserted with the latest startAt the API takes is listed with a next run a page can draw', async ({ redis, queueName }) => {
-    const queue = new JobQueue({ redis, queue: queueName, kinds });
+    const queue = new Queue({ redis, queue: queueName, kinds });
     const spec = { id: 'far', kind: 'email', payload: { to: 'far@example.com' }, every: 60_000 } as const;
     try {
       await queue.schedules.upsert({ ...spec, startAt: Number.MAX_SAFE_INTEGER });
@@ -105,7 +105,7 @@ describe('the dashboard API with malformed escapes', () => {
   const BAD = '%E0%A4%A';
 
   test('a malformed %-escape in the queue or job id of any route answers 400 bad_path naming the part, and changes nothing', async ({ redis, queueName }) => {
-    const queue = new JobQueue({ redis, queue: queueName, kinds });
+    const queue = new Queue({ redis, queue: queueName, kinds });
     const id = await queue.enqueue('email', { to: 'escape@example.com' });
     const d = await startTestDashboard([queue], { credentials: { operatorToken: TOKENS.operator } });
     try {
@@ -136,7 +136,7 @@ describe('the dashboard API with malformed escapes', () => {
   });
 
   test('malformed escapes in query parts and the sign-in form get an answer of their own, never a 500', async ({ redis, queueName }) => {
-    const queue = new JobQueue({ redis, queue: queueName, kinds });
+    const queue = new Queue({ redis, queue: queueName, kinds });
     await queue.enqueue('email', { to: 'query@example.com' });
     const d = await startTestDashboard([queue], { credentials: { operatorToken: TOKENS.operator } });
     try {

@@ -1,6 +1,6 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { defineKinds, JobQueue } from '@jobs/core';
+import { defineKinds, Queue } from '@jobs/core';
 import { redisTest as test } from '@jobs/testing';
 import { describe, expect } from 'vitest';
 import { jobQueueSource, type DashboardDataSource } from '../src/index.ts';
@@ -24,7 +24,7 @@ const PUSH_CALL = 50_000;
 
 describe('the dashboard with a million jobs in a queue', () => {
   test('overview, pages, search by id, kind and payload field each read a bounded number of entries', async ({ redis, queueName }) => {
-    const queue = new JobQueue({ redis, queue: queueName, kinds });
+    const queue = new Queue({ redis, queue: queueName, kinds });
     // The oldest jobs are real (at the far end of pending), then a million ids pushed after them.
     const real = [];
     for (let i = 0; i < 5; i++) real.push(await queue.enqueue('email', { to: `user${i}@example.com`, user: { id: i } }));

@@ -1,5 +1,5 @@
 import type { IncomingMessage } from 'node:http';
-import { defineKinds, JobQueue } from '@jobs/core';
+import { defineKinds, Queue } from '@jobs/core';
 import { redisTest as test } from '@jobs/testing';
 import { describe, expect, test as plainTest } from 'vitest';
 import { credentialsFromEnv, DASHBOARD_TOKEN_ENV, isJobsError } from '../src/index.ts';
@@ -38,7 +38,7 @@ async function signInMany(d: TestDashboard, token: string, count: number): Promi
 
 describe('dashboard sessions', () => {
   test("10,001 viewer sign-ins leave the operator's session working, actions included", async ({ redis, queueName }) => {
-    const queue = new JobQueue({ redis, queue: queueName, kinds });
+    const queue = new Queue({ redis, queue: queueName, kinds });
     const d = await startTestDashboard([queue], { credentials: { operatorToken: TOKENS.operator, viewerToken: TOKENS.viewer } });
     try {
       const operator = await d.login(TOKENS.operator);
@@ -57,7 +57,7 @@ describe('dashboard sessions', () => {
   }, 300_000);
 
   test('a session cookie changed in any part is refused: role, id, expiry, signature', async ({ redis, queueName }) => {
-    const queue = new JobQueue({ redis, queue: queueName, kinds });
+    const queue = new Queue({ redis, queue: queueName, kinds });
     const d = await startTestDashboard([queue], { credentials: { operatorToken: TOKENS.operator, viewerToken: TOKENS.viewer } });
     try {
       const viewer = await d.login(TOKENS.viewer);
@@ -85,7 +85,7 @@ describe('dashboard sessions', () => {
   });
 
   test('signing out ends the session: its cookie is refused afterwards, the same role signed in elsewhere is not', async ({ redis, queueName }) => {
-    const queue = new JobQueue({ redis, queue: queueName, kinds });
+    const queue = new Queue({ redis, queue: queueName, kinds });
     const d = await startTestDashboard([queue], { credentials: { operatorToken: TOKENS.operator } });
     try {
       const leaving = await d.login(TOKENS.operator);
@@ -102,7 +102,7 @@ describe('dashboard sessions', () => {
   });
 
   test("replicas sharing the session secret accept each other's sessions; another secret or a changed token does not", async ({ redis, queueName }) => {
-    const queue = new JobQueue({ redis, queue: queueName, kinds });
+    const queue = new Queue({ redis, queue: queueName, kinds });
     const credentials = { operatorToken: TOKENS.operator, viewerToken: TOKENS.viewer, sessionSecret: SECRET };
     const started: TestDashboard[] = [];
     const start = async (options: Parameters<typeof startTestDashboard>[1]) => {

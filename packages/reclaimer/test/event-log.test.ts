@@ -1,4 +1,4 @@
-import { defineKinds, JobQueue } from '@jobs/core';
+import { defineKinds, Queue } from '@jobs/core';
 import { redisTest as test, waitFor } from '@jobs/testing';
 import { describe, expect } from 'vitest';
 import { createReclaimer } from '../src/index.ts';
@@ -8,7 +8,7 @@ const kinds = defineKinds({ task: { schema: { type: 'object' } } });
 
 describe('the reclaimer and the event log', () => {
   test('with eventLog on, its reclaims are logged under its id; off, they are not', async ({ redis, queueName }) => {
-    const queue = new JobQueue({ redis, queue: queueName, kinds, eventLog: true, workerId: 'w', visibilityMs: 20 });
+    const queue = new Queue({ redis, queue: queueName, kinds, eventLog: true, workerId: 'w', visibilityMs: 20 });
     const id = await queue.enqueue('task', {});
     await queue.claim();
     const quiet = createReclaimer({ redis, queues: [queueName] });

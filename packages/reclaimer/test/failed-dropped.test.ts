@@ -1,4 +1,4 @@
-import { defineKinds, JobQueue, type Logger } from '@jobs/core';
+import { defineKinds, Queue, type Logger } from '@jobs/core';
 import { redisTest as test } from '@jobs/testing';
 import { describe, expect } from 'vitest';
 import { createReclaimer } from '../src/index.ts';
@@ -14,7 +14,7 @@ function warningsLogger(): { logger: Logger; warnings: Record<string, unknown>[]
 
 describe('failed jobs deleted by an explicit cap', () => {
   test('are exported as a metric and logged as a warning each time their count grows', async ({ redis, queueName }) => {
-    const queue = new JobQueue({ redis, queue: queueName, kinds, failedHistory: 1 });
+    const queue = new Queue({ redis, queue: queueName, kinds, failedHistory: 1 });
     const failJobs = async (count: number): Promise<void> => {
       await queue.enqueueMany(Array.from({ length: count }, (_, n) => ({ kind: 'task' as const, payload: { n } })));
       for (const job of await queue.claim({ max: count })) await queue.fail(job, 'boom', { permanent: true });

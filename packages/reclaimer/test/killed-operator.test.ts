@@ -1,4 +1,4 @@
-import { defineKinds, JobQueue } from '@jobs/core';
+import { defineKinds, Queue } from '@jobs/core';
 import { isScriptCall, isUnparkCall, killOperatorAt, redisTest as test } from '@jobs/testing';
 import { describe, expect } from 'vitest';
 import { BIN, runCli, startDaemon } from './cli.ts';
@@ -11,7 +11,7 @@ const JOBS = 300;
 
 describe('an operator killed halfway', () => {
   test("a resume SIGKILLed after 100 of its 300 batches: the rest stay counted, and the daemon's sweep moves them back", async ({ redis, redisUrl, queueName }) => {
-    const queue = new JobQueue({ redis, queue: queueName, kinds });
+    const queue = new Queue({ redis, queue: queueName, kinds });
     await queue.pause({ kind: 'task' });
     await queue.enqueueMany(Array.from({ length: JOBS }, (_, n) => ({ kind: 'task' as const, payload: { n } })));
     expect(await queue.claim({ max: JOBS })).toHaveLength(0);
@@ -34,7 +34,7 @@ describe('an operator killed halfway', () => {
   });
 
   test('a retry-all SIGKILLed after 100 of its 300 batches: the rest stay failed and counted, and the next retry-all redrives them', async ({ redis, redisUrl, queueName }) => {
-    const queue = new JobQueue({ redis, queue: queueName, kinds, maxAttempts: 1 });
+    const queue = new Queue({ redis, queue: queueName, kinds, maxAttempts: 1 });
     await queue.enqueueMany(Array.from({ length: JOBS }, (_, n) => ({ kind: 'task' as const, payload: { n } })));
     for (const job of await queue.claim({ max: JOBS })) await queue.fail(job, new Error('boom'), { permanent: true });
     expect((await queue.stats()).failedDepth).toBe(JOBS);

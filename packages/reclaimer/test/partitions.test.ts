@@ -1,21 +1,25 @@
-import { defineKinds, PartitionedQueue } from '@jobs/core';
+import { defineKinds, Queue } from '@jobs/core';
 import { startRedisServer } from '@jobs/dev-redis';
 import { redisTest as test, waitFor } from '@jobs/testing';
 import { Redis } from 'ioredis';
 import { describe, expect, test as plainTest } from 'vitest';
 import { createReclaimer, jobsAclRules } from '../src/index.ts';
+import { partitionQueues } from '../src/admin/partition-queues.ts';
 import { BIN, runCli } from './cli.ts';
 
 const kinds = defineKinds({ task: { schema: { type: 'object', properties: { n: { type: 'integer' } } } } });
 
 describe('partitioned queues in the reclaimer and the admin CLI', () => {
   test("a reclaimer given a partitioned queue's name sweeps every partition", async ({ redis, queueName }) => {
-    const queue = new PartitionedQueue({ redis, queue: queueName, kinds, partitions: 3, visibilityMs: 50 });
+    const queue = new Queue({ redis, queue: queueName, kinds, partitions: 3, visibilityMs: 50 });
     // Recorded as a producer's first enqueue would: the reclaimer finds the partitions by it.
     await queue.ensureLayout();
-    for (const partition of queue.partitions) {
+    for (const { name } of queue.partitions) {
+      // Each partition as a queue of its own, with the same short leases.
+      const partition = new Queue({ redis, queue: name, kinds, visibilityMs: 50 });
       await partition.enqueueMany([0, 1].map((n) => ({ kind: 'task' as const, payload: { n } })));
       expect(await partition.claim({ max: 2 })).toHaveLength(2);
+      await partition.close();
     }
     const reclaimer = createReclaimer({ redis, queues: [queueName] });
     try {
@@ -30,13 +34,13 @@ describe('partitioned queues in the reclaimer and the admin CLI', () => {
       expect((await queue.stats()).reclaimedTotal).toBe(6);
     } finally {
       await reclaimer.stop();
-      for (const partition of queue.partitions) await partition.purge();
+      for (const partition of partitionQueues(queue)) await partition.purge();
       await queue.close();
     }
   });
 
   test('jobsctl stats sums the partitions; show and cancel find a job by its id; export-failed reads them all; purge removes them all', async ({ redis, redisUrl, queueName }) => {
-    const queue = new PartitionedQueue({ redis, queue: queueName, kinds, partitions: 4 });
+    const queue = new Queue({ redis, queue: queueName, kinds, partitions: 4 });
     const ids = (await queue.enqueueMany([0, 1, 2, 3, 4, 5, 6, 7].map((n) => ({ kind: 'task' as const, payload: { n }, options: { partitionKey: `order-${n}` } })))).map((r) => r.id);
     const env = { REDIS_URL: redisUrl };
     const stats = JSON.parse((await runCli(BIN.jobsctl, ['stats', '-q', queueName, '--json'], env)).stdout) as Record<string, unknown>;
@@ -75,12 +79,12 @@ plainTest('an ACL user made with --partitions can enqueue to and claim from ever
   try {
     await admin.acl('SETUSER', 'orders-app', 'on', '>pw', ...jobsAclRules(['orders'], { partitions: 3 }));
     const url = server.url.replace('redis://', 'redis://orders-app:pw@');
-    const queue = new PartitionedQueue({ redis: url, queue: 'orders', kinds, partitions: 3 });
-    for (const partition of queue.partitions) {
+    const queue = new Queue({ redis: url, queue: 'orders', kinds, partitions: 3 });
+    for (const partition of partitionQueues(queue)) {
       await partition.enqueue('task', { n: 1 });
       expect(await partition.claim()).toHaveLength(1);
     }
-    const other = new PartitionedQueue({ redis: url, queue: 'billing', kinds, partitions: 3 });
+    const other = new Queue({ redis: url, queue: 'billing', kinds, partitions: 3 });
     expect(await other.enqueue('task', { n: 1 }).catch((e: unknown) => e)).toMatchObject({ code: 'JOBS_REDIS_NOPERM' });
     await Promise.all([queue.close(), other.close()]);
   } finally {

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { redisTest as test, waitFor } from '@jobs/testing';
-import { JobQueue, defineKinds } from '@jobs/core';
+import { Queue, defineKinds } from '@jobs/core';
 import { describe, expect, vi } from 'vitest';
 
 const example = readFileSync(new URL('../examples/reclaimer.ts', import.meta.url), 'utf8');
@@ -12,7 +12,7 @@ describe('README example', () => {
   });
 
   test('examples/reclaimer.ts runs: it sweeps its queues and serves its metrics', async ({ redisUrl, redis }) => {
-    const queue = new JobQueue({ redis, queue: 'example-mail', kinds: defineKinds({}), visibilityMs: 1 });
+    const queue = new Queue({ redis, queue: 'example-mail', kinds: defineKinds({}), visibilityMs: 1 });
     await redis.hset('queue:{example-mail}:job:crashed1', { id: 'crashed1', payload: '{"kind":"email"}', status: 'pending', attempts: '0' });
     await redis.lpush('queue:{example-mail}:pending', 'crashed1');
     await queue.claim();

@@ -4,7 +4,7 @@ import { isClusterRun, waitFor, within } from '@jobs/testing';
 import { createWorker } from '@jobs/worker';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { createDashboard, defineKinds, isJobsError, JobQueue } from '../src/index.ts';
+import { createDashboard, defineKinds, isJobsError, Queue } from '../src/index.ts';
 import { BIN, runCli, startDaemon } from './cli.ts';
 
 const kinds = defineKinds({ note: { schema: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] } } });
@@ -69,8 +69,8 @@ describe.skipIf(isClusterRun())('a wrong Redis password reaches no log, event or
     expect(everyRendering(events)).not.toContain(WRONG);
   });
 
-  test('a JobQueue (the producer and admin verbs) rejects with JOBS_REDIS_AUTH that carries no password; with the right one, ready() resolves', async () => {
-    const queue = new JobQueue({ redis: wrongUrl, queue: 'secrets-queue', kinds });
+  test('a Queue (the producer and admin verbs) rejects with JOBS_REDIS_AUTH that carries no password; with the right one, ready() resolves', async () => {
+    const queue = new Queue({ redis: wrongUrl, queue: 'secrets-queue', kinds });
     const error = await queue.enqueue('note', { text: 'x' }).catch((e: unknown) => e);
     expect(error).toMatchObject({ code: 'JOBS_REDIS_AUTH', message: expect.stringContaining('WRONGPASS') });
     expect(everyRendering(error)).not.toContain(WRONG);
@@ -121,7 +121,7 @@ describe.skipIf(isClusterRun())('a wrong Redis password reaches no log, event or
 
   test("the dashboard's API answers 503 redis_auth, and neither its answer nor its log shows the password", async () => {
     const lines: string[] = [];
-    const queue = new JobQueue({ redis: wrongUrl, queue: 'secrets-dashboard', kinds });
+    const queue = new Queue({ redis: wrongUrl, queue: 'secrets-dashboard', kinds });
     const dashboard = createDashboard({ queues: [queue], sampleIntervalMs: 0, logger: plainPino(lines) });
     const listening = await dashboard.listen({ port: 0, host: '127.0.0.1' });
     try {

@@ -1,4 +1,4 @@
-import { defineKinds, JobQueue } from '@jobs/core';
+import { defineKinds, Queue } from '@jobs/core';
 import { startRedisServer } from '@jobs/dev-redis';
 import { isClusterRun, subscribingConnections, waitFor } from '@jobs/testing';
 import { Redis } from 'ioredis';
@@ -14,7 +14,7 @@ describe.skipIf(isClusterRun())('schedules in the reclaimer daemon', () => {
     const server = await startRedisServer({ name: 'reclaimer-schedules' });
     const admin = new Redis(server.url);
     const names = ['mail', 'hooks', 'thumbs'];
-    const queues = names.map((name) => new JobQueue({ redis: server.url, queue: name, kinds }));
+    const queues = names.map((name) => new Queue({ redis: server.url, queue: name, kinds }));
     const reclaimer = createReclaimer({ redis: server.url, queues: names, intervalMs: 200 });
     reclaimer.start();
     try {

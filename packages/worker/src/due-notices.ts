@@ -1,8 +1,8 @@
-import type { JobQueue } from '@jobs/core';
+import type { Partition } from '@jobs/core';
 import type { SharedSubscriber } from '@jobs/core/internal';
 
 /** What a notice needs of a queue (or partition): its wake channel and its promotion of due jobs. */
-type NoticedQueue = Pick<JobQueue<unknown>, 'keys' | 'promoteDue'>;
+type NoticedQueue = Pick<Partition<unknown>, 'keys' | 'promoteDue'>;
 
 /** How far this clock may have run ahead of the server's by the time a notice's delay is over (ms). */
 const DRIFT_MS = 100;

@@ -2,8 +2,8 @@ import type { ChildResult, ClaimedJob, CompleteAndClaimResult, FailOutcome, Kind
 
 /**
  * What the worker's scheduling needs from one queue (or one partition of a partitioned queue):
- * the claim source it takes work from and reports outcomes to. `JobQueue` is one; unit tests
- * pass a fake, so the scheduling runs without Redis.
+ * the claim source it takes work from and reports outcomes to. Each of a `Queue`'s `partitions`
+ * is one; unit tests pass a fake, so the scheduling runs without Redis.
  */
 export interface LaneQueue {
   /** The queue's (or partition's) name, for logs. */

@@ -1,4 +1,4 @@
-import { RedisScheduleStore, ScheduleRunner, type ChannelListener, type JobQueue } from '@jobs/core';
+import { RedisScheduleStore, ScheduleRunner, type ChannelListener, type Partition } from '@jobs/core';
 
 /**
  * Keeps the schedules of a worker's queues running: one runner per queue (the queue, or each
@@ -7,7 +7,7 @@ import { RedisScheduleStore, ScheduleRunner, type ChannelListener, type JobQueue
  * connection, `subscriber`. Returns a function that stops them.
  */
 export function keepSchedules(
-  queues: readonly Pick<JobQueue<unknown>, 'client' | 'keys' | 'options'>[],
+  queues: readonly Pick<Partition<unknown>, 'client' | 'keys' | 'options'>[],
   subscriber: ChannelListener,
   onError: (error: unknown) => void,
 ): () => Promise<void> {

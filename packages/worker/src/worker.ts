@@ -6,7 +6,7 @@ import {
   isJobsError,
   JOBS_ERROR_CODES,
   JobsError,
-  PartitionedQueue,
+  Queue,
   silentLogger,
   TimeoutError,
   type Kinds,
@@ -123,7 +123,7 @@ export class Worker<P> extends EventEmitter<WorkerEventMap> {
   readonly id: string;
   /** Jobs run at once. */
   readonly concurrency: number;
-  readonly #group: PartitionedQueue<P>;
+  readonly #group: Queue<P>;
   /** Slots, lanes, the claim loop, outcomes, the reclaim timer and shutdown (see scheduler.ts). */
   readonly #scheduler: WorkerScheduler<P>;
   readonly #readyTimeoutMs: number;
@@ -154,7 +154,7 @@ export class Worker<P> extends EventEmitter<WorkerEventMap> {
     const log = childLogger(logger, { queue });
     // Opened before the queue: a worker that traces has its claims return each job's traceparent.
     const workerTracing = tracingOptions === undefined ? undefined : WorkerTracing.open(queue, tracingOptions, log);
-    const group = new PartitionedQueue({
+    const group = new Queue({
       redis,
       queue,
       kinds,
@@ -232,7 +232,7 @@ export class Worker<P> extends EventEmitter<WorkerEventMap> {
   }
 
   /** The start-up check the claim loop retries until it passes: a PING, then the partition layout. */
-  async #checkStart(group: PartitionedQueue<P>): Promise<void> {
+  async #checkStart(group: Queue<P>): Promise<void> {
     try {
       // A NOPERM answer (an ACL user without PING) also says Redis answered and took the credentials.
       await withRedisErrors(() => group.client.ping()).catch((error: unknown) => {

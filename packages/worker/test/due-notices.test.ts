@@ -1,4 +1,4 @@
-import { JobQueue } from '@jobs/core';
+import { Queue } from '@jobs/core';
 import { createProducer } from '@jobs/producer';
 import { redisTest as test, waitFor, within, type TestRedis } from '@jobs/testing';
 import { describe, expect } from 'vitest';
@@ -10,8 +10,8 @@ import { kinds } from './kinds.ts';
  * The due-job notices of one plain queue, for a worker whose room is `room`: `roomAsked` settles
  * when a notice's time has come and it asks, `promotions()` counts its promotion calls.
  */
-async function listening(redis: TestRedis, queueName: string, room: boolean): Promise<{ queue: JobQueue<unknown>; notices: { close(): Promise<void> }; roomAsked: Promise<void>; promotions: () => number }> {
-  const queue = new JobQueue({ redis, queue: queueName, kinds }) as JobQueue<unknown>;
+async function listening(redis: TestRedis, queueName: string, room: boolean): Promise<{ queue: Queue<unknown>; notices: { close(): Promise<void> }; roomAsked: Promise<void>; promotions: () => number }> {
+  const queue = new Queue({ redis, queue: queueName, kinds }) as Queue<unknown>;
   const subscriber = new SharedSubscriber(queue.client);
   let promotions = 0;
   const promoteDue = queue.promoteDue.bind(queue);

@@ -1,4 +1,4 @@
-import { JobQueue } from '@jobs/core';
+import { Queue } from '@jobs/core';
 import { createProducer } from '@jobs/producer';
 import { redisTest as test, waitFor } from '@jobs/testing';
 import * as promClient from 'prom-client';
@@ -27,7 +27,7 @@ function mostInWindow(times: readonly number[], windowMs: number): number {
 describe('limits across worker processes', () => {
   test('three worker processes sharing a limit of 20/s never start more than 20 jobs in any sliding second', async ({ redisUrl, redis, queueName }) => {
     const limit = 20;
-    const admin = new JobQueue({ redis, queue: queueName, kinds });
+    const admin = new Queue({ redis, queue: queueName, kinds });
     await admin.setLimits({ rate: { max: limit, windowMs: 1_000 } });
     const children = await Promise.all([0, 1, 2].map(() => startChildWorker({ REDIS_URL: redisUrl, QUEUE: queueName, CONCURRENCY: '8', VISIBILITY_MS: '5000' })));
     // About four seconds of work at the limit, all waiting from the start.

@@ -1,4 +1,4 @@
-import { JobQueue } from '@jobs/core';
+import { Queue } from '@jobs/core';
 import { createProducer } from '@jobs/producer';
 import { redisTest as test, waitFor, within } from '@jobs/testing';
 import { describe, expect } from 'vitest';
@@ -29,7 +29,7 @@ describe('prioritized jobs in a worker', () => {
         },
       },
     });
-    const queue = new JobQueue({ redis, queue: queueName, kinds, eventLog: true });
+    const queue = new Queue({ redis, queue: queueName, kinds, eventLog: true });
     await waitFor(async () => (await queue.stats()).completedTotal === 20, { what: 'all 20 jobs completed', timeoutMs: 60_000 });
     await within(worker.close(), 10_000, () => 'worker close');
     // Redis times, from the event log's entry ids: from each retry to the next claim. A claim

@@ -1,4 +1,4 @@
-import { JobQueue } from '@jobs/core';
+import { Queue } from '@jobs/core';
 import { createProducer } from '@jobs/producer';
 import { redisTest as test, waitFor } from '@jobs/testing';
 import { describe, expect } from 'vitest';
@@ -16,7 +16,7 @@ describe('worker processes', () => {
     const id = await producer.enqueue('slow', { ms: 3_000 });
     await child.waitForOutput(`started ${id}`);
     // Alive: its lease is renewed, so sweeps find nothing to reclaim.
-    const sweeps = new JobQueue({ redis, queue: queueName, kinds, visibilityMs: 500 });
+    const sweeps = new Queue({ redis, queue: queueName, kinds, visibilityMs: 500 });
     const [seconds, micros] = await redis.time();
     const killedAt = Number(seconds) * 1000 + Math.floor(Number(micros) / 1000);
     child.process.kill('SIGKILL');

@@ -1,4 +1,4 @@
-import { JobQueue } from '@jobs/core';
+import { Queue } from '@jobs/core';
 import { isUnparkCall, killOperatorAt, redisTest as test, waitFor } from '@jobs/testing';
 import { describe, expect } from 'vitest';
 import { createWorker, defineKinds } from '../src/index.ts';
@@ -9,7 +9,7 @@ import { createWorker, defineKinds } from '../src/index.ts';
 const kinds = defineKinds({ task: { schema: { type: 'object', properties: { n: { type: 'integer' } }, required: ['n'] } } });
 
 /** Runs a worker with a fast reclaim sweep until `count` jobs of `queueName` completed; returns the ids it ran. */
-async function runWithWorker(redis: JobQueue<unknown>['client'], queueName: string, count: number): Promise<Set<string>> {
+async function runWithWorker(redis: Queue<unknown>['client'], queueName: string, count: number): Promise<Set<string>> {
   const ran = new Set<string>();
   const worker = createWorker({ redis, queue: queueName, kinds, reclaimIntervalMs: 50, handlers: { task: (_payload, { id }) => void ran.add(id) } });
   try {
@@ -22,7 +22,7 @@ async function runWithWorker(redis: JobQueue<unknown>['client'], queueName: stri
 
 describe("the workers' sweep", () => {
   test('moves back the jobs of a resume SIGKILLed halfway, and every job runs', async ({ redis, redisUrl, queueName }) => {
-    const queue = new JobQueue({ redis, queue: queueName, kinds });
+    const queue = new Queue({ redis, queue: queueName, kinds });
     await queue.pause({ kind: 'task' });
     await queue.enqueueMany(Array.from({ length: 300 }, (_, n) => ({ kind: 'task' as const, payload: { n } })));
     expect(await queue.claim({ max: 300 })).toHaveLength(0);
@@ -34,7 +34,7 @@ describe("the workers' sweep", () => {
   });
 
   test('moves back the jobs of a kind whose limit was deleted behind its back, and every job runs', async ({ redis, queueName }) => {
-    const queue = new JobQueue({ redis, queue: queueName, kinds });
+    const queue = new Queue({ redis, queue: queueName, kinds });
     await queue.setLimits({ kinds: { task: { concurrency: 1 } } });
     await queue.enqueueMany(Array.from({ length: 40 }, (_, n) => ({ kind: 'task' as const, payload: { n } })));
     const [first] = await queue.claim({ max: 40 });

@@ -1,4 +1,4 @@
-import { JobQueue } from '@jobs/core';
+import { Queue } from '@jobs/core';
 import { createProducer } from '@jobs/producer';
 import { openRedis, redisTest as test, waitFor, within, type TestRedis } from '@jobs/testing';
 import { describe, expect } from 'vitest';
@@ -219,7 +219,7 @@ describe('worker', () => {
     await waitFor(() => firstSignal);
     // Someone else reclaims it: its lease is expired by hand, then swept.
     await redis.zadd(`queue:{${queueName}}:leases`, 0, id);
-    const core = new JobQueue({ redis, queue: queueName, kinds });
+    const core = new Queue({ redis, queue: queueName, kinds });
     expect((await core.reclaimStuck()).reclaimed).toEqual([id]);
     await waitFor(() => firstSignal?.aborted);
     expect(isJobsError(firstSignal?.reason, 'JOBS_LOST_CLAIM')).toBe(true);
@@ -247,7 +247,7 @@ describe('worker', () => {
       },
     });
     // Someone sweeps for expired leases every 50 ms the whole time.
-    const sweeper = new JobQueue({ redis, queue: queueName, kinds, visibilityMs: 500 });
+    const sweeper = new Queue({ redis, queue: queueName, kinds, visibilityMs: 500 });
     let sweeping = true;
     // Each sweep between two readings of the Redis clock: it ran no sooner than the first, no later than the second.
     const sweeps: { after: number; before: number }[] = [];

@@ -6,7 +6,7 @@
  * fresh queue; the median and the lowest are printed (the lowest is the least disturbed by
  * other work on the machine). Run: `pnpm --filter @jobs/bench run bench:claim-cost [--traced]`.
  */
-import { defineKinds, JobQueue, type JobQueueOptions } from '@jobs/core';
+import { defineKinds, Queue, type QueueConfig } from '@jobs/core';
 import { startRedisServer } from '@jobs/dev-redis';
 
 const kinds = defineKinds({ task: { schema: { type: 'object', properties: { n: { type: 'integer' } }, required: ['n'], additionalProperties: false } } });
@@ -26,8 +26,8 @@ function usecPerCall(info: string): number {
 const server = await startRedisServer({ name: 'bench-claim-cost' });
 const rounds: number[] = [];
 for (let round = 0; round < 5; round += 1) {
-  const options = { redis: server.url, queue: `claim-cost-${process.pid}-${round}`, kinds, ...(traced && { claimTraceparent: true }) } as JobQueueOptions<unknown>;
-  const queue = new JobQueue(options as JobQueueOptions<{ task: { n: number } }>);
+  const options = { redis: server.url, queue: `claim-cost-${process.pid}-${round}`, kinds, ...(traced && { claimTraceparent: true }) } as QueueConfig<unknown>;
+  const queue = new Queue(options as QueueConfig<{ task: { n: number } }>);
   for (let first = 0; first < jobs; first += 1_000) {
     const batch = Array.from({ length: Math.min(1_000, jobs - first) }, (_, i) => ({ kind: 'task' as const, payload: { n: first + i }, ...(traced && { options: { traceparent: TRACEPARENT } }) }));
     await queue.enqueueMany(batch as never);

@@ -1,4 +1,4 @@
-import type { JobQueue } from '@jobs/reclaimer';
+import type { Queue } from '@jobs/reclaimer';
 import type { LedgerEntry } from './ledger.ts';
 
 /** What became of the acknowledged jobs of a failover run. */
@@ -34,7 +34,7 @@ const WAITING = new Set(['pending', 'processing', 'delayed']);
  * A rolled-back claim or completion shows up as a job run again (a duplicate execution); a
  * rolled-back enqueue that no worker ran shows up as lost.
  */
-export async function analyzeFailover(queue: JobQueue<unknown>, acknowledged: ReadonlyMap<string, string>, ledger: readonly LedgerEntry[]): Promise<FailoverFindings> {
+export async function analyzeFailover(queue: Queue<unknown>, acknowledged: ReadonlyMap<string, string>, ledger: readonly LedgerEntry[]): Promise<FailoverFindings> {
   const starts = new Map<string, number>();
   const retries = new Map<string, number>();
   const reported = new Map<string, Set<string>>();

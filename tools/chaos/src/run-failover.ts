@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startRedisCluster, type RedisCluster } from '@jobs/dev-redis';
 import { isJobsError } from '@jobs/producer';
-import { JobQueue } from '@jobs/reclaimer';
+import { Queue } from '@jobs/reclaimer';
 import { Redis } from 'ioredis';
 import { analyzeFailover, type FailoverFindings } from './analyze-failover.ts';
 import { CHAOS_QUEUE, chaosKinds } from './kinds.ts';
@@ -114,7 +114,7 @@ export async function runFailover(options: FailoverOptions): Promise<FailoverRep
   const cluster = await startRedisCluster({ nodeTimeoutMs: 1_000, args: ['--appendonly', 'no'] });
   const ledgerDir = mkdtempSync(join(tmpdir(), 'jobs-failover-'));
   const workers = new Set<ChildProcess>();
-  let admin: JobQueue<unknown> | undefined;
+  let admin: Queue<unknown> | undefined;
   let producers: ProducerLoops | undefined;
   let stalled: StalledReplica | undefined;
   try {
@@ -178,7 +178,7 @@ export async function runFailover(options: FailoverOptions): Promise<FailoverRep
     log(`producers stopped: ${acknowledged.size} jobs acknowledged; draining`);
 
     // Poll until nothing waits: a rolled-back claim waits out its lease, a failed attempt its backoff.
-    admin = new JobQueue({ redis: cluster.url, queue: CHAOS_QUEUE, kinds: chaosKinds }) as unknown as JobQueue<unknown>;
+    admin = new Queue({ redis: cluster.url, queue: CHAOS_QUEUE, kinds: chaosKinds }) as unknown as Queue<unknown>;
     const drainUntil = Date.now() + 60_000;
     for (;;) {
       const stats = await admin.stats();

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { startRedisServer } from '@jobs/dev-redis';
 import { createProducer, defineKinds } from '@jobs/producer';
-import { createReclaimer, JobQueue, jobsAclRules, jobsOperatorAclRules, jsonLogger } from '@jobs/reclaimer';
+import { createReclaimer, Queue, jobsAclRules, jobsOperatorAclRules, jsonLogger } from '@jobs/reclaimer';
 import { isClusterRun, onEveryNode, redisTest as test, urlWithUser } from '@jobs/testing';
 import { createWorker, type Logger } from '@jobs/worker';
 import { describe, expect } from 'vitest';
@@ -31,7 +31,7 @@ describe('security', () => {
       expect(await producer.waitForResult(id)).toBe('HELLO');
       const [report] = await reclaimer.runOnce();
       expect(report?.queue).toBe(queueName);
-      const admin = new JobQueue({ redis: url, queue: queueName, kinds });
+      const admin = new Queue({ redis: url, queue: queueName, kinds });
       expect((await admin.list('completed')).map((job) => job.id)).toEqual([id]);
       // Purging lists keys with SCAN, which shows every tenant's: the operator's, not the tenant's.
       await expect(admin.purge()).rejects.toMatchObject({ code: 'JOBS_REDIS_NOPERM', message: expect.stringContaining("operator's user") });
@@ -41,7 +41,7 @@ describe('security', () => {
       await discovering.stop();
       expect(lines.join('\n')).toContain('name the queues');
       await admin.close();
-      const operatorQueue = new JobQueue({ redis: urlWithUser(redisUrl, operator, password), queue: queueName, kinds });
+      const operatorQueue = new Queue({ redis: urlWithUser(redisUrl, operator, password), queue: queueName, kinds });
       expect(await operatorQueue.purge()).toBeGreaterThan(0);
       await operatorQueue.close();
       // Another queue's keys are out of reach.

@@ -1,7 +1,7 @@
 import { startRedisCluster, startRedisServer } from '@jobs/dev-redis';
 import { FOREIGN_LIBRARY_WARNING, FUNCTION_LIBRARY, loadLibrary } from '@jobs/core/internal';
 import { createProducer, defineKinds } from '@jobs/producer';
-import { JobQueue, jobsAclRules, jobsOperatorAclRules } from '@jobs/reclaimer';
+import { Queue, jobsAclRules, jobsOperatorAclRules } from '@jobs/reclaimer';
 import { isClusterRun, onEveryNode, openRedis, queueKeysIn, redisTest as test, uniqueQueueName, urlWithUser, within, type TestRedis } from '@jobs/testing';
 import { createWorker } from '@jobs/worker';
 import { once } from 'node:events';
@@ -102,7 +102,7 @@ describe('tenants cannot reach each other', () => {
     const urlB = urlWithUser(redisUrl, userB, 'pw-b');
     const a = openRedis(urlWithUser(redisUrl, userA, 'pw-a'), { maxRetriesPerRequest: 1, commandTimeout: 8_000, enableReadyCheck: false });
     const subscriberA = openRedis(urlWithUser(redisUrl, userA, 'pw-a'), { maxRetriesPerRequest: 1, commandTimeout: 8_000, enableReadyCheck: false });
-    const admin = new JobQueue({ redis: urlB, queue: qb, kinds });
+    const admin = new Queue({ redis: urlB, queue: qb, kinds });
     try {
       const before = await runTenantJobs(urlB, qb, 5);
       expect(before.results).toEqual(before.ids.map((_, i) => `charged 4242-${qb}-${i}`));
@@ -207,7 +207,7 @@ describe('tenants cannot reach each other', () => {
   test.skipIf(isClusterRun())('a client reads the library again after a reconnect: one replaced meanwhile is not run', async () => {
     const server = await startRedisServer({ name: 'tenants-reconnect' });
     const root = new Redis(server.url, { maxRetriesPerRequest: 1 });
-    const queue = new JobQueue({ redis: server.url, queue: 'qb', kinds });
+    const queue = new Queue({ redis: server.url, queue: 'qb', kinds });
     const ignore = (): void => undefined;
     process.on('warning', ignore);
     try {

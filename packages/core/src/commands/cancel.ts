@@ -4,11 +4,21 @@ import { CANCELLED } from '../generated/constants.ts';
 import { assertJobId } from '../keys.ts';
 import type { QueueContext } from './queue-context.ts';
 
-/** What {@link JobQueue.cancel} did. */
+/** What {@link Queue.cancel} did. */
 export type CancelOutcome = { readonly cancelled: true } | { readonly cancelled: false; readonly status: string };
 
-/** See {@link JobQueue.cancel}. */
-export async function cancel<P>(ctx: QueueContext<P>, id: string): Promise<CancelOutcome> {
+/** See {@link Queue.cancel}: on the one context that holds it, or (an id made elsewhere) each in turn until one has it. */
+export async function cancel<P>(holders: readonly QueueContext<P>[], id: string): Promise<CancelOutcome> {
+  if (holders.length === 1) return cancelIn(holders[0] as QueueContext<P>, id);
+  let outcome: CancelOutcome = { cancelled: false, status: 'not_found' };
+  for (const ctx of holders) {
+    outcome = await cancelIn(ctx, id);
+    if (outcome.cancelled || outcome.status !== 'not_found') return outcome;
+  }
+  return outcome;
+}
+
+async function cancelIn<P>(ctx: QueueContext<P>, id: string): Promise<CancelOutcome> {
   assertJobId(id);
   const k = ctx.keys;
   const o = ctx.options;

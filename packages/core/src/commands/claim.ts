@@ -9,7 +9,7 @@ import { assertWholeNumber } from '../whole-number.ts';
 import type { PauseWatch } from './pause.ts';
 import type { QueueContext } from './queue-context.ts';
 
-/** Options of {@link JobQueue.claim}. */
+/** Options of {@link Queue.claim}. */
 export interface ClaimOptions {
   /** Most jobs to claim in this call (one round trip). Default 1, at most 1000. */
   max?: number;
@@ -69,7 +69,7 @@ export class Claimer<P> {
     return claimScript.argv(this.#keys, claimArgs(this.#ctx, max));
   }
 
-  /** See {@link JobQueue.claim}. */
+  /** See {@link Queue.claim}. */
   async claim(options: ClaimOptions = {}): Promise<ClaimedJob[]> {
     assertOptionKeys<ClaimOptions>('options', options, { max: true, blockMs: true, signal: true });
     const max = assertWholeNumber('max', options.max ?? 1, 1, 1_000);

@@ -13,12 +13,12 @@ import type { PauseWatch } from './pause.ts';
 import type { QueueContext } from './queue-context.ts';
 import { assertReplicated } from './replication.ts';
 
-/** What {@link JobQueue.completeSettled} did with one job. */
+/** What {@link Queue.completeSettled} did with one job. */
 export type CompleteOutcome = { readonly status: 'completed' } | { readonly status: 'lost' } | { readonly status: 'refused'; readonly error: JobsError };
 
-/** What {@link JobQueue.completeManyAndClaim} did. */
+/** What {@link Queue.completeManyAndClaim} did. */
 export interface CompleteAndClaimResult {
-  /** Per item, as {@link JobQueue.completeSettled} reports it. */
+  /** Per item, as {@link Queue.completeSettled} reports it. */
   outcomes: CompleteOutcome[];
   /** The jobs claimed: the caller must run them (or release them). */
   next: ClaimedJob[];
@@ -88,13 +88,13 @@ export class Completer<P> {
     return completed;
   }
 
-  /** See {@link JobQueue.complete}. */
+  /** See {@link Queue.complete}. */
   async complete(job: ClaimedJob, result: unknown): Promise<void> {
     const [ok] = await this.completeMany([{ job, result }]);
     if (!ok) throw new LostClaimError(job.id, 'complete');
   }
 
-  /** See {@link JobQueue.completeMany}. */
+  /** See {@link Queue.completeMany}. */
   async completeMany(items: readonly { job: ClaimedJob; result: unknown }[]): Promise<boolean[]> {
     const encoded = items.map(({ job, result }, index) => ({ job, json: this.#encodeResult(result, items.length === 1 ? 'result' : `items[${index}].result`), index }));
     return this.#completeEncoded(encoded);
@@ -113,7 +113,7 @@ export class Completer<P> {
     return accepted;
   }
 
-  /** See {@link JobQueue.completeSettled}. */
+  /** See {@link Queue.completeSettled}. */
   async completeSettled(items: readonly { job: ClaimedJob; result: unknown }[]): Promise<CompleteOutcome[]> {
     const outcomes: CompleteOutcome[] = new Array(items.length);
     const accepted = this.#encodeSettled(items, outcomes);
@@ -124,7 +124,7 @@ export class Completer<P> {
     return outcomes;
   }
 
-  /** See {@link JobQueue.completeManyAndClaim}. */
+  /** See {@link Queue.completeManyAndClaim}. */
   async completeManyAndClaim(items: readonly { job: ClaimedJob; result: unknown }[], options: { max?: number } = {}): Promise<CompleteAndClaimResult> {
     assertOptionKeys<{ max?: number }>('options', options, { max: true });
     const max = assertWholeNumber('max', options.max ?? 1, 0, 1_000);
@@ -132,7 +132,7 @@ export class Completer<P> {
     return this.#completeEncodedAndClaim(this.#encodeSettled(items, outcomes), outcomes, max);
   }
 
-  /** See {@link JobQueue.completeAndClaim}. */
+  /** See {@link Queue.completeAndClaim}. */
   async completeAndClaim(job: ClaimedJob, result: unknown, options: { max?: number } = {}): Promise<{ completed: boolean; next: ClaimedJob[] }> {
     assertOptionKeys<{ max?: number }>('options', options, { max: true });
     const max = assertWholeNumber('max', options.max ?? 1, 1, 1_000);

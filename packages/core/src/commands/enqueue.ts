@@ -4,15 +4,17 @@ import { InvalidArgumentError, NotReplicatedError } from '../errors.ts';
 import { ENQUEUE_WRITTEN } from '../generated/constants.ts';
 import { enqueueScript } from '../generated/enqueue.ts';
 import type { KindName } from '../kinds.ts';
+import type { PartitionedEnqueueOptions, PartitionRouting } from '../partition-routing.ts';
+import { partitionOfKey } from '../partitions.ts';
 import { randomHex } from '../random-hex.ts';
 import type { QueueContext } from './queue-context.ts';
 
-/** One job of {@link JobQueue.enqueueMany}. */
+/** One job of a queue's own batch (see {@link PartitionedEnqueueRequest} for {@link Queue.enqueueMany}'s). */
 export type EnqueueRequest<P> = {
   [N in KindName<P>]: { kind: N; payload: P[N]; options?: EnqueueOptions };
 }[KindName<P>];
 
-/** What {@link JobQueue.enqueueMany} did with one job. */
+/** What {@link Queue.enqueueMany} did with one job. */
 export interface EnqueueResult {
   /** The job's id: the new job's, or, for an idempotency key still held, the earlier job's. */
   readonly id: string;
@@ -29,6 +31,11 @@ export const ENQUEUE_BATCH = 32;
 
 /** Most jobs in one enqueueMany call. */
 const MAX_JOBS = 10_000;
+
+/** One job of {@link Queue.enqueueMany}: {@link EnqueueRequest} whose options may pick its partition. */
+export type PartitionedEnqueueRequest<P> = {
+  [N in KindName<P>]: { kind: N; payload: P[N]; options?: PartitionedEnqueueOptions };
+}[KindName<P>];
 
 /** The keys of one job of a batch: any other is refused. */
 export const ENQUEUE_REQUEST_KEYS: OptionKeys<{ kind: unknown; payload: unknown; options?: unknown }> = { kind: true, payload: true, options: true };
@@ -126,4 +133,66 @@ export async function enqueuePrepared<P>(ctx: QueueContext<P>, prepared: readonl
     throw failed;
   }
   return answers as EnqueueResult[];
+}
+
+/** The options a partition's enqueue reads: `partitionKey` picked the partition already. */
+function withoutPartitionKey(options: PartitionedEnqueueOptions): EnqueueOptions {
+  if (typeof options !== 'object' || options === null || !('partitionKey' in options)) return options;
+  const copy: PartitionedEnqueueOptions = { ...options };
+  delete copy.partitionKey;
+  return copy;
+}
+
+/** See {@link Queue.enqueue}. */
+export async function enqueue<P, N extends KindName<P>>(routing: PartitionRouting<P>, kind: N, payload: P[N], options?: PartitionedEnqueueOptions): Promise<string> {
+  let partition = routing.sole;
+  if (partition === undefined) {
+    partition = routing.partitionFor(options);
+    await routing.ensureLayout();
+  } else if (options?.partitionKey !== undefined) {
+    partitionOfKey(options.partitionKey, 1);
+  }
+  // Checked and encoded now, so a bad job fails alone; written with the others of this tick.
+  const job = { kind, payload, ...(options !== undefined && { options: withoutPartitionKey(options) }) } as unknown as EnqueueRequest<P>;
+  return (await partition.enqueues.add(encodeEnqueue(partition.ctx, job, 'payload', 'options'))).id;
+}
+
+/** See {@link Queue.enqueueMany}. */
+export async function enqueueMany<P>(routing: PartitionRouting<P>, jobs: readonly PartitionedEnqueueRequest<P>[]): Promise<EnqueueResult[]> {
+  if (!Array.isArray(jobs)) throw new InvalidArgumentError('jobs', 'expected an array');
+  if (jobs.length > MAX_JOBS) throw new InvalidArgumentError('jobs', `at most ${MAX_JOBS} jobs per call, got ${jobs.length}`);
+  const sole = routing.sole;
+  if (sole !== undefined) {
+    // The plain queue: one batch, which reads only the options a queue knows.
+    jobs.forEach((job, index) => {
+      const key = (job as { options?: PartitionedEnqueueOptions } | null)?.options?.partitionKey;
+      if (key !== undefined && (typeof key !== 'string' || key.length === 0 || key.length > 512)) {
+        throw new InvalidArgumentError(`jobs[${index}].options.partitionKey`, 'expected a string of 1 to 512 characters');
+      }
+    });
+    const plain = jobs.map((job) => (job?.options === undefined ? job : { ...job, options: withoutPartitionKey(job.options) }));
+    return enqueuePrepared(sole.ctx, prepareEnqueueMany(sole.ctx, plain as readonly EnqueueRequest<P>[]));
+  }
+  // Every job is checked and encoded, once, before the first write anywhere.
+  const groups = new Map<QueueContext<P>, { jobs: PreparedEnqueue[]; at: number[] }>();
+  jobs.forEach((job, index) => {
+    assertOptionKeys(`jobs[${index}]`, job, ENQUEUE_REQUEST_KEYS);
+    const { ctx } = routing.partitionFor(job.options);
+    const request = { kind: job.kind, payload: job.payload, ...(job.options !== undefined && { options: withoutPartitionKey(job.options) }) } as EnqueueRequest<P>;
+    const group = groups.get(ctx) ?? { jobs: [], at: [] };
+    groups.set(ctx, group);
+    group.jobs.push(prepareEnqueue(ctx, request, jobs.length === 1 ? undefined : index));
+    group.at.push(index);
+  });
+  await routing.ensureLayout();
+  const results: EnqueueResult[] = new Array(jobs.length);
+  await Promise.all(
+    [...groups].map(async ([ctx, group]) => {
+      const written = await enqueuePrepared(ctx, group.jobs);
+      written.forEach((result, i) => {
+        results[group.at[i] as number] = result;
+      });
+    }),
+  );
+  return results;
 }

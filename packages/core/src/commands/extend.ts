@@ -4,7 +4,7 @@ import type { ClaimedJob } from '../job-record.ts';
 import { assertWholeNumber } from '../whole-number.ts';
 import type { QueueContext } from './queue-context.ts';
 
-/** See {@link JobQueue.extendLeases}. */
+/** See {@link Queue.extendLeases}. */
 export async function extendLeases<P>(ctx: QueueContext<P>, jobs: readonly ClaimedJob[], leaseMs: number): Promise<(number | null)[]> {
   assertWholeNumber('leaseMs', leaseMs, 1, 12 * 3_600_000);
   if (jobs.length === 0) return [];
@@ -15,7 +15,7 @@ export async function extendLeases<P>(ctx: QueueContext<P>, jobs: readonly Claim
   return reply.map((deadline) => (Number(deadline) > 0 ? Number(deadline) : null));
 }
 
-/** See {@link JobQueue.extendLease}. */
+/** See {@link Queue.extendLease}. */
 export async function extendLease<P>(ctx: QueueContext<P>, job: ClaimedJob, leaseMs: number): Promise<number> {
   const [deadline] = await extendLeases(ctx, [job], leaseMs);
   if (deadline === null || deadline === undefined) throw new LostClaimError(job.id, 'extend the lease of');

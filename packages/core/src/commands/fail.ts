@@ -9,7 +9,7 @@ import { assertWholeNumber } from '../whole-number.ts';
 import type { QueueContext } from './queue-context.ts';
 import { assertReplicated } from './replication.ts';
 
-/** Options of {@link JobQueue.fail}. */
+/** Options of {@link Queue.fail}. */
 export interface FailOptions {
   /** Fail at once, with no retry. */
   permanent?: boolean;
@@ -17,7 +17,7 @@ export interface FailOptions {
   retryDelayMs?: number;
 }
 
-/** What {@link JobQueue.fail} did: retried at once, retry scheduled later, or dead-lettered. */
+/** What {@link Queue.fail} did: retried at once, retry scheduled later, or dead-lettered. */
 export type FailOutcome = 'retried' | 'delayed' | 'failed';
 
 const OUTCOMES: Record<number, FailOutcome> = { [FAIL_RETRIED]: 'retried', [FAIL_DEAD_LETTERED]: 'failed', [FAIL_DELAYED]: 'delayed' };
@@ -35,7 +35,7 @@ function errorCode(error: unknown): string {
   return code.slice(0, 64);
 }
 
-/** See {@link JobQueue.fail}. */
+/** See {@link Queue.fail}. */
 export async function fail<P>(ctx: QueueContext<P>, job: ClaimedJob, error: unknown, options: FailOptions = {}): Promise<FailOutcome> {
   assertOptionKeys<FailOptions>('options', options, { permanent: true, retryDelayMs: true });
   let delay: number;

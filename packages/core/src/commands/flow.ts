@@ -2,6 +2,7 @@ import type { EnqueueOptions } from '../enqueue-options.ts';
 import { InvalidArgumentError, NotReplicatedError } from '../errors.ts';
 import { enqueueFlowScript } from '../generated/enqueue-flow.ts';
 import type { KindName } from '../kinds.ts';
+import type { PartitionRouting } from '../partition-routing.ts';
 import { assertJobId } from '../keys.ts';
 import { assertOptionKeys, type OptionKeys } from '../option-keys.ts';
 import { withRedisErrors } from '../redis-connection.ts';
@@ -27,7 +28,7 @@ export type FlowRequest<P> = {
   [N in KindName<P>]: { kind: N; payload: P[N]; options?: FlowJobOptions; children?: readonly FlowRequest<P>[] };
 }[KindName<P>];
 
-/** The ids {@link JobQueue.enqueueFlow} gave a flow's jobs, in the shape of the request. */
+/** The ids {@link Queue.enqueueFlow} gave a flow's jobs, in the shape of the request. */
 export interface FlowResult {
   readonly id: string;
   readonly children: readonly FlowResult[];
@@ -98,7 +99,20 @@ export function prepareFlow<P>(ctx: QueueContext<P>, flow: FlowRequest<P>): Prep
   return { tree, args: walk.args };
 }
 
-/** Writes a prepared flow in one script call. See {@link JobQueue.enqueueFlow}. */
+/**
+ * See {@link Queue.enqueueFlow}. A flow's jobs share one hash slot, so on a partitioned queue
+ * the whole flow goes to one partition, the next in the round robin.
+ */
+export async function enqueueFlow<P>(routing: PartitionRouting<P>, flow: FlowRequest<P>): Promise<FlowResult> {
+  let partition = routing.sole;
+  if (partition === undefined) {
+    partition = routing.partitionFor();
+    await routing.ensureLayout();
+  }
+  return writeFlow(partition.ctx, prepareFlow(partition.ctx, flow));
+}
+
+/** Writes a prepared flow in one script call. */
 export async function writeFlow<P>(ctx: QueueContext<P>, flow: PreparedFlow): Promise<FlowResult> {
   const k = ctx.keys;
   const argv = enqueueFlowScript.argv(
@@ -126,7 +140,7 @@ function parseEntry(raw: string): ChildResult {
 
 /**
  * The children of parent `id` and how each settled, by child id: `{}` for a job without children
- * (or none at all). See {@link JobQueue.children}.
+ * (or none at all). See {@link Queue.children}.
  */
 export async function readChildren<P>(ctx: QueueContext<P>, id: string): Promise<Record<string, ChildResult>> {
   assertJobId(id);

@@ -83,14 +83,24 @@ function flowKind<P>(ctx: QueueContext<P>, options: { kind?: string }, keys: Opt
   return options.kind;
 }
 
-/** See {@link JobQueue.pause}. */
-export async function pause<P>(ctx: QueueContext<P>, options: { kind?: string } = {}): Promise<void> {
+/** See {@link Queue.pause}: every partition's. */
+export async function pause<P>(partitions: readonly QueueContext<P>[], options: { kind?: string } = {}): Promise<void> {
+  if (partitions.length === 1) return pauseOn(partitions[0] as QueueContext<P>, options);
+  await Promise.all(partitions.map((ctx) => pauseOn(ctx, options)));
+}
+
+async function pauseOn<P>(ctx: QueueContext<P>, options: { kind?: string }): Promise<void> {
   const kind = flowKind(ctx, options, { kind: true });
   await ctx.scripts.run(pauseScript, pauseScript.argv(pauseKeys(ctx), { jobPrefix: ctx.keys.jobPrefix, action: 'pause', kind, batch: 0, prefix: ctx.keys.prefix }));
 }
 
-/** See {@link JobQueue.resume}. */
-export async function resume<P>(ctx: QueueContext<P>, options: { kind?: string; batch?: number } = {}): Promise<void> {
+/** See {@link Queue.resume}: every partition's. */
+export async function resume<P>(partitions: readonly QueueContext<P>[], options: { kind?: string; batch?: number } = {}): Promise<void> {
+  if (partitions.length === 1) return resumeOn(partitions[0] as QueueContext<P>, options);
+  await Promise.all(partitions.map((ctx) => resumeOn(ctx, options)));
+}
+
+async function resumeOn<P>(ctx: QueueContext<P>, options: { kind?: string; batch?: number }): Promise<void> {
   const kind = flowKind(ctx, options, { kind: true, batch: true });
   const batch = assertWholeNumber('batch', options.batch ?? 1_000, 1, 100_000);
   const keys = pauseKeys(ctx);

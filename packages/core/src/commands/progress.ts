@@ -6,7 +6,7 @@ import type { ClaimedJob } from '../job-record.ts';
 import { encodeJson } from '../json.ts';
 import type { QueueContext } from './queue-context.ts';
 
-/** See {@link JobQueue.progress}. */
+/** See {@link Queue.progress}. */
 export async function progress<P>(ctx: QueueContext<P>, job: ClaimedJob, value: unknown): Promise<void> {
   const json = encodeJson(value, 'progress', MAX_PROGRESS_BYTES);
   const argv = progressScript.argv(

@@ -7,7 +7,7 @@ import type { ScriptSender } from '../script-sender.ts';
 
 /**
  * What every verb of a queue works with: its connection, keys and policy, and the one way to
- * send its scripts. A {@link JobQueue} makes one and hands it to each command; nothing here
+ * send its scripts. Each partition of a {@link Queue} makes one and hands it to each command; nothing here
  * changes after the queue is made.
  */
 export interface QueueContext<P = unknown> {

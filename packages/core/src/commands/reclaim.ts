@@ -4,7 +4,7 @@ import { failedHistoryCap } from '../queue-options.ts';
 import { assertWholeNumber } from '../whole-number.ts';
 import type { QueueContext } from './queue-context.ts';
 
-/** What {@link JobQueue.reclaimStuck} did. */
+/** What {@link Queue.reclaimStuck} did. */
 export interface ReclaimResult {
   /** Jobs whose lease expired, back on pending. */
   readonly reclaimed: readonly string[];
@@ -16,7 +16,7 @@ export interface ReclaimResult {
   readonly more: boolean;
 }
 
-/** See {@link JobQueue.reclaimStuck}. */
+/** See {@link Queue.reclaimStuck}. */
 export async function reclaimStuck<P>(ctx: QueueContext<P>, options: { batch?: number; scanBudget?: number } = {}): Promise<ReclaimResult> {
   assertOptionKeys<{ batch?: number; scanBudget?: number }>('options', options, { batch: true, scanBudget: true });
   const batch = assertWholeNumber('batch', options.batch ?? 500, 1, 100_000);

@@ -3,7 +3,7 @@ import { releaseScript } from '../generated/release.ts';
 import type { ClaimedJob } from '../job-record.ts';
 import type { QueueContext } from './queue-context.ts';
 
-/** See {@link JobQueue.release}. */
+/** See {@link Queue.release}. */
 export async function release<P>(ctx: QueueContext<P>, jobs: readonly ClaimedJob[]): Promise<boolean[]> {
   if (jobs.length === 0) return [];
   const k = ctx.keys;

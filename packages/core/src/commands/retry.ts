@@ -6,7 +6,7 @@ import { withRedisErrors } from '../redis-connection.ts';
 import { assertWholeNumber } from '../whole-number.ts';
 import type { QueueContext } from './queue-context.ts';
 
-/** See {@link JobQueue.retry}. */
+/** See {@link Queue.retry}. */
 export async function retry<P>(ctx: QueueContext<P>, ids: readonly string[]): Promise<(true | string)[]> {
   if (ids.length === 0) return [];
   ids.forEach((id, index) => assertJobId(id, `ids[${index}]`));
@@ -19,7 +19,7 @@ export async function retry<P>(ctx: QueueContext<P>, ids: readonly string[]): Pr
   return reply.map((code) => (Number(code) === REDRIVEN ? true : String(code) || 'not_found'));
 }
 
-/** See {@link JobQueue.retryFailed}. */
+/** See {@link Queue.retryFailed}. */
 export async function retryFailed<P>(ctx: QueueContext<P>, options: { batch?: number } = {}): Promise<{ retried: string[]; more: boolean }> {
   assertOptionKeys<{ batch?: number }>('options', options, { batch: true });
   const batch = assertWholeNumber('batch', options.batch ?? 500, 1, 10_000);

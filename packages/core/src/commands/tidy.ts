@@ -7,7 +7,7 @@ import { toJobsError, withRedisErrors } from '../redis-connection.ts';
 import { assertWholeNumber } from '../whole-number.ts';
 import type { QueueContext } from './queue-context.ts';
 
-/** See {@link JobQueue.promoteDue}. */
+/** See {@link Queue.promoteDue}. */
 export async function promoteDue<P>(ctx: QueueContext<P>, batch = 1_000): Promise<{ promoted: number; nextDueMs: number | null; nowMs: number }> {
   assertWholeNumber('batch', batch, 1, 100_000);
   const argv = promoteScript.argv({ delayed: ctx.keys.delayed, pending: ctx.keys.pending, log: ctx.keys.log }, { jobPrefix: ctx.keys.jobPrefix, batch, prefix: ctx.keys.prefix, logMaxLen: ctx.logMaxLen });
@@ -15,7 +15,7 @@ export async function promoteDue<P>(ctx: QueueContext<P>, batch = 1_000): Promis
   return { promoted: Number(promoted), nextDueMs: Number(nextDue) >= 0 ? Number(nextDue) : null, nowMs: Number(now) };
 }
 
-/** See {@link JobQueue.tidyHistory}. */
+/** See {@link Queue.tidyHistory}. */
 export async function tidyHistory<P>(ctx: QueueContext<P>, batch = 1_000): Promise<{ completed: number; failed: number }> {
   assertWholeNumber('batch', batch, 1, 100_000);
   const k = ctx.keys;
@@ -28,7 +28,7 @@ export async function tidyHistory<P>(ctx: QueueContext<P>, batch = 1_000): Promi
 }
 
 /**
- * See {@link JobQueue.purge}. The keys go in an order that keeps what is left visible should the
+ * See {@link Queue.purge}. The keys go in an order that keeps what is left visible should the
  * caller die halfway: the job hashes first (the ids left in lists are then dropped by claims and
  * counted by stats until a second purge), then every list, and last the indexes through which
  * stats and lists find other lists (the flow hash, the levels and groups sets).

@@ -6,7 +6,7 @@ import { parseLogEntry, type LogEvent } from '../log-entry.ts';
 import { assertWholeNumber } from '../whole-number.ts';
 import type { QueueContext } from './queue-context.ts';
 
-/** A job's own events, oldest first (see {@link JobQueue.timeline}). */
+/** A job's own events, oldest first (see {@link Queue.timeline}). */
 export interface JobTimeline {
   readonly jobId: string;
   /** Its events still in the log, oldest first. */
@@ -15,8 +15,14 @@ export interface JobTimeline {
   readonly trimmed: number;
 }
 
-/** See {@link JobQueue.timeline}. */
-export async function timeline<P>(ctx: QueueContext<P>, id: string, options: { limit?: number } = {}): Promise<JobTimeline | null> {
+/** See {@link Queue.timeline}: from the one context that holds it, or (an id made elsewhere) any of them. */
+export async function timeline<P>(holders: readonly QueueContext<P>[], id: string, options: { limit?: number } = {}): Promise<JobTimeline | null> {
+  if (holders.length === 1) return timelineIn(holders[0] as QueueContext<P>, id, options);
+  const found = await Promise.all(holders.map((ctx) => timelineIn(ctx, id, options)));
+  return found.find((timeline) => timeline !== null) ?? null;
+}
+
+async function timelineIn<P>(ctx: QueueContext<P>, id: string, options: { limit?: number }): Promise<JobTimeline | null> {
   assertJobId(id);
   assertOptionKeys<{ limit?: number }>('options', options, { limit: true });
   const limit = assertWholeNumber('limit', options.limit ?? TIMELINE_CAP, 1, TIMELINE_CAP);

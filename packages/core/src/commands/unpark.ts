@@ -6,7 +6,7 @@ import type { QueueContext } from './queue-context.ts';
 /** Parked jobs moved back per script call by default. */
 const UNPARK_BATCH = 1_000;
 
-/** See {@link JobQueue.unparkFreed}. */
+/** See {@link Queue.unparkFreed}. */
 export async function unparkFreed<P>(ctx: QueueContext<P>, options: { batch?: number } = {}): Promise<{ unparked: number; more: boolean }> {
   if (typeof options !== 'object' || options === null) throw new InvalidArgumentError('options', 'expected an object');
   for (const key of Object.keys(options)) if (key !== 'batch') throw new InvalidArgumentError(`options.${key}`, 'unknown option (expected batch)');

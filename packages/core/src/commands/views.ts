@@ -12,7 +12,7 @@ import { assertWholeNumber } from '../whole-number.ts';
 import type { QueueContext } from './queue-context.ts';
 
 /**
- * The lists and sets a job can be in, for {@link JobQueue.list}. `pending` is the recipe's list:
+ * The lists and sets a job can be in, for {@link Queue.list}. `pending` is the recipe's list:
  * the jobs of priority 0. `waiting` is every job waiting to start, in the order claims take
  * them: other priorities, pending, kinds set aside while paused or limited, and groups' jobs
  * behind their turn.
@@ -51,9 +51,9 @@ export interface QueueStats {
   readonly failedDroppedTotal: number;
   /** Jobs not started before their expiry, moved to failed (counted in `failedTotal` too). */
   readonly expiredTotal: number;
-  /** Jobs a handler's RateLimitedError sent back (see {@link JobQueue.rateLimited}). */
+  /** Jobs a handler's RateLimitedError sent back (see {@link Queue.rateLimited}). */
   readonly rateLimitedTotal: number;
-  /** The queue's rate limits and caps (see {@link JobQueue.setLimits}) and the pushbacks in force. */
+  /** The queue's rate limits and caps (see {@link Queue.setLimits}) and the pushbacks in force. */
   readonly limits: LimitsState;
   /** Groups with jobs waiting for their turn (see the enqueue option `group`). */
   readonly groupsWaiting: number;
@@ -68,7 +68,7 @@ export interface QueueStats {
    * `groupedDepth` together (what `list('waiting')` pages through); null when `groupedDepth` is.
    */
   readonly waitingDepth: number | null;
-  /** True while the queue is paused (see {@link JobQueue.pause}). */
+  /** True while the queue is paused (see {@link Queue.pause}). */
   readonly paused: boolean;
   /** The kinds paused on their own. */
   readonly pausedKinds: readonly string[];
@@ -89,21 +89,62 @@ export interface QueueStats {
   readonly nowMs: number;
 }
 
-/** See {@link JobQueue.getJob}. */
-export async function getJob<P>(ctx: QueueContext<P>, id: string): Promise<JobRecord | null> {
+/** See {@link Queue.getJob}: from the one context that holds it, or (an id made elsewhere) any of them. */
+export async function getJob<P>(holders: readonly QueueContext<P>[], id: string): Promise<JobRecord | null> {
+  if (holders.length === 1) return readJob(holders[0] as QueueContext<P>, id);
+  const found = await Promise.all(holders.map((ctx) => readJob(ctx, id)));
+  return found.find((job) => job !== null) ?? null;
+}
+
+async function readJob<P>(ctx: QueueContext<P>, id: string): Promise<JobRecord | null> {
   assertJobId(id);
   await ctx.ready();
   const fields = await withRedisErrors(() => ctx.client.hgetall(ctx.keys.job(id)));
   return Object.keys(fields).length === 0 ? null : parseJobRecord(id, fields);
 }
 
-/** See {@link JobQueue.list}. */
-export async function list<P>(ctx: QueueContext<P>, state: ListState, options: { offset?: number; limit?: number } = {}): Promise<JobRecord[]> {
+/**
+ * See {@link Queue.list}. Over several partitions, their lists one after another (partition 0
+ * first), paged as one list: `offset` counts from the start of partition 0's. Each partition's
+ * depth is read first, so only the partitions the page falls in are read; on a busy queue the
+ * lists move in between, as a single list would between two pages. `waiting` needs no depths:
+ * each partition's page says how many of its jobs it passed over.
+ */
+export async function list<P>(partitions: readonly QueueContext<P>[], state: ListState, options: { offset?: number; limit?: number } = {}): Promise<JobRecord[]> {
   assertOptionKeys<{ offset?: number; limit?: number }>('options', options, { offset: true, limit: true });
-  const offset = assertWholeNumber('offset', options.offset ?? 0, 0, Number.MAX_SAFE_INTEGER);
-  const limit = assertWholeNumber('limit', options.limit ?? 50, 1, 1_000);
+  let skip = assertWholeNumber('offset', options.offset ?? 0, 0, Number.MAX_SAFE_INTEGER);
+  let left = assertWholeNumber('limit', options.limit ?? 50, 1, 1_000);
   assertListState(state);
-  if (state === 'waiting') return (await waitingPage(ctx, offset, limit)).jobs;
+  const page: JobRecord[] = [];
+  if (state === 'waiting') {
+    for (const ctx of partitions) {
+      const part = await waitingPage(ctx, skip, left);
+      page.push(...part.jobs);
+      skip -= part.skipped;
+      left -= part.taken;
+      if (left === 0) break;
+    }
+    return page;
+  }
+  if (partitions.length === 1) return listPage(partitions[0] as QueueContext<P>, state, skip, left);
+  const field = `${state}Depth` as const;
+  const depths = await Promise.all(partitions.map(async (ctx) => (await readStats(ctx))[field]));
+  for (const [index, ctx] of partitions.entries()) {
+    const depth = depths[index] as number;
+    if (skip >= depth) {
+      skip -= depth;
+      continue;
+    }
+    const jobs = await listPage(ctx, state, skip, left);
+    page.push(...jobs);
+    left -= jobs.length;
+    skip = 0;
+    if (left === 0) break;
+  }
+  return page;
+}
+
+async function listPage<P>(ctx: QueueContext<P>, state: Exclude<ListState, 'waiting'>, offset: number, limit: number): Promise<JobRecord[]> {
   const reply = await peek(ctx, state, offset, limit);
   return reply.map((entry) => parseJobRecord(entry[0] as string, pairsToObject(entry, 1)));
 }
@@ -141,8 +182,45 @@ async function peek<P>(ctx: QueueContext<P>, state: Exclude<ListState, 'waiting'
   return ctx.scripts.run(peekScript, argv);
 }
 
-/** See {@link JobQueue.stats}. */
-export async function stats<P>(ctx: QueueContext<P>): Promise<QueueStats> {
+/**
+ * See {@link Queue.stats}. Over several partitions: counters and depths summed; the oldest
+ * pending age is the largest; paused when any partition is (a pause that failed part way
+ * shows), with every kind paused anywhere.
+ */
+export async function stats<P>(partitions: readonly QueueContext<P>[]): Promise<QueueStats> {
+  if (partitions.length === 1) return readStats(partitions[0] as QueueContext<P>);
+  return sumStats(await Promise.all(partitions.map((ctx) => readStats(ctx))));
+}
+
+function sumStats(all: readonly QueueStats[]): QueueStats {
+  const first = all[0] as QueueStats;
+  const total = { ...first } as unknown as Record<string, number | null>;
+  for (const stats of all.slice(1)) {
+    for (const [field, value] of Object.entries(stats) as [keyof QueueStats, number | null][]) {
+      if (field === 'visibilityMs' || field === 'paused' || field === 'pausedKinds' || field === 'limits') continue;
+      if (field === 'groupedDepth' || field === 'waitingDepth') {
+        // Not counted in one partition (too many groups): not counted in the sum either.
+        const current = total[field] ?? null;
+        total[field] = current === null || value === null ? null : current + value;
+        continue;
+      }
+      if (field === 'nowMs' || field === 'oldestPendingAgeMs') {
+        const current = total[field] ?? null;
+        total[field] = value === null ? current : current === null ? value : Math.max(current, value);
+      } else {
+        total[field] = (total[field] as number) + (value as number);
+      }
+    }
+  }
+  return {
+    ...(total as unknown as QueueStats),
+    paused: all.some((stats) => stats.paused),
+    pausedKinds: [...new Set(all.flatMap((stats) => stats.pausedKinds))].sort(),
+  };
+}
+
+/** One partition's snapshot, in one script call. */
+async function readStats<P>(ctx: QueueContext<P>): Promise<QueueStats> {
   const k = ctx.keys;
   const argv = statsScript.argv(
     { pending: k.pending, processing: k.processing, delayed: k.delayed, completed: k.completed, failed: k.failed, stats: k.stats, flow: k.flow },

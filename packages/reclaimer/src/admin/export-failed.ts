@@ -1,5 +1,5 @@
 import { once } from 'node:events';
-import type { JobQueue, JobRecord } from '@jobs/core';
+import type { Queue, JobRecord } from '@jobs/core';
 
 /** Jobs read per call: one page of the failed list with their hashes. */
 const PAGE = 500;
@@ -34,7 +34,7 @@ async function writeLine(stream: NodeJS.WritableStream, line: string): Promise<v
  * memory. Jobs failing meanwhile push the list down; an id seen twice is written once. Resolves
  * with the count written.
  */
-export async function exportFailed(name: string, partitions: readonly JobQueue<unknown>[], stream: NodeJS.WritableStream): Promise<number> {
+export async function exportFailed(name: string, partitions: readonly Queue<unknown>[], stream: NodeJS.WritableStream): Promise<number> {
   const seen = new Set<string>();
   for (const partition of partitions) {
     for (let offset = 0; offset < (await partition.client.llen(partition.keys.failed)); offset += PAGE) {

@@ -1,10 +1,11 @@
-import { defineKinds, JobQueue, PartitionedQueue, queueKeys, type JobRecord, type KindLimits, type LimitsState, type QueueStats, type RedisClient } from '@jobs/core';
+import { defineKinds, Queue, queueKeys, type JobRecord, type KindLimits, type LimitsState, type QueueStats, type RedisClient } from '@jobs/core';
 import { partitionNames, recordedPartitions } from '@jobs/core/internal';
 import { jobsAclRules, jobsOperatorAclRules } from '../acl.ts';
 import { discoverQueues } from '../discover-queues.ts';
 import { humanDuration, renderPairs, renderTable } from '../table.ts';
 import type { AdminCommand } from './admin-program.ts';
 import { eventLine, readEvents } from './event-lines.ts';
+import { partitionQueues } from './partition-queues.ts';
 import { runFlowCommand } from './run-flow.ts';
 import { runFunctionsCommand } from './run-functions.ts';
 import { runSchedulesCommand } from './run-schedules.ts';
@@ -18,8 +19,8 @@ export interface AdminResult {
 
 const empty = defineKinds({});
 
-function open(client: RedisClient, queue: string): JobQueue<unknown> {
-  return new JobQueue({ redis: client, queue, kinds: empty }) as JobQueue<unknown>;
+function open(client: RedisClient, queue: string): Queue<unknown> {
+  return new Queue({ redis: client, queue, kinds: empty }) as Queue<unknown>;
 }
 
 /**
@@ -27,17 +28,23 @@ function open(client: RedisClient, queue: string): JobQueue<unknown> {
  * partitions (each an ordinary queue `NAME:p<i>`), routed by id where an id is given. When the
  * queue keeps an event log (its stream exists), what the CLI changes (retries, cancels) is logged too.
  */
-export async function openNamed(client: RedisClient, queue: string): Promise<PartitionedQueue<unknown>> {
+export async function openNamed(client: RedisClient, queue: string): Promise<Queue<unknown>> {
   const partitions = await recordedPartitions(client, queue);
   const first = partitions > 1 ? (partitionNames(queue, partitions)[0] as string) : queue;
   const eventLog = (await client.exists(queueKeys(first).log)) === 1;
-  return new PartitionedQueue({ redis: client, queue, kinds: empty, partitions, eventLog, workerId: 'jobsctl' }) as PartitionedQueue<unknown>;
+  return new Queue({ redis: client, queue, kinds: empty, partitions, eventLog, workerId: 'jobsctl' }) as Queue<unknown>;
+}
+
+/** The partitions of a queue opened by {@link openNamed}, each as a queue of its own. */
+function partitionsOf(queue: Queue<unknown>): readonly Queue<unknown>[] {
+  return partitionQueues(queue, { eventLog: queue.options.eventLog !== false, workerId: 'jobsctl' });
 }
 
 /** The partition that holds `id` (by its suffix), or every partition for an id made elsewhere. */
-function holders(queue: PartitionedQueue<unknown>, id: string): readonly JobQueue<unknown>[] {
+function holders(queue: Queue<unknown>, partitions: readonly Queue<unknown>[], id: string): readonly Queue<unknown>[] {
   const partition = queue.partitionOf(id);
-  return partition ? [partition] : queue.partitions;
+  const index = partition === undefined ? -1 : queue.partitions.indexOf(partition);
+  return index < 0 ? partitions : [partitions[index] as Queue<unknown>];
 }
 
 /**
@@ -106,8 +113,8 @@ function statsPairs(stats: Omit<QueueStats, 'visibilityMs'>, pausedPartitions: s
 }
 
 /** A partitioned queue paused in some partitions only (a pause cut short): which, for `stats`. */
-async function partlyPaused(queue: PartitionedQueue<unknown>): Promise<{ text: string; count: number } | undefined> {
-  const paused = (await Promise.all(queue.partitions.map(async (partition, index) => ((await partition.stats()).paused ? index : -1)))).filter((index) => index >= 0);
+async function partlyPaused(queue: Queue<unknown>): Promise<{ text: string; count: number } | undefined> {
+  const paused = (await Promise.all(partitionsOf(queue).map(async (partition, index) => ((await partition.stats()).paused ? index : -1)))).filter((index) => index >= 0);
   if (paused.length === queue.partitions.length) return undefined;
   return { text: `partly: partitions ${paused.join(', ')} of ${queue.partitions.length} (run jobsctl pause or resume again)`, count: paused.length };
 }
@@ -198,10 +205,11 @@ export async function runAdminCommand(command: Exclude<AdminCommand, { name: 'ex
     }
     case 'retry': {
       const queue = await openNamed(client, command.queue);
+      const partitions = partitionsOf(queue);
       const outcomes: (true | string)[] = [];
       for (const id of command.ids) {
         let outcome: true | string = 'not_found';
-        for (const partition of holders(queue, id)) {
+        for (const partition of holders(queue, partitions, id)) {
           const [result] = await partition.retry([id]);
           if (result !== 'not_found') {
             outcome = result as true | string;
@@ -216,7 +224,7 @@ export async function runAdminCommand(command: Exclude<AdminCommand, { name: 'ex
     }
     case 'retry-all': {
       const retried: string[] = [];
-      for (const queue of (await openNamed(client, command.queue)).partitions) {
+      for (const queue of partitionsOf(await openNamed(client, command.queue))) {
         // Bounded by what is in the list now, so jobs failing meanwhile cannot keep it going forever.
         let budget = (await queue.stats()).failedDepth;
         while (budget > 0) {
@@ -237,7 +245,7 @@ export async function runAdminCommand(command: Exclude<AdminCommand, { name: 'ex
     case 'purge': {
       const queue = await openNamed(client, command.queue);
       let deleted = 0;
-      for (const partition of queue.partitions) deleted += await partition.purge();
+      for (const partition of partitionsOf(queue)) deleted += await partition.purge();
       // The recorded count goes last, so a purge cut short still knows the partitions.
       if (queue.partitions.length > 1) deleted += await client.del(queue.keys.partitions);
       return { code: 0, text: `purged ${command.queue}: deleted ${deleted} key(s)`, json: { queue: command.queue, deletedKeys: deleted } };

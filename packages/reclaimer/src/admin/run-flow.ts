@@ -1,7 +1,8 @@
-import { defineKinds, PartitionedQueue, type Kinds, type ListState, type RedisClient } from '@jobs/core';
+import { defineKinds, Queue, type Kinds, type ListState, type RedisClient } from '@jobs/core';
 import { recordedPartitions } from '@jobs/core/internal';
 import { closestNames } from './closest-names.ts';
 import type { AdminResult } from './run-admin.ts';
+import { partitionQueues } from './partition-queues.ts';
 import { scheduleAdmin } from './schedules-admin.ts';
 
 /** A pause or resume of a queue (or one kind of it), as `jobsctl pause` and `resume` take it. */
@@ -22,9 +23,9 @@ const SAMPLE = 200;
  * The queue by its name (every partition of a partitioned queue), opened with `kind` as its one
  * kind: pausing a kind needs only its name, and an admin has no schemas.
  */
-async function openWithKind(client: RedisClient, queue: string, kind: string | undefined): Promise<PartitionedQueue<unknown>> {
+async function openWithKind(client: RedisClient, queue: string, kind: string | undefined): Promise<Queue<unknown>> {
   const kinds = defineKinds(kind === undefined ? {} : { [kind]: { schema: { type: 'object' } } });
-  return new PartitionedQueue({ redis: client, queue, kinds, partitions: await recordedPartitions(client, queue) }) as PartitionedQueue<unknown>;
+  return new Queue({ redis: client, queue, kinds, partitions: await recordedPartitions(client, queue) }) as Queue<unknown>;
 }
 
 /**
@@ -32,10 +33,10 @@ async function openWithKind(client: RedisClient, queue: string, kind: string | u
  * or the kind of a job among the oldest of each list of each partition. Redis keeps no list of a
  * queue's kinds (they live in the code), so this reads a sample, and stops at the first match.
  */
-async function findKind(client: RedisClient, queue: PartitionedQueue<unknown>, kind: string, pausedKinds: readonly string[]): Promise<{ found: boolean; seen: string[] }> {
+async function findKind(client: RedisClient, queue: Queue<unknown>, kind: string, pausedKinds: readonly string[]): Promise<{ found: boolean; seen: string[] }> {
   const seen = new Set<string>(pausedKinds);
   for (const schedule of await scheduleAdmin.list(client, queue.name)) seen.add(schedule.kind);
-  for (const partition of queue.partitions) {
+  for (const partition of partitionQueues(queue)) {
     for (const state of SAMPLED) {
       if (seen.has(kind)) return { found: true, seen: [...seen] };
       for (const job of await partition.list(state, { limit: SAMPLE })) if (job.kind) seen.add(job.kind);
@@ -56,7 +57,7 @@ function unknownKind(queue: string, kind: string, known: readonly string[], from
 }
 
 /** Jobs of `kind` parked (set aside while it was paused) in every partition. */
-async function parkedOf(queue: PartitionedQueue<unknown>, kind: string): Promise<number> {
+async function parkedOf(queue: Queue<unknown>, kind: string): Promise<number> {
   let parked = 0;
   for (const partition of queue.partitions) parked += await partition.client.llen(partition.keys.parked(kind));
   return parked;
@@ -71,7 +72,7 @@ async function parkedOf(queue: PartitionedQueue<unknown>, kind: string): Promise
 export async function runFlowCommand(command: FlowCommand, client: RedisClient): Promise<AdminResult> {
   const { queue: name, kind } = command;
   const queue = await openWithKind(client, name, kind);
-  const before = await Promise.all(queue.partitions.map((partition) => partition.stats()));
+  const before = await Promise.all(partitionQueues(queue).map((partition) => partition.stats()));
   const pausedKinds = [...new Set(before.flatMap((stats) => stats.pausedKinds))].sort();
   const what = kind === undefined ? `queue ${name}` : `kind ${kind} of queue ${name}`;
   const wasPaused = kind === undefined ? before.every((stats) => stats.paused) : before.every((stats) => stats.pausedKinds.includes(kind));

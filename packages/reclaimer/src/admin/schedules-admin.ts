@@ -1,4 +1,4 @@
-import { defineKinds, JobQueue, type Kinds, type RedisClient, type ScheduleRecord, type ScheduleSpec, type UpsertScheduleResult } from '@jobs/core';
+import { defineKinds, Queue, type Kinds, type RedisClient, type ScheduleRecord, type ScheduleSpec, type UpsertScheduleResult } from '@jobs/core';
 import { partitionName, recordedPartitions } from '@jobs/core/internal';
 
 const empty = defineKinds({});
@@ -7,9 +7,9 @@ const empty = defineKinds({});
  * Runs `action` on queue `queue`'s schedules through `client` (which stays open). A partitioned
  * queue keeps its schedules in partition 0, as its producer does.
  */
-async function withSchedules<T, P = unknown>(client: RedisClient, queue: string, action: (queue: JobQueue<P>) => Promise<T>, kinds: Kinds<P> = empty as unknown as Kinds<P>): Promise<T> {
+async function withSchedules<T, P = unknown>(client: RedisClient, queue: string, action: (queue: Queue<P>) => Promise<T>, kinds: Kinds<P> = empty as unknown as Kinds<P>): Promise<T> {
   const holder = (await recordedPartitions(client, queue)) > 1 ? partitionName(queue, 0) : queue;
-  const opened = new JobQueue<P>({ redis: client, queue: holder, kinds });
+  const opened = new Queue<P>({ redis: client, queue: holder, kinds });
   try {
     return await action(opened);
   } finally {

@@ -9,6 +9,7 @@ import { closestNames } from '../admin/closest-names.ts';
 import { describeFailure, watchConnectionErrors } from '../admin/connection-failure.ts';
 import { exportFailed } from '../admin/export-failed.ts';
 import { followEvents } from '../admin/event-lines.ts';
+import { partitionQueues } from '../admin/partition-queues.ts';
 import { aclResult, openNamed, runAdminCommand, type AdminResult } from '../admin/run-admin.ts';
 import { discoverQueues, queueExists } from '../discover-queues.ts';
 
@@ -38,7 +39,7 @@ async function runExport(command: Extract<AdminCommand, { name: 'export-failed' 
       return { code: 1, text: `cannot write ${command.out}: ${why}`, json: { error: 'cannot_write', out: command.out } };
     }
   }
-  const count = await exportFailed(command.queue, (await openNamed(client, command.queue)).partitions, file ?? process.stdout);
+  const count = await exportFailed(command.queue, partitionQueues(await openNamed(client, command.queue)), file ?? process.stdout);
   if (file) {
     const done = once(file, 'finish');
     file.end();

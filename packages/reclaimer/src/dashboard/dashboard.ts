@@ -13,7 +13,7 @@ import { SessionSigner, type DashboardSession } from './sessions.ts';
 
 /** Options of {@link createDashboard}. */
 export interface DashboardOptions {
-  /** The queues to show: `JobQueue`s, or a function returning the current set. Or give `source`. */
+  /** The queues to show: `Queue`s, or a function returning the current set. Or give `source`. */
   queues?: readonly DashboardQueue[] | (() => readonly DashboardQueue[]);
   /** Where to read and act instead of `queues`; its optional members light up pause, timelines... */
   source?: DashboardDataSource;

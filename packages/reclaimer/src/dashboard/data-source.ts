@@ -44,7 +44,7 @@ export interface ScheduleInfo {
 
 /**
  * Where the dashboard reads its queues and acts on them. {@link jobQueueSource} builds one from
- * `JobQueue`s; a service can write its own. The optional members are capabilities: the page shows
+ * `Queue`s; a service can write its own. The optional members are capabilities: the page shows
  * pause/resume, limits, schedules and timelines only when the source has them.
  */
 export interface DashboardDataSource {

@@ -1,8 +1,8 @@
-import { defineKinds, JobQueue, type LogEvent, type RedisClient, type ScheduleRecord } from '@jobs/core';
+import { defineKinds, Queue, type LogEvent, type RedisClient, type ScheduleRecord } from '@jobs/core';
 import type { DashboardDataSource, FlowTarget, QueueLimits, ScheduleInfo, TimelineEntry } from './data-source.ts';
 
-/** What the dashboard uses of a `JobQueue`: any queue fits, whatever its kinds. */
-export type DashboardQueue = Pick<JobQueue<unknown>, 'name' | 'client' | 'stats' | 'list' | 'getJob' | 'retry' | 'retryFailed' | 'cancel' | 'purge' | 'pause' | 'resume' | 'timeline'> & {
+/** What the dashboard uses of a `Queue`: any queue fits, whatever its kinds. */
+export type DashboardQueue = Pick<Queue<unknown>, 'name' | 'client' | 'stats' | 'list' | 'getJob' | 'retry' | 'retryFailed' | 'cancel' | 'purge' | 'pause' | 'resume' | 'timeline'> & {
   readonly kinds: { readonly names: readonly string[]; has(kind: unknown): boolean };
   readonly schedules: { list(options?: { offset?: number; limit?: number }): Promise<ScheduleRecord[]> };
 };
@@ -53,7 +53,7 @@ async function onKind(queue: DashboardQueue, kind: string, action: 'pause' | 're
     return;
   }
   // defineKinds checks the name's form; the schema is never used: this handle enqueues nothing.
-  const handle = new JobQueue({ redis: queue.client, queue: queue.name, kinds: defineKinds({ [kind]: { schema: { type: 'object' } } }) });
+  const handle = new Queue({ redis: queue.client, queue: queue.name, kinds: defineKinds({ [kind]: { schema: { type: 'object' } } }) });
   try {
     await handle[action]({ kind });
   } finally {
@@ -62,7 +62,7 @@ async function onKind(queue: DashboardQueue, kind: string, action: 'pause' | 're
 }
 
 /**
- * A {@link DashboardDataSource} over `JobQueue`s: the queues given, or those a function returns
+ * A {@link DashboardDataSource} over `Queue`s: the queues given, or those a function returns
  * when asked (for a set that changes, as the daemon's does). It has the flow-state, pause and
  * schedules capabilities (limits when `options.limits` reads them), and timelines: a job's
  * events from its queue's event log (none when the queue keeps no log).
@@ -120,13 +120,13 @@ const empty = defineKinds({});
  * The queues named by `names()`, each opened once on `client` (a queue that needs no kinds: the
  * dashboard reads and redrives, it never validates payloads).
  */
-export function namedQueues(client: RedisClient, names: () => readonly string[]): () => JobQueue<unknown>[] {
-  const open = new Map<string, JobQueue<unknown>>();
+export function namedQueues(client: RedisClient, names: () => readonly string[]): () => Queue<unknown>[] {
+  const open = new Map<string, Queue<unknown>>();
   return () =>
     names().map((name) => {
       let queue = open.get(name);
       if (!queue) {
-        queue = new JobQueue({ redis: client, queue: name, kinds: empty }) as JobQueue<unknown>;
+        queue = new Queue({ redis: client, queue: name, kinds: empty }) as Queue<unknown>;
         open.set(name, queue);
       }
       return queue;

@@ -1,0 +1,130 @@
+import { Claimer, type ClaimOptions } from './commands/claim.ts';
+import { Completer, type CompleteAndClaimResult } from './commands/complete.ts';
+import { ENQUEUE_BATCH, writeEnqueues, type EnqueueResult, type PreparedEnqueue } from './commands/enqueue.ts';
+import { extendLease, extendLeases } from './commands/extend.ts';
+import { fail, type FailOptions, type FailOutcome } from './commands/fail.ts';
+import { readChildren, type ChildResult } from './commands/flow.ts';
+import { rateLimited } from './commands/limits.ts';
+import { PauseWatch } from './commands/pause.ts';
+import { progress } from './commands/progress.ts';
+import type { QueueContext } from './commands/queue-context.ts';
+import { reclaimStuck, type ReclaimResult } from './commands/reclaim.ts';
+import { release } from './commands/release.ts';
+import { promoteDue } from './commands/tidy.ts';
+import { unparkFreed } from './commands/unpark.ts';
+import type { ClaimedJob } from './job-record.ts';
+import type { QueueKeys } from './keys.ts';
+import { QueueConnection } from './queue-connection.ts';
+import type { PartitionOptions, ResolvedQueueOptions } from './queue-options.ts';
+import type { RedisClient } from './redis-connection.ts';
+import { Schedules } from './schedules/schedules.ts';
+import { TickBatcher } from './tick-batcher.ts';
+import { assertWholeNumber } from './whole-number.ts';
+
+/**
+ * One partition of a {@link Queue} (a plain queue is its only partition): the state its verbs
+ * work with (context, claim and completion state, the tick's enqueue batch) and the calls a
+ * worker lane makes on it. Each method is one line into its command; each verb's documentation
+ * is on the `Queue` method of the same name.
+ */
+export class Partition<P> {
+  /** The partition's queue name (`NAME:p<i>`, or the queue's own name for a plain queue). */
+  readonly name: string;
+  /** Every key of the partition. */
+  readonly keys: QueueKeys;
+  /** The queue's policy, defaults filled in. */
+  readonly options: ResolvedQueueOptions;
+  /** The connection every command but the blocking wait goes through (the queue's, shared). */
+  readonly client: RedisClient;
+  /** What the partition's commands work with. */
+  readonly ctx: QueueContext<P>;
+  /** The connection, waits, start-up checks and closing behind the verbs. */
+  readonly conn: QueueConnection<P>;
+  /** What the last claim said of the partition's pause and rate limit, and when its next job is due. */
+  readonly pause: PauseWatch;
+  readonly claimer: Claimer<P>;
+  readonly completer: Completer<P>;
+  /** Single enqueues of one tick, written in one script call. */
+  readonly enqueues: TickBatcher<PreparedEnqueue, EnqueueResult>;
+  #schedules: Schedules<P> | undefined;
+
+  constructor(options: PartitionOptions<P>) {
+    const conn = new QueueConnection(options);
+    const ctx = conn.ctx;
+    this.conn = conn;
+    this.ctx = ctx;
+    this.name = conn.keys.name;
+    this.keys = conn.keys;
+    this.options = conn.options;
+    this.client = conn.client;
+    this.pause = new PauseWatch(this.keys);
+    this.claimer = new Claimer(ctx, conn.waiter, () => conn.closed, this.pause);
+    this.completer = new Completer(ctx, this.pause);
+    this.enqueues = new TickBatcher((jobs) => writeEnqueues(ctx, jobs), ENQUEUE_BATCH);
+  }
+
+  /** The partition's schedules (a partitioned queue keeps them in partition 0). */
+  get schedules(): Schedules<P> {
+    this.#schedules ??= new Schedules(this.ctx);
+    return this.#schedules;
+  }
+
+  claim(options: ClaimOptions = {}): Promise<ClaimedJob[]> {
+    return this.claimer.claim(options);
+  }
+
+  async waitForWork(timeoutMs: number, signal?: AbortSignal): Promise<void> {
+    assertWholeNumber('timeoutMs', timeoutMs, 0, 3_600_000);
+    await this.ctx.ready();
+    await this.conn.waiter.wait(this.pause.bound(timeoutMs), signal, this.pause.waitKey);
+  }
+
+  completeManyAndClaim(items: readonly { job: ClaimedJob; result: unknown }[], options: { max?: number } = {}): Promise<CompleteAndClaimResult> {
+    return this.completer.completeManyAndClaim(items, options);
+  }
+
+  fail(job: ClaimedJob, error: unknown, options: FailOptions = {}): Promise<FailOutcome> {
+    return fail(this.ctx, job, error, options);
+  }
+
+  rateLimited(job: ClaimedJob, retryAfterMs: number, reason?: string): Promise<number> {
+    return rateLimited(this.ctx, job, retryAfterMs, reason);
+  }
+
+  extendLeases(jobs: readonly ClaimedJob[], leaseMs: number): Promise<(number | null)[]> {
+    return extendLeases(this.ctx, jobs, leaseMs);
+  }
+
+  extendLease(job: ClaimedJob, leaseMs: number): Promise<number> {
+    return extendLease(this.ctx, job, leaseMs);
+  }
+
+  progress(job: ClaimedJob, value: unknown): Promise<void> {
+    return progress(this.ctx, job, value);
+  }
+
+  children(id: string): Promise<Record<string, ChildResult>> {
+    return readChildren(this.ctx, id);
+  }
+
+  release(jobs: readonly ClaimedJob[]): Promise<boolean[]> {
+    return release(this.ctx, jobs);
+  }
+
+  reclaimStuck(options: { batch?: number; scanBudget?: number } = {}): Promise<ReclaimResult> {
+    return reclaimStuck(this.ctx, options);
+  }
+
+  unparkFreed(options: { batch?: number } = {}): Promise<{ unparked: number; more: boolean }> {
+    return unparkFreed(this.ctx, options);
+  }
+
+  promoteDue(batch = 1_000): Promise<{ promoted: number; nextDueMs: number | null; nowMs: number }> {
+    return promoteDue(this.ctx, batch);
+  }
+
+  /** Stops waits in flight and closes the partition's followers (the shared connection stays). */
+  close(): Promise<void> {
+    return this.conn.close();
+  }
+}

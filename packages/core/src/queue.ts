@@ -1,0 +1,397 @@
+import { cancel, type CancelOutcome } from './commands/cancel.ts';
+import type { ClaimOptions } from './commands/claim.ts';
+import type { CompleteAndClaimResult, CompleteOutcome } from './commands/complete.ts';
+import { enqueue, enqueueMany, type EnqueueResult, type PartitionedEnqueueRequest } from './commands/enqueue.ts';
+import type { FailOptions, FailOutcome } from './commands/fail.ts';
+import { enqueueFlow, type ChildResult, type FlowRequest, type FlowResult } from './commands/flow.ts';
+import { limits, setLimits } from './commands/limits.ts';
+import { pause, resume } from './commands/pause.ts';
+import type { ReclaimResult } from './commands/reclaim.ts';
+import { retry, retryFailed } from './commands/retry.ts';
+import { timeline, type JobTimeline } from './commands/timeline.ts';
+import { purge, tidyHistory } from './commands/tidy.ts';
+import { getJob, list, stats, type ListState, type QueueStats } from './commands/views.ts';
+import type { EventFollower, FollowOptions } from './event-follower.ts';
+import type { ClaimedJob, JobRecord } from './job-record.ts';
+import { assertJobId, type QueueKeys } from './keys.ts';
+import type { KindName, Kinds } from './kinds.ts';
+import type { LimitsState, QueueLimits } from './limits.ts';
+import type { Partition } from './partition.ts';
+import { openPartitions, type PartitionedEnqueueOptions, type PartitionRouting } from './partition-routing.ts';
+import type { QueueConfig, ResolvedQueueOptions } from './queue-options.ts';
+import type { RedisClient } from './redis-connection.ts';
+import type { Schedules } from './schedules/schedules.ts';
+
+/**
+ * A queue: the verbs of the redis.io job-queue recipe (`enqueue`, `claim`, `complete`, `fail`,
+ * `reclaimStuck`, `stats`, `getJob`) and the rest, each one atomic Lua script, with the recipe's
+ * flaws fixed. Each verb's logic lives in its command under `commands/`; this class holds the
+ * connection and routes each call. `@jobs/producer` and `@jobs/worker` are thin layers over it.
+ *
+ * With `partitions` (default 1) the queue spreads over N partitions, for a queue too hot for one
+ * Redis shard: partition `i` is the ordinary queue `NAME:p<i>` (see partitions.ts), so every
+ * script stays atomic in its own hash slot and a cluster spreads the partitions over its
+ * masters. All partitions share one connection. The count is recorded in Redis on first use, and
+ * a client given another count is refused, so producers and workers never disagree on where
+ * jobs are. The verbs of one job find its partition by its id. The ones that run on one
+ * partition at a time (`claim`, `waitForWork`, `completeManyAndClaim`, the sweeps, `retry`,
+ * `retryFailed`, `tidyHistory`, `purge`) throw `JOBS_INVALID_ARGUMENT` on a partitioned queue:
+ * a worker claims from each of {@link partitions}, and an operator opens a partition by its name.
+ *
+ * @example
+ * ```ts
+ * const queue = new Queue({ redis: 'redis://127.0.0.1:6379', queue: 'mail', kinds });
+ * const id = await queue.enqueue('email', { recipient: 'alice@example.com' });
+ * const [job] = await queue.claim({ blockMs: 1000 });
+ * if (job) await queue.complete(job, { sent: true });
+ * await queue.close();
+ * ```
+ */
+export class Queue<P> {
+  /** The queue's name. */
+  readonly name: string;
+  /** Every key of the queue (of a partitioned one, only `partitions` is used: the partitions have their own). */
+  readonly keys: QueueKeys;
+  /** The job kinds. */
+  readonly kinds: Kinds<P>;
+  /** The queue's policy, defaults filled in. */
+  readonly options: ResolvedQueueOptions;
+  /** The client every command but the blocking waits goes through. */
+  readonly client: RedisClient;
+  /** The partitions, by index: one for a plain queue. What a worker's lanes claim from. */
+  readonly partitions: readonly Partition<P>[];
+  readonly #routing: PartitionRouting<P>;
+  /** The only partition of a plain queue, so that its job path skips routing. */
+  readonly #sole: Partition<P> | undefined;
+
+  constructor(options: QueueConfig<P>) {
+    const routing = openPartitions(options);
+    this.#routing = routing;
+    this.#sole = routing.sole;
+    this.name = routing.name;
+    this.keys = routing.keys;
+    this.kinds = options.kinds;
+    this.options = (routing.partitions[0] as Partition<P>).options;
+    this.client = routing.client;
+    this.partitions = routing.partitions;
+  }
+
+  /** Records the partition count in Redis (first user) or checks it: `JOBS_INVALID_ARGUMENT` (field `partitions`) on a mismatch, which would strand jobs. */
+  ensureLayout(): Promise<void> {
+    return this.#routing.ensureLayout();
+  }
+
+  /** The partition an enqueue with these options goes to: by `partitionKey`, else `group`, else `idempotencyKey`, else round robin. */
+  partitionFor(options?: PartitionedEnqueueOptions): Partition<P> {
+    return this.#routing.partitionFor(options);
+  }
+
+  /** The partition whose id this is, when the id says (ids this package makes do). */
+  partitionOf(id: string): Partition<P> | undefined {
+    return this.#routing.partitionOf(id);
+  }
+
+  /**
+   * Enqueues one job after validating its payload against the kind's schema (nothing is written
+   * when it is invalid), on the partition its options pick. Returns the job's id; with an
+   * idempotency key still held, the id of the job that holds it.
+   */
+  enqueue<N extends KindName<P>>(kind: N, payload: P[N], options?: PartitionedEnqueueOptions): Promise<string> {
+    return enqueue(this.#routing, kind, payload, options);
+  }
+
+  /**
+   * Enqueues many jobs in one round trip and one atomic script per partition involved (the
+   * partitions in parallel). Every payload is validated, once, before anything is written: one
+   * bad job and none is written. A Redis failure part way can leave some partitions written
+   * (each partition's share is all or nothing). Results in input order.
+   */
+  enqueueMany(jobs: readonly PartitionedEnqueueRequest<P>[]): Promise<EnqueueResult[]> {
+    return enqueueMany(this.#routing, jobs);
+  }
+
+  /**
+   * Enqueues a flow: a parent job and its children (of any kinds, nested as deep as you like),
+   * in one round trip and one atomic script, all in one partition (one hash slot, so every step
+   * of the flow is atomic). Every payload is validated first: one bad job and nothing is written.
+   * The parent waits in status `waiting-children` until each child has completed, then runs
+   * (after its delay, if any); its handler reads the children's results with {@link children}.
+   * A child that fails for good fails the parent (`JOBS_CHILD_FAILED`), unless the parent says
+   * `onChildFailure: 'ignore'`. Cancelling the parent cancels its unstarted children.
+   * Returns the ids, in the shape of the request.
+   */
+  enqueueFlow(flow: FlowRequest<P>): Promise<FlowResult> {
+    return enqueueFlow(this.#routing, flow);
+  }
+
+  /**
+   * The children of flow parent `id`, by child id, each with its kind and status: `completed` with
+   * its result, `failed` or `cancelled` with its error, or `waiting`. `{}` for none (or no job).
+   */
+  async children(id: string): Promise<Record<string, ChildResult>> {
+    if (this.#sole === undefined) assertJobId(id);
+    return (this.#routing.partitionOf(id) ?? (this.partitions[0] as Partition<P>)).children(id);
+  }
+
+  /**
+   * Claims up to `max` jobs in one round trip: due delayed jobs are promoted first, then each
+   * claimed job is moved to processing and stamped with a token and a lease in the same atomic
+   * step. With `blockMs`, waits for work (blocking in Redis, no polling) and returns as soon as
+   * some is claimed; an empty array means none came in time.
+   */
+  claim(options: ClaimOptions = {}): Promise<ClaimedJob[]> {
+    return (this.#sole ?? this.#routing.whole('claim')).claim(options);
+  }
+
+  /**
+   * Resolves when pending may hold work (a push, or work already there), after at most about
+   * `timeoutMs`, or when `signal` aborts: the same blocking wait a blocked claim uses, for a
+   * caller that watches several queues at once. Never rejects.
+   */
+  waitForWork(timeoutMs: number, signal?: AbortSignal): Promise<void> {
+    return (this.#sole ?? this.#routing.whole('waitForWork')).waitForWork(timeoutMs, signal);
+  }
+
+  /**
+   * Completes a claimed job with its result (stored as JSON). Throws {@link LostClaimError}
+   * when this claim is no longer valid (the lease expired and the job was reclaimed, or it
+   * was already completed or failed): nothing is changed then.
+   */
+  complete(job: ClaimedJob, result: unknown): Promise<void> {
+    return (this.#sole ?? this.#routing.holderOf(job)).completer.complete(job, result);
+  }
+
+  /** Completes many claimed jobs (of one partition) in one round trip; per job, true when completed. Throws (and changes nothing) if any result cannot be stored. */
+  completeMany(items: readonly { job: ClaimedJob; result: unknown }[]): Promise<boolean[]> {
+    return (this.#sole ?? this.#routing.holderOfAll(items)).completer.completeMany(items);
+  }
+
+  /**
+   * Completes many claimed jobs (of one partition) in one round trip, each on its own: a result
+   * that cannot be stored (too large, not JSON) refuses that job only. Per job: `completed`,
+   * `lost` (the claim was no longer valid), or `refused` with the error.
+   */
+  completeSettled(items: readonly { job: ClaimedJob; result: unknown }[]): Promise<CompleteOutcome[]> {
+    return (this.#sole ?? this.#routing.holderOfAll(items)).completer.completeSettled(items);
+  }
+
+  /**
+   * What a busy worker sends: completes `items` (each on its own, as {@link completeSettled}
+   * does) and claims up to `max` next jobs, in one script call: one round trip and one atomic
+   * step. Never waits for work; `max` 0 only completes. In durable mode a shortfall of replicas
+   * is reported in `notReplicated`, not thrown, since the claimed jobs must reach the caller.
+   */
+  completeManyAndClaim(items: readonly { job: ClaimedJob; result: unknown }[], options: { max?: number } = {}): Promise<CompleteAndClaimResult> {
+    return (this.#sole ?? this.#routing.whole('completeManyAndClaim')).completeManyAndClaim(items, options);
+  }
+
+  /** Completes a job and claims up to `max` next ones in one round trip (never waits); `completed` false when the claim was lost. */
+  completeAndClaim(job: ClaimedJob, result: unknown, options: { max?: number } = {}): Promise<{ completed: boolean; next: ClaimedJob[] }> {
+    return (this.#sole ?? this.#routing.holderOf(job)).completer.completeAndClaim(job, result, options);
+  }
+
+  /**
+   * Records a failed attempt. The job is retried after the kind's backoff (or `retryDelayMs`)
+   * while it has attempts left; a permanent failure, or the last attempt, moves it to failed
+   * with `error` as its `last_error`. Throws {@link LostClaimError} when this claim is no
+   * longer valid.
+   */
+  fail(job: ClaimedJob, error: unknown, options: FailOptions = {}): Promise<FailOutcome> {
+    return (this.#sole ?? this.#routing.holderOf(job)).fail(job, error, options);
+  }
+
+  /**
+   * Renews the leases of many claimed jobs (of one partition) in one round trip: each stays
+   * claimed for `leaseMs` from now. Per job, the new deadline (Redis clock, ms), or null when
+   * the claim was lost.
+   */
+  extendLeases(jobs: readonly ClaimedJob[], leaseMs: number): Promise<(number | null)[]> {
+    return (this.#sole ?? this.#routing.holderOfAll(jobs)).extendLeases(jobs, leaseMs);
+  }
+
+  /** Renews one job's lease for `leaseMs` from now; throws {@link LostClaimError} if lost. */
+  extendLease(job: ClaimedJob, leaseMs: number): Promise<number> {
+    return (this.#sole ?? this.#routing.holderOf(job)).extendLease(job, leaseMs);
+  }
+
+  /**
+   * Hands claimed jobs (of one partition) back to pending at once, to the claim end, without
+   * counting the interrupted attempt: for a worker that shuts down before they finish. Per job,
+   * true when released (false when the claim was already lost).
+   */
+  release(jobs: readonly ClaimedJob[]): Promise<boolean[]> {
+    return (this.#sole ?? this.#routing.holderOfAll(jobs)).release(jobs);
+  }
+
+  /**
+   * One bounded reclaim sweep: jobs whose lease expired go back to pending (or to failed on
+   * their last attempt), at most `batch` (default 500) per call; up to `scanBudget` processing
+   * entries are checked for claims made by recipe clients, which carry no lease. Safe to run
+   * from any number of processes at once.
+   */
+  reclaimStuck(options: { batch?: number; scanBudget?: number } = {}): Promise<ReclaimResult> {
+    return (this.#sole ?? this.#routing.whole('reclaimStuck')).reclaimStuck(options);
+  }
+
+  /**
+   * Moves due delayed jobs to pending, at most `batch`; returns how many, when the next is due
+   * (null: none left), and the server's clock when it looked (both in ms, on that clock).
+   */
+  promoteDue(batch = 1_000): Promise<{ promoted: number; nextDueMs: number | null; nowMs: number }> {
+    return (this.#sole ?? this.#routing.whole('promoteDue')).promoteDue(batch);
+  }
+
+  /**
+   * Redrives dead-lettered jobs by id: back onto pending with a fresh set of attempts. Per id,
+   * true when redriven, else the status that kept it (`not_found` when there is no such job).
+   */
+  retry(ids: readonly string[]): Promise<(true | string)[]> {
+    return retry((this.#sole ?? this.#routing.whole('retry')).ctx, ids);
+  }
+
+  /** Redrives up to `batch` of the oldest dead-lettered jobs (the far end of the failed list); `more` while ids are left. */
+  retryFailed(options: { batch?: number } = {}): Promise<{ retried: string[]; more: boolean }> {
+    return retryFailed((this.#sole ?? this.#routing.whole('retryFailed')).ctx, options);
+  }
+
+  /**
+   * Drops ids whose hash has expired from the far end of the completed and failed histories, at
+   * most `batch` from each. Returns how many it dropped; the failed ones (jobs lost to
+   * `failedTtlSeconds`) are counted in `failedDroppedTotal`.
+   */
+  tidyHistory(batch = 1_000): Promise<{ completed: number; failed: number }> {
+    return tidyHistory((this.#sole ?? this.#routing.whole('tidyHistory')).ctx, batch);
+  }
+
+  /** Deletes every key of the queue (lists, sets, counters, job hashes) and returns how many. Not atomic: stop its producers and workers first. */
+  purge(): Promise<number> {
+    return purge((this.#sole ?? this.#routing.whole('purge')).ctx);
+  }
+
+  /** Cancels a job that has not started (pending or delayed), on the partition that holds it. */
+  cancel(id: string): Promise<CancelOutcome> {
+    return cancel(this.#routing.holders(id), id);
+  }
+
+  /** The job with id `id`, or null when there is none (or its hash has expired). */
+  getJob(id: string): Promise<JobRecord | null> {
+    return getJob(this.#routing.holders(id), id);
+  }
+
+  /**
+   * One page of a list, read in one step: pending oldest first, delayed soonest first,
+   * processing, completed and failed newest first. Ids whose hash expired are left out.
+   * `waiting` pages through every job waiting to start in the order claims take them (see
+   * {@link ListState}); its depth is `stats().waitingDepth`. A partitioned queue pages through
+   * its partitions' lists one after another, partition 0 first.
+   */
+  list(state: ListState, options: { offset?: number; limit?: number } = {}): Promise<JobRecord[]> {
+    return list(this.#routing.contexts, state, options);
+  }
+
+  /**
+   * Follows the queue's event log (see {@link QueueOptions.eventLog}) from `from`: `'$'` (the
+   * default) after the newest event when this call resolves, `'0'` from the oldest one kept, or
+   * after a stream id, such as the `id` of the last event a follower delivered. The follower
+   * is an async iterable on a connection of its own: it waits in Redis while caught up, reads on
+   * from its last delivered id after a lost connection (no event twice, none skipped), and
+   * delivers a `gap` item when the capped log was trimmed past its cursor. Stop it with
+   * `close()`, `signal`, or by breaking out of the loop; closing the queue closes it too. Each
+   * partition keeps its own log: a partitioned queue needs `partition` (0-based).
+   */
+  events(options: FollowOptions & { partition?: number } = {}): Promise<EventFollower> {
+    return this.#routing.follow(options);
+  }
+
+  /**
+   * A job's own events from the event log, oldest first (at most its last 64, or `limit`), read
+   * in one step from the ids its hash keeps: no scan of the log. Null when there is no such job
+   * (or its hash has expired); `events` is empty when the log is off.
+   */
+  timeline(id: string, options: { limit?: number } = {}): Promise<JobTimeline | null> {
+    return timeline(this.#routing.holders(id), id, options);
+  }
+
+  /** Depths, counters and the oldest pending job's age, in one consistent snapshot per partition, summed over the partitions. */
+  stats(): Promise<QueueStats> {
+    return stats(this.#routing.contexts);
+  }
+
+  /** The queue's schedules: create, change, list, pause, resume and remove them (a partitioned queue keeps them in partition 0). */
+  get schedules(): Schedules<P> {
+    return (this.partitions[0] as Partition<P>).schedules;
+  }
+
+  /**
+   * Pauses the queue, or with `kind` one kind of it, in every partition: once this resolves, no
+   * worker starts a new job of it (claims check inside Redis, so a claim already blocked in
+   * Redis, or one racing this call, starts nothing either); running jobs finish; enqueues go
+   * on. The pause is kept in Redis until {@link resume}: it holds across worker and Redis
+   * restarts (with persistence on). A pause that fails part way (Redis away) leaves some
+   * partitions paused: `stats().paused` then says so; call it again.
+   */
+  pause(options: { kind?: string } = {}): Promise<void> {
+    return pause(this.#routing.contexts, options);
+  }
+
+  /**
+   * Resumes the queue (or one kind) in every partition: workers blocked on the paused queue
+   * wake at once, and a kind's parked jobs go back to the front of their lists, in batches of
+   * `batch` (default 1000) per script call (jobs of the kind enqueued meanwhile may start
+   * before the last batch).
+   */
+  resume(options: { kind?: string; batch?: number } = {}): Promise<void> {
+    return resume(this.#routing.contexts, options);
+  }
+
+  /**
+   * Moves back, at most `batch` (default 1000) per call, the parked jobs of kinds that nothing
+   * holds back any more (not paused, not limited): what a resume or setLimits cut short, or a
+   * limit deleted by hand, leaves parked. `more` is true while such jobs are left. The
+   * reclaimer's and the workers' sweeps run it; safe to run from any number of processes at
+   * once.
+   */
+  unparkFreed(options: { batch?: number } = {}): Promise<{ unparked: number; more: boolean }> {
+    return (this.#sole ?? this.#routing.whole('unparkFreed')).unparkFreed(options);
+  }
+
+  /**
+   * Replaces the queue's rate limits and concurrency caps ({@link QueueLimits}; `{}` removes them),
+   * obeyed by every worker's next claim; bad limits throw `JOBS_INVALID_ARGUMENT`, writing nothing.
+   * They hold per partition: a limit of K starts per window lets N partitions start up to N×K
+   * in all (Redis Cluster has no atomic step across slots); a group's jobs all go to one
+   * partition, so group limits hold exactly.
+   */
+  setLimits(limits: QueueLimits): Promise<void> {
+    return setLimits(this.#routing.contexts, limits);
+  }
+
+  /** The queue's limits as stored in Redis, and the kinds a handler's pushback holds back (until when). */
+  limits(): Promise<LimitsState> {
+    return limits(this.#routing.contexts);
+  }
+
+  /**
+   * A handler's pushback ({@link RateLimitedError}): no worker claims `job`'s kind for
+   * `retryAfterMs`; `job` goes back to the front of its list, the attempt not counted. Returns
+   * until when the kind is held (Redis clock, ms); throws {@link LostClaimError} if the claim is lost.
+   */
+  rateLimited(job: ClaimedJob, retryAfterMs: number, reason?: string): Promise<number> {
+    return (this.#sole ?? this.#routing.holderOf(job)).rateLimited(job, retryAfterMs, reason);
+  }
+
+  /**
+   * Records the progress of a job this process is running (JSON, at most 16 KiB), fenced by its
+   * claim: stored on the job (`progress` in {@link getJob}) and published on the events channel
+   * as `{"id":…,"status":"processing","progress":…}`. Throws {@link LostClaimError} when the
+   * claim is no longer valid, and writes nothing.
+   */
+  progress(job: ClaimedJob, value: unknown): Promise<void> {
+    return (this.#sole ?? this.#routing.holderOf(job)).progress(job, value);
+  }
+
+  /** Stops waits in flight and closes the event-log followers and the connections this queue opened (not yours). */
+  close(): Promise<void> {
+    return this.#routing.close();
+  }
+}
