@@ -5,13 +5,13 @@ import { extendLease, extendLeases } from './commands/extend.ts';
 import { fail, type FailOptions, type FailOutcome } from './commands/fail.ts';
 import { readChildren, type ChildResult } from './commands/flow.ts';
 import { rateLimited } from './commands/limits.ts';
-import { PauseWatch } from './commands/pause.ts';
 import { progress } from './commands/progress.ts';
 import type { QueueContext } from './commands/queue-context.ts';
 import { reclaimStuck, type ReclaimResult } from './commands/reclaim.ts';
 import { release } from './commands/release.ts';
 import { promoteDue } from './commands/tidy.ts';
 import { unparkFreed } from './commands/unpark.ts';
+import { ClaimOutlook } from './claim-outlook.ts';
 import type { ClaimedJob } from './job-record.ts';
 import type { QueueKeys } from './keys.ts';
 import { QueueConnection } from './queue-connection.ts';
@@ -41,7 +41,7 @@ export class Partition<P> {
   /** The connection, waits, start-up checks and closing behind the verbs. */
   readonly conn: QueueConnection<P>;
   /** What the last claim said of the partition's pause and rate limit, and when its next job is due. */
-  readonly pause: PauseWatch;
+  readonly outlook: ClaimOutlook;
   readonly claimer: Claimer<P>;
   readonly completer: Completer<P>;
   /** Single enqueues of one tick, written in one script call. */
@@ -57,9 +57,9 @@ export class Partition<P> {
     this.keys = conn.keys;
     this.options = conn.options;
     this.client = conn.client;
-    this.pause = new PauseWatch(this.keys);
-    this.claimer = new Claimer(ctx, conn.waiter, () => conn.closed, this.pause);
-    this.completer = new Completer(ctx, this.pause);
+    this.outlook = new ClaimOutlook(this.keys);
+    this.claimer = new Claimer(ctx, conn.waiter, () => conn.closed, this.outlook);
+    this.completer = new Completer(ctx, this.outlook);
     this.enqueues = new TickBatcher((jobs) => writeEnqueues(ctx, jobs), ENQUEUE_BATCH);
   }
 
@@ -76,7 +76,7 @@ export class Partition<P> {
   async waitForWork(timeoutMs: number, signal?: AbortSignal): Promise<void> {
     assertWholeNumber('timeoutMs', timeoutMs, 0, 3_600_000);
     await this.ctx.ready();
-    await this.conn.waiter.wait(this.pause.bound(timeoutMs), signal, this.pause.waitKey);
+    await this.conn.waiter.wait(this.outlook.bound(timeoutMs), signal, this.outlook.waitKey);
   }
 
   completeManyAndClaim(items: readonly { job: ClaimedJob; result: unknown }[], options: { max?: number } = {}): Promise<CompleteAndClaimResult> {

@@ -1,3 +1,4 @@
+import type { ClaimOutlook } from '../claim-outlook.ts';
 import { readClaimedJobs } from '../claimed-job.ts';
 import { assertOptionKeys } from '../option-keys.ts';
 import { claimScript, type ClaimArgs, type ClaimKeys } from '../generated/claim.ts';
@@ -6,7 +7,6 @@ import { failedHistoryCap } from '../queue-options.ts';
 import { claimTokenBase } from '../random-hex.ts';
 import type { WorkWaiter } from '../wait-for-work.ts';
 import { assertWholeNumber } from '../whole-number.ts';
-import type { PauseWatch } from './pause.ts';
 import type { QueueContext } from './queue-context.ts';
 
 /** Options of {@link Queue.claim}. */
@@ -48,18 +48,18 @@ export function claimArgs<P>(ctx: QueueContext<P>, max: number): ClaimArgs {
  * Claims jobs for one queue: one script call when work is pending, else a wait on Redis (no
  * polling) that runs the claim the moment a push ends it. Remembers when the next delayed job
  * is due, so a wait ends in time for it, and whether the queue is paused or over its rate limit
- * (see {@link PauseWatch}, which a complete-and-claim's claims inform too).
+ * (see {@link ClaimOutlook}, which a complete-and-claim's claims inform too).
  */
 export class Claimer<P> {
   readonly #ctx: QueueContext<P>;
   readonly #waiter: WorkWaiter;
   readonly #keys: ClaimKeys;
   readonly #isClosed: () => boolean;
-  readonly #pause: PauseWatch;
+  readonly #outlook: ClaimOutlook;
 
-  constructor(ctx: QueueContext<P>, waiter: WorkWaiter, isClosed: () => boolean, pause: PauseWatch) {
+  constructor(ctx: QueueContext<P>, waiter: WorkWaiter, isClosed: () => boolean, outlook: ClaimOutlook) {
     this.#ctx = ctx;
-    this.#pause = pause;
+    this.#outlook = outlook;
     this.#waiter = waiter;
     this.#keys = claimKeys(ctx);
     this.#isClosed = isClosed;
@@ -85,7 +85,7 @@ export class Claimer<P> {
       // wakes it, and the claim behind it runs either way); else claim once first. A claim that
       // took all it asked for may have left jobs where the wait does not look (the lists of
       // other priorities, a group's list): only pending's pushes end a wait.
-      const hint = this.#pause.dueHint;
+      const hint = this.#outlook.dueHint;
       let untilDue: number | undefined;
       if (nowMs !== 0) untilDue = nextDueMs >= 0 ? Math.max(1, nextDueMs - nowMs) : remaining;
       else if (hint?.short) untilDue = hint.untilDueMs >= 0 ? Math.max(1, hint.untilDueMs - (Date.now() - hint.atMs)) : remaining;
@@ -96,14 +96,14 @@ export class Claimer<P> {
         // Wake for the next delayed job too; a delayed job is not in pending, so no push wakes us.
         // A paused queue waits on its resume list: its pending jobs would end every wait at once.
         await this.#ctx.ready();
-        const paused = this.#pause.paused;
-        const claimed = await this.#waiter.waitThenRun(paused ? remaining : this.#pause.bound(Math.min(remaining, untilDue)), claimScript, this.#argv(max), options.signal, this.#pause.waitKey);
+        const paused = this.#outlook.paused;
+        const claimed = await this.#waiter.waitThenRun(paused ? remaining : this.#outlook.bound(Math.min(remaining, untilDue)), claimScript, this.#argv(max), options.signal, this.#outlook.waitKey);
         if (claimed === null) return [];
         reply = claimed ?? (await scripts.run(claimScript, this.#argv(max)));
       }
       nowMs = Number(reply[0]);
       const jobs = readClaimedJobs(reply, 2, nowMs, this.#ctx.traced);
-      nextDueMs = this.#pause.note(Number(reply[1]), nowMs, jobs.length < max);
+      nextDueMs = this.#outlook.note(Number(reply[1]), nowMs, jobs.length < max);
       if (jobs.length > 0 || deadline - Date.now() <= 0 || this.#isClosed() || options.signal?.aborted) return jobs;
     }
   }

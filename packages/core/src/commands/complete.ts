@@ -1,3 +1,4 @@
+import type { ClaimOutlook } from '../claim-outlook.ts';
 import { readClaimedJobs } from '../claimed-job.ts';
 import { assertOptionKeys } from '../option-keys.ts';
 import { LostClaimError, type JobsError, type NotReplicatedError } from '../errors.ts';
@@ -9,7 +10,6 @@ import { encodeJson } from '../json.ts';
 import { failedHistoryCap } from '../queue-options.ts';
 import { claimTokenBase } from '../random-hex.ts';
 import { assertWholeNumber } from '../whole-number.ts';
-import type { PauseWatch } from './pause.ts';
 import type { QueueContext } from './queue-context.ts';
 import { assertReplicated } from './replication.ts';
 
@@ -48,11 +48,11 @@ export class Completer<P> {
   readonly #ctx: QueueContext<P>;
   readonly #completeKeys: CompleteKeys;
   readonly #completeAndClaimKeys: CompleteAndClaimKeys;
-  readonly #pause: PauseWatch;
+  readonly #outlook: ClaimOutlook;
 
-  constructor(ctx: QueueContext<P>, pause: PauseWatch) {
+  constructor(ctx: QueueContext<P>, outlook: ClaimOutlook) {
     this.#ctx = ctx;
-    this.#pause = pause;
+    this.#outlook = outlook;
     const k = ctx.keys;
     this.#completeKeys = { processing: k.processing, completed: k.completed, leases: k.leases, stats: k.stats, pending: k.pending, delayed: k.delayed, log: k.log };
     this.#completeAndClaimKeys = { pending: k.pending, processing: k.processing, leases: k.leases, stats: k.stats, delayed: k.delayed, completed: k.completed, failed: k.failed, flow: k.flow, log: k.log };
@@ -179,7 +179,7 @@ export class Completer<P> {
       const reply = sent.reply;
       completed = accepted.map((_, i) => Number(reply[3 + i]) === CLAIM_DONE);
       next = readClaimedJobs(reply, 3 + Number(reply[2]), Number(reply[0]), ctx.traced);
-      this.#pause.note(Number(reply[1]), Number(reply[0]), next.length < max);
+      this.#outlook.note(Number(reply[1]), Number(reply[0]), next.length < max);
       replicas = sent.replicas;
     }
     accepted.forEach(({ index }, i) => {

@@ -1,10 +1,12 @@
 import { LostClaimError } from '../errors.ts';
-import { MAX_PROGRESS_BYTES } from '../flow-control.ts';
 import { CLAIM_DONE } from '../generated/constants.ts';
 import { progressScript } from '../generated/progress.ts';
 import type { ClaimedJob } from '../job-record.ts';
 import { encodeJson } from '../json.ts';
 import type { QueueContext } from './queue-context.ts';
+
+/** The largest progress value a handler may report, in bytes of JSON. */
+export const MAX_PROGRESS_BYTES = 16 * 1024;
 
 /** See {@link Queue.progress}. */
 export async function progress<P>(ctx: QueueContext<P>, job: ClaimedJob, value: unknown): Promise<void> {

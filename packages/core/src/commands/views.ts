@@ -1,6 +1,5 @@
 import { InvalidArgumentError } from '../errors.ts';
 import { assertOptionKeys } from '../option-keys.ts';
-import { readPauseState } from '../flow-control.ts';
 import { peekScript } from '../generated/peek.ts';
 import { statsScript } from '../generated/stats.ts';
 import { waitingScript } from '../generated/waiting.ts';
@@ -9,6 +8,7 @@ import { assertJobId } from '../keys.ts';
 import { readLimits, type LimitsState } from '../limits.ts';
 import { withRedisErrors } from '../redis-connection.ts';
 import { assertWholeNumber } from '../whole-number.ts';
+import { readPauseState } from './pause.ts';
 import type { QueueContext } from './queue-context.ts';
 
 /**
