@@ -22,6 +22,7 @@ export type { Dashboard, DashboardOptions, DashboardServer } from './dashboard/d
 export { jobQueueSource } from './dashboard/job-queue-source.ts';
 export type { DashboardQueue, JobQueueSourceOptions } from './dashboard/job-queue-source.ts';
 export { capabilitiesOf } from './dashboard/data-source.ts';
-export type { DashboardCapabilities, DashboardDataSource, FlowTarget, QueueFlowState, QueueLimits, ScheduleInfo, TimelineEntry } from './dashboard/data-source.ts';
+export type { DashboardCapabilities, DashboardDataSource, PauseTarget, QueueAdmissionState, ScheduleInfo, ShownLimits, TimelineEntry } from './dashboard/data-source.ts';
+export type { FlowTarget, QueueFlowState } from './dashboard/data-source.ts';
 export { credentialsFromEnv, DASHBOARD_TOKEN_ENV } from './dashboard/credentials.ts';
 export type { DashboardCredentials, DashboardRole } from './dashboard/credentials.ts';

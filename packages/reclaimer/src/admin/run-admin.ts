@@ -81,7 +81,7 @@ function limitsText(limits: LimitsState): string {
   return parts.length > 0 ? parts.join('; ') : '-';
 }
 
-/** The order `stats` shows a queue in: its flow state, then where its jobs are, then its counters. */
+/** The order `stats` shows a queue in: its admission state (pauses), then where its jobs are, then its counters. */
 const STATS_ORDER: readonly (keyof QueueStats)[] = [
   'paused', 'pausedKinds',
   'pendingDepth', 'prioritizedDepth', 'parkedDepth', 'groupedDepth', 'waitingDepth', 'processingDepth', 'delayedDepth', 'completedDepth', 'failedDepth', 'groupsWaiting', 'oldestPendingAgeMs', 'limits',

@@ -1,24 +1,36 @@
 import type { CancelOutcome, JobRecord, ListState, QueueStats } from '@jobs/core';
 
-/** What a queue's flow control says, when the queues have it: shown beside its depths. */
-export interface QueueFlowState {
+/**
+ * What a queue's admission says (its pauses and limits: what decides whether a waiting job may
+ * start), when the queues have it: shown beside its depths.
+ */
+export interface QueueAdmissionState {
   readonly paused: boolean;
   /** The kinds paused on their own (each can be resumed from the page), sorted. */
   readonly pausedKinds?: readonly string[];
   /** The kinds the source knows the queue to have, offered when pausing a kind. */
   readonly kinds?: readonly string[];
   /** Limits by name (`concurrency`, `ratePerSecond`...), shown as given. */
-  readonly limits?: QueueLimits;
+  readonly limits?: ShownLimits;
 }
 
-/** A queue's limits by name (`concurrency`, `ratePerSecond`...), shown as given; null shows as none. */
-export type QueueLimits = Readonly<Record<string, number | string | null>>;
+/** @deprecated Use {@link QueueAdmissionState}. */
+export type QueueFlowState = QueueAdmissionState;
+
+/**
+ * A queue's limits as the dashboard shows them: by name (`concurrency`, `ratePerSecond`...), each
+ * value as given; null shows as none. (The limits a queue takes are core's `QueueLimits`.)
+ */
+export type ShownLimits = Readonly<Record<string, number | string | null>>;
 
 /** What a pause or resume acts on: the whole queue, or one kind of it. */
-export interface FlowTarget {
+export interface PauseTarget {
   /** A kind name: only that kind's jobs stop (or start again). */
   readonly kind?: string;
 }
+
+/** @deprecated Use {@link PauseTarget}. */
+export type FlowTarget = PauseTarget;
 
 /** One entry of a job's timeline, when the queues keep an event log. */
 export interface TimelineEntry {
@@ -68,11 +80,11 @@ export interface DashboardDataSource {
    * Capability: the queue's paused state and limits. `stats` is the snapshot the caller has just
    * read of the queue, when it has one: a source may read the paused state from it.
    */
-  flowState?(queue: string, stats?: QueueStats): Promise<QueueFlowState>;
+  flowState?(queue: string, stats?: QueueStats): Promise<QueueAdmissionState>;
   /** Capability: stops claims on a queue, or with `target.kind` on one kind of it. */
-  pause?(queue: string, target?: FlowTarget): Promise<void>;
+  pause?(queue: string, target?: PauseTarget): Promise<void>;
   /** Capability: lets claims run again on a queue, or on one kind of it. */
-  resume?(queue: string, target?: FlowTarget): Promise<void>;
+  resume?(queue: string, target?: PauseTarget): Promise<void>;
   /** Capability: a job's events from the event log, oldest first. */
   timeline?(queue: string, id: string): Promise<readonly TimelineEntry[]>;
   /** Capability: the queue's schedules with their next run. */

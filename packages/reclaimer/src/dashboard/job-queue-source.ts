@@ -1,5 +1,5 @@
 import { defineKinds, Queue, type LogEvent, type RedisClient, type ScheduleRecord } from '@jobs/core';
-import type { DashboardDataSource, FlowTarget, QueueLimits, ScheduleInfo, TimelineEntry } from './data-source.ts';
+import type { DashboardDataSource, PauseTarget, ScheduleInfo, ShownLimits, TimelineEntry } from './data-source.ts';
 
 /** What the dashboard uses of a `Queue`: any queue fits, whatever its kinds. */
 export type DashboardQueue = Pick<Queue<unknown>, 'name' | 'client' | 'stats' | 'list' | 'getJob' | 'retry' | 'retryFailed' | 'cancel' | 'purge' | 'pause' | 'resume' | 'timeline'> & {
@@ -13,7 +13,7 @@ export interface JobQueueSourceOptions {
    * The queue's limits (rate limits, concurrency caps...) to show beside its paused state, read
    * on each overview. Default: none shown.
    */
-  limits?: (queue: DashboardQueue) => Promise<QueueLimits | undefined>;
+  limits?: (queue: DashboardQueue) => Promise<ShownLimits | undefined>;
 }
 
 /** The most dead-lettered jobs one redrive call moves (one script call each). */
@@ -63,7 +63,7 @@ async function onKind(queue: DashboardQueue, kind: string, action: 'pause' | 're
 
 /**
  * A {@link DashboardDataSource} over `Queue`s: the queues given, or those a function returns
- * when asked (for a set that changes, as the daemon's does). It has the flow-state, pause and
+ * when asked (for a set that changes, as the daemon's does). It has the `flowState` (admission), pause and
  * schedules capabilities (limits when `options.limits` reads them), and timelines: a job's
  * events from its queue's event log (none when the queue keeps no log).
  */
@@ -75,7 +75,7 @@ export function jobQueueSource(queues: readonly DashboardQueue[] | (() => readon
     if (!queue) throw new Error(`no queue ${JSON.stringify(name)}`);
     return queue;
   };
-  const flowAction = (action: 'pause' | 'resume') => async (name: string, target: FlowTarget = {}) => {
+  const pauseAction = (action: 'pause' | 'resume') => async (name: string, target: PauseTarget = {}) => {
     const queue = byName(name);
     if (target.kind === undefined) await queue[action]();
     else await onKind(queue, target.kind, action);
@@ -107,8 +107,8 @@ export function jobQueueSource(queues: readonly DashboardQueue[] | (() => readon
       const [stats, limits] = await Promise.all([snapshot ?? queue.stats(), options.limits?.(queue)]);
       return { paused: stats.paused, pausedKinds: stats.pausedKinds, kinds: queue.kinds.names, ...(limits && { limits }) };
     },
-    pause: flowAction('pause'),
-    resume: flowAction('resume'),
+    pause: pauseAction('pause'),
+    resume: pauseAction('resume'),
     timeline: async (name, id) => ((await byName(name).timeline(id))?.events ?? []).map(timelineEntry),
     schedules: async (name) => (await byName(name).schedules.list({ limit: SCHEDULES_SHOWN })).map(scheduleInfo),
   };
