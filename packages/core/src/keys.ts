@@ -27,7 +27,7 @@ import { InvalidArgumentError } from './errors.ts';
  * | `queue:{NAME}:schedules-due` | sorted set: each active schedule's id, scored by its next run (ms) | ours |
  * | `queue:{NAME}:schedule:<id>` | hash: schedule `id`: its kind, payload, timing and next run | ours |
  * | `queue:{NAME}:schedules-wake` | pub/sub channel: a schedule was created, changed or resumed | ours |
- * | `queue:{NAME}:flow` | hash: flow control in use: `paused`, `paused_kind:<kind>`, `priorities`, `parking:<kind>` (a kind whose parked list may hold jobs), limits (absent when none is) | ours |
+ * | `queue:{NAME}:flow` | hash: admission in use (what decides whether and when a waiting job may start): `paused`, `paused_kind:<kind>`, `priorities`, `parking:<kind>` (a kind whose parked list may hold jobs), limits (absent when none is) | ours |
  * | `queue:{NAME}:priorities` | sorted set: the priority levels (other than 0) whose list may hold jobs | ours |
  * | `queue:{NAME}:priority:<p>` | list: waiting jobs of priority `p` (priority 0 is `pending`) | ours |
  * | `queue:{NAME}:parked:<kind>` | list: jobs of a paused or limited kind, set aside by the claims that met them | ours |
@@ -37,8 +37,8 @@ import { InvalidArgumentError } from './errors.ts';
  * | `queue:{NAME}:groups` | sorted set: groups with jobs waiting, scored by when their next turn may be taken | ours |
  * | `queue:{NAME}:group:<g>` | list: waiting jobs of group `g` (behind its carrier in pending) | ours |
  *
- * The scripts that use flow control get `prefix` in ARGV and append to it the suffixes of
- * {@link FLOW_KEY_SUFFIXES} (scripts/lib/flow.lua names them as this module does): appending a
+ * The scripts that use admission get `prefix` in ARGV and append to it the suffixes of
+ * {@link ADMISSION_KEY_SUFFIXES} (scripts/lib/flow.lua names them as this module does): appending a
  * suffix to a prefix from this module, as job keys append an id to `jobPrefix`, is the only way
  * a script makes a key name.
  */
@@ -59,7 +59,12 @@ export interface QueueKeys {
   readonly log: string;
   /** The partition count of a partitioned queue of this name (its partitions are other queues). */
   readonly partitions: string;
-  /** The flow-control hash: pause state and whether other priorities are in use. */
+  /**
+   * The admission hash (`queue:{NAME}:flow`): pause state, whether other priorities are in use,
+   * limits and groups.
+   */
+  readonly admission: string;
+  /** @deprecated Use {@link QueueKeys.admission} (the same key). */
   readonly flow: string;
   /** The sorted set of priority levels (other than 0) whose list may hold jobs. */
   readonly priorities: string;
@@ -109,15 +114,15 @@ export interface QueueKeys {
 }
 
 /**
- * The suffixes of the flow-control keys, appended to the queue's `prefix` here and in
- * scripts/lib/flow.lua (which receives `prefix` in ARGV): the flow hash, the levels set, a
+ * The suffixes of the admission keys, appended to the queue's `prefix` here and in
+ * scripts/lib/flow.lua (which receives `prefix` in ARGV): the admission hash, the levels set, a
  * level's list (`priority:<p>`), a paused or limited kind's parked list (`parked:<kind>`), the
  * resume list, and for limits and groups (scripts/lib/limits.lua): the rate windows of the
  * queue, a kind and a group, the running sets of a kind's and a group's concurrency cap, the
  * groups waiting for a turn and a group's list.
  */
-export const FLOW_KEY_SUFFIXES = Object.freeze({
-  flow: 'flow',
+export const ADMISSION_KEY_SUFFIXES = Object.freeze({
+  admission: 'flow',
   priorities: 'priorities',
   priority: 'priority:',
   parked: 'parked:',
@@ -177,9 +182,10 @@ export function queueKeys(name: string): QueueKeys {
     reclaimCursor: `${prefix}reclaim-cursor`,
     log: `${prefix}log`,
     partitions: `${prefix}partitions`,
-    flow: `${prefix}${FLOW_KEY_SUFFIXES.flow}`,
-    priorities: `${prefix}${FLOW_KEY_SUFFIXES.priorities}`,
-    resume: `${prefix}${FLOW_KEY_SUFFIXES.resume}`,
+    admission: `${prefix}${ADMISSION_KEY_SUFFIXES.admission}`,
+    flow: `${prefix}${ADMISSION_KEY_SUFFIXES.admission}`,
+    priorities: `${prefix}${ADMISSION_KEY_SUFFIXES.priorities}`,
+    resume: `${prefix}${ADMISSION_KEY_SUFFIXES.resume}`,
     events: `${prefix}events`,
     wake: `${prefix}wake`,
     jobPrefix,
@@ -190,14 +196,14 @@ export function queueKeys(name: string): QueueKeys {
     schedulePrefix: `${prefix}schedule:`,
     schedule: (id: string) => `${prefix}schedule:${id}`,
     schedulesWake: `${prefix}schedules-wake`,
-    priorityList: (level: number) => `${prefix}${FLOW_KEY_SUFFIXES.priority}${level}`,
-    parked: (kind: string) => `${prefix}${FLOW_KEY_SUFFIXES.parked}${kind}`,
-    rate: `${prefix}${FLOW_KEY_SUFFIXES.rate}`,
-    kindRate: (kind: string) => `${prefix}${FLOW_KEY_SUFFIXES.kindRate}${kind}`,
-    groupRate: (group: string) => `${prefix}${FLOW_KEY_SUFFIXES.groupRate}${group}`,
-    kindRunning: (kind: string) => `${prefix}${FLOW_KEY_SUFFIXES.kindRunning}${kind}`,
-    groupRunning: (group: string) => `${prefix}${FLOW_KEY_SUFFIXES.groupRunning}${group}`,
-    groups: `${prefix}${FLOW_KEY_SUFFIXES.groups}`,
-    group: (group: string) => `${prefix}${FLOW_KEY_SUFFIXES.group}${group}`,
+    priorityList: (level: number) => `${prefix}${ADMISSION_KEY_SUFFIXES.priority}${level}`,
+    parked: (kind: string) => `${prefix}${ADMISSION_KEY_SUFFIXES.parked}${kind}`,
+    rate: `${prefix}${ADMISSION_KEY_SUFFIXES.rate}`,
+    kindRate: (kind: string) => `${prefix}${ADMISSION_KEY_SUFFIXES.kindRate}${kind}`,
+    groupRate: (group: string) => `${prefix}${ADMISSION_KEY_SUFFIXES.groupRate}${group}`,
+    kindRunning: (kind: string) => `${prefix}${ADMISSION_KEY_SUFFIXES.kindRunning}${kind}`,
+    groupRunning: (group: string) => `${prefix}${ADMISSION_KEY_SUFFIXES.groupRunning}${group}`,
+    groups: `${prefix}${ADMISSION_KEY_SUFFIXES.groups}`,
+    group: (group: string) => `${prefix}${ADMISSION_KEY_SUFFIXES.group}${group}`,
   });
 }

@@ -176,7 +176,7 @@ describe('unknown option keys are refused with a typed error naming the key, and
       expect({ code: error.code, field: error.field }, call.toString()).toEqual({ code: 'JOBS_INVALID_ARGUMENT', field });
     }
     // Nothing paused, the job still claimed and whole.
-    expect(await redis.exists(queue.keys.flow)).toBe(0);
+    expect(await redis.exists(queue.keys.admission)).toBe(0);
     expect((await queue.getJob(job.id))?.status).toBe('processing');
     await queue.complete(job, 'fine');
     await queue.close();

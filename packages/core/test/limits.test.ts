@@ -66,7 +66,7 @@ describe('rate limits', () => {
       const error = await queue.setLimits(limits as never).catch((e: unknown) => e);
       expect(isJobsError(error, 'JOBS_INVALID_ARGUMENT'), JSON.stringify(limits)).toBe(true);
     }
-    expect(await redis.exists(queue.keys.flow)).toBe(0);
+    expect(await redis.exists(queue.keys.admission)).toBe(0);
     const tooLong = await queue.enqueue('email', mail(1), { group: 'g'.repeat(129) }).catch((e: unknown) => e);
     expect(isJobsError(tooLong, 'JOBS_INVALID_ARGUMENT')).toBe(true);
     expect((tooLong as { field?: string }).field).toBe('options.group');

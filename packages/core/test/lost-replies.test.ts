@@ -191,7 +191,7 @@ describe('an admin operation whose caller dies halfway leaves every job counted,
 
   test('a limit deleted behind the queue\'s back: unparkFreed alone moves its parked jobs back', async ({ direct, redis }) => {
     await parkUnderCap(direct, 12);
-    await redis.hdel(direct.keys.flow, 'cap_kind:email');
+    await redis.hdel(direct.keys.admission, 'cap_kind:email');
     await expectAllVisible(direct, 11);
     // No claim moves them: the kind has no limit any more.
     expect(await direct.claim({ max: 100 })).toHaveLength(0);
@@ -208,7 +208,7 @@ describe('an admin operation whose caller dies halfway leaves every job counted,
     await held;
     const left = await queueKeysIn(redis, queueName);
     expect(left.filter((key) => key.startsWith(direct.keys.jobPrefix))).toEqual([]);
-    expect(left).toContain(direct.keys.flow);
+    expect(left).toContain(direct.keys.admission);
     const stats = await direct.stats();
     expect(stats.parkedDepth + stats.pendingDepth + stats.prioritizedDepth).toBe(10);
     expect(await direct.claim({ max: 100 })).toHaveLength(0);
@@ -218,7 +218,7 @@ describe('an admin operation whose caller dies halfway leaves every job counted,
 
   test('parked jobs with no mark (stranded by an earlier version): unparkFreed of a queue that knows their kind moves them back', async ({ direct, redis }) => {
     await parkUnderCap(direct, 12);
-    await redis.hdel(direct.keys.flow, 'cap_kind:email', 'parking:email');
+    await redis.hdel(direct.keys.admission, 'cap_kind:email', 'parking:email');
     expect(await direct.unparkFreed({ batch: 5 })).toEqual({ unparked: 5, more: true });
     // Marked now: counted and listed until the rest are back.
     await expectAllVisible(direct, 11);
@@ -228,7 +228,7 @@ describe('an admin operation whose caller dies halfway leaves every job counted,
 
   test('setLimits({}) again moves back parked jobs with no mark (stranded by an earlier version)', async ({ direct, redis }) => {
     await parkUnderCap(direct, 8);
-    await redis.hdel(direct.keys.flow, 'cap_kind:email', 'parking:email');
+    await redis.hdel(direct.keys.admission, 'cap_kind:email', 'parking:email');
     await direct.setLimits({});
     await expectAllVisible(direct, 7);
     expect((await direct.stats()).parkedDepth).toBe(0);

@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, test } from 'vitest';
 import { JOBS_ERROR_CODES } from '../src/errors.ts';
-import { FLOW_KEY_SUFFIXES } from '../src/keys.ts';
+import { ADMISSION_KEY_SUFFIXES } from '../src/keys.ts';
 import { SCRIPT_ERROR_CODES } from '../src/generated/constants.ts';
 import { SCRIPTS } from '../src/generated/index.ts';
 import { expandLua, generateScripts, scriptNames } from '../tools/generate-scripts.mjs';
@@ -33,10 +33,10 @@ describe('Lua scripts', () => {
     }
   });
 
-  test('lib/flow.lua builds the flow keys by appending the suffixes keys.ts uses to the queue prefix', () => {
+  test('lib/flow.lua builds the admission keys by appending the suffixes keys.ts uses to the queue prefix', () => {
     const flow = readFileSync(new URL('lib/flow.lua', dir), 'utf8');
     // The resume list reaches its script in KEYS; the others are built from the prefix in ARGV.
-    for (const [name, suffix] of Object.entries(FLOW_KEY_SUFFIXES)) if (name !== 'resume') expect(flow, name).toContain(`prefix .. '${suffix}'`);
+    for (const [name, suffix] of Object.entries(ADMISSION_KEY_SUFFIXES)) if (name !== 'resume') expect(flow, name).toContain(`prefix .. '${suffix}'`);
   });
 
   for (const [name, script] of Object.entries(SCRIPTS)) {

@@ -105,7 +105,7 @@ describe('pause and resume', () => {
   test('pausing a kind the queue does not have is refused with a typed error', async ({ redis, queueName }) => {
     const queue = openQueue(redis, queueName);
     await expect(queue.pause({ kind: 'nope' })).rejects.toSatisfy((error) => isJobsError(error, 'JOBS_INVALID_ARGUMENT') && error.field === 'kind');
-    expect(await redis.exists(queue.keys.flow)).toBe(0);
+    expect(await redis.exists(queue.keys.admission)).toBe(0);
     await queue.close();
   });
 });

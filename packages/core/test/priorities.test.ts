@@ -143,7 +143,7 @@ describe('priorities', () => {
     expect((await queue.claim({ max: 1 }))[0]?.id).toBe(plain);
     expect((await queue.claim({ max: 1 }))[0]?.id).toBe(low);
     // With nothing of another priority left, claims go back to reading pending alone.
-    expect(await redis.exists(queue.keys.flow)).toBe(0);
+    expect(await redis.exists(queue.keys.admission)).toBe(0);
     await queue.close();
   });
 
@@ -169,7 +169,7 @@ describe('priorities', () => {
     );
     expect(() => defineKinds({ k: { schema: { type: 'object' }, priority: 2000 } })).toThrow(/kinds\.k\.priority/);
     expect((await queue.stats()).enqueuedTotal).toBe(0);
-    expect(await redis.exists(queue.keys.pending, queue.keys.priorities, queue.keys.flow)).toBe(0);
+    expect(await redis.exists(queue.keys.pending, queue.keys.priorities, queue.keys.admission)).toBe(0);
     await queue.close();
   });
 });

@@ -105,7 +105,7 @@ async function unparkVerbs(open: (suffix: string) => TestQueue): Promise<void> {
     await queue.setLimits({ kinds: { email: { concurrency: 1 } } });
     await emails(queue);
     expect(await queue.claim({ max: 10 })).toHaveLength(1);
-    await queue.client.hdel(queue.keys.flow, 'cap_kind:email');
+    await queue.client.hdel(queue.keys.admission, 'cap_kind:email');
     expect(await queue.unparkFreed()).toEqual({ unparked: 2, more: false });
     expect(await queue.claim({ max: 10 })).toHaveLength(2);
     await queue.close();

@@ -39,7 +39,7 @@ describe("the workers' sweep", () => {
     await queue.enqueueMany(Array.from({ length: 40 }, (_, n) => ({ kind: 'task' as const, payload: { n } })));
     const [first] = await queue.claim({ max: 40 });
     expect((await queue.stats()).parkedDepth).toBe(39);
-    await redis.hdel(queue.keys.flow, 'cap_kind:task');
+    await redis.hdel(queue.keys.admission, 'cap_kind:task');
     // Its completion hands its running slot to one parked job; no claim moves the others.
     await queue.complete(first!, null);
     expect(await queue.stats()).toMatchObject({ pendingDepth: 1, parkedDepth: 38 });

@@ -39,7 +39,7 @@ export async function purge<P>(ctx: QueueContext<P>): Promise<number> {
   // A cluster client forgets a master whose connection dropped until its slot map is read again.
   if (ctx.client instanceof Cluster) await refreshSlots(ctx.client);
   const nodes: Redis[] = ctx.client instanceof Cluster ? ctx.client.nodes('master') : [ctx.client];
-  const indexes = new Set([k.flow, k.priorities, k.groups]);
+  const indexes = new Set([k.admission, k.priorities, k.groups]);
   let deleted = 0;
   // The name holds no glob characters (assertQueueName), so the patterns are this queue's only.
   for (const pattern of [`${k.jobPrefix}*`, `${k.prefix}*`]) {
