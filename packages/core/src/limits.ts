@@ -3,7 +3,7 @@ import { assertWholeNumber } from './whole-number.ts';
 
 /**
  * Rate limits, concurrency caps and groups: what a queue's settings look like, how they are
- * checked and how they are written to (and read from) the queue's flow hash. The verbs are in
+ * checked and how they are written to (and read from) the queue's admission hash. The verbs are in
  * commands/limits.ts; the rules themselves run inside the claim script (scripts/lib/limits.lua).
  */
 
@@ -111,10 +111,10 @@ function readRate(text: string | undefined): RateLimit | undefined {
   return match ? { max: Number(match[1]), windowMs: Number(match[2]) } : undefined;
 }
 
-/** What the flow hash (`[field, value, ...]`) says of limits. */
-export function readLimits(flow: readonly string[]): LimitsState {
+/** What the admission hash (`[field, value, ...]`) says of limits. */
+export function readLimits(hash: readonly string[]): LimitsState {
   const fields = new Map<string, string>();
-  for (let i = 0; i + 1 < flow.length; i += 2) fields.set(flow[i] as string, flow[i + 1] as string);
+  for (let i = 0; i + 1 < hash.length; i += 2) fields.set(hash[i] as string, hash[i + 1] as string);
   const kinds: Record<string, { rate?: RateLimit; concurrency?: number }> = {};
   const limitedUntil: Record<string, number> = {};
   for (const [field, value] of fields) {

@@ -151,7 +151,7 @@ describe('enqueueFlow', () => {
   });
 });
 
-describe('flows with flow control', () => {
+describe('flows with admission (priorities, pauses, limits)', () => {
   test('a child that expires before it starts fails its parent; under ignore, the claim that expires it starts the parent', async ({ redis, queueName }) => {
     const queue = openQueue(redis, queueName);
     const failing = await queue.enqueueFlow({ ...email(0), children: [{ ...thumb('a'), options: { ttlMs: 1 } }] });

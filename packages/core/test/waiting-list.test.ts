@@ -19,7 +19,7 @@ async function pageThrough(queue: TestQueue, pageSize: number): Promise<string[]
 }
 
 describe("list('waiting')", () => {
-  test('on a queue without flow control it is the pending list, oldest first', async ({ redis, queueName }) => {
+  test('on a queue without admission state it is the pending list, oldest first', async ({ redis, queueName }) => {
     const queue = openQueue(redis, queueName);
     const ids = (await queue.enqueueMany([0, 1, 2].map((n) => ({ kind: 'email' as const, payload: mail(n) })))).map((job) => job.id);
     expect((await queue.list('waiting')).map((job) => job.id)).toEqual(ids);

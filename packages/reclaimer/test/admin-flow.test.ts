@@ -22,7 +22,7 @@ describe('jobsctl pause and resume (run as a child process)', () => {
     await queue.enqueue('task', { n: 2 });
     expect(await queue.claim({ max: 5 })).toEqual([]);
     const stats = await runCli(BIN.jobsctl, ['stats'], env);
-    // The flow state comes first, then where the jobs are.
+    // The admission state (pauses) comes first, then where the jobs are.
     expect(stats.stdout).toMatch(/^paused\s+yes: workers start none of its jobs \(jobsctl resume\)\npausedKinds\s+-\npendingDepth\s+2\n/);
     expect(JSON.parse((await runCli(BIN.jobsctl, ['stats', '--json'], env)).stdout)).toMatchObject({ paused: true, pausedKinds: [], pendingDepth: 2 });
     expect((await runCli(BIN.jobsctl, ['queues'], env)).stdout).toMatch(new RegExp(`^${queueName}\\s+2\\s+0\\s+0\\s+0\\s+0\\s+\\S+\\s+0\\s+0\\s+yes$`, 'm'));

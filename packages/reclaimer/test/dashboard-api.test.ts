@@ -231,7 +231,7 @@ describe('the dashboard API: capabilities of the data source', () => {
     } finally {
       await bare.close();
     }
-    // JobQueues have flow state, pause, schedules and timelines (shown when the queue keeps an event log).
+    // JobQueues have admission state, pause, schedules and timelines (shown when the queue keeps an event log).
     const real = await startTestDashboard([queue]);
     try {
       expect((await real.call('GET', 'api/session')).body.capabilities).toEqual({ flowState: true, pause: true, timeline: true, schedules: true });

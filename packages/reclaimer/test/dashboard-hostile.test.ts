@@ -23,7 +23,7 @@ async function expectOk(d: TestDashboard, path: string, where: string, session?:
 describe('the dashboard API with hand-written hashes', () => {
   test('every route that shows jobs or schedules answers 200 with drawable JSON, whatever value any field of a job hash holds', async ({ redis, queueName }) => {
     const queue = new Queue({ redis, queue: queueName, kinds, eventLog: true });
-    // Real jobs first, so the lists and the flow hash (a priority) exist as our clients make them.
+    // Real jobs first, so the lists and the admission hash (a priority) exist as our clients make them.
     const realId = await queue.enqueue('email', { to: 'real@example.com' });
     await queue.enqueue('email', { to: 'urgent@example.com' }, { priority: 1 });
     const template = await redis.hgetall(queueKeys(queueName).job(realId));

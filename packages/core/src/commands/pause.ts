@@ -9,7 +9,7 @@ function pauseKeys<P>(ctx: QueueContext<P>): PauseKeys {
 }
 
 /** The kind `options` names ('' for the whole queue); throws on one the queue does not carry. */
-function flowKind<P>(ctx: QueueContext<P>, options: { kind?: string }, keys: OptionKeys<{ kind?: string; batch?: number }> | OptionKeys<{ kind?: string }>): string {
+function pauseKind<P>(ctx: QueueContext<P>, options: { kind?: string }, keys: OptionKeys<{ kind?: string; batch?: number }> | OptionKeys<{ kind?: string }>): string {
   assertOptionKeys('options', options, keys);
   if (options.kind === undefined) return '';
   if (!ctx.kinds.has(options.kind)) throw new InvalidArgumentError('kind', `${JSON.stringify(options.kind)} is not a kind of this queue (${ctx.kinds.names.join(', ')})`);
@@ -23,7 +23,7 @@ export async function pause<P>(partitions: readonly QueueContext<P>[], options: 
 }
 
 async function pauseOn<P>(ctx: QueueContext<P>, options: { kind?: string }): Promise<void> {
-  const kind = flowKind(ctx, options, { kind: true });
+  const kind = pauseKind(ctx, options, { kind: true });
   await ctx.scripts.run(pauseScript, pauseScript.argv(pauseKeys(ctx), { jobPrefix: ctx.keys.jobPrefix, action: 'pause', kind, batch: 0, prefix: ctx.keys.prefix }));
 }
 
@@ -34,7 +34,7 @@ export async function resume<P>(partitions: readonly QueueContext<P>[], options:
 }
 
 async function resumeOn<P>(ctx: QueueContext<P>, options: { kind?: string; batch?: number }): Promise<void> {
-  const kind = flowKind(ctx, options, { kind: true, batch: true });
+  const kind = pauseKind(ctx, options, { kind: true, batch: true });
   const batch = assertWholeNumber('batch', options.batch ?? 1_000, 1, 100_000);
   const keys = pauseKeys(ctx);
   const run = (action: 'resume' | 'unpark') => ctx.scripts.run(pauseScript, pauseScript.argv(keys, { jobPrefix: ctx.keys.jobPrefix, action, kind, batch, prefix: ctx.keys.prefix }));
@@ -44,12 +44,12 @@ async function resumeOn<P>(ctx: QueueContext<P>, options: { kind?: string; batch
   while (left > 0) left = Number(await run('unpark'));
 }
 
-/** What the flow hash (`[field, value, ...]`) says of pauses. */
-export function readPauseState(flow: readonly string[]): { paused: boolean; kinds: string[] } {
+/** What the admission hash (`[field, value, ...]`) says of pauses. */
+export function readPauseState(hash: readonly string[]): { paused: boolean; kinds: string[] } {
   let paused = false;
   const kinds: string[] = [];
-  for (let i = 0; i < flow.length; i += 2) {
-    const field = flow[i] as string;
+  for (let i = 0; i < hash.length; i += 2) {
+    const field = hash[i] as string;
     if (field === 'paused') paused = true;
     else if (field.startsWith('paused_kind:')) kinds.push(field.slice('paused_kind:'.length));
   }

@@ -31,7 +31,7 @@ export async function tidyHistory<P>(ctx: QueueContext<P>, batch = 1_000): Promi
  * See {@link Queue.purge}. The keys go in an order that keeps what is left visible should the
  * caller die halfway: the job hashes first (the ids left in lists are then dropped by claims and
  * counted by stats until a second purge), then every list, and last the indexes through which
- * stats and lists find other lists (the flow hash, the levels and groups sets).
+ * stats and lists find other lists (the admission hash, the levels and groups sets).
  */
 export async function purge<P>(ctx: QueueContext<P>): Promise<number> {
   await ctx.ready();

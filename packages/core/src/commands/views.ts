@@ -226,9 +226,9 @@ async function readStats<P>(ctx: QueueContext<P>): Promise<QueueStats> {
     { pending: k.pending, processing: k.processing, delayed: k.delayed, completed: k.completed, failed: k.failed, stats: k.stats, flow: k.admission },
     { jobPrefix: k.jobPrefix, prefix: k.prefix },
   );
-  const [nowMs, pending, processing, delayed, completed, failed, oldest, counters, flow, prioritized, parked, groups, grouped] = await ctx.scripts.run(statsScript, argv);
+  const [nowMs, pending, processing, delayed, completed, failed, oldest, counters, admission, prioritized, parked, groups, grouped] = await ctx.scripts.run(statsScript, argv);
   const c = pairsToObject(counters);
-  const pause = readPauseState(flow);
+  const pause = readPauseState(admission);
   const count = (field: string): number => Number(c[field] ?? 0);
   return {
     enqueuedTotal: count('enqueued_total'),
@@ -243,7 +243,7 @@ async function readStats<P>(ctx: QueueContext<P>): Promise<QueueStats> {
     failedDroppedTotal: count('failed_dropped_total'),
     expiredTotal: count('expired_total'),
     rateLimitedTotal: count('rate_limited_total'),
-    limits: readLimits(flow),
+    limits: readLimits(admission),
     groupsWaiting: Number(groups),
     groupedDepth: Number(grouped) < 0 ? null : Number(grouped),
     waitingDepth: Number(grouped) < 0 ? null : Number(pending) + Number(prioritized) + Number(parked) + Number(grouped),

@@ -127,7 +127,7 @@ function assertId(id: string): void {
   if (!JOB_ID_PATTERN.test(id)) throw new HttpError(400, 'bad_id', 'not a job id: ids are 1-128 letters, digits and . _ : -, starting with a letter or digit');
 }
 
-/** The overview: every queue's stats, flow state and rates. */
+/** The overview: every queue's stats, admission state (pauses, limits) and rates. */
 async function overview(ctx: ApiContext): Promise<unknown> {
   const names = await ctx.source.queueNames();
   ctx.history.keepOnly(names);

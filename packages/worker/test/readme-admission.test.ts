@@ -4,11 +4,11 @@ import { describe, expect, vi } from 'vitest';
 
 const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
 
-/** The README's flow-control examples: each file, its queue, what it shows, and what it logs. */
+/** The README's admission examples (priorities, pauses, expiry, limits): each file, its queue, what it shows, and what it logs. */
 const EXAMPLES = [
   {
-    file: 'flow-control.ts',
-    queue: 'example-flow',
+    file: 'admission.ts',
+    queue: 'example-admission',
     shows: 'priority order, progress, expiry and a paused kind',
     logs: [[true, { page: 3, of: 3 }], ['JOBS_EXPIRED'], ['pending'], [{ posted: 'https://example.com/hook' }]],
   },

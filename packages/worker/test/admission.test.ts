@@ -15,7 +15,7 @@ async function blockedInBlmove(redis: TestRedis, name: string): Promise<void> {
   await waitFor(async () => (await Promise.all(nodes.map(blocked))).includes(true), { what: `${name} blocked in BLMOVE` });
 }
 
-describe('worker flow control', () => {
+describe('worker admission (priorities, pauses, expiry)', () => {
   test('ctx.progress reaches getJob and waitForResult onProgress, in order', async ({ redis, queueName }) => {
     const producer = createProducer({ redis, queue: queueName, kinds });
     let release: () => void = () => undefined;

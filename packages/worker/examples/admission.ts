@@ -6,7 +6,7 @@ const kinds = defineKinds({
   report: { schema: { type: 'object', properties: { pages: { type: 'integer', minimum: 1 } }, required: ['pages'] }, priority: -10 },
   webhook: { schema: { type: 'object', properties: { url: { type: 'string', format: 'uri' } }, required: ['url'] } },
 });
-const producer = createProducer({ redis, queue: 'example-flow', kinds });
+const producer = createProducer({ redis, queue: 'example-admission', kinds });
 
 // Pause: stop the webhooks (their endpoint is down) before any worker starts one; enqueues go on.
 await producer.pause({ kind: 'webhook' });
@@ -22,7 +22,7 @@ const stale = await producer.enqueue('report', { pages: 9 }, { expiresAt: Date.n
 const started: string[] = [];
 const worker = createWorker({
   redis,
-  queue: 'example-flow',
+  queue: 'example-admission',
   kinds,
   handlers: {
     // Progress: stored on the job and heard by waitForResult's onProgress.
