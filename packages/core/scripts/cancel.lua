@@ -17,7 +17,7 @@
   ARGV[1]  id: the job's id
   ARGV[2]  ttlSeconds: TTL of the cancelled hash in seconds (0 = keep)
   ARGV[3]  channel: events channel ('' = publish nothing)
-  ARGV[4]  prefix: the queue's key prefix ("queue:{NAME}:"), for the priority, group and parked lists (see lib/flow.lua)
+  ARGV[4]  prefix: the queue's key prefix ("queue:{NAME}:"), for the priority, group and parked lists (see lib/admission.lua)
   ARGV[5]  jobPrefix: job key prefix ("queue:{NAME}:job:"), for the flow's other jobs
   ARGV[6]  failedTtlSeconds: failed TTL in seconds (0 = keep until trimmed off the history)
   ARGV[7]  historyCap: failed history cap (-1 = no cap)
@@ -31,14 +31,14 @@
 --@include lib/now.lua
 --@include lib/job-status.lua
 --@include lib/events.lua
---@include lib/flow.lua
+--@include lib/admission.lua
 --@include lib/unlist-pending.lua
 --@include lib/dead-letter.lua
 --@include lib/log-event.lua
 
 -- The reply's first value.
 -- The lazy libraries this script may call (see tools/generate-scripts.mjs).
-load_flow()
+load_admission()
 load_unlist_pending()
 load_flow_children()
 local CANCELLED = 1 --@export

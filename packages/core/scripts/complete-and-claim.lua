@@ -11,7 +11,7 @@
   KEYS[5]   delayed: delayed sorted set
   KEYS[6]   completed: completed list
   KEYS[7]   failed: failed list (expired jobs go there)
-  KEYS[8]   flow: flow hash (see lib/flow.lua)
+  KEYS[8]   admission: admission hash (see lib/admission.lua)
   KEYS[9]   log: the event log stream (see lib/log-event.lua)
   ARGV[1]   jobPrefix: job key prefix ("queue:{NAME}:job:")
   ARGV[2]   visibilityMs: default visibility ms
@@ -24,7 +24,7 @@
   ARGV[9]   onlyHeard: '1': publish only when the channel has a subscriber on this server; '0': always
   ARGV[10]  failedTtlSeconds: failed TTL in seconds (0 = keep until trimmed off the history)
   ARGV[11]  failedHistoryCap: failed history cap (-1 = no cap)
-  ARGV[12]  prefix: the queue's key prefix ("queue:{NAME}:"), for the flow-control keys (see lib/flow.lua)
+  ARGV[12]  prefix: the queue's key prefix ("queue:{NAME}:"), for the admission keys (see lib/admission.lua)
   ARGV[13]  wakeChannel: the wake channel (see lib/due-notice.lua), for a flow's parent started with a delay
   ARGV[14]  logMaxLen: the event log's cap ('0' = the log is off)
   ARGV[15]  worker: the worker's id, for the event log ('' = none)
@@ -55,7 +55,7 @@ if wanted > 0 then
   local _, next_due = promote_due(KEYS[5], KEYS[1], ARGV[1], ARGV[12], 1000, now, log)
   out[2] = next_due
   claim_ready({ pending = KEYS[1], processing = KEYS[2], leases = KEYS[3], stats = KEYS[4], failed = KEYS[7],
-    flow = KEYS[8], job_prefix = ARGV[1], prefix = ARGV[12], visibility = tonumber(ARGV[2]), max_attempts = ARGV[3],
+    admission = KEYS[8], job_prefix = ARGV[1], prefix = ARGV[12], visibility = tonumber(ARGV[2]), max_attempts = ARGV[3],
     token_base = ARGV[5], ttl = tonumber(ARGV[10]), cap = tonumber(ARGV[11]), channel = ARGV[8], now = now,
     delayed = KEYS[5], wake = ARGV[13], log = log, worker = ARGV[15], traced = ARGV[16] == '1' }, wanted, out)
 end

@@ -20,7 +20,7 @@
   ARGV[4]   channel: events channel ('' = publish nothing)
   ARGV[5]   onlyHeard: '1': publish only when the channel has a subscriber on this server; '0': always
   ARGV[6]   wakeChannel: the wake channel (see lib/due-notice.lua)
-  ARGV[7]   prefix: the queue's key prefix ("queue:{NAME}:"), for the flow-control keys (see lib/flow.lua)
+  ARGV[7]   prefix: the queue's key prefix ("queue:{NAME}:"), for the admission keys (see lib/admission.lua)
   ARGV[8]   logMaxLen: the event log's cap ('0' = the log is off)
   ARGV[9]   worker: the worker's id, for the event log ('' = none)
   ARGV[10..] completions: per job, 3 values: id, claim token, result JSON

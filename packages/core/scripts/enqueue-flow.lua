@@ -15,7 +15,7 @@
   ARGV[1]   count: number of jobs N
   ARGV[2]   jobPrefix: job key prefix ("queue:{NAME}:job:"): a job's hash is this plus its id
   ARGV[3]   wakeChannel: the wake channel (see lib/due-notice.lua)
-  ARGV[4]   prefix: the queue's key prefix ("queue:{NAME}:"), for the flow-control keys (see lib/flow.lua)
+  ARGV[4]   prefix: the queue's key prefix ("queue:{NAME}:"), for the admission keys (see lib/admission.lua)
   ARGV[5]   logMaxLen: the event log's cap ('0' = the log is off)
   ARGV[6..] jobs: per job, 6 values: id, payload JSON, kind, options as in enqueue.lua ('' or
             "delay ms,run-at ms,max attempts,visibility ms,0,priority,ttl ms,expires-at ms",

@@ -2,7 +2,7 @@
 --[[
   enqueue: writes one or more jobs atomically. Each job gets its hash (the recipe's fields plus
   ours) and either goes onto the pending list (LPUSH, as the recipe does; a job of another
-  priority than 0 onto its priority's list, see lib/flow.lua) or, when it is due later, into
+  priority than 0 onto its priority's list, see lib/admission.lua) or, when it is due later, into
   the delayed set. A job with an idempotency key whose key is still held is not
   written: the id of the job that holds the key is returned instead.
   Runs only when Redis has memory to spare (no allow-oom flag): under maxmemory with noeviction
@@ -16,7 +16,7 @@
   ARGV[1]   count: number of jobs N
   ARGV[2]   jobPrefix: job key prefix ("queue:{NAME}:job:"): a job's hash is this plus its id
   ARGV[3]   wakeChannel: the wake channel (see lib/due-notice.lua)
-  ARGV[4]   prefix: the queue's key prefix ("queue:{NAME}:"), for the flow-control keys (see lib/flow.lua)
+  ARGV[4]   prefix: the queue's key prefix ("queue:{NAME}:"), for the admission keys (see lib/admission.lua)
   ARGV[5]   logMaxLen: the event log's cap ('0' = the log is off)
   ARGV[6..] jobs: per job, 4 values: id, payload JSON, kind, options: '' for none, or
             "delay ms,run-at ms,max attempts,visibility ms,idempotency retention ms,priority,
@@ -140,7 +140,7 @@ for first = 1, #pushed, 1000 do
 end
 -- Each level's first job through push_pending (it may go onto pending, to wake blocked claims),
 -- the rest straight onto the level's list behind it.
-if #levels > 0 then load_flow() end
+if #levels > 0 then load_admission() end
 for _, level in ipairs(levels) do
   local ids = by_level[level]
   push_pending(prefix, KEYS[1], ids[1], level, false)

@@ -22,11 +22,11 @@
 ]]
 --@include lib/now.lua
 --@include lib/holds-claim.lua
---@include lib/flow.lua
+--@include lib/admission.lua
 
 -- Moves the deadline of the running slots a job holds (JSON {k = kind, g = group}) with its lease.
 local function renew_slots(prefix, id, slots_text, deadline_text)
-  load_flow()
+  load_admission()
   local ok, slots = pcall(cjson.decode, slots_text)
   if not ok or type(slots) ~= 'table' then return end
   if type(slots.k) == 'string' then redis.call('ZADD', kind_running(prefix, slots.k), 'XX', deadline_text, id) end

@@ -25,7 +25,7 @@
   ARGV[9]  historyCap: failed history cap (-1 = no cap)
   ARGV[10] channel: events channel ('' = publish nothing)
   ARGV[11] wakeChannel: the wake channel (see lib/due-notice.lua)
-  ARGV[12] prefix: the queue's key prefix ("queue:{NAME}:"), for the flow-control keys (see lib/flow.lua)
+  ARGV[12] prefix: the queue's key prefix ("queue:{NAME}:"), for the admission keys (see lib/admission.lua)
   ARGV[13] logMaxLen: the event log's cap ('0' = the log is off)
   ARGV[14] worker: the worker's id, for the event log ('' = none)
   ARGV[15] errorCode: the error's code, for the event log ('' = none)

@@ -1,9 +1,9 @@
 #!lua flags=allow-oom
 --[[
-  pause: pauses or resumes a queue, or one kind of it (see lib/flow.lua). A paused queue's
+  pause: pauses or resumes a queue, or one kind of it (see lib/admission.lua). A paused queue's
   claims take nothing (and say so, so that workers wait on the resume list instead of pending);
   a paused kind's jobs are parked by the claims that meet them. Enqueues go on as usual. The
-  state is a field of the flow hash, so it holds across worker and Redis restarts.
+  state is a field of the admission hash, so it holds across worker and Redis restarts.
   Resuming a queue pushes a token onto the resume list: the claims blocked on it wake at once.
   Resuming a kind moves its parked jobs back to the claim end of their lists (they were the
   oldest there), at most ARGV[4] per call: 'unpark' moves the next batch, and stops when the
@@ -12,14 +12,14 @@
   'parking' (see lib/unpark-jobs.lua): until its parked list is empty, stats and lists
   count it and sweeps (unpark.lua) finish a resume whose caller died.
 
-  KEYS[1]  flow: flow hash
+  KEYS[1]  admission: admission hash
   KEYS[2]  resume: resume list
   KEYS[3]  pending: pending list
   ARGV[1]  jobPrefix: job key prefix ("queue:{NAME}:job:")
   ARGV[2]  action: 'pause', 'resume' or 'unpark'
   ARGV[3]  kind: the kind ('' = the whole queue)
   ARGV[4]  batch: most parked jobs to move back in this call
-  ARGV[5]  prefix: the queue's key prefix ("queue:{NAME}:"), for the parked and priority lists (see lib/flow.lua)
+  ARGV[5]  prefix: the queue's key prefix ("queue:{NAME}:"), for the parked and priority lists (see lib/admission.lua)
   Returns: parked jobs of the kind left to move back (0 for the whole queue), or
            UNPARK_PAUSED_AGAIN when 'unpark' found the kind paused again
   Reply:   number
@@ -27,7 +27,7 @@
 --@include lib/unpark-jobs.lua
 
 -- The lazy libraries this script may call (see tools/generate-scripts.mjs).
-load_flow()
+load_admission()
 local UNPARK_PAUSED_AGAIN = -1 --@export
 
 local job_prefix, action, kind, prefix = ARGV[1], ARGV[2], ARGV[3], ARGV[5]

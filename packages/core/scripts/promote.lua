@@ -9,7 +9,7 @@
   KEYS[3]  log: the event log stream (see lib/log-event.lua)
   ARGV[1]  jobPrefix: job key prefix ("queue:{NAME}:job:")
   ARGV[2]  batch: most jobs to promote in this call
-  ARGV[3]  prefix: the queue's key prefix ("queue:{NAME}:"), for the flow-control keys (see lib/flow.lua)
+  ARGV[3]  prefix: the queue's key prefix ("queue:{NAME}:"), for the admission keys (see lib/admission.lua)
   ARGV[4]  logMaxLen: the event log's cap ('0' = the log is off)
   Returns: { promoted count, due time of the next delayed job in ms or -1, now ms }
   Reply:   [promoted: number, nextDueMs: number, nowMs: number]

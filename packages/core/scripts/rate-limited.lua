@@ -1,7 +1,7 @@
 #!lua flags=allow-oom
 --[[
   rate-limited: a handler said the service behind its job's kind pushed back (RateLimitedError):
-  no worker claims that kind until now + retryAfterMs ('limited_until:<kind>' in the flow hash,
+  no worker claims that kind until now + retryAfterMs ('limited_until:<kind>' in the admission hash,
   read by every claim; a later pushback that ends sooner does not shorten it), and the job goes
   back to the claim end of its list (it keeps its place and priority) without the attempt
   counting against it. Fenced like fail: nothing changes unless the caller holds the claim.
@@ -11,7 +11,7 @@
   KEYS[3]  pending: pending list
   KEYS[4]  leases: lease index sorted set
   KEYS[5]  stats: stats hash
-  KEYS[6]  flow: flow hash (see lib/limits.lua)
+  KEYS[6]  admission: admission hash (see lib/limits.lua)
   KEYS[7]  log: the event log stream (see lib/log-event.lua)
   ARGV[1]  jobPrefix: job key prefix ("queue:{NAME}:job:")
   ARGV[2]  id: the job's id
@@ -19,7 +19,7 @@
   ARGV[4]  retryAfterMs: ms from now during which the job's kind is not claimed
   ARGV[5]  error: the reason (stored as last_error)
   ARGV[6]  channel: events channel ('' = publish nothing)
-  ARGV[7]  prefix: the queue's key prefix ("queue:{NAME}:"), for the flow-control keys (see lib/flow.lua)
+  ARGV[7]  prefix: the queue's key prefix ("queue:{NAME}:"), for the admission keys (see lib/admission.lua)
   ARGV[8]  logMaxLen: the event log's cap ('0' = the log is off)
   ARGV[9]  worker: the worker's id, for the event log ('' = none)
   Returns: NOT_OWNER (nothing changed), else the time (ms) until which the kind is held

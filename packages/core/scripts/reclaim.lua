@@ -30,7 +30,7 @@
   ARGV[6]  historyCap: failed history cap (-1 = no cap)
   ARGV[7]  channel: events channel ('' = publish nothing)
   ARGV[8]  scanBudget: most processing entries to examine for foreign claims in this call
-  ARGV[9]  prefix: the queue's key prefix ("queue:{NAME}:"), for the flow-control keys (see lib/flow.lua)
+  ARGV[9]  prefix: the queue's key prefix ("queue:{NAME}:"), for the admission keys (see lib/admission.lua)
   ARGV[10] wakeChannel: the wake channel (see lib/due-notice.lua)
   ARGV[11] logMaxLen: the event log's cap ('0' = the log is off)
   ARGV[12] worker: the sweeping process's id, for the event log ('' = none)

@@ -12,7 +12,7 @@
   KEYS[5]   log: the event log stream (see lib/log-event.lua)
   KEYS[6..] jobs: the job hash of each job, in the order of the ARGV pairs
   ARGV[1]   channel: events channel ('' = publish nothing)
-  ARGV[2]   prefix: the queue's key prefix ("queue:{NAME}:"), for the flow-control keys (see lib/flow.lua)
+  ARGV[2]   prefix: the queue's key prefix ("queue:{NAME}:"), for the admission keys (see lib/admission.lua)
   ARGV[3]   logMaxLen: the event log's cap ('0' = the log is off)
   ARGV[4]   jobPrefix: job key prefix ("queue:{NAME}:job:"), for the event log and the job a
             freed running slot goes to (see lib/free-slots.lua)

@@ -10,7 +10,7 @@
   KEYS[3]   stats: stats hash
   KEYS[4]   log: the event log stream (see lib/log-event.lua)
   KEYS[5..] jobs: the job hash of each id, in the order of the ids
-  ARGV[1]   prefix: the queue's key prefix ("queue:{NAME}:"), for the flow-control keys (see lib/flow.lua)
+  ARGV[1]   prefix: the queue's key prefix ("queue:{NAME}:"), for the admission keys (see lib/admission.lua)
   ARGV[2]   logMaxLen: the event log's cap ('0' = the log is off)
   ARGV[3]   jobPrefix: job key prefix ("queue:{NAME}:job:"), for the event log
   ARGV[4]   worker: the redriving process's id, for the event log ('' = none)

@@ -1,7 +1,7 @@
 #!lua flags=allow-oom
 --[[
   set-limits: replaces a queue's rate limits and concurrency caps (see lib/limits.lua) with the
-  given ones, in one step: every limit field of the flow hash goes, then the given ones are set.
+  given ones, in one step: every limit field of the admission hash goes, then the given ones are set.
   Pushbacks in force ('limited_until:<kind>') stay. The caller has checked the values.
   Every kind limited now, and every kind that had a limit and still has parked jobs, is marked
   'parking' (see lib/unpark-jobs.lua), so that its parked jobs stay counted and listed
@@ -9,8 +9,8 @@
   changed: run twice (its reply lost), it says the same. The caller (or a sweep) then moves
   them back with unpark.lua.
 
-  KEYS[1]   flow: flow hash
-  ARGV[1]   prefix: the queue's key prefix ("queue:{NAME}:"), for the parked lists (see lib/flow.lua)
+  KEYS[1]   admission: admission hash
+  ARGV[1]   prefix: the queue's key prefix ("queue:{NAME}:"), for the parked lists (see lib/admission.lua)
   ARGV[2..] fields: pairs: field, value (none: the queue has no limits any more)
   Returns:  parked jobs of kinds marked 'parking' that nothing holds back any more
   Reply:    number
@@ -18,7 +18,7 @@
 --@include lib/unpark-jobs.lua
 
 -- The lazy libraries this script may call (see tools/generate-scripts.mjs).
-load_flow()
+load_admission()
 
 -- The kind a 'rate_kind:<k>' or 'cap_kind:<k>' field names, or nil for any other field.
 local function limited_kind_of(field)
@@ -45,8 +45,8 @@ for kind in pairs(had) do
   if redis.call('LLEN', parked_list(prefix, kind)) > 0 then redis.call('HSET', KEYS[1], 'parking:' .. kind, '1') end
 end
 local free = 0
-local flow = redis.call('HKEYS', KEYS[1])
-for _, field in ipairs(flow) do
+local held = redis.call('HKEYS', KEYS[1])
+for _, field in ipairs(held) do
   local kind = parking_kind_of(field)
   if kind and not kind_hold(KEYS[1], kind) then
     local left = redis.call('LLEN', parked_list(prefix, kind))

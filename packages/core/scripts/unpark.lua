@@ -10,10 +10,10 @@
   moves the next batch. The kinds the caller knows of (ARGV[4..]) are looked at too: one with
   parked jobs and no mark (parked before the marks existed) is marked, and moved back as well.
 
-  KEYS[1]  flow: flow hash
+  KEYS[1]  admission: admission hash
   KEYS[2]  pending: pending list
   ARGV[1]  jobPrefix: job key prefix ("queue:{NAME}:job:")
-  ARGV[2]  prefix: the queue's key prefix ("queue:{NAME}:"), for the parked and priority lists (see lib/flow.lua)
+  ARGV[2]  prefix: the queue's key prefix ("queue:{NAME}:"), for the parked and priority lists (see lib/admission.lua)
   ARGV[3]  batch: most parked jobs to move back in this call
   ARGV[4..] kinds: the kinds the caller knows of (none: only the marked ones)
   Returns: { ids taken off the parked lists (their jobs moved back; ids of jobs no longer
@@ -23,7 +23,7 @@
 --@include lib/unpark-jobs.lua
 
 -- The lazy libraries this script may call (see tools/generate-scripts.mjs).
-load_flow()
+load_admission()
 
 local budget = tonumber(ARGV[3])
 local moved, left = 0, 0

@@ -4,13 +4,13 @@
   them: the lists of priorities above 0 (highest first), pending, the lists of priorities below
   0, the parked lists of paused or limited kinds (by kind), then each group's list behind its
   carrier (in the order of the groups' turns). Each list is read from its claim end. A queue
-  without flow control has pending alone. Ids whose hash is gone are skipped, as peek.lua does.
+  without admission state has pending alone. Ids whose hash is gone are skipped, as peek.lua does.
   Work per call: one LLEN per list before the page's end, and the page's hashes.
 
   KEYS[1]  pending: pending list
-  KEYS[2]  flow: flow hash (see lib/flow.lua)
+  KEYS[2]  admission: admission hash (see lib/admission.lua)
   ARGV[1]  jobPrefix: job key prefix ("queue:{NAME}:job:")
-  ARGV[2]  prefix: the queue's key prefix ("queue:{NAME}:"), for the flow-control keys (see lib/flow.lua)
+  ARGV[2]  prefix: the queue's key prefix ("queue:{NAME}:"), for the admission keys (see lib/admission.lua)
   ARGV[3]  offset: how many waiting jobs to skip, in claim order
   ARGV[4]  limit: the most jobs to return
   Returns: { skipped: the waiting jobs passed over before the page (less than offset when fewer
@@ -19,10 +19,10 @@
   Reply:   [skipped: number, taken: number, ...jobs: Array<Array<string>>]
 ]]
 --@include lib/read-jobs.lua
---@include lib/flow.lua
+--@include lib/admission.lua
 
 -- The lazy libraries this script may call (see tools/generate-scripts.mjs).
-load_flow()
+load_admission()
 local prefix = ARGV[2]
 local offset, limit = tonumber(ARGV[3]), tonumber(ARGV[4])
 local skip, left = offset, limit
@@ -44,8 +44,8 @@ local function take(list)
   return left > 0
 end
 
-local flow = redis.call('HGETALL', KEYS[2])
-if #flow == 0 then
+local admission = redis.call('HGETALL', KEYS[2])
+if #admission == 0 then
   take(KEYS[1])
 else
   local going = true
@@ -61,7 +61,7 @@ else
     end
   end
   if going then
-    for _, kind in ipairs(parking_kinds(flow)) do
+    for _, kind in ipairs(parking_kinds(admission)) do
       going = take(parked_list(prefix, kind))
       if not going then break end
     end

@@ -38,7 +38,7 @@ import { InvalidArgumentError } from './errors.ts';
  * | `queue:{NAME}:group:<g>` | list: waiting jobs of group `g` (behind its carrier in pending) | ours |
  *
  * The scripts that use admission get `prefix` in ARGV and append to it the suffixes of
- * {@link ADMISSION_KEY_SUFFIXES} (scripts/lib/flow.lua names them as this module does): appending a
+ * {@link ADMISSION_KEY_SUFFIXES} (scripts/lib/admission.lua names them as this module does): appending a
  * suffix to a prefix from this module, as job keys append an id to `jobPrefix`, is the only way
  * a script makes a key name.
  */
@@ -115,7 +115,7 @@ export interface QueueKeys {
 
 /**
  * The suffixes of the admission keys, appended to the queue's `prefix` here and in
- * scripts/lib/flow.lua (which receives `prefix` in ARGV): the admission hash, the levels set, a
+ * scripts/lib/admission.lua (which receives `prefix` in ARGV): the admission hash, the levels set, a
  * level's list (`priority:<p>`), a paused or limited kind's parked list (`parked:<kind>`), the
  * resume list, and for limits and groups (scripts/lib/limits.lua): the rate windows of the
  * queue, a kind and a group, the running sets of a kind's and a group's concurrency cap, the

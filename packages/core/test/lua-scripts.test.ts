@@ -33,10 +33,10 @@ describe('Lua scripts', () => {
     }
   });
 
-  test('lib/flow.lua builds the admission keys by appending the suffixes keys.ts uses to the queue prefix', () => {
-    const flow = readFileSync(new URL('lib/flow.lua', dir), 'utf8');
+  test('lib/admission.lua builds the admission keys by appending the suffixes keys.ts uses to the queue prefix', () => {
+    const admission = readFileSync(new URL('lib/admission.lua', dir), 'utf8');
     // The resume list reaches its script in KEYS; the others are built from the prefix in ARGV.
-    for (const [name, suffix] of Object.entries(ADMISSION_KEY_SUFFIXES)) if (name !== 'resume') expect(flow, name).toContain(`prefix .. '${suffix}'`);
+    for (const [name, suffix] of Object.entries(ADMISSION_KEY_SUFFIXES)) if (name !== 'resume') expect(admission, name).toContain(`prefix .. '${suffix}'`);
   });
 
   for (const [name, script] of Object.entries(SCRIPTS)) {

@@ -5,8 +5,8 @@ import type { ReplyOf } from '../src/lua-script.ts';
 
 describe('generated script types', () => {
   test('a script is called with its keys and arguments by the names in its header', () => {
-    expectTypeOf<keyof ClaimKeys>().toEqualTypeOf<'pending' | 'processing' | 'leases' | 'stats' | 'delayed' | 'failed' | 'flow' | 'log'>();
-    const keys = { pending: 'p', processing: 'q', leases: 'l', stats: 's', delayed: 'd', failed: 'f', flow: 'w', log: 'g' };
+    expectTypeOf<keyof ClaimKeys>().toEqualTypeOf<'pending' | 'processing' | 'leases' | 'stats' | 'delayed' | 'failed' | 'admission' | 'log'>();
+    const keys = { pending: 'p', processing: 'q', leases: 'l', stats: 's', delayed: 'd', failed: 'f', admission: 'w', log: 'g' };
     const args = { jobPrefix: 'j', visibilityMs: 1, maxAttempts: 1, max: 1, tokenBase: 't', failedTtlSeconds: 0, failedHistoryCap: -1, channel: '', prefix: 'q', logMaxLen: 0, worker: '', traced: '0' };
     expectTypeOf(claimScript.argv).toBeCallableWith(keys, args);
     // @ts-expect-error: an argument the header does not name (a type test: never run)

@@ -6,7 +6,7 @@ import { statsScript } from '../src/generated/stats.ts';
 import { WorkWaiter } from '../src/wait-for-work.ts';
 
 const argv = statsScript.argv(
-  { pending: 'a', processing: 'b', delayed: 'c', completed: 'd', failed: 'e', stats: 'f', flow: 'g' },
+  { pending: 'a', processing: 'b', delayed: 'c', completed: 'd', failed: 'e', stats: 'f', admission: 'g' },
   { jobPrefix: 'queue:{w}:job:', prefix: 'queue:{w}:' },
 );
 

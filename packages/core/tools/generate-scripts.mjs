@@ -61,7 +61,7 @@ export function loaderName(/** @type {string} */ file) {
 /**
  * The lazy libraries an include of `file` makes available: `file` itself when lazy, else those
  * reached through its own includes. A lazy library's loader must load them all: its functions
- * may call a function of one they reach through a plain library (free-slots uses flow's builders,
+ * may call a function of one they reach through a plain library (free-slots uses admission's builders,
  * reached through push-pending), which is nil until its loader ran.
  * @param {string} file
  * @param {Set<string>} [seen]

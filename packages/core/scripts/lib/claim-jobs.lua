@@ -1,6 +1,6 @@
 --@include lib/read-hash.lua
 --@include lib/now.lua
---@include lib/flow.lua
+--@include lib/admission.lua
 --@include lib/dead-letter.lua
 --@include lib/log-event.lua
 -- Claims up to `wanted` jobs from the claim end (the right) of one list of waiting jobs: each id
@@ -15,13 +15,13 @@
 -- Every read of a pass comes before its first write, so an error (a Redis user lacking a
 -- permission) leaves the list as it was: ids are never taken off it without landing somewhere.
 --
--- c: { pending, processing, leases, stats, flow, job_prefix, prefix, visibility, max_attempts,
+-- c: { pending, processing, leases, stats, admission, job_prefix, prefix, visibility, max_attempts,
 --      token_base, now, failed, cap, ttl, channel, traced, claimed, dropped, expired, deadline_text,
 --      log, worker } (log: see lib/log-event.lua, nil when off; each claim is logged 'claimed'
 --      by `worker`, each expired job 'expired')
 --   (failed, cap, ttl, channel, now and job_prefix are also dead_letter's ctx; prefix is the
---   queue's key prefix, see flow.lua)
--- flow: nil on a queue without flow control, else { kinds = set of paused kinds or nil,
+--   queue's key prefix, see admission.lua)
+-- admission: nil on a queue without admission state, else { kinds = set of paused kinds or nil,
 --   carriers = true for pending while other priorities are in use (see push_pending),
 --   lim = the limits and groups in use or nil (see lib/limits.lua) }
 -- Appends CLAIM_STRIDE values per claimed job to `out`: id, token, attempts, max_attempts,
@@ -45,7 +45,7 @@ local function payload_kind(payload)
   return nil
 end
 
-local function claim_from(c, list, wanted, flow, out)
+local function claim_from(c, list, wanted, admission, out)
   local now_text = int_text(c.now)
   local target = c.claimed + wanted
   -- Bounded: every pass takes ids off the list; dropped ids cannot keep the loop going past this.
@@ -58,11 +58,11 @@ local function claim_from(c, list, wanted, flow, out)
     -- Oldest first: the rightmost id of the window.
     local reads = {}
     for i = #ids, 1, -1 do
-      -- The group (f[12]) matters only to limits, so a queue without flow control does not ask.
+      -- The group (f[12]) matters only to limits, so a queue without admission state does not ask.
       local f
       if c.traced then
         f = read_hash(c.job_prefix .. ids[i], 'status', 'visibility_ms', 'attempts', 'max_attempts', 'id', 'payload', 'kind', 'enqueued_at_ms', 'last_error', 'expires_at_ms', 'priority', 'group', 'traceparent')
-      elseif flow then
+      elseif admission then
         f = read_hash(c.job_prefix .. ids[i], 'status', 'visibility_ms', 'attempts', 'max_attempts', 'id', 'payload', 'kind', 'enqueued_at_ms', 'last_error', 'expires_at_ms', 'priority', 'group')
       else
         f = read_hash(c.job_prefix .. ids[i], 'status', 'visibility_ms', 'attempts', 'max_attempts', 'id', 'payload', 'kind', 'enqueued_at_ms', 'last_error', 'expires_at_ms', 'priority')
@@ -81,16 +81,16 @@ local function claim_from(c, list, wanted, flow, out)
       elseif f[10] and tonumber(f[10]) and tonumber(f[10]) <= c.now then
         c.expired = c.expired + 1
         dead_letter(c, id, 'JOBS_EXPIRED: not started before its expiry at ' .. f[10] .. ' ms (Redis clock)', 'JOBS_EXPIRED', 'expired')
-      elseif flow and flow.kinds and flow.kinds[f[7] or payload_kind(f[6]) or ''] then
+      elseif admission and admission.kinds and admission.kinds[f[7] or payload_kind(f[6]) or ''] then
         -- A paused kind: set aside until it resumes (the oldest at the right, as in pending).
         redis.call('LPUSH', parked_list(c.prefix, f[7] or payload_kind(f[6])), id)
-      elseif flow and flow.carriers and f[11] and (tonumber(f[11]) or 0) < 0 then
+      elseif admission and admission.carriers and f[11] and (tonumber(f[11]) or 0) < 0 then
         -- A carrier of a lower priority (see push_pending): into its list, at the claim end
         -- (every job there came after it), behind the pending jobs.
         local level = tonumber(f[11])
         redis.call('RPUSH', priority_list(c.prefix, level), id)
         redis.call('ZADD', levels_set(c.prefix), level, level)
-      elseif flow and flow.lim and limits_hold(c, flow.lim, id, f[7] or payload_kind(f[6]), f[12] or nil) then
+      elseif admission and admission.lim and limits_hold(c, admission.lim, id, f[7] or payload_kind(f[6]), f[12] or nil) then
         -- Held back by a limit (see lib/limits.lua): parked, or filed in its group's list.
       else
         c.claimed = c.claimed + 1
@@ -114,7 +114,7 @@ local function claim_from(c, list, wanted, flow, out)
         end
         -- A hash that carried a TTL (left over from an earlier life) must not expire mid-job.
         redis.call('PERSIST', key)
-        if flow and flow.lim then limits_started(c, flow.lim, id, key, token, deadline_s, f[7] or payload_kind(f[6]), f[12] or nil) end
+        if admission and admission.lim then limits_started(c, admission.lim, id, key, token, deadline_s, f[7] or payload_kind(f[6]), f[12] or nil) end
         log_event(c.log, id, 'claimed', attempts, c.worker, '')
         moved[#moved + 1] = id
         lease_args[#lease_args + 1] = deadline_s
@@ -138,12 +138,12 @@ end
 
 -- Claims from the levels in `levels` (from ZRANGE, highest first) until `wanted` are claimed;
 -- a level whose list ran dry leaves the levels set.
-local function claim_levels(c, levels, wanted, flow, out)
+local function claim_levels(c, levels, wanted, admission, out)
   for _, level in ipairs(levels) do
     local left = wanted - c.claimed
     if left <= 0 then return end
     local list = priority_list(c.prefix, tonumber(level))
-    if claim_from(c, list, left, flow, out) or redis.call('LLEN', list) == 0 then
+    if claim_from(c, list, left, admission, out) or redis.call('LLEN', list) == 0 then
       redis.call('ZREM', levels_set(c.prefix), level)
     end
   end
@@ -161,9 +161,9 @@ local function keep_carrier(c, levels_key)
 end
 
 -- Claims up to `wanted` jobs in priority order: the levels above 0 highest first, then pending
--- (level 0, the recipe's list), then the levels below 0; FIFO within each. One read (the flow
--- hash) tells a queue without flow control to go straight to pending. A paused queue claims
--- nothing and sets out[2] to CLAIM_PAUSED; jobs of a paused kind are parked (see flow.lua).
+-- (level 0, the recipe's list), then the levels below 0; FIFO within each. One read (the admission
+-- hash) tells a queue without admission state to go straight to pending. A paused queue claims
+-- nothing and sets out[2] to CLAIM_PAUSED; jobs of a paused kind are parked (see admission.lua).
 -- Limits and groups in use (lib/limits.lua): a queue over its rate claims nothing and sets
 -- out[2] to minus the time it may start again (at most CLAIM_LIMITED_MAX); jobs of a kind
 -- without room are parked; grouped jobs are claimed in turns between groups after the lists;
@@ -172,7 +172,7 @@ end
 -- Returns the count claimed.
 local function claim_ready(c, wanted, out)
   c.claimed, c.dropped, c.expired, c.deadline_text = 0, 0, 0, {}
-  local state = redis.call('HGETALL', c.flow)
+  local state = redis.call('HGETALL', c.admission)
   if #state == 0 then
     claim_from(c, c.pending, wanted, nil, out)
   else
@@ -198,13 +198,13 @@ local function claim_ready(c, wanted, out)
       out[2] = CLAIM_PAUSED
       return 0
     end
-    local flow = { kinds = kinds, lim = lim, key = c.flow }
+    local admission = { kinds = kinds, lim = lim, key = c.admission }
     if lim then
-      wanted = limits_before(c, flow, wanted, out)
+      wanted = limits_before(c, admission, wanted, out)
       if wanted == 0 then return 0 end
     end
     if not priorities then
-      claim_from(c, c.pending, wanted, flow, out)
+      claim_from(c, c.pending, wanted, admission, out)
     else
       local levels_key = levels_set(c.prefix)
       -- Carriers at the claim end of pending go to their lists first (LMOVE: never off both),
@@ -217,27 +217,27 @@ local function claim_ready(c, wanted, out)
         redis.call('LMOVE', c.pending, priority_list(c.prefix, level), 'RIGHT', 'RIGHT')
         redis.call('ZADD', levels_key, level, level)
       end
-      claim_levels(c, redis.call('ZRANGE', levels_key, '+inf', '(0', 'BYSCORE', 'REV'), wanted, flow, out)
+      claim_levels(c, redis.call('ZRANGE', levels_key, '+inf', '(0', 'BYSCORE', 'REV'), wanted, admission, out)
       local dry = false
       if c.claimed < wanted then
-        dry = claim_from(c, c.pending, wanted - c.claimed, { kinds = kinds, carriers = true, lim = lim, key = c.flow }, out)
+        dry = claim_from(c, c.pending, wanted - c.claimed, { kinds = kinds, carriers = true, lim = lim, key = c.admission }, out)
           or redis.call('LLEN', c.pending) == 0
       end
       if c.claimed < wanted then
-        claim_levels(c, redis.call('ZRANGE', levels_key, '(0', '-inf', 'BYSCORE', 'REV'), wanted, flow, out)
+        claim_levels(c, redis.call('ZRANGE', levels_key, '(0', '-inf', 'BYSCORE', 'REV'), wanted, admission, out)
       end
       -- Nothing of another priority waits any more: claims go back to reading pending alone.
       if dry and redis.call('ZCARD', levels_key) == 0 then
-        redis.call('HDEL', c.flow, 'priorities')
+        redis.call('HDEL', c.admission, 'priorities')
       elseif redis.call('LLEN', c.pending) == 0 then
         keep_carrier(c, levels_key)
       end
     end
     if lim then
       if lim.groups then
-        claim_groups(c, lim, wanted, function(list) return claim_from(c, list, 1, flow, out) end)
+        claim_groups(c, lim, wanted, function(list) return claim_from(c, list, 1, admission, out) end)
         -- No group waits any more: claims stop taking turns between groups.
-        if redis.call('ZCARD', groups_set(c.prefix)) == 0 then redis.call('HDEL', c.flow, 'groups') end
+        if redis.call('ZCARD', groups_set(c.prefix)) == 0 then redis.call('HDEL', c.admission, 'groups') end
       end
       limits_after(c, out)
     end

@@ -1,6 +1,6 @@
 --@include lib/now.lua
 --@include lib/read-hash.lua
---@include lib/flow.lua
+--@include lib/admission.lua
 --@include lib/push-pending.lua
 --@lazy: loaded where a job's hash names slots.
 -- Gives back the running slots a job held (its hash's 'slots', see lib/limits.lua) when its
@@ -8,7 +8,7 @@
 -- slot on: the oldest parked job of the kind (unless the kind is paused or pushed back) and the
 -- next job of the group go back to the claim end of their lists, where that push wakes a
 -- waiting worker. A job without slots costs nothing here: callers read 'slots' with fields they
--- read anyway. ctx: { prefix (the queue's key prefix, see lib/flow.lua), job_prefix, pending }.
+-- read anyway. ctx: { prefix (the queue's key prefix, see lib/admission.lua), job_prefix, pending }.
 -- `part`: 'k' or 'g' to give back only the kind's or only the group's slot; nil for both. A job
 -- that goes back to waiting (release, reclaim, pushback) gives its group slot back only once it
 -- is in its group's list again, so the group's turn comes back to it and the group keeps its order.

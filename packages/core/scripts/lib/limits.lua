@@ -1,12 +1,12 @@
---@include lib/flow.lua
+--@include lib/admission.lua
 --@lazy: loaded by a claim that finds limits or groups in use.
 -- Rate limits, concurrency caps, a handler's pushback and groups, enforced by the claim (see
--- lib/claim-jobs.lua). Their settings are fields of the flow hash, read by the claim's one HGETALL:
+-- lib/claim-jobs.lua). Their settings are fields of the admission hash, read by the claim's one HGETALL:
 --   rate = 'max/windowMs'           at most max starts in any sliding window of windowMs (queue)
 --   rate_kind:<k> = 'max/windowMs'  the same for kind k;  cap_kind:<k> = 'n': at most n of k running
 --   limited_until:<k> = ms          a handler said the service behind kind k pushed back
 --   group_rate, group_cap           the same per group;  groups = '1' while grouped jobs may wait
--- The keys they use, built from the queue's key prefix (c.prefix) by lib/flow.lua's builders:
+-- The keys they use, built from the queue's key prefix (c.prefix) by lib/admission.lua's builders:
 --   queue_rate, kind_rate, group_rate  sorted sets: start times of the window (member: claim
 --     token), trimmed by each look and expiring a window after the last start
 --   kind_running, group_running  sorted sets: id scored by lease deadline, in step with the
@@ -25,7 +25,7 @@ local function parse_rate(text)
   return { tonumber(max), tonumber(window) }
 end
 
--- Reads one flow-hash field into `lim` (made on first use); returns lim (nil: no limit yet).
+-- Reads one admission-hash field into `lim` (made on first use); returns lim (nil: no limit yet).
 local function read_limit(lim, field, value)
   local name, kind = string.match(field, '^([%a_]+):(.*)$')
   name = name or field
@@ -155,8 +155,8 @@ end
 -- until when, as minus that time, at most CLAIM_LIMITED_MAX: see lib/claim-jobs.lua); kinds with room again get their parked jobs back onto their
 -- lists (at the claim end: they were the oldest), as many as may start; pushbacks over are
 -- cleared. Returns how many jobs the claim may start.
-local function limits_before(c, flow, wanted, out)
-  local lim = flow.lim
+local function limits_before(c, admission, wanted, out)
+  local lim = admission.lim
   c.scopes, c.scope_list, c.hint = {}, {}, nil
   if lim.rate then
     local s = scope(c, queue_rate(c.prefix), lim.rate, true)
@@ -171,9 +171,9 @@ local function limits_before(c, flow, wanted, out)
     local waiting = redis.call('LLEN', parked)
     -- A pushback that is over leaves once its parked jobs are all on their way back (until then
     -- it is what brings claims here to move them), unless another limit or a pause does that.
-    local paused = flow.kinds and flow.kinds[kind]
+    local paused = admission.kinds and admission.kinds[kind]
     if k.until_ms and k.until_ms <= c.now and (k.rate or k.cap or paused or waiting <= wanted) then
-      redis.call('HDEL', flow.key, 'limited_until:' .. kind)
+      redis.call('HDEL', admission.key, 'limited_until:' .. kind)
     end
     if not paused then
       if waiting > 0 then

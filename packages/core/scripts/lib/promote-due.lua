@@ -5,7 +5,7 @@
 -- a delay) onto pending, in due order, at most `limit` of them. An id whose hash is gone or no
 -- longer says delayed (it was cancelled) is dropped. Looks at the earliest entry first, so a
 -- call with nothing due costs one read. Returns the count promoted and the due time of the next
--- delayed job (ms), or -1 when none is left. `prefix`: the queue's key prefix (see flow.lua).
+-- delayed job (ms), or -1 when none is left. `prefix`: the queue's key prefix (see admission.lua).
 -- Each promotion is logged as 'promoted' (`log`: see lib/log-event.lua, nil when off).
 local function promote_due(delayed, pending, job_prefix, prefix, limit, now, log)
   local head = redis.call('ZRANGE', delayed, 0, 0, 'WITHSCORES')

@@ -1,8 +1,8 @@
 --@include lib/read-hash.lua
---@include lib/flow.lua
+--@include lib/admission.lua
 --@lazy: loaded by cancels.
 -- Takes job `id` (hash `key`, status pending) off whichever list it waits in: pending, its
--- priority's list, its kind's parked list or its group's list (see lib/flow.lua), for a cancel.
+-- priority's list, its kind's parked list or its group's list (see lib/admission.lua), for a cancel.
 -- The lists' indexes stay right: a group's carrier (in pending or its priority's list) hands
 -- its group's turn on, a priority list it empties leaves the levels set, a group list it
 -- empties leaves the groups set (once no carrier holds the group's turn). Returns 1, or 0 when it is in none of them (a recipe client

@@ -22,7 +22,7 @@ export interface ClaimOptions {
 /** The claim script's keys for `ctx`'s queue: the same on every call. */
 export function claimKeys<P>(ctx: QueueContext<P>): ClaimKeys {
   const keys = ctx.keys;
-  return { pending: keys.pending, processing: keys.processing, leases: keys.leases, stats: keys.stats, delayed: keys.delayed, failed: keys.failed, flow: keys.admission, log: keys.log };
+  return { pending: keys.pending, processing: keys.processing, leases: keys.leases, stats: keys.stats, delayed: keys.delayed, failed: keys.failed, admission: keys.admission, log: keys.log };
 }
 
 /** The claim script's arguments: up to `max` jobs, a fresh token base. */

@@ -55,7 +55,7 @@ export class Completer<P> {
     this.#outlook = outlook;
     const k = ctx.keys;
     this.#completeKeys = { processing: k.processing, completed: k.completed, leases: k.leases, stats: k.stats, pending: k.pending, delayed: k.delayed, log: k.log };
-    this.#completeAndClaimKeys = { pending: k.pending, processing: k.processing, leases: k.leases, stats: k.stats, delayed: k.delayed, completed: k.completed, failed: k.failed, flow: k.admission, log: k.log };
+    this.#completeAndClaimKeys = { pending: k.pending, processing: k.processing, leases: k.leases, stats: k.stats, delayed: k.delayed, completed: k.completed, failed: k.failed, admission: k.admission, log: k.log };
   }
 
   #encodeResult(result: unknown, field: string): string {

@@ -25,7 +25,7 @@ export async function setLimits<P>(partitions: readonly QueueContext<P>[], limit
 async function setLimitsOn<P>(ctx: QueueContext<P>, limits: QueueLimits): Promise<void> {
   const k = ctx.keys;
   const fields = limitFields(limits, (name) => ctx.kinds.has(name));
-  await ctx.scripts.run(setLimitsScript, setLimitsScript.argv({ flow: k.admission }, { prefix: k.prefix, fields }));
+  await ctx.scripts.run(setLimitsScript, setLimitsScript.argv({ admission: k.admission }, { prefix: k.prefix, fields }));
   await unparkAll(ctx);
 }
 
@@ -42,7 +42,7 @@ export async function rateLimited<P>(ctx: QueueContext<P>, job: ClaimedJob, retr
   assertWholeNumber('retryAfterMs', retryAfterMs, 1, 86_400_000);
   const k = ctx.keys;
   const argv = rateLimitedScript.argv(
-    { job: k.job(job.id), processing: k.processing, pending: k.pending, leases: k.leases, stats: k.stats, flow: k.admission, log: k.log },
+    { job: k.job(job.id), processing: k.processing, pending: k.pending, leases: k.leases, stats: k.stats, admission: k.admission, log: k.log },
     { jobPrefix: k.jobPrefix, id: job.id, token: job.token, retryAfterMs, error: errorText(reason), channel: ctx.channel, prefix: k.prefix, logMaxLen: ctx.logMaxLen, worker: ctx.workerId },
   );
   const until = Number(await ctx.scripts.run(rateLimitedScript, argv));

@@ -5,7 +5,7 @@ import { assertWholeNumber } from '../whole-number.ts';
 import type { QueueContext } from './queue-context.ts';
 
 function pauseKeys<P>(ctx: QueueContext<P>): PauseKeys {
-  return { flow: ctx.keys.admission, resume: ctx.keys.resume, pending: ctx.keys.pending };
+  return { admission: ctx.keys.admission, resume: ctx.keys.resume, pending: ctx.keys.pending };
 }
 
 /** The kind `options` names ('' for the whole queue); throws on one the queue does not carry. */

@@ -12,7 +12,7 @@ export async function unparkFreed<P>(ctx: QueueContext<P>, options: { batch?: nu
   for (const key of Object.keys(options)) if (key !== 'batch') throw new InvalidArgumentError(`options.${key}`, 'unknown option (expected batch)');
   const batch = assertWholeNumber('batch', options.batch ?? UNPARK_BATCH, 1, 100_000);
   const k = ctx.keys;
-  const [moved, left] = await ctx.scripts.run(unparkScript, unparkScript.argv({ flow: k.admission, pending: k.pending }, { jobPrefix: k.jobPrefix, prefix: k.prefix, batch, kinds: ctx.kinds.names }));
+  const [moved, left] = await ctx.scripts.run(unparkScript, unparkScript.argv({ admission: k.admission, pending: k.pending }, { jobPrefix: k.jobPrefix, prefix: k.prefix, batch, kinds: ctx.kinds.names }));
   return { unparked: Number(moved), more: Number(left) > 0 };
 }
 

@@ -161,7 +161,7 @@ export interface WaitingPage {
 /** One page of every job waiting to start, in claim order (scripts/waiting.lua). */
 export async function waitingPage<P>(ctx: QueueContext<P>, offset: number, limit: number): Promise<WaitingPage> {
   const k = ctx.keys;
-  const [skipped, taken, ...jobs] = await ctx.scripts.run(waitingScript, waitingScript.argv({ pending: k.pending, flow: k.admission }, { jobPrefix: k.jobPrefix, prefix: k.prefix, offset, limit }));
+  const [skipped, taken, ...jobs] = await ctx.scripts.run(waitingScript, waitingScript.argv({ pending: k.pending, admission: k.admission }, { jobPrefix: k.jobPrefix, prefix: k.prefix, offset, limit }));
   return { skipped: Number(skipped), taken: Number(taken), jobs: jobs.map((entry) => parseJobRecord(entry[0] as string, pairsToObject(entry, 1))) };
 }
 
@@ -223,7 +223,7 @@ function sumStats(all: readonly QueueStats[]): QueueStats {
 async function readStats<P>(ctx: QueueContext<P>): Promise<QueueStats> {
   const k = ctx.keys;
   const argv = statsScript.argv(
-    { pending: k.pending, processing: k.processing, delayed: k.delayed, completed: k.completed, failed: k.failed, stats: k.stats, flow: k.admission },
+    { pending: k.pending, processing: k.processing, delayed: k.delayed, completed: k.completed, failed: k.failed, stats: k.stats, admission: k.admission },
     { jobPrefix: k.jobPrefix, prefix: k.prefix },
   );
   const [nowMs, pending, processing, delayed, completed, failed, oldest, counters, admission, prioritized, parked, groups, grouped] = await ctx.scripts.run(statsScript, argv);

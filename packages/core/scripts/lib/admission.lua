@@ -1,7 +1,8 @@
 --@include lib/now.lua
---@lazy: a queue that uses no flow control never defines these (see lib/push-pending.lua).
--- Flow control: priorities, pauses, limits and groups. Their keys are the queue's key prefix
--- `prefix` ("queue:{NAME}:", keys.ts's `prefix`, passed in ARGV) with keys.ts's FLOW_KEY_SUFFIXES:
+--@lazy: a queue that uses no admission never defines these (see lib/push-pending.lua).
+-- Admission: what decides whether and when a waiting job may start (priorities, pauses, limits
+-- and groups; parent/child flows are lib/flow-children.lua). Their keys are the queue's key prefix
+-- `prefix` ("queue:{NAME}:", keys.ts's `prefix`, passed in ARGV) with keys.ts's ADMISSION_KEY_SUFFIXES:
 --   <prefix>flow          hash: 'paused' = '1' (the queue), 'paused_kind:<kind>' = '1',
 --                         'priorities' = '1' while jobs of another priority than 0 may wait,
 --                         'parking:<kind>' = '1' while the kind may have parked jobs (see
@@ -16,7 +17,7 @@
 --                         rate limit's sliding window (see lib/limits.lua)
 --   <prefix>running:kind:<k>, <prefix>running:group:<g>  sorted sets: the running slots of a
 --                         concurrency cap (see lib/limits.lua)
--- A queue that uses none of them has no flow hash: a claim reads it (one HGETALL) and goes on.
+-- A queue that uses none of them has no admission hash: a claim reads it (one HGETALL) and goes on.
 
 local function levels_set(prefix)
   return prefix .. 'priorities'
@@ -30,7 +31,7 @@ local function parked_list(prefix, kind)
   return prefix .. 'parked:' .. kind
 end
 
--- The kind a 'paused_kind:<kind>' field of the flow hash names, or nil for any other field.
+-- The kind a 'paused_kind:<kind>' field of the admission hash names, or nil for any other field.
 local function paused_kind_of(field)
   return string.match(field, '^paused_kind:(.*)$')
 end
@@ -44,7 +45,7 @@ local function group_rate(prefix, group) return prefix .. 'rate:group:' .. group
 local function kind_running(prefix, kind) return prefix .. 'running:kind:' .. kind end
 local function group_running(prefix, group) return prefix .. 'running:group:' .. group end
 
--- The kind a 'parking:<kind>' field of the flow hash names (a kind that may have parked jobs),
+-- The kind a 'parking:<kind>' field of the admission hash names (a kind that may have parked jobs),
 -- or nil for any other field.
 local function parking_kind_of(field)
   return string.match(field, '^parking:(.*)$')
@@ -52,13 +53,13 @@ end
 
 -- The kinds whose jobs a claim may have parked, sorted: the paused ones, those with a limit or
 -- a pushback (see lib/limits.lua), and those marked 'parking' whose parked jobs are not all
--- back yet, from the flow hash's fields and values in `flow` (HGETALL).
-local function parking_kinds(flow)
+-- back yet, from the admission hash's fields and values in `hash` (HGETALL).
+local function parking_kinds(hash)
   local kinds, seen = {}, {}
-  for i = 1, #flow, 2 do
-    local kind = paused_kind_of(flow[i]) or string.match(flow[i], '^rate_kind:(.*)$')
-      or string.match(flow[i], '^cap_kind:(.*)$') or string.match(flow[i], '^limited_until:(.*)$')
-      or parking_kind_of(flow[i])
+  for i = 1, #hash, 2 do
+    local kind = paused_kind_of(hash[i]) or string.match(hash[i], '^rate_kind:(.*)$')
+      or string.match(hash[i], '^cap_kind:(.*)$') or string.match(hash[i], '^limited_until:(.*)$')
+      or parking_kind_of(hash[i])
     if kind and not seen[kind] then
       seen[kind] = true
       kinds[#kinds + 1] = kind
@@ -102,7 +103,7 @@ local CARRIER_TURN_MS = 30000
 
 -- Puts a waiting job where claims find it in its priority's order: priority 0 (or none) onto
 -- pending, as the recipe does; another onto its level's list, noted in the levels set and the
--- flow hash. `claim_end`: onto the end claims take next (a reclaimed or released job keeps its
+-- admission hash. `claim_end`: onto the end claims take next (a reclaimed or released job keeps its
 -- place); else the back. A job of another priority that finds pending and its own list empty
 -- goes onto pending instead, as a carrier: the push wakes the claims blocked on pending (nothing
 -- else would), and the claim that meets it there takes it (a higher priority: no level above it
