@@ -5,7 +5,7 @@ import { checkRedisUrl, parseWholeNumber, UsageError } from '../usage-error.ts';
 import { VERSION } from '../version.ts';
 import { check, kindsOption, queueOption, type GlobalFlags } from './admin-options.ts';
 import { loadKinds } from './kinds-module.ts';
-import type { FlowCommand } from './run-flow.ts';
+import type { PauseCommand } from './run-pause.ts';
 import type { FunctionsCommand } from './run-functions.ts';
 import type { SchedulesCommand } from './run-schedules.ts';
 import { addSchedulesCommands } from './schedules-program.ts';
@@ -24,7 +24,7 @@ export type AdminCommand =
   | { name: 'export-failed'; queue: string; out: string | undefined }
   | { name: 'acl'; user: string; queues: string[]; partitions: number; operator: boolean }
   | FunctionsCommand
-  | FlowCommand
+  | PauseCommand
   | SchedulesCommand;
 
 /** What every command shares. */
@@ -47,7 +47,7 @@ function repeat(value: string, previous: string[] | undefined): string[] {
   return [...(previous ?? []), value];
 }
 
-const FLOW_HELP = `
+const PAUSE_HELP = `
 A pause is kept in Redis until a resume: it holds across worker and Redis restarts. Once pause
 returns, no worker starts a new job of the queue (or kind), including claims already waiting;
 running jobs finish; enqueues go on. A kind's jobs met meanwhile are parked, and go back to the
@@ -201,7 +201,7 @@ job's hash as stored. The list is read a page at a time; --out never overwrites 
     .addOption(kindsOption('to check --kind against instead of the kinds found in Redis'))
     .addHelpText(
       'after',
-      `${FLOW_HELP}
+      `${PAUSE_HELP}
 Redis keeps no list of a queue's kinds: --kind must be the kind of a job or schedule found in the
 queue (or already paused), or, with --kinds, one your code defines.`,
     )
@@ -218,7 +218,7 @@ queue (or already paused), or, with --kinds, one your code defines.`,
     .description('let workers start jobs of a paused queue, or of one paused kind, again')
     .addOption(queueOption())
     .option('--kind <kind>', 'resume only this kind (one that is paused)')
-    .addHelpText('after', FLOW_HELP)
+    .addHelpText('after', PAUSE_HELP)
     .action((flags: { queue?: string; kind?: string }, command: Command) =>
       take({ name: 'resume', queue: needQueue('resume', flags.queue), kind: kindName(flags.kind), kinds: undefined }, globals(command)),
     );

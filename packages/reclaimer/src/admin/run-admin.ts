@@ -6,7 +6,7 @@ import { humanDuration, renderPairs, renderTable } from '../table.ts';
 import type { AdminCommand } from './admin-program.ts';
 import { eventLine, readEvents } from './event-lines.ts';
 import { partitionQueues } from './partition-queues.ts';
-import { runFlowCommand } from './run-flow.ts';
+import { runPauseCommand } from './run-pause.ts';
 import { runFunctionsCommand } from './run-functions.ts';
 import { runSchedulesCommand } from './run-schedules.ts';
 
@@ -156,7 +156,7 @@ export async function runAdminCommand(command: Exclude<AdminCommand, { name: 'ex
       return runFunctionsCommand(command, client);
     case 'pause':
     case 'resume':
-      return runFlowCommand(command, client);
+      return runPauseCommand(command, client);
     case 'schedules':
       return runSchedulesCommand(command, client);
     case 'queues':

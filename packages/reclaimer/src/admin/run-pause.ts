@@ -6,7 +6,7 @@ import { partitionQueues } from './partition-queues.ts';
 import { scheduleAdmin } from './schedules-admin.ts';
 
 /** A pause or resume of a queue (or one kind of it), as `jobsctl pause` and `resume` take it. */
-export interface FlowCommand {
+export interface PauseCommand {
   readonly name: 'pause' | 'resume';
   readonly queue: string;
   readonly kind: string | undefined;
@@ -69,7 +69,7 @@ async function parkedOf(queue: Queue<unknown>, kind: string): Promise<number> {
  * paused or still has parked jobs. Pausing what is paused, or resuming what runs, changes nothing
  * and says so (exit code 0).
  */
-export async function runFlowCommand(command: FlowCommand, client: RedisClient): Promise<AdminResult> {
+export async function runPauseCommand(command: PauseCommand, client: RedisClient): Promise<AdminResult> {
   const { queue: name, kind } = command;
   const queue = await openWithKind(client, name, kind);
   const before = await Promise.all(partitionQueues(queue).map((partition) => partition.stats()));
