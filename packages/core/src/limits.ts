@@ -83,7 +83,7 @@ function kindFields(field: string, limits: unknown, rateField: string, capField:
 }
 
 /**
- * Checks `limits` (from untrusted callers too) and returns the flow-hash fields that hold them
+ * Checks `limits` (from untrusted callers too) and returns the admission-hash fields that hold them
  * (field, value, ...). `isKind` says which kind names the queue has. Throws
  * `JOBS_INVALID_ARGUMENT` on the first bad value, before anything is written.
  */
