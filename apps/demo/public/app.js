@@ -59,14 +59,14 @@ function renderStats(stats) {
     }),
   );
   $('#auto-reclaim').checked = Boolean(stats.auto_reclaim);
-  renderFlow(stats);
+  renderPause(stats);
   samples.push({ at: Date.now(), completed: stats.completed_total, depth: stats.pending_depth + stats.processing_depth });
   if (samples.length > 76) samples.shift();
   drawChart();
 }
 
-function renderFlow(stats) {
-  const state = $('#flow-state');
+function renderPause(stats) {
+  const state = $('#pause-state');
   state.textContent = stats.paused ? 'paused' : 'running';
   state.className = `badge ${stats.paused ? 'paused' : 'running'}`;
   const button = $('#pause-btn');

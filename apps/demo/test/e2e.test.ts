@@ -149,11 +149,11 @@ describe('the demo page in a real browser', () => {
     await page.click('#reset-btn');
     await expect.poll(() => page.locator('#status').textContent()).toBe('queue reset');
     await expect.poll(() => stat(page, 'enqueued_total')).toBe(0);
-    await expect.poll(() => page.locator('#flow-state').textContent()).toBe('running');
+    await expect.poll(() => page.locator('#pause-state').textContent()).toBe('running');
 
     // Paused, with one worker up and jobs waiting: nothing starts.
     await page.click('#pause-btn');
-    await expect.poll(() => page.locator('#flow-state').textContent()).toBe('paused');
+    await expect.poll(() => page.locator('#pause-state').textContent()).toBe('paused');
     expect(await page.locator('#status').textContent()).toBe('queue paused: workers start no new job');
     expect(await page.locator('#pause-btn').textContent()).toBe('Resume queue');
     await page.fill('#workers-size', '1');
@@ -179,7 +179,7 @@ describe('the demo page in a real browser', () => {
 
     // Resumed: the high-priority job, enqueued last, starts first (one worker runs one job at a time).
     await page.click('#pause-btn');
-    await expect.poll(() => page.locator('#flow-state').textContent()).toBe('running');
+    await expect.poll(() => page.locator('#pause-state').textContent()).toBe('running');
     await expect.poll(() => stat(page, 'completed_total'), { timeout: 30_000 }).toBe(6);
     const completed = page.locator('#list-completed li');
     await expect.poll(() => completed.count()).toBe(6);
@@ -197,7 +197,7 @@ describe('the demo page in a real browser', () => {
     await page.click('#enqueue-btn');
     await expect.poll(() => stat(page, 'completed_total'), { timeout: 30_000 }).toBeGreaterThan(6);
     await page.click('#pause-btn');
-    await expect.poll(() => page.locator('#flow-state').textContent()).toBe('paused');
+    await expect.poll(() => page.locator('#pause-state').textContent()).toBe('paused');
     await expect.poll(() => stat(page, 'processing_depth'), { timeout: 10_000 }).toBe(0);
     const done = await stat(page, 'completed_total');
     expect(done).toBeLessThan(18);
