@@ -87,10 +87,7 @@ for j = 0, n - 1 do
   local waiting = children[id]
   local status = 'pending'
   if waiting then status = 'waiting-children' elseif due > now then status = 'delayed' end
-  write_job_hash(job_key, id, payload, kind, status, now_text, max_attempts, visibility, traceparent)
-  if priority ~= '0' then redis.call('HSET', job_key, 'priority', priority) end
-  if expiry > 0 then redis.call('HSET', job_key, 'expires_at_ms', int_text(expiry)) end
-  if group then redis.call('HSET', job_key, 'group', group) end
+  write_job_hash(job_key, id, payload, kind, status, now_text, max_attempts, visibility, traceparent, priority, expiry, group)
   if parent ~= '' then
     redis.call('HSET', job_key, 'parent_id', parent)
     redis.call('HSET', job_prefix .. parent, 'child:' .. id, flow_entry('waiting', kind))

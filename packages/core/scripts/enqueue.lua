@@ -106,10 +106,7 @@ for j = 0, n - 1 do
     if run_at_text ~= '0' then due = tonumber(run_at_text) end
     local status = 'pending'
     if due > now then status = 'delayed' end
-    write_job_hash(job_key, id, payload, kind, status, now_text, max_attempts, visibility_ms, traceparent)
-    if priority ~= '0' then redis.call('HSET', job_key, 'priority', priority) end
-    if expiry > 0 then redis.call('HSET', job_key, 'expires_at_ms', int_text(expiry)) end
-    if group then redis.call('HSET', job_key, 'group', group) end
+    write_job_hash(job_key, id, payload, kind, status, now_text, max_attempts, visibility_ms, traceparent, priority, expiry, group)
     if status == 'delayed' then
       local due_text = int_text(due)
       redis.call('HSET', job_key, 'run_at_ms', due_text)

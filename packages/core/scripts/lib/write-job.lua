@@ -1,12 +1,18 @@
--- Writes a new job's hash as the enqueue script does: the recipe's fields, its kind, and the
--- max attempts and visibility when they are not the queue's defaults ('0' meaning: default), and
--- the W3C traceparent of the enqueue when one was given (nil: none, no field).
-local function write_job_hash(job_key, id, payload, kind, status, now_text, max_attempts, visibility_ms, traceparent)
+--@include lib/now.lua
+-- Writes a new job's hash, for every way a job is made (enqueue, enqueue-flow, a schedule's
+-- tick): the recipe's fields, its kind, and the max attempts and visibility when they are not
+-- the queue's defaults ('0' meaning: default), the W3C traceparent of the enqueue when one was
+-- given (nil: none, no field), the priority when not '0', the expiry (ms, 0: none) and the group
+-- (nil or '': none). Where the job then waits is push_pending's (lib/push-pending.lua) choice.
+local function write_job_hash(job_key, id, payload, kind, status, now_text, max_attempts, visibility_ms, traceparent, priority, expiry, group)
   redis.call('HSET', job_key, 'id', id, 'payload', payload, 'status', status, 'attempts', '0',
     'enqueued_at_ms', now_text, 'claim_token', '', 'kind', kind)
   if max_attempts ~= '0' then redis.call('HSET', job_key, 'max_attempts', max_attempts) end
   if visibility_ms ~= '0' then redis.call('HSET', job_key, 'visibility_ms', visibility_ms) end
   if traceparent then redis.call('HSET', job_key, 'traceparent', traceparent) end
+  if priority ~= '0' then redis.call('HSET', job_key, 'priority', priority) end
+  if expiry > 0 then redis.call('HSET', job_key, 'expires_at_ms', int_text(expiry)) end
+  if group and group ~= '' then redis.call('HSET', job_key, 'group', group) end
 end
 
 -- Parses a job's packed options ('' or "delay ms,run-at ms,max attempts,visibility ms,

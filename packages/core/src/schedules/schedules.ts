@@ -80,7 +80,7 @@ export class Schedules<P> {
         throw new JobsError(JOBS_ERROR_CODES.INVALID_ARGUMENT, `cron pattern ${JSON.stringify(prepared.timing.cron)} never runs`, { field: 'cron' });
       }
       const keys = { schedule: k.schedule(prepared.id), due: k.schedulesDue, schedules: k.schedules, pending: k.pending, stats: k.stats, log: k.log };
-      const args = { jobPrefix: k.jobPrefix, id: prepared.id, timing: timingText(prepared.timing), firstMs: first ?? -1, wakeChannel: k.schedulesWake, logMaxLen: this.#host.logMaxLen, definition: prepared.fields };
+      const args = { jobPrefix: k.jobPrefix, id: prepared.id, timing: timingText(prepared.timing), firstMs: first ?? -1, wakeChannel: k.schedulesWake, logMaxLen: this.#host.logMaxLen, prefix: k.prefix, definition: prepared.fields };
       const [outcome, now, , next] = await this.#run(scheduleUpsertScript, keys, args);
       if (outcome !== 'retry') return { id: prepared.id, created: outcome === 'created', nextRunAt: Number(next) >= 0 ? Number(next) : null };
       nowMs = Number(now);
