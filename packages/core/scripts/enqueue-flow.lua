@@ -18,9 +18,7 @@
   ARGV[4]   prefix: the queue's key prefix ("queue:{NAME}:"), for the flow-control keys (see lib/flow.lua)
   ARGV[5]   logMaxLen: the event log's cap ('0' = the log is off)
   ARGV[6..] jobs: per job, 6 values: id, payload JSON, kind, options as in enqueue.lua ('' or
-            "delay ms,run-at ms,max attempts,visibility ms,0,priority,ttl ms,expires-at ms",
-            optionally followed by ",<traceparent>", then for a job of a group by "|" and the
-            group key),
+            a JSON object of named fields, without idempotencyTtlMs),
             the parent's id ('' for the root), and on-child-failure ('fail' or 'ignore'; '' for
             a job without children)
   Returns:  FLOW_WRITTEN, also when this same call ran before (the client resent it after a

@@ -18,13 +18,13 @@
   ARGV[3]   wakeChannel: the wake channel (see lib/due-notice.lua)
   ARGV[4]   prefix: the queue's key prefix ("queue:{NAME}:"), for the flow-control keys (see lib/flow.lua)
   ARGV[5]   logMaxLen: the event log's cap ('0' = the log is off)
-  ARGV[6..] jobs: per job, 4 values: id, payload JSON, kind, options: '' for none, or
-            "delay ms,run-at ms,max attempts,visibility ms,idempotency retention ms,priority,
-            ttl ms,expires-at ms", whole numbers (priority may be negative), 0 meaning: no
-            delay, use the delay, queue default, queue default, no key, the default priority,
-            no ttl, no expiry; then optionally ",<traceparent>": the W3C traceparent stored
-            on the job (checked by the caller); then, for a job of a group, "|" and the group
-            key (see lib/limits.lua: it waits in its group's turn)
+  ARGV[6..] jobs: per job, 4 values: id, payload JSON, kind, options: '' for none, or a JSON
+            object of named fields, each absent when it has its default (see lib/write-job.lua):
+            delayMs, runAtMs (ms since the epoch), maxAttempts, visibilityMs (0 or absent: the
+            queue's default), idempotencyTtlMs (the job has an idempotency key), priority (may
+            be negative), ttlMs, expiresAtMs, whole numbers; traceparent, the W3C traceparent
+            stored on the job (checked by the caller); group, the job's group (see
+            lib/limits.lua: it waits in its group's turn)
   Returns:  flat array, per job: id, ENQUEUE_WRITTEN if written (now, or by an earlier run of this
             same call) or ENQUEUE_HELD if an earlier job holds its idempotency key
   Reply:    (string | number)[]
