@@ -42,7 +42,8 @@ export interface ScheduleRecord {
 function jobOptionsOf(f: Record<string, string>): ScheduleJobOptions {
   const maxAttempts = optionalNumber(f.max_attempts);
   const visibilityMs = optionalNumber(f.visibility_ms);
-  const priority = Number(f.priority ?? 0);
+  // A hash written by hand may hold anything: only a whole number is a priority.
+  const priority = Number.isInteger(Number(f.priority)) ? Number(f.priority) : 0;
   const group = optionalText(f.group);
   const ttlMs = optionalNumber(f.ttl_ms);
   return {
