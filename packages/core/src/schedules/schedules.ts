@@ -66,7 +66,8 @@ export class Schedules<P> {
    * Creates the schedule, or replaces the one with the same id, atomically. The kind and payload
    * are checked against the kind's schema, the pattern, time zone and interval too: a bad one
    * throws a `JobsError` (`JOBS_UNKNOWN_KIND`, `JOBS_VALIDATION`, or `JOBS_INVALID_ARGUMENT` with
-   * field `cron`, `tz`, `every`...) and nothing is written. When the timing is unchanged the next
+   * field `cron`, `tz`, `every`, `options.priority`...) and nothing is written. Each tick's job is
+   * enqueued as `enqueue` enqueues one, with the schedule's job options (`ScheduleJobOptions`). When the timing is unchanged the next
    * run stays; when it changed, a tick of the old timing already due runs first, and the next run
    * is the new timing's first after now. A paused schedule stays paused.
    */
