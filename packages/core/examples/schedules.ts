@@ -6,7 +6,8 @@ const kinds = defineKinds({
 const queue = new Queue({ redis: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', queue: 'example-schedules', kinds });
 
 // Every day at 08:00 in Paris (DST included), and a second one every second (6 fields: seconds first).
-await queue.schedules.upsert({ id: 'daily-digest', kind: 'digest', payload: { team: 'ops' }, cron: '0 8 * * *', tz: 'Europe/Paris' });
+// Each tick's job is enqueued as `enqueue` would, with the schedule's job options.
+await queue.schedules.upsert({ id: 'daily-digest', kind: 'digest', payload: { team: 'ops' }, cron: '0 8 * * *', tz: 'Europe/Paris', options: { priority: 5, ttlMs: 3_600_000 } });
 await queue.schedules.upsert({ id: 'heartbeat', kind: 'digest', payload: { team: 'sre' }, cron: '* * * * * *', limit: 1 });
 
 // Workers and the reclaimer daemon run this for you; any number of them, one job per tick.

@@ -18,9 +18,7 @@
   ARGV[4]   prefix: the queue's key prefix ("queue:{NAME}:"), for the admission keys (see lib/admission.lua)
   ARGV[5]   logMaxLen: the event log's cap ('0' = the log is off)
   ARGV[6..] jobs: per job, 6 values: id, payload JSON, kind, options as in enqueue.lua ('' or
-            "delay ms,run-at ms,max attempts,visibility ms,0,priority,ttl ms,expires-at ms",
-            optionally followed by ",<traceparent>", then for a job of a group by "|" and the
-            group key),
+            a JSON object of named fields, without idempotencyTtlMs),
             the parent's id ('' for the root), and on-child-failure ('fail' or 'ignore'; '' for
             a job without children)
   Returns:  FLOW_WRITTEN, also when this same call ran before (the client resent it after a
@@ -87,10 +85,7 @@ for j = 0, n - 1 do
   local waiting = children[id]
   local status = 'pending'
   if waiting then status = 'waiting-children' elseif due > now then status = 'delayed' end
-  write_job_hash(job_key, id, payload, kind, status, now_text, max_attempts, visibility, traceparent)
-  if priority ~= '0' then redis.call('HSET', job_key, 'priority', priority) end
-  if expiry > 0 then redis.call('HSET', job_key, 'expires_at_ms', int_text(expiry)) end
-  if group then redis.call('HSET', job_key, 'group', group) end
+  write_job_hash(job_key, id, payload, kind, status, now_text, max_attempts, visibility, traceparent, priority, expiry, group)
   if parent ~= '' then
     redis.call('HSET', job_key, 'parent_id', parent)
     redis.call('HSET', job_prefix .. parent, 'child:' .. id, flow_entry('waiting', kind))

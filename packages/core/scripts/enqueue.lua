@@ -18,13 +18,13 @@
   ARGV[3]   wakeChannel: the wake channel (see lib/due-notice.lua)
   ARGV[4]   prefix: the queue's key prefix ("queue:{NAME}:"), for the admission keys (see lib/admission.lua)
   ARGV[5]   logMaxLen: the event log's cap ('0' = the log is off)
-  ARGV[6..] jobs: per job, 4 values: id, payload JSON, kind, options: '' for none, or
-            "delay ms,run-at ms,max attempts,visibility ms,idempotency retention ms,priority,
-            ttl ms,expires-at ms", whole numbers (priority may be negative), 0 meaning: no
-            delay, use the delay, queue default, queue default, no key, the default priority,
-            no ttl, no expiry; then optionally ",<traceparent>": the W3C traceparent stored
-            on the job (checked by the caller); then, for a job of a group, "|" and the group
-            key (see lib/limits.lua: it waits in its group's turn)
+  ARGV[6..] jobs: per job, 4 values: id, payload JSON, kind, options: '' for none, or a JSON
+            object of named fields, each absent when it has its default (see lib/write-job.lua):
+            delayMs, runAtMs (ms since the epoch), maxAttempts, visibilityMs (0 or absent: the
+            queue's default), idempotencyTtlMs (the job has an idempotency key), priority (may
+            be negative), ttlMs, expiresAtMs, whole numbers; traceparent, the W3C traceparent
+            stored on the job (checked by the caller); group, the job's group (see
+            lib/limits.lua: it waits in its group's turn)
   Returns:  flat array, per job: id, ENQUEUE_WRITTEN if written (now, or by an earlier run of this
             same call) or ENQUEUE_HELD if an earlier job holds its idempotency key
   Reply:    (string | number)[]
@@ -106,10 +106,7 @@ for j = 0, n - 1 do
     if run_at_text ~= '0' then due = tonumber(run_at_text) end
     local status = 'pending'
     if due > now then status = 'delayed' end
-    write_job_hash(job_key, id, payload, kind, status, now_text, max_attempts, visibility_ms, traceparent)
-    if priority ~= '0' then redis.call('HSET', job_key, 'priority', priority) end
-    if expiry > 0 then redis.call('HSET', job_key, 'expires_at_ms', int_text(expiry)) end
-    if group then redis.call('HSET', job_key, 'group', group) end
+    write_job_hash(job_key, id, payload, kind, status, now_text, max_attempts, visibility_ms, traceparent, priority, expiry, group)
     if status == 'delayed' then
       local due_text = int_text(due)
       redis.call('HSET', job_key, 'run_at_ms', due_text)

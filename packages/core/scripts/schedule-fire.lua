@@ -21,6 +21,8 @@
   ARGV[5]   logMaxLen: the event log's cap ('0' = the log is off)
   ARGV[6]   minGapMs: for a catch-up (a tick run once the tick after it had passed), the least
             time from now to ARGV[4]; 0 for a tick run in its turn
+  ARGV[7]   prefix: the queue's key prefix ("queue:{NAME}:"), for the flow-control keys the
+            tick's job may wait in (see lib/admission.lua)
   Returns:  { outcome, now ms, job id or '' }, outcome one of: 'fired'; 'stale' (removed,
             paused, changed, or the tick already run: read it again); 'early' (not due by Redis
             time); 'behind' (ARGV[4] is not after now, or less than ARGV[6] after it: compute it
@@ -39,7 +41,7 @@ if tick > now then return { 'early', now, '' } end
 local following = tonumber(ARGV[4])
 if following >= 0 and following < now + math.max(1, tonumber(ARGV[6])) then return { 'behind', now, '' } end
 
-local job_id = run_schedule_tick(KEYS[1], KEYS[3], KEYS[4], ARGV[1], tick, now, open_log(KEYS[5], ARGV[5], ARGV[1]))
+local job_id = run_schedule_tick(KEYS[1], KEYS[3], KEYS[4], ARGV[7], ARGV[1], tick, now, open_log(KEYS[5], ARGV[5], ARGV[1]))
 local limit = tonumber(s[4] or '0')
 if following < 0 or (limit > 0 and tonumber(s[5] or '0') + 1 >= limit) then
   redis.call('HSET', KEYS[1], 'status', 'done', 'next_run_ms', '')

@@ -19,8 +19,11 @@
   ARGV[4]   firstMs: its first run after now by that timing, ms, computed by the caller; -1 for none
   ARGV[5]   wakeChannel: schedules wake channel ("queue:{NAME}:schedules-wake"): told the next run when there is one
   ARGV[6]   logMaxLen: the event log's cap ('0' = the log is off)
-  ARGV[7..] definition: the definition's fields and values: kind, payload, cron, tz, every_ms,
-            start_at_ms, end_at_ms, limit, max_attempts, visibility_ms
+  ARGV[7]   prefix: the queue's key prefix ("queue:{NAME}:"), for the flow-control keys a tick's
+            job may wait in (see lib/admission.lua)
+  ARGV[8..] definition: the definition's fields and values: kind, payload, cron, tz, every_ms,
+            start_at_ms, end_at_ms, limit, and the job options each tick's job gets:
+            max_attempts, visibility_ms, priority, group ('' for none), ttl_ms
   Returns:  { outcome, now ms, revision, next run ms or -1 }, outcome one of 'created',
             'updated', or 'retry' (ARGV[4] is no longer after now: compute it again from the now
             returned; nothing written)
@@ -38,13 +41,13 @@ if not keep and old[3] ~= 'paused' and first >= 0 and first <= now then return {
 
 -- The old timing's due tick runs with the old definition before the new one replaces it.
 if exists and not keep and old[3] == 'active' and old[2] ~= '' and tonumber(old[2]) <= now then
-  run_schedule_tick(KEYS[1], KEYS[4], KEYS[5], ARGV[1], tonumber(old[2]), now, open_log(KEYS[6], ARGV[6], ARGV[1]))
+  run_schedule_tick(KEYS[1], KEYS[4], KEYS[5], ARGV[7], ARGV[1], tonumber(old[2]), now, open_log(KEYS[6], ARGV[6], ARGV[1]))
 end
 
 local now_text = int_text(now)
 local revision = redis.call('HINCRBY', KEYS[5], 'schedule_revision', 1)
 local fields = { 'id', ARGV[2], 'timing', ARGV[3], 'revision', revision, 'updated_at_ms', now_text }
-for i = 7, #ARGV, 2 do
+for i = 8, #ARGV, 2 do
   fields[#fields + 1] = ARGV[i]
   fields[#fields + 1] = ARGV[i + 1]
 end

@@ -48,7 +48,7 @@ export { JOB_STATUSES } from './job-record.ts';
 export { Schedules } from './schedules/schedules.ts';
 export type { ScheduleHost, SchedulesOptions, UpsertScheduleResult } from './schedules/schedules.ts';
 export { assertScheduleId, SCHEDULE_ID_PATTERN } from './schedules/schedule-spec.ts';
-export type { ScheduleSpec } from './schedules/schedule-spec.ts';
+export type { ScheduleJobOptions, ScheduleSpec } from './schedules/schedule-spec.ts';
 export type { ScheduleRecord, ScheduleStatus } from './schedules/schedule-record.ts';
 export { MIN_EVERY_MS, nextRunAfter } from './schedules/schedule-timing.ts';
 export type { ScheduleTiming } from './schedules/schedule-timing.ts';

@@ -103,6 +103,31 @@ describe('enqueue', () => {
     await queue.close();
   });
 
+  test('the enqueue script reads its options as named fields and refuses a name or a value it does not know, writing nothing', async ({ redis, queueName }) => {
+    const queue = openQueue(redis, queueName);
+    const { enqueueScript } = await import('../src/generated/enqueue.ts');
+    const k = queueKeys(queueName);
+    const run = (id: string, options: string): Promise<unknown> =>
+      redis.eval(
+        enqueueScript.source,
+        ...(enqueueScript
+          .argv(
+            { pending: k.pending, delayed: k.delayed, stats: k.stats, log: k.log, idempotencyKeys: [] },
+            { count: 1, jobPrefix: k.jobPrefix, wakeChannel: k.wake, prefix: k.prefix, logMaxLen: 0, jobs: [id, '{"kind":"email","recipient":"a@example.com"}', 'email', options] },
+          )
+          .slice(1) as [string, string]),
+      );
+    for (const bad of ['{"prority":5}', '{"priority":1.5}', '{"maxAttempts":-1}', '{"group":7}', '{"group":""}', '[1]', '5,0,0,0,0,0,0,0']) {
+      await expect(run('badbadbadbadbad0', bad), bad).rejects.toThrow(/malformed job options/);
+    }
+    expect(await queueKeysIn(redis, queueName)).toEqual([]);
+    await run('aaaabbbbccccdddd', '{"priority":-2,"maxAttempts":3,"group":"acme","ttlMs":1000}');
+    const job = await queue.getJob('aaaabbbbccccdddd');
+    expect(job).toMatchObject({ priority: -2, fields: { max_attempts: '3', group: 'acme' } });
+    expect(job?.expiresAtMs).toBe(Number(job?.fields.enqueued_at_ms) + 1000);
+    await queue.close();
+  });
+
   describe('bad input is rejected with a typed error and nothing is written', () => {
     const cases: [string, (queue: ReturnType<typeof openQueue>) => Promise<unknown>, string, string?][] = [
       ['an unknown kind', (q) => q.enqueue('sms' as 'email', { recipient: 'a@example.com' }), 'JOBS_UNKNOWN_KIND', 'kind'],

@@ -1,5 +1,6 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, test } from 'vitest';
+import { SCRIPT_JOB_OPTION_NAMES } from '../src/commands/enqueue.ts';
 import { JOBS_ERROR_CODES } from '../src/errors.ts';
 import { ADMISSION_KEY_SUFFIXES } from '../src/keys.ts';
 import { SCRIPT_ERROR_CODES } from '../src/generated/constants.ts';
@@ -18,6 +19,13 @@ describe('Lua scripts', () => {
     const files = generateScripts();
     expect(readdirSync(generatedDir).sort()).toEqual([...files.keys()].sort());
     for (const [file, text] of files) expect(readFileSync(new URL(file, generatedDir), 'utf8'), file).toBe(text);
+  });
+
+  test("the job options the enqueue command names are the ones lib/write-job.lua reads, each typed", () => {
+    const lua = readFileSync(new URL('lib/write-job.lua', dir), 'utf8');
+    const table = /local JOB_OPTION_TYPES = \{([^}]*)\}/.exec(lua)?.[1] ?? '';
+    const names = [...table.matchAll(/(\w+) = '([nis])'/g)].map((match) => match[1]);
+    expect(names.sort()).toEqual(Object.keys(SCRIPT_JOB_OPTION_NAMES).sort());
   });
 
   test('every error code a script replies with is a JobsError code', () => {

@@ -89,6 +89,18 @@ describe('jobsctl schedules (run as a child process)', () => {
     await queue.close();
   });
 
+  test("upsert --options gives each tick's job its options; show lists them", async ({ redis, redisUrl, queueName }) => {
+    const queue = new Queue({ redis, queue: queueName, kinds });
+    await queue.enqueue('digest', {});
+    const env = { REDIS_URL: redisUrl, JOBS_QUEUE: queueName };
+    const upsert = await runCli(BIN.jobsctl, ['schedules', 'upsert', '--kinds', KINDS_MODULE, '--id', 'poll', '--kind', 'digest', '--every', '60000', '--options', '{"priority":5,"group":"feeds","ttlMs":60000}'], env);
+    expect(upsert.code).toBe(0);
+    expect((await queue.schedules.get('poll'))?.options).toEqual({ priority: 5, group: 'feeds', ttlMs: 60_000 });
+    const show = await runCli(BIN.jobsctl, ['schedules', 'show', 'poll'], env);
+    expect(show.stdout).toMatch(/^job_options\s+\{"priority":5,"group":"feeds","ttlMs":60000\}$/m);
+    await queue.close();
+  });
+
   test('a partitioned queue keeps its schedules in partition 0, where its producer does', async ({ redis, redisUrl, queueName }) => {
     const queue = new Queue({ redis, queue: queueName, kinds, partitions: 2 });
     await queue.enqueue('digest', {});
@@ -110,6 +122,8 @@ describe('jobsctl schedules (run as a child process)', () => {
       [['--kind', 'email', '--payload', '{"to":"a"}', '--every', '500'], /^jobsctl: schedules upsert: --every: expected a whole number from 1000/],
       [['--kind', 'email', '--payload', '{"to":1}', '--every', '60000'], /^jobsctl: schedules upsert: --payload: invalid payload for kind "email": \/to must be string/],
       [['--kind', 'emial', '--every', '60000'], /^jobsctl: schedules upsert: --kind: unknown kind "emial"/],
+      [['--kind', 'email', '--payload', '{"to":"a"}', '--every', '60000', '--options', '{"priority":5000}'], /^jobsctl: schedules upsert: --options: priority: /],
+      [['--kind', 'email', '--payload', '{"to":"a"}', '--every', '60000', '--options', '{"delayMs":10}'], /^jobsctl: schedules upsert: --options: delayMs: a schedule does not take delayMs/],
     ];
     for (const [args, message] of cases) {
       const run = await runCli(BIN.jobsctl, [...base, ...args], env);

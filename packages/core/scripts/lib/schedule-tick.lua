@@ -1,19 +1,28 @@
 --@include lib/now.lua
 --@include lib/write-job.lua
+--@include lib/push-pending.lua
 --@include lib/log-event.lua
--- Runs one tick of a schedule: enqueues its job onto pending as the enqueue script would, with
--- an id made of the schedule's id and the tick ("sched:<id>:<tick ms>"), so a tick can never
--- make two jobs, and counts the run on the schedule; the job is logged 'enqueued' (`log`: see
--- lib/log-event.lua, nil when off). Returns the job's id.
-local function run_schedule_tick(schedule_key, pending, stats, job_prefix, tick, now, log)
-  local s = redis.call('HMGET', schedule_key, 'id', 'kind', 'payload', 'max_attempts', 'visibility_ms')
+-- Runs one tick of a schedule: enqueues its job as the enqueue script enqueues a job due now
+-- (the same hash through write_job_hash, with the schedule's job options, then the same place
+-- through push_pending: its priority's list, its group's turn), with an id made of the
+-- schedule's id and the tick ("sched:<id>:<tick ms>"), so a tick can never make two jobs, and
+-- counts the run on the schedule; the job is logged 'enqueued' (`log`: see lib/log-event.lua,
+-- nil when off). `prefix`: the queue's key prefix, for the admission keys. Returns the job's id.
+local function run_schedule_tick(schedule_key, pending, stats, prefix, job_prefix, tick, now, log)
+  local s = redis.call('HMGET', schedule_key, 'id', 'kind', 'payload', 'max_attempts', 'visibility_ms', 'priority', 'group', 'ttl_ms')
   local tick_text = int_text(tick)
   local job_id = 'sched:' .. s[1] .. ':' .. tick_text
   local job_key = job_prefix .. job_id
   if redis.call('EXISTS', job_key) == 0 then
-    write_job_hash(job_key, job_id, s[3], s[2], 'pending', int_text(now), s[4] or '0', s[5] or '0')
+    -- A schedule written before job options were stored has none of their fields: defaults.
+    local priority = s[6] or '0'
+    local group = s[7] or ''
+    local expiry = 0
+    local ttl = tonumber(s[8] or '0')
+    if ttl > 0 then expiry = now + ttl end
+    write_job_hash(job_key, job_id, s[3], s[2], 'pending', int_text(now), s[4] or '0', s[5] or '0', nil, priority, expiry, group)
     redis.call('HSET', job_key, 'schedule_id', s[1], 'scheduled_for_ms', tick_text)
-    redis.call('LPUSH', pending, job_id)
+    push_pending(prefix, pending, job_id, priority, false, group)
     redis.call('HINCRBY', stats, 'enqueued_total', 1)
     log_event(log, job_id, 'enqueued', '0', '', '')
   end

@@ -49,6 +49,39 @@ export interface PreparedEnqueue {
   readonly idempotencyKey: string | undefined;
 }
 
+/**
+ * A job's options as the enqueue scripts read them: named fields, each absent when it has its
+ * default, sent as one JSON object (scripts/lib/write-job.lua's JOB_OPTION_TYPES, which refuses
+ * any other name). Times are ms; `runAtMs` and `expiresAtMs` since the epoch.
+ */
+export interface ScriptJobOptions {
+  delayMs?: number;
+  runAtMs?: number;
+  maxAttempts?: number;
+  visibilityMs?: number;
+  /** Present when the job has an idempotency key. */
+  idempotencyTtlMs?: number;
+  priority?: number;
+  ttlMs?: number;
+  expiresAtMs?: number;
+  traceparent?: string;
+  group?: string;
+}
+
+/** The names of {@link ScriptJobOptions}, for the test that holds them to the Lua's. */
+export const SCRIPT_JOB_OPTION_NAMES: OptionKeys<ScriptJobOptions> = {
+  delayMs: true,
+  runAtMs: true,
+  maxAttempts: true,
+  visibilityMs: true,
+  idempotencyTtlMs: true,
+  priority: true,
+  ttlMs: true,
+  expiresAtMs: true,
+  traceparent: true,
+  group: true,
+};
+
 /** Validates and encodes one job for the enqueue script (throws, writing nothing, when it is bad). */
 export function encodeEnqueue<P>(ctx: QueueContext<P>, job: EnqueueRequest<P>, payloadField: string, optionsField: string): PreparedEnqueue {
   const json = ctx.kinds.encode(job.kind, job.payload, payloadField);
@@ -59,15 +92,24 @@ export function encodeEnqueue<P>(ctx: QueueContext<P>, job: EnqueueRequest<P>, p
   const visibilityMs = options.visibilityMs ?? kindOptions.visibilityMs ?? 0;
   const idempotencyKey = options.idempotencyKey === undefined ? undefined : ctx.keys.idempotency(options.idempotencyKey);
   const priority = options.priority ?? kindOptions.priority ?? 0;
-  // Most jobs use every default: one empty argument then, not eight zeros. A traceparent
-  // (tracing on) follows the eight values; a group comes last, after "|".
-  let packed =
-    options.delayMs === 0 && options.runAtMs === 0 && maxAttempts === 0 && visibilityMs === 0 && idempotencyKey === undefined && priority === 0 && options.ttlMs === 0 && options.expiresAtMs === 0
-      ? ''
-      : `${options.delayMs},${options.runAtMs},${maxAttempts},${visibilityMs},${idempotencyKey === undefined ? 0 : options.idempotencyTtlMs},${priority},${options.ttlMs},${options.expiresAtMs}`;
-  if (options.traceparent !== undefined) packed = `${packed === '' ? '0,0,0,0,0,0,0,0' : packed},${options.traceparent}`;
-  if (options.group !== undefined) packed = `${packed === '' ? '0,0,0,0,0,0,0,0' : packed}|${options.group}`;
-  return { id, args: [id, json, job.kind, packed], idempotencyKey };
+  // Most jobs use every default: one empty argument then, not an object.
+  const fields: ScriptJobOptions = {};
+  if (options.delayMs !== 0) fields.delayMs = options.delayMs;
+  if (options.runAtMs !== 0) fields.runAtMs = options.runAtMs;
+  if (maxAttempts !== 0) fields.maxAttempts = maxAttempts;
+  if (visibilityMs !== 0) fields.visibilityMs = visibilityMs;
+  if (idempotencyKey !== undefined) fields.idempotencyTtlMs = options.idempotencyTtlMs;
+  if (priority !== 0) fields.priority = priority;
+  if (options.ttlMs !== 0) fields.ttlMs = options.ttlMs;
+  if (options.expiresAtMs !== 0) fields.expiresAtMs = options.expiresAtMs;
+  if (options.traceparent !== undefined) fields.traceparent = options.traceparent;
+  if (options.group !== undefined) fields.group = options.group;
+  let encoded = '';
+  for (const _ in fields) {
+    encoded = JSON.stringify(fields);
+    break;
+  }
+  return { id, args: [id, json, job.kind, encoded], idempotencyKey };
 }
 
 /**

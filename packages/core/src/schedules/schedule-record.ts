@@ -1,3 +1,5 @@
+import type { ScheduleJobOptions } from './schedule-spec.ts';
+
 /** Where a schedule stands: running its ticks, paused, or done (its limit reached, or no run left). */
 export type ScheduleStatus = 'active' | 'paused' | 'done';
 
@@ -29,6 +31,28 @@ export interface ScheduleRecord {
   readonly updatedAt: number;
   /** Changes with every change of the schedule (upsert, resume). */
   readonly revision: number;
+  /**
+   * The job options each tick's job gets: the schedule's own, else its kind's defaults at the
+   * upsert; an option left at the queue's default (or none) is absent.
+   */
+  readonly options: ScheduleJobOptions;
+}
+
+/** The job options stored on a schedule's hash (absent fields: a schedule from before they were stored). */
+function jobOptionsOf(f: Record<string, string>): ScheduleJobOptions {
+  const maxAttempts = optionalNumber(f.max_attempts);
+  const visibilityMs = optionalNumber(f.visibility_ms);
+  // A hash written by hand may hold anything: only a whole number is a priority.
+  const priority = Number.isInteger(Number(f.priority)) ? Number(f.priority) : 0;
+  const group = optionalText(f.group);
+  const ttlMs = optionalNumber(f.ttl_ms);
+  return {
+    ...(priority !== 0 && { priority }),
+    ...(group !== undefined && { group }),
+    ...(maxAttempts !== undefined && { maxAttempts }),
+    ...(visibilityMs !== undefined && { visibilityMs }),
+    ...(ttlMs !== undefined && { ttlMs }),
+  };
 }
 
 function optionalNumber(text: string | undefined): number | undefined {
@@ -69,5 +93,6 @@ export function parseScheduleRecord(pairs: readonly string[]): ScheduleRecord {
     createdAt: Number(f.created_at_ms ?? 0),
     updatedAt: Number(f.updated_at_ms ?? 0),
     revision: Number(f.revision ?? 0),
+    options: jobOptionsOf(f),
   };
 }

@@ -1,4 +1,4 @@
-import { latestTimeMs } from '../enqueue-options.ts';
+import { latestTimeMs, resolveEnqueueOptions, type EnqueueOptions } from '../enqueue-options.ts';
 import { InvalidArgumentError } from '../errors.ts';
 import type { KindName, Kinds } from '../kinds.ts';
 import { assertOptionKeys, type OptionKeys } from '../option-keys.ts';
@@ -18,6 +18,50 @@ interface ScheduleBase {
   endAt?: Date | number;
   /** The most ticks to run, then the schedule is done. */
   limit?: number;
+  /** The job options each tick's job gets, checked as `enqueue` checks them. */
+  options?: ScheduleJobOptions;
+}
+
+/**
+ * The options of `enqueue` that a schedule's jobs take: each tick's job gets them, with the
+ * kind's defaults (as this queue's kinds define them at the upsert) where one is not given.
+ * The others are the tick's own: `delayMs` and `runAt` (the tick says when the job runs),
+ * `idempotencyKey` and `idempotencyTtlMs` (the job's id is made of the schedule's id and the
+ * tick, so a tick makes one job), `expiresAt` (one time cannot hold for every tick: `ttlMs`
+ * counts from each tick's enqueue) and `traceparent` (a tick belongs to no caller's trace).
+ */
+export type ScheduleJobOptions = Pick<EnqueueOptions, 'priority' | 'group' | 'maxAttempts' | 'visibilityMs' | 'ttlMs'>;
+
+/** The keys of {@link ScheduleJobOptions}: any other is refused. */
+const SCHEDULE_JOB_OPTION_KEYS: OptionKeys<ScheduleJobOptions> = { priority: true, group: true, maxAttempts: true, visibilityMs: true, ttlMs: true };
+
+/** The enqueue options a tick sets itself, each refused on a schedule with the reason. */
+const TICK_OPTIONS: Readonly<Record<string, string>> = {
+  delayMs: 'the schedule says when each job runs',
+  runAt: 'the schedule says when each job runs',
+  idempotencyKey: "each tick's job has an id of its own (the schedule's id and the tick), so a tick makes one job",
+  idempotencyTtlMs: "each tick's job has an id of its own (the schedule's id and the tick), so a tick makes one job",
+  expiresAt: "one time cannot hold for every tick: give ttlMs, counted from each tick's enqueue",
+  traceparent: 'a tick belongs to no caller\'s trace',
+};
+
+/** A schedule's checked job options, with the kind's defaults (0 or '' for none). */
+function scheduleJobFields(options: unknown, kind: { maxAttempts?: number; visibilityMs?: number; priority?: number }): string[] {
+  if (options !== undefined && typeof options === 'object' && options !== null) {
+    for (const key of Object.keys(options)) {
+      const why = TICK_OPTIONS[key];
+      if (why !== undefined) throw new InvalidArgumentError(`options.${key}`, `a schedule does not take ${key}: ${why}`);
+    }
+  }
+  if (options !== undefined) assertOptionKeys('options', options, SCHEDULE_JOB_OPTION_KEYS);
+  const o = resolveEnqueueOptions(options as ScheduleJobOptions | undefined, 0, 'options');
+  return [
+    'max_attempts', String(o.maxAttempts ?? kind.maxAttempts ?? 0),
+    'visibility_ms', String(o.visibilityMs ?? kind.visibilityMs ?? 0),
+    'priority', String(o.priority ?? kind.priority ?? 0),
+    'group', o.group ?? '',
+    'ttl_ms', String(o.ttlMs),
+  ];
 }
 
 /** A schedule on a cron pattern. */
@@ -71,6 +115,7 @@ const SCHEDULE_SPEC_KEYS: OptionKeys<ScheduleBase & { kind: string; payload: unk
   startAt: true,
   endAt: true,
   limit: true,
+  options: true,
 };
 
 /** A `startAt` or `endAt` in ms (0 when not given): bounded as an enqueue's `runAt` is, at most a year ahead. */
@@ -91,7 +136,7 @@ function timeOf(value: unknown, field: string): number {
 export function prepareSchedule<P>(spec: ScheduleSpec<P>, kinds: Kinds<P>, minEveryMs = MIN_EVERY_MS): PreparedSchedule {
   if (typeof spec !== 'object' || spec === null) throw new InvalidArgumentError('schedule', 'expected { id, kind, payload, cron | every, ... }');
   assertOptionKeys('', spec, SCHEDULE_SPEC_KEYS);
-  const s = spec as ScheduleBase & { kind: KindName<P>; payload: unknown; cron?: unknown; tz?: unknown; every?: unknown };
+  const s = spec as Omit<ScheduleBase, 'options'> & { kind: KindName<P>; payload: unknown; cron?: unknown; tz?: unknown; every?: unknown; options?: unknown };
   assertScheduleId(s.id);
   const payload = kinds.encode(s.kind, s.payload as P[KindName<P>], 'payload');
   const kindOptions = kinds.options(s.kind);
@@ -119,7 +164,7 @@ export function prepareSchedule<P>(spec: ScheduleSpec<P>, kinds: Kinds<P>, minEv
   const timing: ScheduleTiming = { cron, tz, everyMs, startAtMs, endAtMs };
   const fields = [
     'kind', s.kind, 'payload', payload, 'cron', cron, 'tz', tz, 'every_ms', String(everyMs), 'start_at_ms', String(startAtMs),
-    'end_at_ms', String(endAtMs), 'limit', String(limit), 'max_attempts', String(kindOptions.maxAttempts ?? 0), 'visibility_ms', String(kindOptions.visibilityMs ?? 0),
+    'end_at_ms', String(endAtMs), 'limit', String(limit), ...scheduleJobFields(s.options, kindOptions),
   ];
   return { id: s.id, timing, fields };
 }

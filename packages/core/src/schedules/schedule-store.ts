@@ -86,7 +86,7 @@ export class RedisScheduleStore implements ScheduleStore {
     const k = this.#keys;
     const argv = scheduleFireScript.argv(
       { schedule: k.schedule(schedule.id), due: k.schedulesDue, pending: k.pending, stats: k.stats, log: k.log },
-      { jobPrefix: k.jobPrefix, revision: schedule.revision, tick: schedule.nextRunMs, followingMs: followingMs ?? -1, logMaxLen: this.#logMaxLen, minGapMs },
+      { jobPrefix: k.jobPrefix, revision: schedule.revision, tick: schedule.nextRunMs, followingMs: followingMs ?? -1, logMaxLen: this.#logMaxLen, minGapMs, prefix: k.prefix },
     );
     const [outcome, now, jobId] = await withRedisErrors(() => sendScript(this.#client, scheduleFireScript, argv, false));
     return { outcome, nowMs: Number(now), jobId: jobId === '' ? undefined : jobId };

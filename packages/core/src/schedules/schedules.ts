@@ -66,7 +66,8 @@ export class Schedules<P> {
    * Creates the schedule, or replaces the one with the same id, atomically. The kind and payload
    * are checked against the kind's schema, the pattern, time zone and interval too: a bad one
    * throws a `JobsError` (`JOBS_UNKNOWN_KIND`, `JOBS_VALIDATION`, or `JOBS_INVALID_ARGUMENT` with
-   * field `cron`, `tz`, `every`...) and nothing is written. When the timing is unchanged the next
+   * field `cron`, `tz`, `every`, `options.priority`...) and nothing is written. Each tick's job is
+   * enqueued as `enqueue` enqueues one, with the schedule's job options (`ScheduleJobOptions`). When the timing is unchanged the next
    * run stays; when it changed, a tick of the old timing already due runs first, and the next run
    * is the new timing's first after now. A paused schedule stays paused.
    */
@@ -80,7 +81,7 @@ export class Schedules<P> {
         throw new JobsError(JOBS_ERROR_CODES.INVALID_ARGUMENT, `cron pattern ${JSON.stringify(prepared.timing.cron)} never runs`, { field: 'cron' });
       }
       const keys = { schedule: k.schedule(prepared.id), due: k.schedulesDue, schedules: k.schedules, pending: k.pending, stats: k.stats, log: k.log };
-      const args = { jobPrefix: k.jobPrefix, id: prepared.id, timing: timingText(prepared.timing), firstMs: first ?? -1, wakeChannel: k.schedulesWake, logMaxLen: this.#host.logMaxLen, definition: prepared.fields };
+      const args = { jobPrefix: k.jobPrefix, id: prepared.id, timing: timingText(prepared.timing), firstMs: first ?? -1, wakeChannel: k.schedulesWake, logMaxLen: this.#host.logMaxLen, prefix: k.prefix, definition: prepared.fields };
       const [outcome, now, , next] = await this.#run(scheduleUpsertScript, keys, args);
       if (outcome !== 'retry') return { id: prepared.id, created: outcome === 'created', nextRunAt: Number(next) >= 0 ? Number(next) : null };
       nowMs = Number(now);

@@ -15,6 +15,8 @@ export interface ScheduleFlags {
   readonly startAt?: number;
   readonly endAt?: number;
   readonly limit?: number;
+  /** The job options, as parsed from `--options` JSON. */
+  readonly options?: unknown;
 }
 
 /** A parsed `jobsctl schedules` command. */
@@ -34,6 +36,7 @@ const FLAGS: Record<string, string> = {
   startAt: '--start-at',
   endAt: '--end-at',
   limit: '--limit',
+  options: '--options',
 };
 
 const iso = (ms: number | null | undefined): string => (ms ? new Date(ms).toISOString() : '-');
@@ -70,9 +73,11 @@ function refusedUpsert(error: unknown): AdminResult | undefined {
   const field = error.field ?? '';
   const flag = FLAGS[field.split(/[.[]/)[0] as string] ?? field;
   const why = error.message.startsWith(`invalid ${field}: `) ? error.message.slice(`invalid ${field}: `.length) : error.message;
+  // A job option is named inside --options' JSON: `--options: priority: ...`.
+  const option = field.startsWith('options.') ? `${field.slice('options.'.length)}: ` : '';
   return {
     code: 2,
-    text: `jobsctl: schedules upsert: ${flag ? `${flag}: ` : ''}${why}\nRun jobsctl schedules upsert --help for the options.`,
+    text: `jobsctl: schedules upsert: ${flag ? `${flag}: ` : ''}${option}${why}\nRun jobsctl schedules upsert --help for the options.`,
     json: { error: error.code, field: field || null, flag: flag || null, message: error.message },
   };
 }
@@ -101,6 +106,7 @@ export async function runSchedulesCommand(command: SchedulesCommand, client: Red
         ['next_run', iso(schedule.nextRunAt)],
         ['last_run', iso(schedule.lastRunAt)],
         ['last_job', schedule.lastJobId ?? '-'],
+        ['job_options', Object.keys(schedule.options).length === 0 ? '-' : JSON.stringify(schedule.options)],
         ['created_at', iso(schedule.createdAt)],
         ['updated_at', iso(schedule.updatedAt)],
         ['payload', JSON.stringify(schedule.payload)],

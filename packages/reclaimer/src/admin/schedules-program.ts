@@ -22,7 +22,8 @@ the others are skipped.
 Examples:
   jobsctl schedules upsert -q mail --kinds dist/kinds.js --id digest --kind email \\
     --payload '{"recipient":"team@example.com"}' --cron '0 8 * * *' --tz Europe/Paris
-  jobsctl schedules upsert -q feeds --kinds dist/kinds.js --id poll --kind fetch --every 30000 --limit 100`;
+  jobsctl schedules upsert -q feeds --kinds dist/kinds.js --id poll --kind fetch --every 30000 --limit 100 \
+    --options '{"priority":5,"group":"feeds","ttlMs":60000}'`;
 
 const LIST_HELP = `
 Each schedule: its id, kind, timing (a cron pattern and its time zone, or an interval), status
@@ -69,6 +70,16 @@ interface UpsertFlags {
   startAt?: string;
   endAt?: string;
   limit?: string;
+  options?: string;
+}
+
+/** The job options of `--options`, as JSON (checked by the queue when upserted). */
+function parseJobOptions(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch (error) {
+    throw new UsageError(`--options must be JSON: ${(error as Error).message}`);
+  }
 }
 
 /** The schedule the upsert flags describe, checked as far as it can be without the queue's kinds. */
@@ -88,6 +99,7 @@ function scheduleFlags(flags: UpsertFlags): ScheduleFlags {
     ...(flags.startAt !== undefined && { startAt: parseTime('--start-at', flags.startAt) }),
     ...(flags.endAt !== undefined && { endAt: parseTime('--end-at', flags.endAt) }),
     ...(flags.limit !== undefined && { limit: parseWholeNumber('--limit', flags.limit, 0, 1, 1_000_000_000) }),
+    ...(flags.options !== undefined && { options: parseJobOptions(flags.options) }),
   };
 }
 
@@ -132,6 +144,7 @@ export function addSchedulesCommands(program: Command, { take, needQueue, global
     .option('--start-at <time>', 'no run before this time (ISO 8601 or epoch ms); an interval counts from it')
     .option('--end-at <time>', 'no run at or after this time (ISO 8601 or epoch ms)')
     .option('--limit <n>', 'the most runs; then the schedule is done')
+    .option('--options <json>', 'the job options of each tick\'s job, as JSON: priority, group, maxAttempts, visibilityMs, ttlMs')
     .addHelpText('after', UPSERT_HELP)
     .action(async (flags: UpsertFlags, command: Command) => {
       const queue = needQueue('schedules upsert', flags.queue);
