@@ -21,7 +21,7 @@
   ARGV[5]   logMaxLen: the event log's cap ('0' = the log is off)
   ARGV[6]   minGapMs: for a catch-up (a tick run once the tick after it had passed), the least
             time from now to ARGV[4]; 0 for a tick run in its turn
-  ARGV[7]   prefix: the queue's key prefix ("queue:{NAME}:"), for the flow-control keys the
+  ARGV[7]   prefix: the queue's key prefix ("queue:{NAME}:"), for the admission keys the
             tick's job may wait in (see lib/admission.lua)
   Returns:  { outcome, now ms, job id or '' }, outcome one of: 'fired'; 'stale' (removed,
             paused, changed, or the tick already run: read it again); 'early' (not due by Redis

@@ -19,7 +19,7 @@
   ARGV[4]   firstMs: its first run after now by that timing, ms, computed by the caller; -1 for none
   ARGV[5]   wakeChannel: schedules wake channel ("queue:{NAME}:schedules-wake"): told the next run when there is one
   ARGV[6]   logMaxLen: the event log's cap ('0' = the log is off)
-  ARGV[7]   prefix: the queue's key prefix ("queue:{NAME}:"), for the flow-control keys a tick's
+  ARGV[7]   prefix: the queue's key prefix ("queue:{NAME}:"), for the admission keys a tick's
             job may wait in (see lib/admission.lua)
   ARGV[8..] definition: the definition's fields and values: kind, payload, cron, tz, every_ms,
             start_at_ms, end_at_ms, limit, and the job options each tick's job gets:
