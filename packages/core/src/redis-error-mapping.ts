@@ -21,6 +21,9 @@ const FIXED_TEXT_REPLIES = new Set(['WRONGTYPE', 'READONLY', 'BUSY', 'LOADING', 
 /** `ERR` replies whose wording is fixed, up to the script location Redis may add after them. */
 const SAFE_ERR_TEXT = /^ERR (syntax error|value is not an integer or out of range|value is not a valid float|wrong number of arguments for '[a-z|._-]{1,40}' command|max number of clients reached|Protocol error: [a-z ]{1,60}|increment or decrement would overflow|index out of range|no such key|DUMP payload version or checksum are wrong)\b[^']*$/i;
 
+/** Replies that say Redis is passing through a state in which it cannot answer yet. */
+const REPLY_UNAVAILABLE = /^(LOADING|CLUSTERDOWN|MASTERDOWN|TRYAGAIN)\b/;
+
 const CONNECTION_FAILURE = /max retries per request|connection is closed|aborted due to connection close|ECONNREFUSED|ECONNRESET|ETIMEDOUT|EHOSTUNREACH|ENOTFOUND|EPIPE|Stream isn't writeable|Command timed out|CLUSTERDOWN|LOADING|MASTERDOWN|TRYAGAIN|Failed to refresh slots cache|None of startup nodes is available/i;
 
 /** True for an error that ioredis made or passed on from Redis (the ones that may carry a command). */
@@ -97,7 +100,10 @@ export function toJobsError(error: unknown): unknown {
   if (message.startsWith('OOM ')) {
     return new JobsError(JOBS_ERROR_CODES.REDIS_OOM, 'Redis is out of memory (maxmemory) and refused the write; nothing was written');
   }
-  if (CONNECTION_FAILURE.test(message) || (error as NodeJS.ErrnoException).code === 'ECONNREFUSED') {
+  // A reply names a passing state in its first word only; the rest of a reply may repeat the
+  // command's arguments, so only a socket's or the client's own errors are matched whole.
+  const unavailable = error.name === 'ReplyError' ? REPLY_UNAVAILABLE.test(firstLine) : CONNECTION_FAILURE.test(message) || (error as NodeJS.ErrnoException).code === 'ECONNREFUSED';
+  if (unavailable) {
     // The cause keeps the reply's first line (a cluster's TRYAGAIN or CLUSTERDOWN, which callers act on), not the command.
     return new RedisUnavailableError(unavailableReason(firstLine), safeCause(error, firstLine));
   }

@@ -35,6 +35,14 @@ describe('Redis errors are typed, and never carry the arguments of the command t
     });
   });
 
+  test('a reply that merely mentions a passing state (loading, tryagain) in its text is no outage, and keeps no argument', () => {
+    const error = toJobsError(replyError(`ERR unknown command 'loading-${SECRET}', with args beginning with: 'tryagain ${SECRET}'`, 'fcall', ['jobs_enqueue', SECRET]));
+    expect(error).toMatchObject({ code: 'JOBS_REDIS_ERROR' });
+    expect(rendered(error)).not.toContain(SECRET);
+    // A reply that starts with one is the outage it names.
+    expect(toJobsError(replyError('LOADING Redis is loading the dataset in memory', 'fcall', [SECRET]))).toMatchObject({ code: 'JOBS_REDIS_UNAVAILABLE' });
+  });
+
   test('auth, out-of-memory and connection failures keep their codes and drop the command (no raw error as cause)', () => {
     const auth = toJobsError(replyError('WRONGPASS invalid username-password pair or user is disabled.', 'hello', ['3', 'AUTH', 'app', SECRET]));
     expect(auth).toMatchObject({ code: 'JOBS_REDIS_AUTH' });

@@ -1,4 +1,5 @@
-import { JOBS_ERROR_CODES, JobsError, QUEUE_NAME_PATTERN, queueKeys, type RedisClient } from '@jobs/core';
+import { isJobsError, JOBS_ERROR_CODES, JobsError, QUEUE_NAME_PATTERN, queueKeys, type RedisClient } from '@jobs/core';
+import { toJobsError } from '@jobs/core/internal';
 import { Cluster, type Redis } from 'ioredis';
 
 // Keys that only a live queue has: its lists and sets, or its counters.
@@ -25,7 +26,8 @@ export async function discoverQueues(client: RedisClient): Promise<string[]> {
   try {
     return await scanForQueues(client);
   } catch (error) {
-    if (!(error instanceof Error && /^NOPERM\b/.test(error.message) && /scan/i.test(error.message))) throw error;
+    const mapped = toJobsError(error);
+    if (!(isJobsError(mapped, JOBS_ERROR_CODES.REDIS_NOPERM) && /scan/i.test(mapped.message))) throw mapped;
     throw new JobsError(
       JOBS_ERROR_CODES.REDIS_NOPERM,
       "finding the queues takes SCAN, which lists every key of the server and so is not a tenant's: name the queues (--queue, or queues: [...]), or use the operator's user (jobsctl acl --operator)",
