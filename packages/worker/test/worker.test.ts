@@ -66,7 +66,7 @@ describe('worker', () => {
     expect((await producer.getJob(ids[3] as string))?.result).toEqual({ charged: 4 });
     await worker.close();
     await producer.close();
-  });
+  }, 120_000);
 
   test('never runs more than `concurrency` jobs at once, though claims ride on completion batches', async ({ redis, queueName }) => {
     const producer = createProducer({ redis, queue: queueName, kinds });
