@@ -1,5 +1,5 @@
-import { InvalidArgumentError } from '../errors.ts';
 import { unparkScript } from '../generated/unpark.ts';
+import { assertOptionKeys } from '../option-keys.ts';
 import { assertWholeNumber } from '../whole-number.ts';
 import type { QueueContext } from './queue-context.ts';
 
@@ -8,8 +8,7 @@ const UNPARK_BATCH = 1_000;
 
 /** See {@link Queue.unparkFreed}. */
 export async function unparkFreed<P>(ctx: QueueContext<P>, options: { batch?: number } = {}): Promise<{ unparked: number; more: boolean }> {
-  if (typeof options !== 'object' || options === null) throw new InvalidArgumentError('options', 'expected an object');
-  for (const key of Object.keys(options)) if (key !== 'batch') throw new InvalidArgumentError(`options.${key}`, 'unknown option (expected batch)');
+  assertOptionKeys<{ batch?: number }>('options', options, { batch: true });
   const batch = assertWholeNumber('batch', options.batch ?? UNPARK_BATCH, 1, 100_000);
   const k = ctx.keys;
   const [moved, left] = await ctx.scripts.run(unparkScript, unparkScript.argv({ admission: k.admission, pending: k.pending }, { jobPrefix: k.jobPrefix, prefix: k.prefix, batch, kinds: ctx.kinds.names }));
