@@ -24,6 +24,9 @@ export function jobsVitestConfig(overrides: { testTimeout?: number } = {}): Vite
       globalSetup: [globalSetup],
       testTimeout: overrides.testTimeout ?? 20_000,
       hookTimeout: 20_000,
+      // A poll ends as soon as its condition holds; the bound only says when to give up, and a
+      // loaded machine can take seconds to answer a page or a Redis call.
+      expect: { poll: { timeout: 15_000 } },
       reporters: ['default', ['json', { outputFile: report }]],
     },
   });
