@@ -7,8 +7,6 @@ import type { Slots } from './slots.ts';
 
 /** Most jobs one claim asks for. */
 const MAX_CLAIM_BATCH = 100;
-/** A plain queue's claim waits in Redis this long for work at most, then claims again. */
-const BLOCK_MS = 1_000;
 /** The longest the fetch loop waits for the delayed-job notices to be subscribed before its first claim. */
 const NOTICES_FIRST_MAX_MS = 2_000;
 /** At low load, the longest the fetch loop waits for completions in flight before it claims (see ClaimLoop.#completionsFirst). */
@@ -41,6 +39,8 @@ export class ClaimLoop {
   readonly #clock: Clock;
   readonly #stop: AbortSignal;
   readonly #reportError: (error: unknown, message: string) => void;
+  /** A plain queue's claim waits in Redis this long for work at most, then claims again. */
+  readonly #blockMs: number;
   #lanes: readonly Lane[] = [];
   #turns: LaneTurns | undefined;
   /**
@@ -59,9 +59,10 @@ export class ClaimLoop {
   /** Settles when the fetch loop is about to claim for the first time (true), or the worker stopped before (false). */
   readonly started: Promise<boolean>;
 
-  /** `stop` aborts when the worker closes; `reportError` hears what goes wrong. */
-  constructor(slots: Slots, clock: Clock, stop: AbortSignal, reportError: (error: unknown, message: string) => void) {
+  /** `stop` aborts when the worker closes; `reportError` hears what goes wrong; `blockMs`: see {@link #blockMs}. */
+  constructor(slots: Slots, clock: Clock, stop: AbortSignal, reportError: (error: unknown, message: string) => void, blockMs = 1_000) {
     this.#slots = slots;
+    this.#blockMs = blockMs;
     this.#clock = clock;
     this.#stop = stop;
     this.#reportError = reportError;
@@ -172,7 +173,7 @@ export class ClaimLoop {
       }
       const wanted = slots.free();
       if (wanted <= 0) continue;
-      await this.#claimOnce(lane, Math.min(wanted, MAX_CLAIM_BATCH), single ? BLOCK_MS : 0, backoff);
+      await this.#claimOnce(lane, Math.min(wanted, MAX_CLAIM_BATCH), single ? this.#blockMs : 0, backoff);
     }
   }
 

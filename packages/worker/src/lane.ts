@@ -3,9 +3,8 @@ import type { Execution } from './execution.ts';
 import type { LaneQueue } from './lane-queue.ts';
 import type { LeaseKeeper } from './lease-keeper.ts';
 
-/** After an empty claim a lane is not asked again for this long, doubling up to the cap. */
+/** After an empty claim a lane is not asked again for this long, doubling up to the lane's cap. */
 const FIRST_QUIET_MS = 100;
-const MAX_QUIET_MS = 500;
 
 /**
  * One queue a worker serves, with its own lease keeper and completion batcher: the queue itself,
@@ -16,13 +15,16 @@ export class Lane {
   readonly queue: LaneQueue;
   readonly leases: LeaseKeeper;
   readonly completions: CompletionBatcher<Execution>;
+  /** The longest a lane that looked empty is left unasked. */
+  readonly #maxQuietMs: number;
   #quietUntil = 0;
   #quietMs = 0;
   #woken = false;
 
-  /** `completions`: makes the lane's completion batcher, which claims for this lane. */
-  constructor(queue: LaneQueue, leases: LeaseKeeper, completions: (lane: Lane) => CompletionBatcher<Execution>) {
+  /** `maxQuietMs`: see {@link #maxQuietMs}; `completions`: makes the lane's completion batcher, which claims for this lane. */
+  constructor(queue: LaneQueue, leases: LeaseKeeper, maxQuietMs: number, completions: (lane: Lane) => CompletionBatcher<Execution>) {
     this.queue = queue;
+    this.#maxQuietMs = maxQuietMs;
     this.leases = leases;
     this.completions = completions(this);
   }
@@ -45,7 +47,7 @@ export class Lane {
       this.#quietUntil = 0;
       return;
     }
-    this.#quietMs = Math.min(MAX_QUIET_MS, this.#quietMs === 0 ? FIRST_QUIET_MS : this.#quietMs * 2);
+    this.#quietMs = Math.min(this.#maxQuietMs, this.#quietMs === 0 ? Math.min(FIRST_QUIET_MS, this.#maxQuietMs) : this.#quietMs * 2);
     this.#quietUntil = now + this.#quietMs;
   }
 

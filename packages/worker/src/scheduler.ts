@@ -34,6 +34,8 @@ export interface SchedulerOptions<P> {
   readonly concurrency: number;
   /** Sweep for expired leases this often; 0: never. */
   readonly reclaimIntervalMs: number;
+  /** The longest an idle worker waits for work before it claims again (see WorkerOptions.idleWaitMs). */
+  readonly idleWaitMs: number;
   readonly log: Logger;
   /** Where `completed`, `retrying`, `failed`, `lost`, `error` and `closed` go (the worker). */
   readonly events: EventEmitter<WorkerEventMap>;
@@ -83,12 +85,12 @@ export class WorkerScheduler<P> {
     this.#slots = slots;
     const reporter = new OutcomeReporter(context, slots);
     const starter = new JobStarter(context, group.kinds, options.handlers, slots, reporter);
-    const claims = new ClaimLoop(slots, clock, context.stop, context.reportError);
+    const claims = new ClaimLoop(slots, clock, context.stop, context.reportError, options.idleWaitMs);
     this.#claims = claims;
     this.#lanes = group.partitions.map((partition) => {
       const queue = options.tracing === undefined ? partition : withClaimSpans(partition, options.tracing);
       const leases = new LeaseKeeper(queue, (error) => context.reportError(error, 'lease renewal failed'), clock, options.metrics);
-      return new Lane(queue, leases, (lane) => new CompletionBatcher<Execution>(queue, claims.batchClaimsOf(lane), reporter.completions, Math.ceil(concurrency / 2)));
+      return new Lane(queue, leases, options.idleWaitMs / 2, (lane) => new CompletionBatcher<Execution>(queue, claims.batchClaimsOf(lane), reporter.completions, Math.ceil(concurrency / 2)));
     });
     // Room: a free slot, counting those a waiting claim has reserved (the promotion wakes that claim).
     this.#notices = options.listenForDueJobs(() => slots.free() + slots.reserved > 0, context.reportError);

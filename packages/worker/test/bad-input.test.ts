@@ -15,6 +15,8 @@ describe('worker bad input', () => {
       [{ concurrency: 0 }, 'concurrency'],
       [{ concurrency: Number.NaN }, 'concurrency'],
       [{ reclaimIntervalMs: -1 }, 'reclaimIntervalMs'],
+      [{ idleWaitMs: 5 }, 'idleWaitMs'],
+      [{ idleWaitMs: 60_001 }, 'idleWaitMs'],
       [{ handlers: null }, 'handlers'],
       [{ handlers: { ...handlers, email: 'not a function' } }, 'handlers.email'],
       [{ visibilityMs: 0 }, 'options.visibilityMs'],

@@ -5,10 +5,13 @@ import { describe, expect } from 'vitest';
 import { createWorker, type Worker } from '../src/index.ts';
 import { kinds, okHandlers } from './kinds.ts';
 
-// A worker waiting for work blocks for up to a second (half a second per partition) when it
-// knows of no delayed job due sooner; before the wake notices, a delayed job added during that
-// wait started only when the wait ended: some 700 ms late in the first two tests below.
-const LATE_MS = 350;
+// A worker waiting for work blocks for up to `idleWaitMs` when it knows of no delayed job due
+// sooner (a plain queue's claim in calls of 5 s at most; a partition is asked again after half of
+// it). Without the wake notices, a delayed job added during that wait starts only when the wait
+// ends, some 4.7 s late here; with them, when it is due. The wait is long so that a loaded
+// machine's lag, which delays both, cannot blur the two.
+const IDLE_WAIT_MS = 10_000;
+const LATE_MS = 2_500;
 
 /** A worker on `queue`; `done(n)` settles once the email job with payload `n` is completed. */
 function timedWorker(redis: TestRedis, queue: string, partitions = 1): { worker: Worker<unknown>; done: (n: number) => Promise<void> } {
@@ -18,6 +21,7 @@ function timedWorker(redis: TestRedis, queue: string, partitions = 1): { worker:
     kinds,
     partitions,
     reclaimIntervalMs: 0,
+    idleWaitMs: IDLE_WAIT_MS,
     handlers: {
       ...okHandlers,
       email: ({ recipient }) => ({ sentTo: recipient }),
@@ -28,7 +32,7 @@ function timedWorker(redis: TestRedis, queue: string, partitions = 1): { worker:
   const until = async (test: () => boolean): Promise<void> => {
     while (!test()) await new Promise((resolve) => worker.once('completed', resolve));
   };
-  return { worker, done: (n) => within(until(() => completed.has(n)), 5_000, () => `job ${n} was not done`) };
+  return { worker, done: (n) => within(until(() => completed.has(n)), 15_000, () => `job ${n} was not done`) };
 }
 
 describe('delayed jobs on a waiting worker', () => {
@@ -57,6 +61,7 @@ describe('delayed jobs on a waiting worker', () => {
       queue: queueName,
       kinds,
       reclaimIntervalMs: 0,
+      idleWaitMs: IDLE_WAIT_MS,
       // Invoice has no backoff of its own: the queue's applies.
       backoff: { type: 'fixed', delayMs: 300 },
       handlers: {
@@ -74,7 +79,7 @@ describe('delayed jobs on a waiting worker', () => {
     const producer = createProducer({ redis, queue: queueName, kinds });
     const done = new Promise((resolve) => worker.once('completed', resolve));
     const id = await producer.enqueue('invoice', { customerId: 'c1', cents: 100 });
-    await within(done, 5_000, () => 'the retried job was not done');
+    await within(done, 15_000, () => 'the retried job was not done');
     expect(attempts).toBe(2);
     expect(retry?.id).toBe(id);
     expect((retry?.runAtMs ?? Number.NaN) - (retry?.lastErrorAtMs ?? Number.NaN)).toBe(300);
@@ -87,8 +92,9 @@ describe('delayed jobs on a waiting worker', () => {
 
   test('on a partitioned queue, the worker listens on every partition and starts their delayed jobs when due', async ({ redis, queueName }) => {
     const { worker, done } = timedWorker(redis, queueName, 3);
-    // Its wait on empty partitions lasts up to half a second, so the timing alone might pass by
-    // luck: the worker must also be heard listening on each partition's channel.
+    // Its wait on an empty partition grows from 100 ms to half of idleWaitMs, so the timing alone
+    // might pass by luck so soon after the start: the worker must also be heard listening on each
+    // partition's channel.
     const channels = [0, 1, 2].map((index) => `queue:{${queueName}:p${index}}:wake`);
     await worker.ready();
     expect(await channelSubscribers(redis, channels)).toEqual([1, 1, 1]);
