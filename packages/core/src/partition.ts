@@ -24,8 +24,9 @@ import { assertWholeNumber } from './whole-number.ts';
 /**
  * One partition of a {@link Queue} (a plain queue is its only partition): the state its verbs
  * work with (context, claim and completion state, the tick's enqueue batch) and the calls a
- * worker lane makes on it. Each method is one line into its command; each verb's documentation
- * is on the `Queue` method of the same name.
+ * worker lane makes on it, which the worker's lane type picks from here. Each method is one line
+ * into its command; each verb's full documentation is on the `Queue` method of the same name.
+ * Reached through `Queue.partitions`, never made directly.
  */
 export class Partition<P> {
   /** The partition's queue name (`NAME:p<i>`, or the queue's own name for a plain queue). */
@@ -42,7 +43,9 @@ export class Partition<P> {
   readonly conn: QueueConnection<P>;
   /** What the last claim said of the partition's pause and rate limit, and when its next job is due. */
   readonly outlook: ClaimOutlook;
+  /** The claims, with their waits and what they learn of the partition. */
   readonly claimer: Claimer<P>;
+  /** The completions, single and batched. */
   readonly completer: Completer<P>;
   /** Single enqueues of one tick, written in one script call. */
   readonly enqueues: TickBatcher<PreparedEnqueue, EnqueueResult>;
@@ -69,56 +72,69 @@ export class Partition<P> {
     return this.#schedules;
   }
 
+  /** Claims up to `max` jobs, waiting up to `blockMs` for work (see `Queue.claim`). */
   claim(options: ClaimOptions = {}): Promise<ClaimedJob[]> {
     return this.claimer.claim(options);
   }
 
+  /** Resolves when pending may hold work, after about `timeoutMs` at most; never rejects (see `Queue.waitForWork`). */
   async waitForWork(timeoutMs: number, signal?: AbortSignal): Promise<void> {
     assertWholeNumber('timeoutMs', timeoutMs, 0, 3_600_000);
     await this.ctx.ready();
     await this.conn.waiter.wait(this.outlook.bound(timeoutMs), signal, this.outlook.waitKey);
   }
 
+  /** Completes `items`, each on its own, and claims up to `max` more in one script call (see `Queue.completeManyAndClaim`). */
   completeManyAndClaim(items: readonly { job: ClaimedJob; result: unknown }[], options: { max?: number } = {}): Promise<CompleteAndClaimResult> {
     return this.completer.completeManyAndClaim(items, options);
   }
 
+  /** Records a failed attempt: a retry, or a dead letter (see `Queue.fail`). */
   fail(job: ClaimedJob, error: unknown, options: FailOptions = {}): Promise<FailOutcome> {
     return fail(this.ctx, job, error, options);
   }
 
+  /** A handler's pushback: the kind waits `retryAfterMs`, the job goes back without using an attempt (see `Queue.rateLimited`). */
   rateLimited(job: ClaimedJob, retryAfterMs: number, reason?: string): Promise<number> {
     return rateLimited(this.ctx, job, retryAfterMs, reason);
   }
 
+  /** Renews the leases of `jobs`; per job the new deadline, or null when the claim was lost (see `Queue.extendLeases`). */
   extendLeases(jobs: readonly ClaimedJob[], leaseMs: number): Promise<(number | null)[]> {
     return extendLeases(this.ctx, jobs, leaseMs);
   }
 
+  /** Renews one lease; rejects with `JOBS_LOST_CLAIM` when the claim was lost (see `Queue.extendLease`). */
   extendLease(job: ClaimedJob, leaseMs: number): Promise<number> {
     return extendLease(this.ctx, job, leaseMs);
   }
 
+  /** Records a running job's progress (see `Queue.progress`). */
   progress(job: ClaimedJob, value: unknown): Promise<void> {
     return progress(this.ctx, job, value);
   }
 
+  /** A flow parent's children by id, with how each settled (see `Queue.children`). */
   children(id: string): Promise<Record<string, ChildResult>> {
     return readChildren(this.ctx, id);
   }
 
+  /** Hands claimed jobs back to pending without counting the attempt (see `Queue.release`). */
   release(jobs: readonly ClaimedJob[]): Promise<boolean[]> {
     return release(this.ctx, jobs);
   }
 
+  /** One bounded sweep for expired leases (see `Queue.reclaimStuck`). */
   reclaimStuck(options: { batch?: number; scanBudget?: number } = {}): Promise<ReclaimResult> {
     return reclaimStuck(this.ctx, options);
   }
 
+  /** One bounded call moving back the parked jobs of kinds no longer paused or limited (see `Queue.unparkFreed`). */
   unparkFreed(options: { batch?: number } = {}): Promise<{ unparked: number; more: boolean }> {
     return unparkFreed(this.ctx, options);
   }
 
+  /** Moves due delayed jobs to pending, at most `batch` (see `Queue.promoteDue`). */
   promoteDue(batch = 1_000): Promise<{ promoted: number; nextDueMs: number | null; nowMs: number }> {
     return promoteDue(this.ctx, batch);
   }

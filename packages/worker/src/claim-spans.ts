@@ -8,34 +8,37 @@ function nowMs(): number {
 
 /**
  * `queue` with a span for each of its claim calls that got jobs (`claim`, and the claims that
- * ride on completions): what a worker that traces runs on. A worker without tracing uses the
- * queue itself, so its claims pay nothing for this.
+ * ride on completions): what a worker that traces runs on. Every other call goes to `queue`
+ * itself. A worker without tracing uses the queue itself, so its claims pay nothing for this.
  */
 export function withClaimSpans(queue: LaneQueue, tracing: WorkerTracing): LaneQueue {
-  return {
-    name: queue.name,
-    options: queue.options,
+  const traced: Pick<LaneQueue, 'claim' | 'completeManyAndClaim'> = {
     async claim(options) {
       const startTime = nowMs();
       const jobs = await queue.claim(options);
       tracing.claimed(startTime, jobs);
       return jobs;
     },
-    waitForWork: (timeoutMs) => queue.waitForWork(timeoutMs),
     async completeManyAndClaim(items, options) {
       const startTime = nowMs();
       const reply = await queue.completeManyAndClaim(items, options);
       tracing.claimed(startTime, reply.next);
       return reply;
     },
-    fail: (job, error, options) => queue.fail(job, error, options),
-    extendLeases: (jobs, leaseMs) => queue.extendLeases(jobs, leaseMs),
-    extendLease: (job, leaseMs) => queue.extendLease(job, leaseMs),
-    progress: (job, value) => queue.progress(job, value),
-    release: (jobs) => queue.release(jobs),
-    rateLimited: (job, retryAfterMs, reason) => queue.rateLimited(job, retryAfterMs, reason),
-    reclaimStuck: () => queue.reclaimStuck(),
-    unparkFreed: () => queue.unparkFreed(),
-    children: (id) => queue.children(id),
   };
+  // The other lane verbs, bound to the queue once each, so a verb added to the lane needs no line here.
+  const bound = new Map<PropertyKey, unknown>();
+  return new Proxy(queue, {
+    get(target, key) {
+      if (key === 'claim' || key === 'completeManyAndClaim') return traced[key];
+      const value: unknown = Reflect.get(target, key, target);
+      if (typeof value !== 'function') return value;
+      let method = bound.get(key);
+      if (method === undefined) {
+        method = (value as (...args: unknown[]) => unknown).bind(target);
+        bound.set(key, method);
+      }
+      return method;
+    },
+  });
 }
