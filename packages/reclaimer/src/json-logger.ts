@@ -1,5 +1,5 @@
 import type { Logger } from '@jobs/core';
-import { stripCommandArgs, toJobsError } from '@jobs/core/internal';
+import { assertOptionKeys, stripCommandArgs, toJobsError } from '@jobs/core/internal';
 import { pino } from 'pino';
 
 /** Log levels, least severe first. */
@@ -26,6 +26,7 @@ export interface JsonLoggerOptions {
  * in its causes (a failed HELLO's hold the password).
  */
 export function jsonLogger(options: JsonLoggerOptions = {}): Logger {
+  assertOptionKeys<JsonLoggerOptions>('options', options, { level: true, write: true, bindings: true });
   const settings = {
     level: options.level ?? 'info',
     base: { pid: process.pid, ...options.bindings },

@@ -1,4 +1,5 @@
 import { createServer } from 'node:http';
+import { assertOptionKeys } from '@jobs/core/internal';
 import type { ReclaimerMetrics } from './metrics.ts';
 
 /** A running metrics server. */
@@ -20,6 +21,7 @@ export function startMetricsServer(options: {
   metrics: ReclaimerMetrics;
   healthy: () => Promise<{ ok: boolean; error?: string }>;
 }): Promise<MetricsServer> {
+  assertOptionKeys<Parameters<typeof startMetricsServer>[0]>('options', options, { port: true, host: true, metrics: true, healthy: true });
   const host = options.host ?? '127.0.0.1';
   const server = createServer((request, response) => {
     const path = (request.url ?? '/').split('?')[0];

@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage, type RequestListener, type ServerResponse } from 'node:http';
 import { InvalidArgumentError, silentLogger, type Logger } from '@jobs/core';
-import { assertWholeNumber } from '@jobs/core/internal';
+import { assertOptionKeys, assertWholeNumber, type OptionKeys } from '@jobs/core/internal';
 import { handleApi, httpErrorOf, type ApiContext } from './api-routes.ts';
 import { ASSETS } from './assets.generated.ts';
 import { assertCredentials, requiresLogin, roleForToken, type DashboardCredentials } from './credentials.ts';
@@ -40,6 +40,23 @@ export interface DashboardOptions {
   /** Structured logs (actions, failures); tokens and cookies are never logged. Default: silent. */
   logger?: Logger;
 }
+
+/** The keys of {@link DashboardOptions}: any other is refused. */
+const DASHBOARD_OPTION_KEYS: OptionKeys<DashboardOptions> = {
+  queues: true,
+  source: true,
+  credentials: true,
+  pollIntervalMs: true,
+  scanLimit: true,
+  maxPageSize: true,
+  redriveLimit: true,
+  basePath: true,
+  allowedHosts: true,
+  trustedOrigins: true,
+  sessionTtlMs: true,
+  sampleIntervalMs: true,
+  logger: true,
+};
 
 /** A running dashboard server. */
 export interface DashboardServer {
@@ -89,6 +106,7 @@ function normalizeBasePath(basePath: string | undefined): string {
  * ```
  */
 export function createDashboard(options: DashboardOptions): Dashboard {
+  assertOptionKeys<DashboardOptions>('options', options, DASHBOARD_OPTION_KEYS);
   const source = options.source ?? (options.queues ? jobQueueSource(options.queues) : undefined);
   if (!source) throw new InvalidArgumentError('queues', 'give the queues to show, or a data source');
   const credentials = options.credentials ?? {};
