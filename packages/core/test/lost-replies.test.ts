@@ -138,11 +138,14 @@ describe('an admin operation whose reply is lost is finished by the resent comma
     for (const job of await direct.claim({ max: 100 })) await direct.fail(job, new Error('boom'), { permanent: true });
     expect((await direct.stats()).failedDepth).toBe(20);
     let dropped = proxied.proxy.dropAfterReply(isScriptCall);
-    await viaProxy.retry(ids.slice(0, 10));
+    // The call sent again answers as the first did: each job redriven (by it), none twice.
+    expect(await viaProxy.retry(ids.slice(0, 10))).toEqual(ids.slice(0, 10).map(() => true));
     await dropped;
     dropped = proxied.proxy.dropAfterReply(isScriptCall);
-    await viaProxy.retryFailed({ batch: 100 });
+    expect((await viaProxy.retryFailed({ batch: 100 })).retried).toHaveLength(10);
     await dropped;
+    // A later redrive of a job already back is refused with its status, as before.
+    expect(await direct.retry(ids.slice(0, 1))).toEqual(['pending']);
     await expectAllVisible(direct, 20);
     expect(await direct.stats()).toMatchObject({ failedDepth: 0, redrivenTotal: 20 });
     expect((await runEveryJob(direct)).size).toBe(20);

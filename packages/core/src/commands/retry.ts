@@ -2,6 +2,7 @@ import { REDRIVEN } from '../generated/constants.ts';
 import { assertOptionKeys } from '../option-keys.ts';
 import { retryScript } from '../generated/retry.ts';
 import { assertJobId } from '../keys.ts';
+import { randomHex } from '../random-hex.ts';
 import { withRedisErrors } from '../redis-connection.ts';
 import { assertWholeNumber } from '../whole-number.ts';
 import type { QueueContext } from './queue-context.ts';
@@ -13,7 +14,7 @@ export async function retry<P>(ctx: QueueContext<P>, ids: readonly string[]): Pr
   const k = ctx.keys;
   const argv = retryScript.argv(
     { failed: k.failed, pending: k.pending, stats: k.stats, log: k.log, jobs: ids.map((id) => k.job(id)) },
-    { prefix: k.prefix, logMaxLen: ctx.logMaxLen, jobPrefix: k.jobPrefix, worker: ctx.workerId, ids },
+    { prefix: k.prefix, logMaxLen: ctx.logMaxLen, jobPrefix: k.jobPrefix, worker: ctx.workerId, request: randomHex(), ids },
   );
   const reply = await ctx.scripts.run(retryScript, argv);
   return reply.map((code) => (Number(code) === REDRIVEN ? true : String(code) || 'not_found'));
