@@ -3,7 +3,8 @@
   timeline: a job's own events from the event log, read in one step without scanning the
   stream: the job's hash lists the stream ids of its last events (field log_ids, see
   lib/log-event.lua), and each is read with XRANGE id id. Ids the stream has trimmed since are
-  counted, not returned.
+  counted, not returned; so is a word that is no stream id (a hash written by another client),
+  which XRANGE would refuse, failing the whole read.
 
   KEYS[1]  job: the job's hash
   KEYS[2]  log: the event log stream
@@ -22,7 +23,7 @@ local listed = {}
 for entry_id in string.gmatch(ids, '%S+') do listed[#listed + 1] = entry_id end
 for i = math.max(1, #listed - tonumber(ARGV[1]) + 1), #listed do
   local entry_id = listed[i]
-  local found = redis.call('XRANGE', KEYS[2], entry_id, entry_id)
+  local found = string.match(entry_id, '^%d+%-%d+$') and redis.call('XRANGE', KEYS[2], entry_id, entry_id) or {}
   if found[1] then
     local entry = { found[1][1] }
     for _, value in ipairs(found[1][2]) do entry[#entry + 1] = value end

@@ -172,6 +172,18 @@ describe('a job timeline', () => {
     await queue.close();
   });
 
+  test('a hash whose log_ids holds words that are no stream ids still reads: they are counted with the trimmed', async ({ redis, queueName }) => {
+    const queue = openLogged(redis, queueName);
+    const id = await queue.enqueue('email', mail);
+    const key = `queue:{${queueName}}:job:${id}`;
+    const [logged] = String(await redis.hget(key, 'log_ids')).split(' ');
+    await redis.hset(key, 'log_ids', `not-an-id ${logged} 12 <b>`);
+    const timeline = await queue.timeline(id);
+    expect(timeline?.events.map((e) => e.event)).toEqual(['enqueued']);
+    expect(timeline?.trimmed).toBe(3);
+    await queue.close();
+  });
+
   test('a job that retries many times keeps only its last 64 ids, and its timeline reads them in one step', async ({ redis, queueName }) => {
     const queue = openLogged(redis, queueName, { maxAttempts: 100 });
     const id = await queue.enqueue('email', mail);

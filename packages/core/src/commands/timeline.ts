@@ -11,7 +11,7 @@ export interface JobTimeline {
   readonly jobId: string;
   /** Its events still in the log, oldest first. */
   readonly events: LogEvent[];
-  /** Events of the job listed in its hash whose entries the capped log has trimmed since. */
+  /** Events of the job listed in its hash whose entries the capped log has trimmed since (and words there that are no stream id). */
   readonly trimmed: number;
 }
 
