@@ -123,8 +123,18 @@ describe('tenants cannot reach each other', () => {
       expect(await admin.completeMany(claimed.map((job) => ({ job, result: 'ok' })))).toEqual([true, true]);
       const rest = await admin.claim({ max: 2 });
       expect((await admin.completeManyAndClaim(rest.map((job) => ({ job, result: 'ok' })), { max: 1 })).outcomes).toEqual([{ status: 'completed' }, { status: 'completed' }]);
+      // A queue whose first call is a batch of completions, sent before it learnt that its user
+      // may not ask who listens: the script publishes outright instead of failing.
+      const fresh = new Queue({ redis: urlB, queue: qb, kinds });
+      try {
+        await admin.enqueueMany([1, 2, 3, 4].map((i) => ({ kind: 'charge', payload: { card: `fresh-${i}` } })));
+        const four = await admin.claim({ max: 4 });
+        expect(await fresh.completeMany(four.map((job) => ({ job, result: 'ok' })))).toEqual([true, true, true, true]);
+      } finally {
+        await fresh.close();
+      }
       const stats = await admin.stats();
-      expect(stats.completedTotal).toBe(14);
+      expect(stats.completedTotal).toBe(18);
       for (const [i, id] of before.ids.entries()) expect(await admin.getJob(id)).toMatchObject({ status: 'completed', payload: { card: `4242-${qb}-${i}` } });
       expect(await queueKeysIn(redis, qa)).toEqual([]);
       expect((await queueKeysIn(redis, qb)).some((key) => key.endsWith(':doctored'))).toBe(false);

@@ -9,10 +9,13 @@ end
 -- The channel to publish a batch's events on: '' when events are off, or when `only_heard` is
 -- '1' and no client subscribes to the channel, nor to any pattern (a pattern may match it). A
 -- skipped event is one nobody could receive, so this is exact on a single server; in a cluster
--- a subscriber on another node is not counted here, so there the caller passes '0'.
+-- a subscriber on another node is not counted here, so there the caller passes '0'. A user
+-- refused the question (a tenant's, before its client learnt that at start) publishes outright.
 local function heard_channel(channel, only_heard)
   if channel == '' or only_heard ~= '1' then return channel end
-  if redis.call('PUBSUB', 'NUMSUB', channel)[2] == 0 and redis.call('PUBSUB', 'NUMPAT') == 0 then
+  local subscribers = redis.pcall('PUBSUB', 'NUMSUB', channel)
+  if subscribers.err then return channel end
+  if subscribers[2] == 0 and redis.call('PUBSUB', 'NUMPAT') == 0 then
     return ''
   end
   return channel
