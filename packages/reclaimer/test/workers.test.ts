@@ -70,4 +70,21 @@ describe('the worker registry in jobsctl and the metrics', () => {
       await Promise.all([both.close(), mail.close(), queue.close(), reclaimer.stop()]);
     }
   });
+
+  test("a partitioned queue's workers count under its partition 0 only, not as missing from the others", async ({ redis, queueName }) => {
+    const worker = createWorker({ redis, queue: queueName, kinds, partitions: 2, heartbeatIntervalMs: 200, handlers: { mail: () => 1, thumb: () => 1 } });
+    const queue = new Queue({ redis, queue: queueName, kinds, partitions: 2 });
+    const reclaimer = createReclaimer({ redis, queues: [queueName], schedules: false });
+    try {
+      await worker.ready();
+      await waitFor(async () => (await queue.workers()).length === 1, { what: 'the worker in the registry' });
+      await reclaimer.runOnce();
+      const values = (await reclaimer.metrics.registry.getSingleMetric('jobs_workers')?.get())?.values ?? [];
+      const byQueue = (name: string) => values.filter((value) => value.labels.queue === name).map((value) => [value.labels.kind, value.value]);
+      expect(byQueue(`${queueName}:p0`).sort()).toEqual([['', 1], ['mail', 1], ['thumb', 1]]);
+      expect(byQueue(`${queueName}:p1`)).toEqual([]);
+    } finally {
+      await Promise.all([worker.close(), queue.close(), reclaimer.stop()]);
+    }
+  });
 });
