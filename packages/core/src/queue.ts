@@ -11,6 +11,7 @@ import { retry, retryFailed } from './commands/retry.ts';
 import { timeline, type JobTimeline } from './commands/timeline.ts';
 import { purge, tidyHistory } from './commands/tidy.ts';
 import { getJob, list, stats, type ListState, type QueueStats } from './commands/views.ts';
+import { readWorkers, type WorkerInfo } from './commands/workers.ts';
 import type { EventFollower, FollowOptions } from './event-follower.ts';
 import type { ClaimedJob, JobRecord } from './job-record.ts';
 import { assertJobId, type QueueKeys } from './keys.ts';
@@ -320,6 +321,15 @@ export class Queue<P> {
   /** The queue's schedules: create, change, list, pause, resume and remove them (a partitioned queue keeps them in partition 0). */
   get schedules(): Schedules<P> {
     return (this.partitions[0] as Partition<P>).schedules;
+  }
+
+  /**
+   * The queue's live workers as their last heartbeats describe them, in id order, read in one
+   * step from the queue's own keys (partition 0's), not `CLIENT LIST`: it works on a cluster and
+   * under the queue's ACL user. A worker is alive until its last heartbeat plus its TTL (Redis clock).
+   */
+  workers(): Promise<WorkerInfo[]> {
+    return readWorkers((this.partitions[0] as Partition<P>).ctx);
   }
 
   /**

@@ -7,6 +7,7 @@ import { enqueueScript } from './enqueue.ts';
 import { enqueueFlowScript } from './enqueue-flow.ts';
 import { extendScript } from './extend.ts';
 import { failScript } from './fail.ts';
+import { heartbeatScript } from './heartbeat.ts';
 import { pauseScript } from './pause.ts';
 import { peekScript } from './peek.ts';
 import { progressScript } from './progress.ts';
@@ -28,6 +29,8 @@ import { tidyScript } from './tidy.ts';
 import { timelineScript } from './timeline.ts';
 import { unparkScript } from './unpark.ts';
 import { waitingScript } from './waiting.ts';
+import { workerLeaveScript } from './worker-leave.ts';
+import { workersScript } from './workers.ts';
 
 /** Every script, by file name: for tests and tools (each room imports its own). */
 export const SCRIPTS = {
@@ -39,6 +42,7 @@ export const SCRIPTS = {
   'enqueue-flow': enqueueFlowScript,
   'extend': extendScript,
   'fail': failScript,
+  'heartbeat': heartbeatScript,
   'pause': pauseScript,
   'peek': peekScript,
   'progress': progressScript,
@@ -60,4 +64,6 @@ export const SCRIPTS = {
   'timeline': timelineScript,
   'unpark': unparkScript,
   'waiting': waitingScript,
+  'worker-leave': workerLeaveScript,
+  'workers': workersScript,
 } as const;
