@@ -58,5 +58,11 @@ export const TIMELINE_CAP = 64;
 /** `UNPARK_PAUSED_AGAIN` of the Lua scripts. */
 export const UNPARK_PAUSED_AGAIN = -1;
 
+/** `WHY_IDS_MAX` of the Lua scripts. */
+export const WHY_IDS_MAX = 100;
+
+/** `WHY_SCAN_MAX` of the Lua scripts. */
+export const WHY_SCAN_MAX = 100000;
+
 /** Error codes the scripts reply with (`redis.error_reply('JOBS_...')`); each is a JobsError code. */
 export const SCRIPT_ERROR_CODES = ['JOBS_DUPLICATE_ID'] as const;

@@ -28,6 +28,7 @@ import { tidyScript } from './tidy.ts';
 import { timelineScript } from './timeline.ts';
 import { unparkScript } from './unpark.ts';
 import { waitingScript } from './waiting.ts';
+import { whyScript } from './why.ts';
 
 /** Every script, by file name: for tests and tools (each room imports its own). */
 export const SCRIPTS = {
@@ -60,4 +61,5 @@ export const SCRIPTS = {
   'timeline': timelineScript,
   'unpark': unparkScript,
   'waiting': waitingScript,
+  'why': whyScript,
 } as const;
