@@ -21,6 +21,7 @@ export type { FailOptions, FailOutcome } from './commands/fail.ts';
 export type { ChildFailurePolicy, ChildResult, FlowJobOptions, FlowRequest, FlowResult } from './commands/flow.ts';
 export type { ReclaimResult } from './commands/reclaim.ts';
 export type { ListState, QueueStats } from './commands/views.ts';
+export type { WorkerInfo } from './commands/workers.ts';
 export type { JobTimeline } from './commands/timeline.ts';
 export { WHY_REASON_CODES } from './commands/why.ts';
 export type { JobWhy, WhyReason, WhyReasonCode, WhyReasonFields } from './commands/why.ts';

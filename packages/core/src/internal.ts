@@ -21,3 +21,5 @@ export type { TracerLike, TracerProviderLike, TracingOptions } from './tracing-o
 export { FOREIGN_LIBRARY_WARNING, FUNCTION_LIBRARY_NAME, libraryOn, loadLibrary } from './function-library.ts';
 export type { LibraryLoad, LibraryOnNode } from './function-library.ts';
 export { FUNCTION_LIBRARY } from './generated/library.ts';
+export { leaveRegistry, RUNNING_IDS_MAX, sendHeartbeat } from './commands/workers.ts';
+export type { HeartbeatReceipt, WorkerHeartbeat } from './commands/workers.ts';

@@ -36,11 +36,15 @@ import { InvalidArgumentError } from './errors.ts';
  * | `queue:{NAME}:running:kind:<k>`, `:running:group:<g>` | sorted set: ids holding a slot of a concurrency cap, scored by lease deadline | ours |
  * | `queue:{NAME}:groups` | sorted set: groups with jobs waiting, scored by when their next turn may be taken | ours |
  * | `queue:{NAME}:group:<g>` | list: waiting jobs of group `g` (behind its carrier in pending) | ours |
+ * | `queue:{NAME}:workers` | sorted set: the worker registry, worker id scored by the time (ms, Redis clock) until which it counts as alive (a member below now is dead); capped, expires with its last member | ours |
+ * | `queue:{NAME}:worker:<id>` | hash: worker `id`'s last heartbeat (host, pid, version, kinds, concurrency, running jobs, started, last seen), expiring at the same time | ours |
  *
  * The scripts that use admission get `prefix` in ARGV and append to it the suffixes of
  * {@link ADMISSION_KEY_SUFFIXES} (scripts/lib/admission.lua names them as this module does): appending a
  * suffix to a prefix from this module, as job keys append an id to `jobPrefix`, is the only way
- * a script makes a key name.
+ * a script makes a key name. The worker registry's keys are built likewise, from
+ * {@link WORKER_KEY_SUFFIXES} (scripts/lib/live-workers.lua). A partitioned queue keeps its
+ * registry in partition 0's keys, as it does its schedules.
  */
 export interface QueueKeys {
   /** The queue's name, as given. */
@@ -111,6 +115,12 @@ export interface QueueKeys {
   readonly groups: string;
   /** The waiting jobs of group `group`. */
   group(group: string): string;
+  /** The worker registry: worker id scored by the time (ms, Redis clock) until which it counts as alive. */
+  readonly workers: string;
+  /** `queue:{NAME}:worker:`, to which a worker id is appended. */
+  readonly workerPrefix: string;
+  /** The hash of worker `id`'s last heartbeat. */
+  worker(id: string): string;
 }
 
 /**
@@ -134,6 +144,15 @@ export const ADMISSION_KEY_SUFFIXES = Object.freeze({
   groupRunning: 'running:group:',
   groups: 'groups',
   group: 'group:',
+});
+
+/**
+ * The suffixes of the worker registry's keys, appended to the queue's `prefix` here and in
+ * scripts/lib/live-workers.lua: the sorted set of workers and a worker's hash (`worker:<id>`).
+ */
+export const WORKER_KEY_SUFFIXES = Object.freeze({
+  workers: 'workers',
+  worker: 'worker:',
 });
 
 /** Queue names: letters, digits and `. _ - :`, starting with a letter or digit, at most 128. */
@@ -205,5 +224,8 @@ export function queueKeys(name: string): QueueKeys {
     groupRunning: (group: string) => `${prefix}${ADMISSION_KEY_SUFFIXES.groupRunning}${group}`,
     groups: `${prefix}${ADMISSION_KEY_SUFFIXES.groups}`,
     group: (group: string) => `${prefix}${ADMISSION_KEY_SUFFIXES.group}${group}`,
+    workers: `${prefix}${WORKER_KEY_SUFFIXES.workers}`,
+    workerPrefix: `${prefix}${WORKER_KEY_SUFFIXES.worker}`,
+    worker: (id: string) => `${prefix}${WORKER_KEY_SUFFIXES.worker}${id}`,
   });
 }

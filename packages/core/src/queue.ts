@@ -12,6 +12,7 @@ import { timeline, type JobTimeline } from './commands/timeline.ts';
 import { why, type JobWhy } from './commands/why.ts';
 import { purge, tidyHistory } from './commands/tidy.ts';
 import { getJob, list, stats, type ListState, type QueueStats } from './commands/views.ts';
+import { readWorkers, type WorkerInfo } from './commands/workers.ts';
 import type { EventFollower, FollowOptions } from './event-follower.ts';
 import type { ClaimedJob, JobRecord } from './job-record.ts';
 import { assertJobId, type QueueKeys } from './keys.ts';
@@ -336,6 +337,18 @@ export class Queue<P> {
   /** The queue's schedules: create, change, list, pause, resume and remove them (a partitioned queue keeps them in partition 0). */
   get schedules(): Schedules<P> {
     return (this.partitions[0] as Partition<P>).schedules;
+  }
+
+  /**
+   * The queue's live workers, each as its last heartbeat described it (host, pid, version, kinds,
+   * concurrency, the jobs it was running, when it started and was last seen, until when it counts
+   * as alive), in id order, read in one step. A worker counts as alive until its last heartbeat
+   * plus its TTL (Redis clock): one killed without closing drops out then, one closed at once.
+   * Read from the queue's own keys, not `CLIENT LIST`, so it works on a cluster and under the
+   * queue's ACL user; a partitioned queue keeps its registry in partition 0.
+   */
+  workers(): Promise<WorkerInfo[]> {
+    return readWorkers((this.partitions[0] as Partition<P>).ctx);
   }
 
   /**

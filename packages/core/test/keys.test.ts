@@ -19,7 +19,7 @@ describe('key schema', () => {
     const keys = queueKeys('emails:high');
     const all = [
       keys.pending, keys.processing, keys.completed, keys.failed, keys.delayed, keys.leases, keys.stats,
-      keys.reclaimCursor, keys.job('abc'), keys.idempotency('order-1'), keys.idempotency('{evil}'),
+      keys.reclaimCursor, keys.job('abc'), keys.idempotency('order-1'), keys.idempotency('{evil}'), keys.workers, keys.worker('host:1:ab'),
     ];
     const slots = new Set(all.map((key) => calculateSlot(key)));
     expect(slots.size).toBe(1);

@@ -64,5 +64,8 @@ export const WHY_IDS_MAX = 100;
 /** `WHY_SCAN_MAX` of the Lua scripts. */
 export const WHY_SCAN_MAX = 100000;
 
+/** `WORKERS_MAX` of the Lua scripts. */
+export const WORKERS_MAX = 1000;
+
 /** Error codes the scripts reply with (`redis.error_reply('JOBS_...')`); each is a JobsError code. */
 export const SCRIPT_ERROR_CODES = ['JOBS_DUPLICATE_ID'] as const;

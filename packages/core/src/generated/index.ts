@@ -7,6 +7,7 @@ import { enqueueScript } from './enqueue.ts';
 import { enqueueFlowScript } from './enqueue-flow.ts';
 import { extendScript } from './extend.ts';
 import { failScript } from './fail.ts';
+import { heartbeatScript } from './heartbeat.ts';
 import { pauseScript } from './pause.ts';
 import { peekScript } from './peek.ts';
 import { progressScript } from './progress.ts';
@@ -29,6 +30,8 @@ import { timelineScript } from './timeline.ts';
 import { unparkScript } from './unpark.ts';
 import { waitingScript } from './waiting.ts';
 import { whyScript } from './why.ts';
+import { workerLeaveScript } from './worker-leave.ts';
+import { workersScript } from './workers.ts';
 
 /** Every script, by file name: for tests and tools (each room imports its own). */
 export const SCRIPTS = {
@@ -40,6 +43,7 @@ export const SCRIPTS = {
   'enqueue-flow': enqueueFlowScript,
   'extend': extendScript,
   'fail': failScript,
+  'heartbeat': heartbeatScript,
   'pause': pauseScript,
   'peek': peekScript,
   'progress': progressScript,
@@ -62,4 +66,6 @@ export const SCRIPTS = {
   'unpark': unparkScript,
   'waiting': waitingScript,
   'why': whyScript,
+  'worker-leave': workerLeaveScript,
+  'workers': workersScript,
 } as const;

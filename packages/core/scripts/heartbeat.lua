@@ -1,0 +1,41 @@
+#!lua
+--[[
+  heartbeat: a worker says it is alive, in the queue's registry (see lib/live-workers.lua): its
+  hash gets the fields given and last_seen_ms (Redis time), and it and the worker's member of
+  the registry live until now + ttlMs. Members already dead are trimmed, and past WORKERS_MAX
+  members those nearest to expiry are evicted with their hashes, so the registry stays bounded;
+  the registry itself expires with its last member. Sending it again changes nothing more.
+
+  KEYS[1]  workers: the worker registry (sorted set: id scored by the time until which it is alive)
+  KEYS[2]  worker: this worker's hash
+  ARGV[1]  prefix: the queue's key prefix ("queue:{NAME}:"), for the hashes of evicted workers (see lib/live-workers.lua)
+  ARGV[2]  id: the worker's id
+  ARGV[3]  ttlMs: how long the worker counts as alive without another heartbeat (ms)
+  ARGV[4]  startedAtMs: when the worker started (ms, Redis clock), '' for now (its first heartbeat)
+  ARGV[5..] fields: the hash's other fields and values: host, pid, version, kinds, concurrency,
+           running, running_count
+  Returns: { now ms, the deadline ms until which the worker counts as alive }
+  Reply:   [nowMs: number, aliveUntilMs: number]
+]]
+--@include lib/now.lua
+--@include lib/live-workers.lua
+
+local now = now_ms()
+local now_text = int_text(now)
+local deadline = int_text(now + tonumber(ARGV[3]))
+local started = ARGV[4]
+if started == '' then started = now_text end
+local fields = { 'id', ARGV[2], 'started_at_ms', started, 'last_seen_ms', now_text }
+for i = 5, #ARGV do fields[#fields + 1] = ARGV[i] end
+redis.call('HSET', KEYS[2], unpack(fields))
+redis.call('PEXPIREAT', KEYS[2], deadline)
+redis.call('ZADD', KEYS[1], deadline, ARGV[2])
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', '(' .. now_text)
+local excess = redis.call('ZCARD', KEYS[1]) - WORKERS_MAX
+if excess > 0 then
+  local evicted = redis.call('ZPOPMIN', KEYS[1], excess)
+  for i = 1, #evicted, 2 do redis.call('DEL', worker_hash(ARGV[1], evicted[i])) end
+end
+local last = redis.call('ZRANGE', KEYS[1], -1, -1, 'WITHSCORES')
+if last[2] then redis.call('PEXPIREAT', KEYS[1], last[2]) end
+return { now, tonumber(deadline) }
