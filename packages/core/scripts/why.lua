@@ -3,7 +3,8 @@
   why: why a job is not running (or that it is), read in one step from the job's hash and the
   queue's state: where the job waits (its list and how many jobs are ahead of it there, the
   delayed set, its parent's children), what holds it back (a pause, a rate limit, a concurrency
-  cap and the jobs holding its slots, a handler's pushback, its group's turn), or how it ended.
+  cap and the jobs holding its slots, a handler's pushback, its group's turn, no live worker
+  for its kind in the worker registry, see lib/live-workers.lua), or how it ended.
   It changes nothing: rate windows and running sets are read as the claims would trim them.
   Work per call: one LPOS per list the job may wait in (each scanning at most WHY_SCAN_MAX ids
   from the claim end), one LLEN per priority level, and the job's limits.
@@ -16,6 +17,9 @@
   KEYS[6]  log: the event log stream (see lib/log-event.lua), for the worker of a running job
   ARGV[1]  prefix: the queue's key prefix ("queue:{NAME}:"), for the admission keys (see lib/admission.lua)
   ARGV[2]  id: the job's id
+  ARGV[3]  registry: '1' when this queue keeps the worker registry (a plain queue, a partitioned
+           queue's partition 0): a waiting job of a kind no live worker handles says so; '0': not
+           looked at here
   Returns: '' when there is no such job, else a JSON object: { status, kind (absent: none),
            now (ms, Redis clock), reasons: [ { code, ...its numbers } ] }, the codes as
            commands/why.ts declares them
@@ -24,6 +28,7 @@
 --@include lib/now.lua
 --@include lib/job-status.lua
 --@include lib/admission.lua
+--@include lib/live-workers.lua
 
 -- The lazy libraries this script may call (see tools/generate-scripts.mjs).
 load_admission()
@@ -228,6 +233,13 @@ elseif status == 'pending' or status == 'delayed' or status == 'waiting-children
   else
     holds(admission)
     place(admission, #hash > 0)
+  end
+end
+
+-- A job that waits to start, of a kind no worker alive in the registry handles.
+if ARGV[3] == '1' and kind and (status == 'pending' or status == 'delayed') and not (expires and expires <= now) then
+  if live_workers_for_kind(prefix, kind, now) == 0 then
+    add({ code = 'no-live-worker', kind = kind, liveWorkers = #live_worker_entries(prefix, now) / 2 })
   end
 end
 

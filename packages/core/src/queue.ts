@@ -320,13 +320,15 @@ export class Queue<P> {
    * `WhyReasonFields`): a pause and since when, a full rate window and until when, a full
    * concurrency cap and the jobs holding its slots, a handler's pushback, the children a parent
    * waits for, a delay or a retry's backoff, the jobs ahead of it and at higher priorities, its
-   * group's turn, being parked; or that it is running (which worker, lease until when),
-   * completed, failed (its last error), cancelled or expired. It changes nothing. Null when
+   * group's turn, being parked, no live worker of its kind in the registry (see
+   * {@link Queue.workers}; a second look for a partitioned queue's partitions but the first);
+   * or that it is running (which worker, lease until when), completed, failed (its last
+   * error), cancelled or expired. It changes nothing. Null when
    * there is no such job (or its hash has expired); throws `JOBS_INVALID_ARGUMENT` for an id
    * that cannot be one.
    */
   why(id: string): Promise<JobWhy | null> {
-    return why(this.#routing.holders(id), id);
+    return why(this.#routing.holders(id), id, (this.partitions[0] as Partition<P>).ctx);
   }
 
   /** Depths, counters and the oldest pending job's age, in one consistent snapshot per partition, summed over the partitions. */

@@ -1,6 +1,7 @@
 import { redisTest as test, type TestRedis } from '@jobs/testing';
 import { describe, expect } from 'vitest';
 import { isJobsError, Queue, WHY_REASON_CODES, type JobWhy, type PayloadTypesOf, type WhyReason, type WhyReasonCode } from '../src/index.ts';
+import { leaveRegistry, sendHeartbeat } from '../src/internal.ts';
 import { kinds, openQueue } from './fixtures.ts';
 import { RecipeClient } from './recipe-client.ts';
 
@@ -18,6 +19,11 @@ function reason<C extends WhyReasonCode>(answer: JobWhy | null, code: C): Extrac
   return found as Extract<WhyReason, { code: C }>;
 }
 
+/** A live worker of `queue`'s registry (partition 0's) handling `handles`, for a minute. */
+async function liveWorker(queue: Queue<PayloadTypesOf<typeof kinds>>, id: string, handles: string[] = ['email', 'webhook', 'thumbnail']): Promise<void> {
+  await sendHeartbeat(queue.partitions[0]!.ctx, { id, host: 'box-1', pid: 1, version: '1.0.0', kinds: handles, concurrency: 1, running: [], ttlMs: 60_000 });
+}
+
 function codes(answer: JobWhy | null): string[] {
   return (answer?.reasons ?? []).map((r) => r.code);
 }
@@ -25,6 +31,7 @@ function codes(answer: JobWhy | null): string[] {
 describe('why: pauses', () => {
   test('a paused queue: the job is pending, the queue paused since the pause (Redis clock), next in line', async ({ redis, queueName }) => {
     const queue = openQueue(redis, queueName);
+    await liveWorker(queue, 'w-1');
     const id = await queue.enqueue('email', mail(1));
     const before = await redisNow(redis);
     await queue.pause();
@@ -184,6 +191,7 @@ describe('why: waiting', () => {
 
   test('a plain pending job: how many jobs are ahead of it, and nothing else', async ({ redis, queueName }) => {
     const queue = openQueue(redis, queueName);
+    await liveWorker(queue, 'w-1');
     const ids: string[] = [];
     for (let n = 0; n < 4; n += 1) ids.push(await queue.enqueue('email', mail(n)));
     expect(await queue.why(ids[3]!)).toMatchObject({ status: 'pending', reasons: [{ code: 'queued', list: 'pending', priority: 0, ahead: 3, atLeast: false }] });
@@ -194,6 +202,7 @@ describe('why: waiting', () => {
   test("a recipe client's job (its six fields, LPUSHed onto pending) gets its kind from its payload and its place in line", async ({ redis, queueName }) => {
     const queue = openQueue(redis, queueName);
     const recipe = new RecipeClient(redis, queueName);
+    await liveWorker(queue, 'w-1');
     await recipe.enqueue({ kind: 'email', recipient: 'a@example.com' });
     const id = await recipe.enqueue({ kind: 'email', recipient: 'b@example.com' });
     await queue.pause({ kind: 'email' });
@@ -264,9 +273,44 @@ describe('why: ended and running', () => {
 
   test('on a partitioned queue it answers from the partition that holds the job', async ({ redis, queueName }) => {
     const queue = new Queue<PayloadTypesOf<typeof kinds>>({ redis, queue: queueName, kinds, partitions: 3 });
+    await queue.ensureLayout();
+    await liveWorker(queue, 'w-1');
     const ids = await Promise.all([0, 1, 2, 3, 4, 5].map((n) => queue.enqueue('email', mail(n))));
     await queue.pause({ kind: 'email' });
     for (const id of ids) expect(await queue.why(id)).toMatchObject({ id, status: 'pending', reasons: [{ code: 'kind-paused' }, { code: 'queued' }] });
+    await queue.close();
+  });
+
+  test('no live worker handles its kind: said for a waiting job until a worker of the kind heartbeats, and again once it leaves', async ({ redis, queueName }) => {
+    const queue = openQueue(redis, queueName);
+    const id = await queue.enqueue('email', mail(1));
+    const later = await queue.enqueue('email', mail(2), { delayMs: 60_000 });
+    expect(reason(await queue.why(id), 'no-live-worker')).toEqual({ code: 'no-live-worker', kind: 'email', liveWorkers: 0 });
+    await liveWorker(queue, 'w-hooks', ['webhook']);
+    expect(reason(await queue.why(id), 'no-live-worker')).toEqual({ code: 'no-live-worker', kind: 'email', liveWorkers: 1 });
+    expect(codes(await queue.why(later))).toEqual(['delayed', 'no-live-worker']);
+    await liveWorker(queue, 'w-mail', ['email']);
+    expect(codes(await queue.why(id))).toEqual(['queued']);
+    await leaveRegistry(queue.partitions[0]!.ctx, 'w-mail');
+    expect(reason(await queue.why(id), 'no-live-worker').liveWorkers).toBe(1);
+    // A running job is not waiting for a worker.
+    const [job] = await queue.claim();
+    expect(codes(await queue.why(job!.id))).toEqual(['running']);
+    await queue.close();
+  });
+
+  test('on a partitioned queue every partition reads the registry of partition 0', async ({ redis, queueName }) => {
+    const queue = new Queue<PayloadTypesOf<typeof kinds>>({ redis, queue: queueName, kinds, partitions: 3 });
+    await queue.ensureLayout();
+    await liveWorker(queue, 'w-mail', ['email']);
+    const keys = Array.from({ length: 12 }, (_, n) => `key-${n}`);
+    const mails = await Promise.all(keys.map((partitionKey, n) => queue.enqueue('email', mail(n), { partitionKey })));
+    const hooks = await Promise.all(keys.map((partitionKey, n) => queue.enqueue('webhook', { url: `https://example.com/${n}` }, { partitionKey })));
+    const held = new Set(hooks.map((id) => queue.partitions.indexOf(queue.partitionOf(id)!)));
+    expect(held.size).toBeGreaterThan(1);
+    expect(held.has(0)).toBe(true);
+    for (const id of mails) expect(codes(await queue.why(id))).toEqual(['queued']);
+    for (const id of hooks) expect(reason(await queue.why(id), 'no-live-worker')).toEqual({ code: 'no-live-worker', kind: 'webhook', liveWorkers: 1 });
     await queue.close();
   });
 

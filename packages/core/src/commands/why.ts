@@ -2,6 +2,7 @@ import { whyScript } from '../generated/why.ts';
 import type { JobStatus } from '../job-record.ts';
 import { assertJobId } from '../keys.ts';
 import type { QueueContext } from './queue-context.ts';
+import { readWorkers } from './workers.ts';
 
 /**
  * Every reason {@link Queue.why} gives, by code, with its numbers. Times are Unix milliseconds
@@ -55,6 +56,12 @@ export interface WhyReasonFields {
   expired: { readonly expiresAtMs: number | null; readonly atMs: number | null };
   /** Running: claimed by `worker` (null when the event log is off or names none), its lease until `leaseExpiresAtMs`. */
   running: { readonly worker: string | null; readonly claimedAtMs: number | null; readonly leaseExpiresAtMs: number | null };
+  /**
+   * Waiting to start (pending or delayed), but no worker alive in the queue's registry (see
+   * `Queue.workers`) handles its kind; `liveWorkers` are alive for other kinds. Workers that send
+   * no heartbeats are not counted.
+   */
+  'no-live-worker': { readonly kind: string; readonly liveWorkers: number };
   /** Completed at `atMs`. */
   completed: { readonly atMs: number | null };
   /** Failed for good at `atMs` after `attempts` attempts, with its last error. */
@@ -83,6 +90,7 @@ const CODES: { readonly [C in WhyReasonCode]: true } = {
   parked: true,
   'group-turn': true,
   'not-listed': true,
+  'no-live-worker': true,
   expired: true,
   running: true,
   completed: true,
@@ -106,23 +114,40 @@ export interface JobWhy {
   readonly reasons: readonly WhyReason[];
 }
 
-/** See {@link Queue.why}: from the one context that holds it, or (an id made elsewhere) any of them. */
-export async function why<P>(holders: readonly QueueContext<P>[], id: string): Promise<JobWhy | null> {
-  if (holders.length === 1) return whyIn(holders[0] as QueueContext<P>, id);
-  const found = await Promise.all(holders.map((ctx) => whyIn(ctx, id)));
+/**
+ * See {@link Queue.why}: from the one context that holds it, or (an id made elsewhere) any of
+ * them; `registry` is the context that keeps the queue's worker registry (partition 0).
+ */
+export async function why<P>(holders: readonly QueueContext<P>[], id: string, registry: QueueContext<P>): Promise<JobWhy | null> {
+  if (holders.length === 1) return whyIn(holders[0] as QueueContext<P>, id, registry);
+  const found = await Promise.all(holders.map((ctx) => whyIn(ctx, id, registry)));
   return found.find((answer) => answer !== null) ?? null;
 }
 
-async function whyIn<P>(ctx: QueueContext<P>, id: string): Promise<JobWhy | null> {
+async function whyIn<P>(ctx: QueueContext<P>, id: string, registry: QueueContext<P>): Promise<JobWhy | null> {
   assertJobId(id);
   const { keys } = ctx;
+  const here = ctx === registry;
   const argv = whyScript.argv(
     { job: keys.job(id), pending: keys.pending, delayed: keys.delayed, leases: keys.leases, admission: keys.admission, log: keys.log },
-    { prefix: keys.prefix, id },
+    { prefix: keys.prefix, id, registry: here ? '1' : '0' },
   );
   const reply = await ctx.scripts.run(whyScript, argv);
   if (reply === '' || reply === null) return null;
-  return decodeWhy(id, String(reply));
+  const answer = decodeWhy(id, String(reply));
+  return here ? answer : withRegistry(answer, registry);
+}
+
+/**
+ * The `no-live-worker` look for a job on another partition than the registry's (a cluster
+ * keeps them on other nodes): a second read, of partition 0's registry.
+ */
+async function withRegistry<P>(answer: JobWhy, registry: QueueContext<P>): Promise<JobWhy> {
+  const { kind } = answer;
+  if (kind === undefined || (answer.status !== 'pending' && answer.status !== 'delayed') || answer.reasons.some((r) => r.code === 'expired')) return answer;
+  const workers = await readWorkers(registry);
+  if (workers.some((worker) => worker.kinds.includes(kind))) return answer;
+  return { ...answer, reasons: [...answer.reasons, { code: 'no-live-worker', kind, liveWorkers: workers.length }] };
 }
 
 /** The script's JSON reply as a {@link JobWhy}; a reason with a code this version does not know is left out. */

@@ -62,6 +62,8 @@ export function reasonLine(reason: WhyReason, now: number): string {
     }
     case 'not-listed':
       return 'in none of the lists workers take jobs from: nothing will start it (written by another client, or lost)';
+    case 'no-live-worker':
+      return `no live worker handles kind ${reason.kind} (${reason.liveWorkers === 1 ? '1 worker is' : `${reason.liveWorkers} workers are`} alive for other kinds)`;
     case 'expired': {
       const when = reason.expiresAtMs === null ? 'its ttl passed' : `its ttl passed at ${at(reason.expiresAtMs, now)}`;
       return reason.atMs === null ? `expired: ${when}; it will not run (the next claim to meet it fails it)` : `expired: ${when}; failed at ${at(reason.atMs, now)}`;
