@@ -54,11 +54,16 @@ local group = f[4]
 if group == '' then group = nil end
 local reasons = {}
 local function add(reason) reasons[#reasons + 1] = reason end
-local function number_or_nil(text) return tonumber(text or '') end
+-- A hash's number, or nil for none and for one JSON cannot hold (a hand-written 'inf' or 'nan').
+local function number_or_nil(text)
+  local n = tonumber(text or '')
+  if n and n == n and n > -1e300 and n < 1e300 then return n end
+  return nil
+end
 
 -- A pause's field holds when it began (ms); an older pause holds '1' and its time is not known.
 local function since(value)
-  local at = tonumber(value or '')
+  local at = number_or_nil(value)
   if at and at > 1 then return at end
   return cjson.null
 end
@@ -73,13 +78,13 @@ local function rate_full(key, text)
   local used = redis.call('ZCOUNT', key, floor, '+inf')
   if used < max then return nil end
   local at = redis.call('ZRANGE', key, floor, '+inf', 'BYSCORE', 'LIMIT', used - max, 1, 'WITHSCORES')
-  return { max = max, windowMs = window, used = used, untilMs = (tonumber(at[2]) or now) + window }
+  return { max = max, windowMs = window, used = used, untilMs = (number_or_nil(at[2]) or now) + window }
 end
 
 -- The cap at running set `key` (`text` slots) when every slot is held by a live lease: the ids
 -- holding them (at most WHY_IDS_MAX) and when the first of those leases ends; nil when it has room.
 local function cap_full(key, text)
-  local cap = tonumber(text or '')
+  local cap = number_or_nil(text)
   if not cap then return nil end
   local floor = '(' .. int_text(now)
   local live = redis.call('ZCOUNT', key, floor, '+inf')
@@ -87,7 +92,7 @@ local function cap_full(key, text)
   local held = redis.call('ZRANGE', key, floor, '+inf', 'BYSCORE', 'LIMIT', 0, WHY_IDS_MAX, 'WITHSCORES')
   local ids = {}
   for i = 1, #held, 2 do ids[#ids + 1] = held[i] end
-  return { cap = cap, held = live, heldBy = ids, freesAtMs = tonumber(held[2]) }
+  return { cap = cap, held = live, heldBy = ids, freesAtMs = number_or_nil(held[2]) }
 end
 
 -- Jobs ahead of the job in `list` (nearer its claim end), or nil when it is not among the
@@ -124,19 +129,20 @@ local function holds(admission)
   end
 end
 
--- The jobs waiting at a higher priority than `level` (pending is level 0), which claims take first.
-local function higher_than(level)
+-- The jobs waiting at a higher priority than `level` (pending is level 0), which claims take
+-- first; `in_pending`: the job waits in pending (a carrier), whose jobs count as ahead of it.
+local function higher_than(level, in_pending)
   local count = 0
   for _, other in ipairs(redis.call('ZRANGE', levels_set(prefix), '(' .. int_text(level), '+inf', 'BYSCORE')) do
     count = count + redis.call('LLEN', priority_list(prefix, tonumber(other)))
   end
-  if level < 0 then count = count + redis.call('LLEN', KEYS[2]) end
+  if level < 0 and not in_pending then count = count + redis.call('LLEN', KEYS[2]) end
   return count
 end
 
 -- Where a pending job waits: pending, its priority's list, its group's list, its kind's parked list.
 local function place(admission, has_admission)
-  local level = tonumber(f[3] or '') or 0
+  local level = number_or_nil(f[3]) or 0
   local lists = { { KEYS[2], 'pending' } }
   if level ~= 0 then lists[#lists + 1] = { priority_list(prefix, level), 'priority' } end
   if group then lists[#lists + 1] = { group_list(prefix, group), 'group' } end
@@ -146,12 +152,12 @@ local function place(admission, has_admission)
     local ahead, long = ahead_in(entry[1])
     if ahead then
       if entry[2] == 'group' then
-        add({ code = 'group-turn', group = group, ahead = ahead, turnAtMs = tonumber(redis.call('ZSCORE', groups_set(prefix), group)) or cjson.null })
+        add({ code = 'group-turn', group = group, ahead = ahead, turnAtMs = number_or_nil(redis.call('ZSCORE', groups_set(prefix), group)) or cjson.null })
       elseif entry[2] == 'parked' then
         add({ code = 'parked', kind = kind, ahead = ahead })
       else
         if has_admission then
-          local higher = higher_than(entry[2] == 'pending' and 0 or level)
+          local higher = higher_than(level, entry[2] == 'pending')
           if higher > 0 then add({ code = 'behind-higher-priority', jobs = higher, priority = level }) end
         end
         add({ code = 'queued', list = entry[2], priority = level, ahead = ahead, atLeast = false })
@@ -202,7 +208,7 @@ elseif status == 'failed' then
 elseif status == 'processing' then
   add({ code = 'running', worker = claimed_by() or cjson.null,
     claimedAtMs = number_or_nil(f[12]) or number_or_nil(f[11]) or cjson.null,
-    leaseExpiresAtMs = tonumber(redis.call('ZSCORE', KEYS[4], id)) or number_or_nil(f[13]) or cjson.null })
+    leaseExpiresAtMs = number_or_nil(redis.call('ZSCORE', KEYS[4], id)) or number_or_nil(f[13]) or cjson.null })
 elseif expires and expires <= now and (status == 'pending' or status == 'delayed') then
   -- The first claim to meet it fails it: it will not run.
   add({ code = 'expired', expiresAtMs = expires, atMs = cjson.null })
@@ -223,7 +229,7 @@ elseif status == 'pending' or status == 'delayed' or status == 'waiting-children
     end
     add({ code = 'waiting-children', left = number_or_nil(f[15]) or #waiting, children = waiting })
   elseif status == 'delayed' then
-    local due = tonumber(redis.call('ZSCORE', KEYS[3], id))
+    local due = number_or_nil(redis.call('ZSCORE', KEYS[3], id))
     if due then
       add({ code = 'delayed', untilMs = due, retry = (number_or_nil(f[5]) or 0) > 0, attempts = number_or_nil(f[5]) or 0 })
     else

@@ -314,6 +314,21 @@ describe('why: ended and running', () => {
     await queue.close();
   });
 
+  test('a hash written by hand, holding numbers JSON cannot carry or another type, still gets an answer', async ({ redis, queueName }) => {
+    const queue = openQueue(redis, queueName);
+    const dead = await queue.enqueue('email', mail(2), { maxAttempts: 1 });
+    const [job] = await queue.claim();
+    await queue.fail(job!, 'broke');
+    await redis.hset(queue.keys.job(dead), 'failed_at_ms', '1e999', 'attempts', '-inf');
+    expect(reason(await queue.why(dead), 'failed')).toMatchObject({ atMs: null, attempts: 0 });
+    const id = await queue.enqueue('email', mail(1), { ttlMs: 3_600_000 });
+    await redis.hset(queue.keys.job(id), 'expires_at_ms', 'inf', 'priority', 'nan');
+    expect(codes(await queue.why(id))).toContain('queued');
+    await redis.set(queue.keys.job('not-a-hash'), 'x');
+    expect(await queue.why('not-a-hash')).toBeNull();
+    await queue.close();
+  });
+
   test('every reason code is one the script can give', async () => {
     const { readFile } = await import('node:fs/promises');
     const script = await readFile(new URL('../scripts/why.lua', import.meta.url), 'utf8');
