@@ -10,8 +10,9 @@ export function relativeTime(ms: number, now: number): string {
   return delta > 0 ? `in ${text}` : `${text} ago`;
 }
 
-/** A time as ISO 8601 with how far it is from the look: `2026-12-02T02:10:00.000Z (in 4 s)`. */
+/** A time as ISO 8601 with how far it is from the look: `2026-12-02T02:10:00.000Z (in 4 s)`; as given when no `Date` holds it. */
 function at(ms: number, now: number): string {
+  if (!Number.isFinite(ms) || Math.abs(ms) > 8.64e15) return String(ms);
   return `${new Date(ms).toISOString()} (${relativeTime(ms, now)})`;
 }
 

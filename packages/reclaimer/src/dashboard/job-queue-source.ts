@@ -5,7 +5,7 @@ import type { DashboardDataSource, PauseTarget, ScheduleInfo, ShownLimits, Timel
 export type DashboardQueue = Pick<Queue<unknown>, 'name' | 'client' | 'stats' | 'list' | 'getJob' | 'retry' | 'retryFailed' | 'cancel' | 'purge' | 'pause' | 'resume' | 'timeline'> & {
   readonly kinds: { readonly names: readonly string[]; has(kind: unknown): boolean };
   readonly schedules: { list(options?: { offset?: number; limit?: number }): Promise<ScheduleRecord[]> };
-};
+} & Partial<Pick<Queue<unknown>, 'why'>>;
 
 /** Options of {@link jobQueueSource}. */
 export interface JobQueueSourceOptions {
@@ -64,8 +64,8 @@ async function onKind(queue: DashboardQueue, kind: string, action: 'pause' | 're
 /**
  * A {@link DashboardDataSource} over `Queue`s: the queues given, or those a function returns
  * when asked (for a set that changes, as the daemon's does). It has the `flowState` (admission), pause and
- * schedules capabilities (limits when `options.limits` reads them), and timelines: a job's
- * events from its queue's event log (none when the queue keeps no log).
+ * schedules capabilities (limits when `options.limits` reads them), timelines: a job's
+ * events from its queue's event log (none when the queue keeps no log), and why a job is not running.
  */
 export function jobQueueSource(queues: readonly DashboardQueue[] | (() => readonly DashboardQueue[]), options: JobQueueSourceOptions = {}): DashboardDataSource {
   const all = typeof queues === 'function' ? queues : () => queues;
@@ -109,6 +109,10 @@ export function jobQueueSource(queues: readonly DashboardQueue[] | (() => readon
     },
     pause: pauseAction('pause'),
     resume: pauseAction('resume'),
+    why: async (name, id) => {
+      const queue = byName(name);
+      return queue.why ? queue.why(id) : null;
+    },
     timeline: async (name, id) => ((await byName(name).timeline(id))?.events ?? []).map(timelineEntry),
     schedules: async (name) => (await byName(name).schedules.list({ limit: SCHEDULES_SHOWN })).map(scheduleInfo),
   };
