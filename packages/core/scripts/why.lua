@@ -33,7 +33,7 @@
 -- The lazy libraries this script may call (see tools/generate-scripts.mjs).
 load_admission()
 -- At most this many ids of a list are scanned (from its claim end) to find a job in it.
-local WHY_SCAN_MAX = 100000 --@export
+local WHY_SCAN_MAX = 10000 --@export
 -- At most this many ids are named: the jobs holding a cap's slots, a parent's waiting children.
 local WHY_IDS_MAX = 100 --@export
 

@@ -1,6 +1,7 @@
 import { redisTest as test, type TestRedis } from '@jobs/testing';
 import { describe, expect } from 'vitest';
 import { isJobsError, Queue, WHY_REASON_CODES, type JobWhy, type PayloadTypesOf, type WhyReason, type WhyReasonCode } from '../src/index.ts';
+import { WHY_SCAN_MAX } from '../src/generated/constants.ts';
 import { leaveRegistry, sendHeartbeat } from '../src/internal.ts';
 import { kinds, openQueue } from './fixtures.ts';
 import { RecipeClient } from './recipe-client.ts';
@@ -196,6 +197,15 @@ describe('why: waiting', () => {
     for (let n = 0; n < 4; n += 1) ids.push(await queue.enqueue('email', mail(n)));
     expect(await queue.why(ids[3]!)).toMatchObject({ status: 'pending', reasons: [{ code: 'queued', list: 'pending', priority: 0, ahead: 3, atLeast: false }] });
     expect(reason(await queue.why(ids[0]!), 'queued').ahead).toBe(0);
+    await queue.close();
+  });
+
+  test('deeper in its list than the look scans, it says at least that many are ahead', async ({ redis, queueName }) => {
+    const queue = openQueue(redis, queueName);
+    const fillers = Array.from({ length: WHY_SCAN_MAX + 1 }, (_, n) => `filler-${n}`);
+    await redis.lpush(queue.keys.pending, ...fillers);
+    const id = await queue.enqueue('email', mail(1));
+    expect(reason(await queue.why(id), 'queued')).toEqual({ code: 'queued', list: 'pending', priority: 0, ahead: WHY_SCAN_MAX, atLeast: true });
     await queue.close();
   });
 

@@ -62,7 +62,7 @@ export const UNPARK_PAUSED_AGAIN = -1;
 export const WHY_IDS_MAX = 100;
 
 /** `WHY_SCAN_MAX` of the Lua scripts. */
-export const WHY_SCAN_MAX = 100000;
+export const WHY_SCAN_MAX = 10000;
 
 /** `WORKERS_MAX` of the Lua scripts. */
 export const WORKERS_MAX = 1000;
