@@ -220,9 +220,11 @@ elseif status == 'pending' or status == 'delayed' or status == 'waiting-children
     local waiting = {}
     local ok, children = pcall(cjson.decode, f[16] or '[]')
     if ok and type(children) == 'table' then
-      for _, child in ipairs(children) do
-        local entry = redis.call('HGET', job_key, 'child:' .. child)
-        if entry and string.find(entry, '{"status":"waiting",', 1, true) == 1 and #waiting < WHY_IDS_MAX then
+      for i, child in ipairs(children) do
+        -- Bounded: a wide flow's settled children are not all read to find the waiting ones.
+        if i > WHY_SCAN_MAX or #waiting >= WHY_IDS_MAX then break end
+        local entry = type(child) == 'string' and redis.call('HGET', job_key, 'child:' .. child)
+        if entry and string.find(entry, '{"status":"waiting",', 1, true) == 1 then
           waiting[#waiting + 1] = child
         end
       end
