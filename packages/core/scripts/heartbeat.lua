@@ -22,20 +22,24 @@
 
 local now = now_ms()
 local now_text = int_text(now)
-local deadline = int_text(now + tonumber(ARGV[3]))
+local ttl = tonumber(ARGV[3])
+local deadline = int_text(now + ttl)
 local started = ARGV[4]
 if started == '' then started = now_text end
 local fields = { 'id', ARGV[2], 'started_at_ms', started, 'last_seen_ms', now_text }
 for i = 5, #ARGV do fields[#fields + 1] = ARGV[i] end
+-- Only commands a tenant's ACL user has (jobsctl acl): PEXPIRE, not PEXPIREAT; ZRANGE and ZREM, not ZPOPMIN.
 redis.call('HSET', KEYS[2], unpack(fields))
-redis.call('PEXPIREAT', KEYS[2], deadline)
+redis.call('PEXPIRE', KEYS[2], int_text(ttl))
 redis.call('ZADD', KEYS[1], deadline, ARGV[2])
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', '(' .. now_text)
 local excess = redis.call('ZCARD', KEYS[1]) - WORKERS_MAX
 if excess > 0 then
-  local evicted = redis.call('ZPOPMIN', KEYS[1], excess)
-  for i = 1, #evicted, 2 do redis.call('DEL', worker_hash(ARGV[1], evicted[i])) end
+  for _, id in ipairs(redis.call('ZRANGE', KEYS[1], 0, excess - 1)) do
+    redis.call('ZREM', KEYS[1], id)
+    redis.call('DEL', worker_hash(ARGV[1], id))
+  end
 end
 local last = redis.call('ZRANGE', KEYS[1], -1, -1, 'WITHSCORES')
-if last[2] then redis.call('PEXPIREAT', KEYS[1], last[2]) end
+if last[2] then redis.call('PEXPIRE', KEYS[1], int_text(tonumber(last[2]) - now)) end
 return { now, tonumber(deadline) }

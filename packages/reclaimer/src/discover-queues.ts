@@ -2,8 +2,8 @@ import { isJobsError, JOBS_ERROR_CODES, JobsError, QUEUE_NAME_PATTERN, queueKeys
 import { toJobsError } from '@jobs/core/internal';
 import { Cluster, type Redis } from 'ioredis';
 
-// Keys that only a live queue has: its lists and sets, or its counters.
-const MARKERS = ['pending', 'processing', 'delayed', 'leases', 'stats', 'failed'] as const;
+// Keys that only a live queue has: its lists and sets, its counters, or its live workers' registry.
+const MARKERS = ['pending', 'processing', 'delayed', 'leases', 'stats', 'failed', 'workers'] as const;
 const KEY = /^queue:\{([^}]+)\}:([a-z-]+)$/;
 const PATTERN = 'queue:{*}:*';
 
@@ -18,7 +18,7 @@ async function mastersOf(cluster: Cluster): Promise<Redis[]> {
 /**
  * The names of the queues in Redis, found with SCAN (on every master of a cluster) by the keys
  * that a queue keeps: `queue:{NAME}:pending`, `:processing`, `:delayed`, `:leases`, `:stats`,
- * `:failed`. Recipe queues started with a hash-tagged name are found too. Sorted. SCAN lists
+ * `:failed`, `:workers` (a queue whose workers run before its first job). Recipe queues started with a hash-tagged name are found too. Sorted. SCAN lists
  * every key of the server, so a tenant's ACL user may not run it: then this rejects with
  * `JOBS_REDIS_NOPERM`, saying to name the queues or to use the operator's user.
  */

@@ -1,4 +1,4 @@
-import type { QueueStats } from '@jobs/core';
+import type { QueueStats, WorkerInfo } from '@jobs/core';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { SweepReport } from './sweep.ts';
 
@@ -33,6 +33,9 @@ export class ReclaimerMetrics {
   readonly #duration: Histogram;
   readonly #errors: Counter;
   readonly #redisUp: Gauge;
+  readonly #workers: Gauge;
+  /** Per queue, every kind seen with a live worker, so that its gauge can show the last one gone. */
+  readonly #workerKinds = new Map<string, Set<string>>();
   /** Per queue, every kind seen paused, so that its gauge can show the resume. */
   readonly #pausedKinds = new Map<string, Set<string>>();
 
@@ -54,6 +57,7 @@ export class ReclaimerMetrics {
     });
     this.#errors = new Counter({ name: 'jobs_reclaimer_sweep_errors_total', help: 'Sweeps that failed.', labelNames: ['queue'], registers });
     this.#redisUp = new Gauge({ name: 'jobs_redis_up', help: '1 when the last command to Redis succeeded, else 0.', registers });
+    this.#workers = new Gauge({ name: 'jobs_workers', help: 'Live workers of a queue that handle each kind, from their heartbeats (kind="": every live worker of the queue).', labelNames: ['queue', 'kind'], registers });
     if (options.defaultMetrics ?? true) collectDefaultMetrics({ register: registry });
   }
 
@@ -67,7 +71,23 @@ export class ReclaimerMetrics {
       if (report[action] > 0) this.#handled.inc({ queue, action: label }, report[action]);
     }
     this.recordStats(queue, report.stats);
+    if (report.workers !== null) this.recordWorkers(queue, report.workers);
     this.#redisUp.set(1);
+  }
+
+  /** Mirrors a queue's live workers into `jobs_workers`: per kind, and every worker under kind "". */
+  recordWorkers(queue: string, workers: readonly WorkerInfo[]): void {
+    const counts = new Map<string, number>();
+    for (const worker of workers) for (const kind of new Set(worker.kinds)) counts.set(kind, (counts.get(kind) ?? 0) + 1);
+    const seen = this.#workerKinds.get(queue) ?? new Set<string>();
+    // A kind whose last worker went away reads 0 rather than vanishing: that is the alert.
+    for (const kind of seen) if (!counts.has(kind)) this.#workers.set({ queue, kind }, 0);
+    for (const [kind, count] of counts) {
+      this.#workers.set({ queue, kind }, count);
+      seen.add(kind);
+    }
+    this.#workers.set({ queue, kind: '' }, workers.length);
+    this.#workerKinds.set(queue, seen);
   }
 
   /** Mirrors a queue's stats into the gauges and counters. */

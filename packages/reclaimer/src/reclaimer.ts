@@ -16,6 +16,7 @@ import {
 import { assertOptionKeys, assertWholeNumber, closeClient, connectRedis, partitionNames, recordedPartitions, SharedSubscriber, toJobsError } from '@jobs/core/internal';
 import { discoverQueues } from './discover-queues.ts';
 import { ReclaimerMetrics } from './metrics.ts';
+import { registryHolderOf } from './registry-holder.ts';
 import { sweepQueue, type SweepReport } from './sweep.ts';
 
 /** Options of {@link createReclaimer}. */
@@ -231,10 +232,12 @@ export class Reclaimer extends EventEmitter<ReclaimerEventMap> {
       this.#failed('*', error);
     }
     const reports: SweepReport[] = [];
+    const names = new Set(this.#queues.keys());
     for (const queue of this.#queues.values()) {
       if (this.#stopped) break;
       try {
-        const report = await sweepQueue(queue, this.#limits);
+        // A partitioned queue's workers are read once, from partition 0's registry.
+        const report = await sweepQueue(queue, this.#limits, registryHolderOf(queue.name, names) === queue.name);
         reports.push(report);
         this.metrics.recordSweep(report);
         this.#warnFailedDropped(report);

@@ -1,4 +1,4 @@
-import type { Queue, QueueStats } from '@jobs/core';
+import type { Queue, QueueStats, WorkerInfo } from '@jobs/core';
 
 /** What one sweep of one queue did. */
 export interface SweepReport {
@@ -22,6 +22,11 @@ export interface SweepReport {
   readonly durationMs: number;
   /** The queue's state after the sweep. */
   readonly stats: QueueStats;
+  /**
+   * The queue's live workers after the sweep, from their heartbeats (see `Queue.workers`); null
+   * for a partition other than 0 of a partitioned queue swept too, whose registry holds them.
+   */
+  readonly workers: readonly WorkerInfo[] | null;
 }
 
 /** Limits of one sweep. */
@@ -36,11 +41,11 @@ export interface SweepLimits {
  * One sweep of a queue, in bounded steps: promote due delayed jobs, return expired leases (or
  * dead-letter them on their last attempt), move back the parked jobs of kinds that are no longer
  * paused or limited (a resume or setLimits whose caller died), drop expired ids from the
- * histories, read the stats.
+ * histories, read the stats and the live workers.
  * Every step is an atomic script call of at most `batch` jobs, so any number of reclaimers can
  * sweep the same queue at once without handling a job twice, and none keeps Redis busy long.
  */
-export async function sweepQueue(queue: Queue<unknown>, limits: SweepLimits): Promise<SweepReport> {
+export async function sweepQueue(queue: Queue<unknown>, limits: SweepLimits, readWorkers = true): Promise<SweepReport> {
   const started = performance.now();
   let calls = 0;
   let largestCall = 0;
@@ -75,6 +80,7 @@ export async function sweepQueue(queue: Queue<unknown>, limits: SweepLimits): Pr
   const tidy = await queue.tidyHistory(limits.batch);
   calls += 1;
   const stats = await queue.stats();
+  const workers = readWorkers ? await queue.workers() : null;
   return {
     queue: queue.name,
     reclaimed,
@@ -87,5 +93,6 @@ export async function sweepQueue(queue: Queue<unknown>, limits: SweepLimits): Pr
     largestCall,
     durationMs: performance.now() - started,
     stats,
+    workers,
   };
 }

@@ -1,4 +1,5 @@
 import { defineKinds, Queue } from '@jobs/core';
+import { sendHeartbeat } from '@jobs/core/internal';
 import { redisTest as test, type TestRedis } from '@jobs/testing';
 import { createWorker } from '@jobs/worker';
 import { describe, expect } from 'vitest';
@@ -211,6 +212,9 @@ describe('the dashboard in a real browser', () => {
     const queue = openQueue(redis, queueName);
     const mail = await queue.enqueue('email', { to: 'p@example.com' });
     const report = await queue.enqueue('report', { n: 1 });
+    // A live worker (its heartbeat alone: no claims, so the test's own take the jobs), so the
+    // queue reads "running" rather than "no live worker".
+    await sendHeartbeat(queue.partitions[0]!.ctx, { id: 'idle-worker', host: 'h', pid: 1, version: '', kinds: ['email', 'report'], concurrency: 1, running: [], ttlMs: 600_000 });
     // The daemon's source: queues opened without their kinds, so a kind is typed by name.
     const d = await startTestDashboard(undefined, { source: jobQueueSource(namedQueues(redis, () => [queueName])) });
     const page = await browser.current.newPage();

@@ -7,6 +7,7 @@ import type { Clock } from './clock.ts';
 import { CompletionBatcher } from './completion-batcher.ts';
 import type { Execution } from './execution.ts';
 import type { HandlerMap } from './handler-map.ts';
+import { Heartbeats, type HeartbeatSink } from './heartbeats.ts';
 import { JobStarter } from './job-start.ts';
 import { Lane } from './lane.ts';
 import type { QueueGroup } from './lane-queue.ts';
@@ -44,6 +45,8 @@ export interface SchedulerOptions<P> {
   readonly metrics?: WorkerMetrics | undefined;
   /** A span per attempt, when tracing is on. */
   readonly tracing?: WorkerTracing | undefined;
+  /** Heartbeats into the queue's worker registry, every `intervalMs`; none when undefined. */
+  readonly heartbeat?: { readonly sink: HeartbeatSink; readonly intervalMs: number } | undefined;
   /**
    * Starts listening for delayed jobs that come due. `hasRoom`: whether a slot is free (a full
    * worker leaves promotions to its next claim); `onError` hears what goes wrong.
@@ -66,6 +69,7 @@ export class WorkerScheduler<P> {
   readonly #lanes: readonly Lane[];
   readonly #notices: DueJobListener;
   readonly #sweeper: ReclaimSweeper;
+  readonly #heartbeats: Heartbeats | undefined;
   #closing: Promise<void> | undefined;
 
   constructor(options: SchedulerOptions<P>) {
@@ -96,6 +100,15 @@ export class WorkerScheduler<P> {
     this.#notices = options.listenForDueJobs(() => slots.free() + slots.reserved > 0, context.reportError);
     claims.start(this.#lanes, () => group.ensureLayout(), this.#notices.ready);
     this.#sweeper = new ReclaimSweeper(context, group.partitions, options.reclaimIntervalMs);
+    const heartbeat = options.heartbeat;
+    this.#heartbeats = heartbeat === undefined ? undefined : new Heartbeats({
+      sink: heartbeat.sink,
+      clock,
+      intervalMs: heartbeat.intervalMs,
+      // Read from the slots at each heartbeat: the job path keeps nothing for it.
+      runningIds: () => Array.from(slots.running.values(), (execution) => execution.job.id),
+      onError: (error) => context.reportError(error, 'heartbeat failed'),
+    });
   }
 
   /** Settles when the worker is about to claim for the first time (true), or was closed before (false). */
@@ -124,6 +137,7 @@ export class WorkerScheduler<P> {
         lanes: this.#lanes,
         sweeper: this.#sweeper,
         notices: this.#notices,
+        heartbeats: this.#heartbeats,
         closeQueue: () => {
           this.#options.metrics?.close();
           return this.#options.group.close();

@@ -1,6 +1,7 @@
 import { JobsError, JOBS_ERROR_CODES, type ClaimedJob } from '@jobs/core';
 import { pause } from './clock.ts';
 import type { ClaimLoop } from './claim-loop.ts';
+import type { Heartbeats } from './heartbeats.ts';
 import type { Lane } from './lane.ts';
 import type { ReclaimSweeper } from './reclaim-sweeper.ts';
 import type { Slots, WaitingJob } from './slots.ts';
@@ -17,6 +18,8 @@ export interface ShutdownParts {
   readonly sweeper: ReclaimSweeper;
   /** The delayed-job notices' listener. */
   readonly notices: { close(): Promise<void> };
+  /** The heartbeats into the worker registry, if on: they go on until the jobs are handed back. */
+  readonly heartbeats: Heartbeats | undefined;
   /** Closes the connections the worker opened. */
   closeQueue(): Promise<void>;
 }
@@ -25,7 +28,7 @@ export interface ShutdownParts {
  * Stops claiming, lets running jobs finish for up to `graceMs`, then aborts the rest and hands
  * them back to pending at once, along with every job claimed but not started (a claim or a
  * completion batch in flight when the grace period ends brings some): none starts once it is
- * over. Then closes what the worker opened and emits `closed`.
+ * over. Then leaves the worker registry, closes what the worker opened and emits `closed`.
  */
 export async function shutDown(parts: ShutdownParts, graceMs: number): Promise<void> {
   const { slots, claims } = parts;
@@ -63,6 +66,8 @@ export async function shutDown(parts: ShutdownParts, graceMs: number): Promise<v
   await handBack(parts, slots.takeWaiting());
   await Promise.all(parts.lanes.map((lane) => lane.leases.stop()));
   await parts.sweeper.ended();
+  // Out of the registry at once, now that it runs nothing; a failure leaves it to its TTL.
+  await parts.heartbeats?.stop().catch((error: unknown) => parts.context.reportError(error, 'could not leave the worker registry; it drops out when its heartbeat expires'));
   await parts.notices.close();
   await parts.closeQueue();
   log.info({}, 'worker closed');

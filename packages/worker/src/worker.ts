@@ -16,6 +16,7 @@ import {
   type RedisConnectionInput,
 } from '@jobs/core';
 import { assertOptionKeys, assertWholeNumber, childLogger, QUEUE_OPTION_KEYS, SharedSubscriber, toJobsError, withRedisErrors, type OptionKeys } from '@jobs/core/internal';
+import { registrySink } from './registry-sink.ts';
 import { systemClock } from './clock.ts';
 import { DueNotices } from './due-notices.ts';
 import { keepSchedules } from './schedule-keeping.ts';
@@ -54,6 +55,14 @@ export interface WorkerOptions<P> extends QueueOptions {
    * the recipe's. Whole ms from 10 to 60,000. Default 1,000.
    */
   idleWaitMs?: number;
+  /**
+   * How often the worker heartbeats into its queue's worker registry (`queue.workers()`,
+   * `jobsctl workers`): its id, host, pid, version, kinds, concurrency and the ids of the jobs it
+   * runs. It counts as alive for three intervals after each heartbeat (Redis clock), so a worker
+   * killed without closing drops out then; a closing one leaves at once. One script call per
+   * interval, nothing per job. Whole ms: 0 (off) or 100 to 3,600,000. Default 5,000.
+   */
+  heartbeatIntervalMs?: number;
   /** Structured logs (pino or the like). Default: silent. */
   logger?: Logger;
   /** Client name shown by `CLIENT LIST`. Default `jobs:worker:<queue>`. */
@@ -105,6 +114,7 @@ const WORKER_OPTION_KEYS: OptionKeys<WorkerOptions<unknown>> = {
   partitions: true,
   reclaimIntervalMs: true,
   idleWaitMs: true,
+  heartbeatIntervalMs: true,
   logger: true,
   connectionName: true,
   workerId: true,
@@ -144,10 +154,13 @@ export class Worker<P> extends EventEmitter<WorkerEventMap> {
     super();
     if (typeof options !== 'object' || options === null) throw new InvalidArgumentError('options', 'expected { redis, queue, kinds, handlers }');
     assertOptionKeys('options', options, WORKER_OPTION_KEYS);
-    const { redis, queue, kinds, handlers, concurrency = 1, partitions = 1, reclaimIntervalMs, idleWaitMs = 1_000, logger = silentLogger, connectionName, metrics, tracing, schedules = true, workerId, readyTimeoutMs = 30_000, ...queueOptions } = options;
+    const { redis, queue, kinds, handlers, concurrency = 1, partitions = 1, reclaimIntervalMs, idleWaitMs = 1_000, heartbeatIntervalMs = 5_000, logger = silentLogger, connectionName, metrics, tracing, schedules = true, workerId, readyTimeoutMs = 30_000, ...queueOptions } = options;
     assertWholeNumber('concurrency', concurrency, 1, 10_000);
     this.#readyTimeoutMs = assertWholeNumber('readyTimeoutMs', readyTimeoutMs, 1, 3_600_000);
     assertWholeNumber('idleWaitMs', idleWaitMs, 10, 60_000);
+    if (assertWholeNumber('heartbeatIntervalMs', heartbeatIntervalMs, 0, 3_600_000) > 0 && heartbeatIntervalMs < 100) {
+      throw new InvalidArgumentError('heartbeatIntervalMs', `expected 0 (off) or 100 to 3600000 ms, got ${heartbeatIntervalMs}`);
+    }
     if (typeof handlers !== 'object' || handlers === null) throw new InvalidArgumentError('handlers', 'expected an object with one handler per kind');
     for (const kind of kinds.names) {
       if (typeof (handlers as Record<string, unknown>)[kind] !== 'function') throw new InvalidArgumentError(`handlers.${kind}`, `no handler for kind "${kind}"`);
@@ -207,6 +220,7 @@ export class Worker<P> extends EventEmitter<WorkerEventMap> {
       clock: systemClock,
       metrics: workerMetrics,
       tracing: workerTracing,
+      heartbeat: heartbeatIntervalMs === 0 ? undefined : { sink: registrySink(group, this.id, concurrency, heartbeatIntervalMs), intervalMs: heartbeatIntervalMs },
       // Hears when a delayed job added meanwhile comes due, so that a waiting worker starts it on time.
       listenForDueJobs: (hasRoom, onError) => new DueNotices(subscriber, group.partitions, hasRoom, onError),
     });

@@ -2,7 +2,7 @@ import { startRedisCluster, startRedisServer } from '@jobs/dev-redis';
 import { FOREIGN_LIBRARY_WARNING, FUNCTION_LIBRARY, loadLibrary } from '@jobs/core/internal';
 import { createProducer, defineKinds } from '@jobs/producer';
 import { Queue, jobsAclRules, jobsOperatorAclRules } from '@jobs/reclaimer';
-import { isClusterRun, onEveryNode, openRedis, queueKeysIn, redisTest as test, uniqueQueueName, urlWithUser, within, type TestRedis } from '@jobs/testing';
+import { isClusterRun, onEveryNode, openRedis, queueKeysIn, redisTest as test, uniqueQueueName, urlWithUser, waitFor, within, type TestRedis } from '@jobs/testing';
 import { createWorker } from '@jobs/worker';
 import { once } from 'node:events';
 import { Cluster, Redis } from 'ioredis';
@@ -107,12 +107,22 @@ describe('tenants cannot reach each other', () => {
       const before = await runTenantJobs(urlB, qb, 5);
       expect(before.results).toEqual(before.ids.map((_, i) => `charged 4242-${qb}-${i}`));
       const { keys } = admin;
-      for (const attack of attacks(userB, keys.events, `${keys.jobPrefix}${before.ids[0] as string}`)) {
+      // B's worker heartbeats into B's registry and B's user reads it; A can read none of it.
+      const workerB = createWorker({ redis: urlB, queue: qb, kinds, heartbeatIntervalMs: 200, handlers: { charge: () => 'ok' } });
+      const workerErrors: unknown[] = [];
+      workerB.on('error', (error) => workerErrors.push(error));
+      const registered = await waitFor(async () => (await admin.workers())[0], { what: "B's worker in B's registry" });
+      expect(registered).toMatchObject({ id: workerB.id, kinds: ['charge'] });
+      const registry = [['ZRANGE', keys.workers, '0', '-1'], ['HGETALL', keys.worker(workerB.id)]];
+      for (const attack of [...attacks(userB, keys.events, `${keys.jobPrefix}${before.ids[0] as string}`), ...registry]) {
         const [command, ...args] = attack as [string, ...string[]];
         await expect(a.call(command, ...args), attack.join(' ').slice(0, 60)).rejects.toThrow(/NOPERM|permissions/);
       }
       await expect(subscriberA.subscribe(keys.events)).rejects.toThrow(/NOPERM/);
       await expect(subscriberA.call('PSUBSCRIBE', '*')).rejects.toThrow(/NOPERM/);
+      await within(workerB.close(), 15_000, () => "B's worker closing");
+      expect(await admin.workers()).toEqual([]);
+      expect(workerErrors).toEqual([]);
 
       // B's calls still run our code on B's untouched data, and nothing of B's reached A's keys.
       const after = await runTenantJobs(urlB, qb, 5);

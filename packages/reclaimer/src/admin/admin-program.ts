@@ -8,6 +8,7 @@ import { loadKinds } from './kinds-module.ts';
 import type { PauseCommand } from './run-pause.ts';
 import type { FunctionsCommand } from './run-functions.ts';
 import type { SchedulesCommand } from './run-schedules.ts';
+import type { WorkersCommand } from './run-workers.ts';
 import { addSchedulesCommands } from './schedules-program.ts';
 
 /** A parsed `jobsctl` command. */
@@ -26,7 +27,8 @@ export type AdminCommand =
   | { name: 'acl'; user: string; queues: string[]; partitions: number; operator: boolean }
   | FunctionsCommand
   | PauseCommand
-  | SchedulesCommand;
+  | SchedulesCommand
+  | WorkersCommand;
 
 /** What every command shares. */
 export interface AdminInvocation {
@@ -239,6 +241,23 @@ queue (or already paused), or, with --kinds, one your code defines.`,
     );
 
   addSchedulesCommands(program, { take, needQueue, globals });
+
+  program
+    .command('workers')
+    .description("a queue's live workers, from their heartbeats: host, pid, version, kinds, jobs running, started, last seen")
+    .addOption(queueOption())
+    .addHelpText(
+      'after',
+      `
+Every worker heartbeats into its queue's registry (its heartbeatIntervalMs, default 5 s):
+queue:{NAME}:workers, a sorted set of worker ids scored by the time (Redis clock) until which each
+counts as alive (its last heartbeat plus three intervals), and queue:{NAME}:worker:<id>, a hash
+that expires then. A closed worker leaves at once; a killed one drops out when its time runs out.
+The registry is the queue's own keys (partition 0's for a partitioned queue), not CLIENT LIST: it
+works on a cluster and under the queue's ACL user. --json gives every running job id (the first
+100 of each worker, with runningCount) and the times in epoch ms.`,
+    )
+    .action((flags: { queue?: string }, command: Command) => take({ name: 'workers', queue: needQueue('workers', flags.queue) }, globals(command)));
 
   program
     .command('acl')

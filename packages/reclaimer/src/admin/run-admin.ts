@@ -9,6 +9,7 @@ import { partitionQueues } from './partition-queues.ts';
 import { runPauseCommand } from './run-pause.ts';
 import { runFunctionsCommand } from './run-functions.ts';
 import { runSchedulesCommand } from './run-schedules.ts';
+import { runWorkersCommand } from './run-workers.ts';
 import { whyText } from '../why-lines.ts';
 
 /** What a command printed (as text and as JSON) and its exit code (2: an argument Redis refused, such as a bad cron pattern). */
@@ -160,6 +161,8 @@ export async function runAdminCommand(command: Exclude<AdminCommand, { name: 'ex
       return runPauseCommand(command, client);
     case 'schedules':
       return runSchedulesCommand(command, client);
+    case 'workers':
+      return runWorkersCommand(command, client);
     case 'queues':
     case 'stats': {
       if (command.name === 'stats' && command.queue !== undefined) {

@@ -147,7 +147,7 @@ function assertId(id: string): void {
   if (!JOB_ID_PATTERN.test(id)) throw new HttpError(400, 'bad_id', 'not a job id: ids are 1-128 letters, digits and . _ : -, starting with a letter or digit');
 }
 
-/** The overview: every queue's stats, admission state (pauses, limits) and rates. */
+/** The overview: every queue's stats, admission state (pauses, limits), live workers and rates. */
 async function overview(ctx: ApiContext): Promise<unknown> {
   const names = await ctx.source.queueNames();
   ctx.history.keepOnly(names);
@@ -155,8 +155,9 @@ async function overview(ctx: ApiContext): Promise<unknown> {
     names.map(async (name) => {
       const stats = await ctx.source.stats(name);
       const flow = await ctx.source.flowState?.(name, stats);
+      const workers = await ctx.source.workers?.(name);
       ctx.history.record(name, stats);
-      return { name, stats: shownStats(stats), ...(flow && { flow }), rates: ctx.history.points(name) };
+      return { name, stats: shownStats(stats), ...(flow && { flow }), ...(workers && { liveWorkers: workers.length }), rates: ctx.history.points(name) };
     }),
   );
   return { queues };

@@ -1,4 +1,4 @@
-import type { CancelOutcome, JobRecord, JobWhy, ListState, QueueStats } from '@jobs/core';
+import type { CancelOutcome, JobRecord, JobWhy, ListState, QueueStats, WorkerInfo } from '@jobs/core';
 
 /**
  * What a queue's admission says (its pauses and limits: what decides whether a waiting job may
@@ -91,6 +91,8 @@ export interface DashboardDataSource {
   why?(queue: string, id: string): Promise<JobWhy | null>;
   /** Capability: the queue's schedules with their next run. */
   schedules?(queue: string): Promise<readonly ScheduleInfo[]>;
+  /** Capability: the queue's live workers, from their heartbeats (one read): the card says when there is none. */
+  workers?(queue: string): Promise<readonly WorkerInfo[]>;
 }
 
 /** The optional members of a {@link DashboardDataSource} that it has, for the page. */
@@ -99,6 +101,7 @@ export interface DashboardCapabilities {
   readonly pause: boolean;
   readonly timeline: boolean;
   readonly schedules: boolean;
+  readonly workers: boolean;
 }
 
 /** Which capabilities `source` has. */
@@ -108,5 +111,6 @@ export function capabilitiesOf(source: DashboardDataSource): DashboardCapabiliti
     pause: typeof source.pause === 'function' && typeof source.resume === 'function',
     timeline: typeof source.timeline === 'function',
     schedules: typeof source.schedules === 'function',
+    workers: typeof source.workers === 'function',
   };
 }

@@ -1,10 +1,13 @@
 import { defineKinds, Queue, type LogEvent, type RedisClient, type ScheduleRecord } from '@jobs/core';
+import { registryHolderOf } from '../registry-holder.ts';
 import type { DashboardDataSource, PauseTarget, ScheduleInfo, ShownLimits, TimelineEntry } from './data-source.ts';
 
 /** What the dashboard uses of a `Queue`: any queue fits, whatever its kinds. */
 export type DashboardQueue = Pick<Queue<unknown>, 'name' | 'client' | 'stats' | 'list' | 'getJob' | 'retry' | 'retryFailed' | 'cancel' | 'purge' | 'pause' | 'resume' | 'timeline'> & {
   readonly kinds: { readonly names: readonly string[]; has(kind: unknown): boolean };
   readonly schedules: { list(options?: { offset?: number; limit?: number }): Promise<ScheduleRecord[]> };
+  /** Its live workers (a `Queue` has them): without it the page says nothing of workers. */
+  readonly workers?: Queue<unknown>['workers'];
 } & Partial<Pick<Queue<unknown>, 'why'>>;
 
 /** Options of {@link jobQueueSource}. */
@@ -65,7 +68,8 @@ async function onKind(queue: DashboardQueue, kind: string, action: 'pause' | 're
  * A {@link DashboardDataSource} over `Queue`s: the queues given, or those a function returns
  * when asked (for a set that changes, as the daemon's does). It has the `flowState` (admission), pause and
  * schedules capabilities (limits when `options.limits` reads them), timelines: a job's
- * events from its queue's event log (none when the queue keeps no log), and why a job is not running.
+ * events from its queue's event log (none when the queue keeps no log), live workers, and why a
+ * job is not running.
  */
 export function jobQueueSource(queues: readonly DashboardQueue[] | (() => readonly DashboardQueue[]), options: JobQueueSourceOptions = {}): DashboardDataSource {
   const all = typeof queues === 'function' ? queues : () => queues;
@@ -115,6 +119,8 @@ export function jobQueueSource(queues: readonly DashboardQueue[] | (() => readon
     },
     timeline: async (name, id) => ((await byName(name).timeline(id))?.events ?? []).map(timelineEntry),
     schedules: async (name) => (await byName(name).schedules.list({ limit: SCHEDULES_SHOWN })).map(scheduleInfo),
+    // A partition of a partitioned queue shown too: its workers are in partition 0's registry.
+    workers: async (name) => (await byName(registryHolderOf(name, new Set(all().map((queue) => queue.name)))).workers?.()) ?? [],
   };
 }
 

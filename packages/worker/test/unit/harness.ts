@@ -1,6 +1,7 @@
 import { EventEmitter } from 'node:events';
 import { expect } from 'vitest';
 import { silentLogger, type Handler } from '../../src/index.ts';
+import type { HeartbeatSink } from '../../src/heartbeats.ts';
 import { WorkerScheduler } from '../../src/scheduler.ts';
 import type { WorkerEventMap } from '../../src/worker-events.ts';
 import type { WorkerMetrics } from '../../src/worker-metrics.ts';
@@ -18,7 +19,7 @@ export interface FakeWorker {
 }
 
 /** Starts a worker's scheduling on `queues`, running `task` jobs with `handler`. */
-export function startFakeWorker(queues: readonly FakeQueue[], clock: FakeClock, concurrency: number, handler: Handler<TaskPayloads['task'], 'task'>, metrics?: WorkerMetrics, tracing?: WorkerTracing): FakeWorker {
+export function startFakeWorker(queues: readonly FakeQueue[], clock: FakeClock, concurrency: number, handler: Handler<TaskPayloads['task'], 'task'>, metrics?: WorkerMetrics, tracing?: WorkerTracing, heartbeat?: { sink: HeartbeatSink; intervalMs: number }): FakeWorker {
   const events = new EventEmitter<WorkerEventMap>();
   const errors: unknown[] = [];
   events.on('error', (error) => errors.push(error));
@@ -34,6 +35,7 @@ export function startFakeWorker(queues: readonly FakeQueue[], clock: FakeClock, 
     clock,
     metrics,
     tracing,
+    heartbeat,
     listenForDueJobs: () => ({ ready: Promise.resolve(), close: () => Promise.resolve() }),
   });
   return { scheduler, events, errors, group };

@@ -13,14 +13,18 @@ const DEPTHS = [
 ];
 
 /**
- * The queue's paused state, its paused kinds and its limits, as badges.
+ * The queue's paused state, its paused kinds and its limits, as badges; with `liveWorkers` (when
+ * the source reads the worker registry) 0, "no live worker" in place of "running".
  * @param {{ paused: boolean, pausedKinds?: string[], limits?: Record<string, unknown> } | undefined} flow
+ * @param {number | undefined} [liveWorkers]
  */
-export function flowBadges(flow) {
-  if (!flow) return [];
-  const badges = [el('span', { class: flow.paused ? 'badge paused' : 'badge running', 'data-flow': flow.paused ? 'paused' : 'running' }, flow.paused ? 'paused' : 'running')];
-  for (const kind of flow.pausedKinds ?? []) badges.push(el('span', { class: 'badge paused', 'data-paused-kind': kind }, `${kind} paused`));
-  for (const [name, value] of Object.entries(flow.limits ?? {})) badges.push(el('span', { class: 'badge', 'data-limit': name }, `${name}: ${value ?? '–'}`));
+export function flowBadges(flow, liveWorkers) {
+  const noWorker = liveWorkers === 0;
+  const badges = [];
+  if (flow && (flow.paused || !noWorker)) badges.push(el('span', { class: flow.paused ? 'badge paused' : 'badge running', 'data-flow': flow.paused ? 'paused' : 'running' }, flow.paused ? 'paused' : 'running'));
+  if (noWorker) badges.push(el('span', { class: 'badge no-worker', 'data-workers': 'none', title: 'no worker of this queue has sent a heartbeat within its TTL' }, 'no live worker'));
+  for (const kind of flow?.pausedKinds ?? []) badges.push(el('span', { class: 'badge paused', 'data-paused-kind': kind }, `${kind} paused`));
+  for (const [name, value] of Object.entries(flow?.limits ?? {})) badges.push(el('span', { class: 'badge', 'data-limit': name }, `${name}: ${value ?? '–'}`));
   return badges;
 }
 
@@ -45,7 +49,7 @@ export function waitingElsewhere(stats, onOpen) {
 
 /**
  * @param {HTMLElement} container
- * @param {{ queues: { name: string, stats: any, flow?: any, rates: any[] }[] }} overview
+ * @param {{ queues: { name: string, stats: any, flow?: any, liveWorkers?: number, rates: any[] }[] }} overview
  * @param {{ selected: string | null, onSelect: (queue: string, state?: string) => void }} options
  */
 export function renderOverview(container, overview, options) {
@@ -54,7 +58,7 @@ export function renderOverview(container, overview, options) {
     return;
   }
   const legend = el('p', { class: 'legend' }, ...SERIES.map((series) => el('span', { class: `key ${series.className}` }, series.label)));
-  const cards = overview.queues.map(({ name, stats, flow, rates }) => {
+  const cards = overview.queues.map(({ name, stats, flow, liveWorkers, rates }) => {
     const depths = el(
       'dl',
       { class: 'depths' },
@@ -66,7 +70,7 @@ export function renderOverview(container, overview, options) {
     return el(
       'article',
       { class: name === options.selected ? 'card queue-card selected' : 'card queue-card', 'data-queue': name },
-      el('h2', {}, el('button', { type: 'button', class: 'link', onclick: () => options.onSelect(name) }, name), ' ', ...flowBadges(flow)),
+      el('h2', {}, el('button', { type: 'button', class: 'link', onclick: () => options.onSelect(name) }, name), ' ', ...flowBadges(flow, liveWorkers)),
       depths,
       waitingElsewhere(stats, stats.waitingDepth === undefined ? undefined : () => options.onSelect(name, 'waiting')),
       rateChart(rates, `${name}: jobs per second`),

@@ -36,7 +36,7 @@ function depthText(stats, state) {
 
 /**
  * Draws the queue's title, tabs and actions from its overview entry.
- * @param {{ name: string, stats: any, flow?: any }} queue
+ * @param {{ name: string, stats: any, flow?: any, liveWorkers?: number }} queue
  * @param {ListQuery} query
  * @param {{ role: string, capabilities: { pause: boolean } }} session
  * @param {QueueHandlers} on
@@ -47,7 +47,7 @@ export function renderQueueHead(queue, query, session, on) {
   const canPause = operator && session.capabilities.pause && Boolean(queue.flow);
   replace(
     byId('queue-flow'),
-    ...flowBadges(queue.flow),
+    ...flowBadges(queue.flow, queue.liveWorkers),
     ...(canPause ? queue.flow.pausedKinds ?? [] : []).map((/** @type {string} */ kind) =>
       el('button', { type: 'button', class: 'small', 'data-resume-kind': kind, onclick: () => on.onPauseKind(kind, false) }, `Resume ${kind}`),
     ),

@@ -1,0 +1,43 @@
+import { defineKinds, Queue } from '@jobs/core';
+import { redisTest as test, within } from '@jobs/testing';
+import { createWorker } from '@jobs/worker';
+import { describe, expect } from 'vitest';
+import { startTestDashboard } from './dashboard-client.ts';
+import { RESULTS, suiteBrowser } from './dashboard-page.ts';
+
+const kinds = defineKinds({ email: { schema: { type: 'object' } } });
+
+describe('the dashboard in a real browser: live workers', () => {
+  const browser = suiteBrowser();
+
+  test('a queue card says "no live worker" while none heartbeats, "running" while one does, and "no live worker" again once it closed', async ({ redis, queueName }) => {
+    const queue = new Queue({ redis, queue: queueName, kinds });
+    await queue.enqueue('email', {});
+    const d = await startTestDashboard([queue]);
+    const page = await browser.current.newPage({ viewport: { width: 1280, height: 900 } });
+    const card = page.locator(`article[data-queue="${queueName}"]`);
+    let live: { close(): Promise<void> } | undefined;
+    try {
+      await page.goto(`${d.url}?poll=300`);
+      await expect.poll(() => card.locator('[data-workers="none"]').textContent()).toBe('no live worker');
+      expect(await card.locator('[data-flow]').count()).toBe(0);
+      await page.screenshot({ path: `${RESULTS}dashboard-no-live-worker.png` });
+      // The queue's own view says the same.
+      await card.locator('h2 button').click();
+      await expect.poll(() => page.locator('#queue-flow [data-workers="none"]').count()).toBe(1);
+
+      live = createWorker({ redis, queue: queueName, kinds, heartbeatIntervalMs: 200, handlers: { email: () => 'sent' } });
+      await expect.poll(() => card.locator('[data-flow]').textContent()).toBe('running');
+      expect(await card.locator('[data-workers]').count()).toBe(0);
+      await expect.poll(() => page.locator('#queue-flow [data-flow]').textContent()).toBe('running');
+      await within(live.close(), 15_000, () => 'worker close');
+      live = undefined;
+      await expect.poll(() => card.locator('[data-workers="none"]').textContent()).toBe('no live worker');
+    } finally {
+      await live?.close();
+      await page.close();
+      await d.close();
+      await queue.close();
+    }
+  }, 120_000);
+});
