@@ -69,30 +69,33 @@ local function since(value)
 end
 
 -- The rate window at `key` ('max/windowMs' in `text`) when it is full: its numbers and when a
--- start leaves it; nil when it has room. The window holds the starts of (now - window, now].
+-- start leaves it; nil when it has room. The window holds the starts of (now - window, now]: it
+-- is full when it holds a max-th newest start, and opens when that one leaves it. (Read with
+-- ZRANGE alone, the commands a queue's ACL user has.)
 local function rate_full(key, text)
   local max, window = string.match(text or '', '^(%d+)/(%d+)$')
   if not max then return nil end
   max, window = tonumber(max), tonumber(window)
-  local floor = '(' .. int_text(now - window)
-  local used = redis.call('ZCOUNT', key, floor, '+inf')
-  if used < max then return nil end
-  local at = redis.call('ZRANGE', key, floor, '+inf', 'BYSCORE', 'LIMIT', used - max, 1, 'WITHSCORES')
-  return { max = max, windowMs = window, used = used, untilMs = (number_or_nil(at[2]) or now) + window }
+  if max < 1 then return nil end
+  local at = redis.call('ZRANGE', key, '+inf', '(' .. int_text(now - window), 'BYSCORE', 'REV', 'LIMIT', max - 1, 1, 'WITHSCORES')
+  local started = number_or_nil(at[2])
+  if not started then return nil end
+  return { max = max, windowMs = window, untilMs = started + window }
 end
 
 -- The cap at running set `key` (`text` slots) when every slot is held by a live lease: the ids
--- holding them (at most WHY_IDS_MAX) and when the first of those leases ends; nil when it has room.
+-- holding them (at most WHY_IDS_MAX, `more` when others do too) and when a slot frees (the
+-- cap-th latest lease ends); nil when it has room.
 local function cap_full(key, text)
   local cap = number_or_nil(text)
-  if not cap then return nil end
+  if not cap or cap < 1 then return nil end
   local floor = '(' .. int_text(now)
-  local live = redis.call('ZCOUNT', key, floor, '+inf')
-  if live < cap then return nil end
-  local held = redis.call('ZRANGE', key, floor, '+inf', 'BYSCORE', 'LIMIT', 0, WHY_IDS_MAX, 'WITHSCORES')
+  local at = redis.call('ZRANGE', key, '+inf', floor, 'BYSCORE', 'REV', 'LIMIT', cap - 1, 1, 'WITHSCORES')
+  if not at[1] then return nil end
+  local held = redis.call('ZRANGE', key, floor, '+inf', 'BYSCORE', 'LIMIT', 0, WHY_IDS_MAX + 1)
   local ids = {}
-  for i = 1, #held, 2 do ids[#ids + 1] = held[i] end
-  return { cap = cap, held = live, heldBy = ids, freesAtMs = number_or_nil(held[2]) }
+  for i = 1, math.min(#held, WHY_IDS_MAX) do ids[i] = held[i] end
+  return { cap = cap, heldBy = ids, more = #held > WHY_IDS_MAX, freesAtMs = number_or_nil(at[2]) or cjson.null }
 end
 
 -- Jobs ahead of the job in `list` (nearer its claim end), or nil when it is not among the

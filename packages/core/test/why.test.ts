@@ -86,7 +86,7 @@ describe('why: limits', () => {
     const held = await queue.enqueue('email', mail(2));
     const [started] = await queue.claim({ max: 10 });
     const answer = await queue.why(held);
-    expect(reason(answer, 'rate-limited')).toEqual({ code: 'rate-limited', scope: 'kind', kind: 'email', max: 1, windowMs: 60_000, used: 1, untilMs: started!.claimedAtMs + 60_000 });
+    expect(reason(answer, 'rate-limited')).toEqual({ code: 'rate-limited', scope: 'kind', kind: 'email', max: 1, windowMs: 60_000, untilMs: started!.claimedAtMs + 60_000 });
     expect(codes(answer)).toContain('parked');
     await queue.close();
   });
@@ -98,7 +98,7 @@ describe('why: limits', () => {
     const held = await queue.enqueue('email', mail(2));
     const [started] = await queue.claim({ max: 10 });
     const answer = await queue.why(held);
-    expect(reason(answer, 'rate-limited')).toEqual({ code: 'rate-limited', scope: 'queue', max: 1, windowMs: 60_000, used: 1, untilMs: started!.claimedAtMs + 60_000 });
+    expect(reason(answer, 'rate-limited')).toEqual({ code: 'rate-limited', scope: 'queue', max: 1, windowMs: 60_000, untilMs: started!.claimedAtMs + 60_000 });
     expect(reason(answer, 'queued').ahead).toBe(0);
     await queue.close();
   });
@@ -112,13 +112,27 @@ describe('why: limits', () => {
     const [waiting] = await queue.list('waiting');
     const full = reason(await queue.why(waiting!.id), 'kind-cap-full');
     expect({ ...full, heldBy: [...full.heldBy].sort() }).toEqual({
-      code: 'kind-cap-full', kind: 'email', cap: 2, held: 2,
+      code: 'kind-cap-full', kind: 'email', cap: 2, more: false,
       heldBy: running.map((job) => job.id).sort(),
       freesAtMs: Math.min(...running.map((job) => job.leaseExpiresAtMs)),
     });
     // A slot freed: the cap no longer holds it.
     await queue.complete(running[0]!, null);
     expect(codes(await queue.why(waiting!.id))).not.toContain('kind-cap-full');
+    await queue.close();
+  });
+
+  test('a cap held by more jobs than it names says so', async ({ redis, queueName }) => {
+    const queue = openQueue(redis, queueName);
+    await queue.setLimits({ kinds: { email: { concurrency: 1 } } });
+    const id = await queue.enqueue('email', mail(1));
+    // Slots written by hand: 101 live leases, by the Redis clock.
+    const until = (await redisNow(redis)) + 3_600_000;
+    await redis.zadd(queue.keys.kindRunning('email'), ...Array.from({ length: 101 }, (_, n) => [until + n, `holder-${String(n).padStart(3, '0')}`]).flat());
+    const full = reason(await queue.why(id), 'kind-cap-full');
+    expect(full.heldBy).toHaveLength(100);
+    expect(full.heldBy[0]).toBe('holder-000');
+    expect(full).toMatchObject({ cap: 1, more: true, freesAtMs: until + 100 });
     await queue.close();
   });
 
@@ -131,7 +145,7 @@ describe('why: limits', () => {
     const [running] = await queue.claim({ max: 10 });
     expect(running?.id).toBe(first);
     const answer = await queue.why(third);
-    expect(reason(answer, 'group-cap-full')).toMatchObject({ group: 'acme', cap: 1, held: 1, heldBy: [first], freesAtMs: running!.leaseExpiresAtMs });
+    expect(reason(answer, 'group-cap-full')).toEqual({ code: 'group-cap-full', group: 'acme', cap: 1, heldBy: [first], more: false, freesAtMs: running!.leaseExpiresAtMs });
     const turn = reason(answer, 'group-turn');
     expect(turn).toMatchObject({ group: 'acme', ahead: 1 });
     expect(turn.turnAtMs).toBe(Number(await redis.zscore(queue.keys.groups, 'acme')));

@@ -22,7 +22,7 @@ describe('jobsctl why (run as a child process)', () => {
     expect(waiting.code).toBe(0);
     const lines = waiting.stdout.trimEnd().split('\n');
     expect(lines[0]).toBe(`${second} (task): pending`);
-    expect(waiting.stdout).toMatch(new RegExp(`^  - kind task may run 1 at a time, and 1 job holds the slots: ${first}; the first of their leases ends at ${iso(running?.leaseExpiresAtMs)} \\(in \\d+ s\\)$`, 'm'));
+    expect(waiting.stdout).toMatch(new RegExp(`^  - kind task may run 1 at a time, and its slots are held by ${first}; a slot frees at ${iso(running?.leaseExpiresAtMs)} \\(in \\d+ s\\)$`, 'm'));
     expect(waiting.stdout).toMatch(/^ {2}- parked: set aside while kind task is paused or limited, 0 jobs of the kind before it$/m);
     expect(waiting.stdout).toMatch(/^ {2}- no live worker handles kind task \(0 workers are alive for other kinds\)$/m);
 

@@ -45,7 +45,7 @@ describe('the dashboard in a real browser: why a job is not running', () => {
       await openJob(page, second);
       expect(await codes(page)).toEqual(['kind-cap-full', 'parked', 'no-live-worker']);
       expect(await page.locator('#job h3').first().textContent()).toBe('Why it is not running');
-      expect(await line(page, 'kind-cap-full')).toContain(`kind email may run 1 at a time, and 1 job holds the slots: ${first}; the first of their leases ends at ${new Date(running!.leaseExpiresAtMs).toISOString()}`);
+      expect(await line(page, 'kind-cap-full')).toContain(`kind email may run 1 at a time, and its slots are held by ${first}; a slot frees at ${new Date(running!.leaseExpiresAtMs).toISOString()}`);
       expect(await line(page, 'no-live-worker')).toBe('no live worker handles kind email (0 workers are alive for other kinds)');
       await page.screenshot({ path: `${RESULTS}dashboard-why.png`, fullPage: true });
 
@@ -90,7 +90,7 @@ describe('the dashboard in a real browser: why a job is not running', () => {
       expect(await codes(page)).toEqual(['kind-paused', 'group-cap-full', 'parked', 'no-live-worker']);
       expect(await line(page, 'parked')).toContain(`kind ${SCRIPT} is paused or limited`);
       expect(await line(page, 'kind-paused')).toContain(`kind ${SCRIPT} is paused`);
-      expect(await line(page, 'group-cap-full')).toContain(`group ${IMG} may run 1 at a time, and 1 job holds the slots: ${SCRIPT}`);
+      expect(await line(page, 'group-cap-full')).toContain(`group ${IMG} may run 1 at a time, and its slots are held by ${SCRIPT}`);
       expect(await line(page, 'no-live-worker')).toContain(`kind ${SCRIPT}`);
       await openJob(page, failing);
       expect(await line(page, 'failed')).toContain(`SMTP 552 ${IMG}`);

@@ -14,8 +14,8 @@ export interface WhyReasonFields {
   /** The job's kind is paused (`Queue.pause({ kind })`): claims set its jobs aside. */
   'kind-paused': { readonly kind: string; readonly sinceMs: number | null };
   /**
-   * A rate limit's sliding window is full: `used` of `max` starts in the last `windowMs`, and
-   * the next start may come at `untilMs`. `scope` says whose limit (`kind` or `group` names it).
+   * A rate limit's sliding window is full: `max` starts in the last `windowMs`, and the next
+   * start may come at `untilMs`. `scope` says whose limit (`kind` or `group` names it).
    */
   'rate-limited': {
     readonly scope: 'queue' | 'kind' | 'group';
@@ -23,18 +23,17 @@ export interface WhyReasonFields {
     readonly group?: string;
     readonly max: number;
     readonly windowMs: number;
-    readonly used: number;
     readonly untilMs: number;
   };
   /** A handler said the service behind this kind pushed back (`RateLimitedError`), until `untilMs`. */
   'pushed-back': { readonly kind: string; readonly untilMs: number };
   /**
-   * The kind's concurrency cap is full: `held` live leases hold its `cap` slots, those of
-   * `heldBy` (at most 100 ids), the first of which ends at `freesAtMs`.
+   * The kind's concurrency cap is full: live leases hold its `cap` slots, those of the jobs of
+   * `heldBy` (at most 100 ids; `more`: others hold slots too), and a slot frees at `freesAtMs`.
    */
-  'kind-cap-full': { readonly kind: string; readonly cap: number; readonly held: number; readonly heldBy: readonly string[]; readonly freesAtMs: number | null };
+  'kind-cap-full': { readonly kind: string; readonly cap: number; readonly heldBy: readonly string[]; readonly more: boolean; readonly freesAtMs: number | null };
   /** The group's concurrency cap is full, held by the jobs of `heldBy` (as for `kind-cap-full`). */
-  'group-cap-full': { readonly group: string; readonly cap: number; readonly held: number; readonly heldBy: readonly string[]; readonly freesAtMs: number | null };
+  'group-cap-full': { readonly group: string; readonly cap: number; readonly heldBy: readonly string[]; readonly more: boolean; readonly freesAtMs: number | null };
   /** A flow's parent: `left` children have not settled yet, those of `children` (at most 100 ids). */
   'waiting-children': { readonly left: number; readonly children: readonly string[] };
   /** Delayed until `untilMs`: enqueued with a delay, or (`retry`, after `attempts` attempts) a retry in its backoff. */
