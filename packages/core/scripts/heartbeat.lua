@@ -22,15 +22,15 @@
 
 local now = now_ms()
 local now_text = int_text(now)
-local ttl = tonumber(ARGV[3])
-local deadline = int_text(now + ttl)
+local deadline = int_text(now + tonumber(ARGV[3]))
 local started = ARGV[4]
 if started == '' then started = now_text end
 local fields = { 'id', ARGV[2], 'started_at_ms', started, 'last_seen_ms', now_text }
 for i = 5, #ARGV do fields[#fields + 1] = ARGV[i] end
--- Only commands a tenant's ACL user has (jobsctl acl): PEXPIRE, not PEXPIREAT; ZRANGE and ZREM, not ZPOPMIN.
+-- PEXPIREAT: the hash expires at the very deadline the registry scores (PEXPIRE would count from
+-- Redis's clock a moment after TIME). Only commands a tenant's ACL user has (jobsctl acl).
 redis.call('HSET', KEYS[2], unpack(fields))
-redis.call('PEXPIRE', KEYS[2], int_text(ttl))
+redis.call('PEXPIREAT', KEYS[2], deadline)
 redis.call('ZADD', KEYS[1], deadline, ARGV[2])
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', '(' .. now_text)
 local excess = redis.call('ZCARD', KEYS[1]) - WORKERS_MAX
@@ -41,5 +41,5 @@ if excess > 0 then
   end
 end
 local last = redis.call('ZRANGE', KEYS[1], -1, -1, 'WITHSCORES')
-if last[2] then redis.call('PEXPIRE', KEYS[1], int_text(tonumber(last[2]) - now)) end
+if last[2] then redis.call('PEXPIREAT', KEYS[1], last[2]) end
 return { now, tonumber(deadline) }

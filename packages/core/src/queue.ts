@@ -342,12 +342,9 @@ export class Queue<P> {
   }
 
   /**
-   * The queue's live workers, each as its last heartbeat described it (host, pid, version, kinds,
-   * concurrency, the jobs it was running, when it started and was last seen, until when it counts
-   * as alive), in id order, read in one step. A worker counts as alive until its last heartbeat
-   * plus its TTL (Redis clock): one killed without closing drops out then, one closed at once.
-   * Read from the queue's own keys, not `CLIENT LIST`, so it works on a cluster and under the
-   * queue's ACL user; a partitioned queue keeps its registry in partition 0.
+   * The queue's live workers as their last heartbeats describe them, in id order, read in one
+   * step from the queue's own keys (partition 0's), not `CLIENT LIST`: it works on a cluster and
+   * under the queue's ACL user. A worker is alive until its last heartbeat plus its TTL (Redis clock).
    */
   workers(): Promise<WorkerInfo[]> {
     return readWorkers((this.partitions[0] as Partition<P>).ctx);

@@ -1,10 +1,10 @@
 import { redisTest as test, waitFor } from '@jobs/testing';
 import { describe, expect } from 'vitest';
 import { leaveRegistry, sendHeartbeat, type WorkerHeartbeat } from '../src/internal.ts';
-import { isJobsError, queueKeys, type RedisClient } from '../src/index.ts';
+import { isJobsError, Queue, queueKeys, type RedisClient } from '../src/index.ts';
 import { WORKERS_MAX } from '../src/generated/constants.ts';
 import { expandLua } from '../tools/generate-scripts.mjs';
-import { openQueue } from './fixtures.ts';
+import { kinds, openQueue } from './fixtures.ts';
 
 /** A heartbeat of worker `id` handling every kind of the fixtures' queue, alive for a minute. */
 function beat(id: string, more: Partial<WorkerHeartbeat> = {}): WorkerHeartbeat {
@@ -99,7 +99,7 @@ describe('worker registry', () => {
   });
 
   test('a partitioned queue keeps its registry in partition 0, and every partition reads the same workers', async ({ redis, queueName }) => {
-    const queue = openQueue(redis, queueName, { partitions: 3 });
+    const queue = new Queue({ redis, queue: queueName, kinds, partitions: 3 });
     await queue.ensureLayout();
     await sendHeartbeat(queue.partitions[0]!.ctx, beat('w-p'));
     expect(await redis.zscore(queueKeys(`${queueName}:p0`).workers, 'w-p')).not.toBeNull();

@@ -4,7 +4,7 @@ import { partitionNames } from '@jobs/core/internal';
 /** Commands the Lua scripts run inside Redis (ACL checks those too, with the caller's key rules). */
 const SCRIPT_COMMANDS = [
   'time', 'type', 'exists', 'persist', 'expire', 'del', 'get', 'set',
-  'hget', 'hmget', 'hset', 'hsetnx', 'hdel', 'hgetall', 'hincrby', 'hexists', 'hkeys', 'pexpire',
+  'hget', 'hmget', 'hset', 'hsetnx', 'hdel', 'hgetall', 'hincrby', 'hexists', 'hkeys', 'pexpire', 'pexpireat',
   'lmove', 'lpush', 'rpush', 'lpop', 'rpop', 'lrem', 'lpos', 'lrange', 'ltrim', 'llen', 'lindex',
   'zadd', 'zrem', 'zrange', 'zscore', 'zcard', 'zremrangebyscore', 'publish',
   'xadd', 'xrange',
