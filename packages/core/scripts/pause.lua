@@ -4,7 +4,9 @@
   claims take nothing (and say so, so that workers wait on the resume list instead of pending);
   a paused kind's jobs are parked by the claims that meet them. Enqueues go on as usual. The
   state is a field of the admission hash, so it holds across worker and Redis restarts.
-  Resuming a queue pushes a token onto the resume list: the claims blocked on it wake at once.
+  A pause's field holds when it began (ms, Redis clock; a second pause keeps the first's time),
+  which why.lua reports. Resuming a queue pushes a token onto the resume list: the claims
+  blocked on it wake at once.
   Resuming a kind moves its parked jobs back to the claim end of their lists (they were the
   oldest there), at most ARGV[4] per call: 'unpark' moves the next batch, and stops when the
   kind has been paused again meanwhile. Each call moves what the kind's parked list holds now,
@@ -33,7 +35,7 @@ local UNPARK_PAUSED_AGAIN = -1 --@export
 local job_prefix, action, kind, prefix = ARGV[1], ARGV[2], ARGV[3], ARGV[5]
 if kind == '' then
   if action == 'pause' then
-    redis.call('HSET', KEYS[1], 'paused', '1')
+    redis.call('HSETNX', KEYS[1], 'paused', int_text(now_ms()))
     redis.call('DEL', KEYS[2])
   else
     redis.call('HDEL', KEYS[1], 'paused')
@@ -45,7 +47,8 @@ end
 
 local field = 'paused_kind:' .. kind
 if action == 'pause' then
-  redis.call('HSET', KEYS[1], field, '1', 'parking:' .. kind, '1')
+  redis.call('HSETNX', KEYS[1], field, int_text(now_ms()))
+  redis.call('HSET', KEYS[1], 'parking:' .. kind, '1')
   return redis.call('LLEN', parked_list(prefix, kind))
 end
 if action == 'resume' then

@@ -23,6 +23,8 @@ export type { ReclaimResult } from './commands/reclaim.ts';
 export type { ListState, QueueStats } from './commands/views.ts';
 export type { WorkerInfo } from './commands/workers.ts';
 export type { JobTimeline } from './commands/timeline.ts';
+export { WHY_REASON_CODES } from './commands/why.ts';
+export type { JobWhy, WhyReason, WhyReasonCode, WhyReasonFields } from './commands/why.ts';
 export type { DurabilityOptions, EventLogOptions, QueueOptions } from './queue-options.ts';
 export { DEFAULT_EVENT_LOG_MAX_LEN } from './queue-options.ts';
 export { EventFollower } from './event-follower.ts';

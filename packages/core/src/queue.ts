@@ -9,6 +9,7 @@ import { pause, resume } from './commands/pause.ts';
 import type { ReclaimResult } from './commands/reclaim.ts';
 import { retry, retryFailed } from './commands/retry.ts';
 import { timeline, type JobTimeline } from './commands/timeline.ts';
+import { why, type JobWhy } from './commands/why.ts';
 import { purge, tidyHistory } from './commands/tidy.ts';
 import { getJob, list, stats, type ListState, type QueueStats } from './commands/views.ts';
 import { readWorkers, type WorkerInfo } from './commands/workers.ts';
@@ -311,6 +312,23 @@ export class Queue<P> {
    */
   timeline(id: string, options: { limit?: number } = {}): Promise<JobTimeline | null> {
     return timeline(this.#routing.holders(id), id, options);
+  }
+
+  /**
+   * Why job `id` is not running, in one atomic look at the job and the queue's state (on the
+   * partition that holds it): its status and the reasons, each with its numbers (see
+   * `WhyReasonFields`): a pause and since when, a full rate window and until when, a full
+   * concurrency cap and the jobs holding its slots, a handler's pushback, the children a parent
+   * waits for, a delay or a retry's backoff, the jobs ahead of it and at higher priorities, its
+   * group's turn, being parked, no live worker of its kind in the registry (see
+   * {@link Queue.workers}; a second look for a partitioned queue's partitions but the first);
+   * or that it is running (which worker, lease until when), completed, failed (its last
+   * error), cancelled or expired. It changes nothing. Null when
+   * there is no such job (or its hash has expired); throws `JOBS_INVALID_ARGUMENT` for an id
+   * that cannot be one.
+   */
+  why(id: string): Promise<JobWhy | null> {
+    return why(this.#routing.holders(id), id, (this.partitions[0] as Partition<P>).ctx);
   }
 
   /** Depths, counters and the oldest pending job's age, in one consistent snapshot per partition, summed over the partitions. */

@@ -74,7 +74,7 @@ describe('bad input matrix: every public call refuses bad arguments with a typed
     await queue.close();
   });
 
-  test('claim, complete, fail, extend, reclaim, promote, cancel, retry, list, getJob, tidy', async ({ redis, queueName }) => {
+  test('claim, complete, fail, extend, reclaim, promote, cancel, retry, list, getJob, why, tidy', async ({ redis, queueName }) => {
     const queue = openQueue(redis, queueName);
     await queue.enqueue('email', { recipient: 'a@example.com' });
     const [job] = (await queue.claim()) as [ClaimedJob];
@@ -100,6 +100,8 @@ describe('bad input matrix: every public call refuses bad arguments with a typed
       [() => queue.list(anyValue('everything')), 'JOBS_INVALID_ARGUMENT', 'state'],
       [() => queue.getJob('../etc/passwd'), 'JOBS_INVALID_ARGUMENT', 'id'],
       [() => queue.getJob('a'.repeat(200)), 'JOBS_INVALID_ARGUMENT', 'id'],
+      [() => queue.why('../etc/passwd'), 'JOBS_INVALID_ARGUMENT', 'id'],
+      [() => queue.why(anyValue(42)), 'JOBS_INVALID_ARGUMENT', 'id'],
       [() => queue.tidyHistory(0), 'JOBS_INVALID_ARGUMENT', 'batch'],
     ];
     for (const [call, code, field] of cases) {

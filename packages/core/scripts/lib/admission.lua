@@ -3,7 +3,8 @@
 -- Admission: what decides whether and when a waiting job may start (priorities, pauses, limits
 -- and groups; parent/child flows are lib/flow-children.lua). Their keys are the queue's key prefix
 -- `prefix` ("queue:{NAME}:", keys.ts's `prefix`, passed in ARGV) with keys.ts's ADMISSION_KEY_SUFFIXES:
---   <prefix>flow          hash: 'paused' = '1' (the queue), 'paused_kind:<kind>' = '1',
+--   <prefix>flow          hash: 'paused' (the queue) and 'paused_kind:<kind>' = when that pause began
+--                         (ms, Redis clock; '1' when written before that was recorded),
 --                         'priorities' = '1' while jobs of another priority than 0 may wait,
 --                         'parking:<kind>' = '1' while the kind may have parked jobs (see
 --                         lib/unpark-jobs.lua), and the limits and groups fields of lib/limits.lua

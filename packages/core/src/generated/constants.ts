@@ -58,6 +58,12 @@ export const TIMELINE_CAP = 64;
 /** `UNPARK_PAUSED_AGAIN` of the Lua scripts. */
 export const UNPARK_PAUSED_AGAIN = -1;
 
+/** `WHY_IDS_MAX` of the Lua scripts. */
+export const WHY_IDS_MAX = 100;
+
+/** `WHY_SCAN_MAX` of the Lua scripts. */
+export const WHY_SCAN_MAX = 10000;
+
 /** `WORKERS_MAX` of the Lua scripts. */
 export const WORKERS_MAX = 1000;
 

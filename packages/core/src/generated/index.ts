@@ -29,6 +29,7 @@ import { tidyScript } from './tidy.ts';
 import { timelineScript } from './timeline.ts';
 import { unparkScript } from './unpark.ts';
 import { waitingScript } from './waiting.ts';
+import { whyScript } from './why.ts';
 import { workerLeaveScript } from './worker-leave.ts';
 import { workersScript } from './workers.ts';
 
@@ -64,6 +65,7 @@ export const SCRIPTS = {
   'timeline': timelineScript,
   'unpark': unparkScript,
   'waiting': waitingScript,
+  'why': whyScript,
   'worker-leave': workerLeaveScript,
   'workers': workersScript,
 } as const;

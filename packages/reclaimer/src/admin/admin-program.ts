@@ -17,6 +17,7 @@ export type AdminCommand =
   | { name: 'stats'; queue: string | undefined }
   | { name: 'ls'; queue: string; state: ListState; limit: number; offset: number }
   | { name: 'show'; queue: string; id: string }
+  | { name: 'why'; queue: string; id: string }
   | { name: 'events'; queue: string; from: string; follow: boolean; limit: number; partition: number | undefined }
   | { name: 'retry'; queue: string; ids: string[] }
   | { name: 'retry-all'; queue: string }
@@ -128,6 +129,20 @@ workers (and to each job: jobsctl show prints a job's visibility_ms and max_atte
     .argument('<id>', 'the job id')
     .addOption(queueOption())
     .action((id: string, flags: { queue?: string }, command: Command) => take({ name: 'show', queue: needQueue('show', flags.queue), id: jobId(id) }, globals(command)));
+
+  program
+    .command('why')
+    .description('why a job is not running: its status and each reason, with its numbers (a pause, a full rate limit or cap and who holds it, its delay, the jobs ahead of it...)')
+    .argument('<id>', 'the job id')
+    .addOption(queueOption())
+    .addHelpText(
+      'after',
+      `
+One atomic look at the job and the queue's state; it changes nothing. Times are ISO 8601 and
+relative to the look ("in 4 s"); --json prints the object queue.why() returns (epoch ms).
+Exit 1 when there is no such job.`,
+    )
+    .action((id: string, flags: { queue?: string }, command: Command) => take({ name: 'why', queue: needQueue('why', flags.queue), id: jobId(id) }, globals(command)));
 
   program
     .command('events')

@@ -10,6 +10,7 @@ import { runPauseCommand } from './run-pause.ts';
 import { runFunctionsCommand } from './run-functions.ts';
 import { runSchedulesCommand } from './run-schedules.ts';
 import { runWorkersCommand } from './run-workers.ts';
+import { whyText } from '../why-lines.ts';
 
 /** What a command printed (as text and as JSON) and its exit code (2: an argument Redis refused, such as a bad cron pattern). */
 export interface AdminResult {
@@ -196,6 +197,11 @@ export async function runAdminCommand(command: Exclude<AdminCommand, { name: 'ex
       const trimmed = timeline && timeline.trimmed > 0 ? [`(${timeline.trimmed} older event(s) trimmed off the log)`] : [];
       const text = events.length === 0 && trimmed.length === 0 ? fields : [fields, '', 'timeline:', ...trimmed, ...events.map(eventLine)].join('\n');
       return { code: 0, text, json: { ...jobJson(job), timeline: events, timelineTrimmed: timeline?.trimmed ?? 0 } };
+    }
+    case 'why': {
+      const answer = await (await openNamed(client, command.queue)).why(command.id);
+      if (!answer) return { code: 1, text: `no job ${command.id} in ${command.queue}`, json: { error: 'not_found', id: command.id } };
+      return { code: 0, text: whyText(answer), json: answer };
     }
     case 'events': {
       const queue = await openNamed(client, command.queue);

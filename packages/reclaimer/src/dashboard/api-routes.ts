@@ -7,6 +7,7 @@ import { decodePathPart, HttpError, readJsonBody, sendJson } from './http-io.ts'
 import { findJobs, type JobQuery } from './job-search.ts';
 import type { RateHistory } from './rate-history.ts';
 import { clipText, detailText, detailValue, shownNumber, shownTime } from './shown-values.ts';
+import { reasonLine } from '../why-lines.ts';
 
 /** What the API routes work with. */
 export interface ApiContext {
@@ -112,6 +113,25 @@ async function timelineOf(ctx: ApiContext, queue: string, id: string): Promise<{
   return { timeline: entries.map((entry) => ({ atMs: shownTime(entry.atMs), event: detailText(String(entry.event)), ...(entry.detail !== undefined && { detail: detailText(String(entry.detail)) }) })) };
 }
 
+/**
+ * Why the job is not running, as the detail shows it: each reason's code and its line for people
+ * (times in ISO 8601 and relative to the look). A reason that cannot be read (a hand-written
+ * hash, a source's own) leaves a note for that job alone; Redis being down fails the request.
+ */
+async function whyOf(ctx: ApiContext, queue: string, id: string): Promise<{ why?: Record<string, unknown>; whyError?: string }> {
+  if (!ctx.source.why) return {};
+  try {
+    const answer = await ctx.source.why(queue, id);
+    if (!answer) return {};
+    const reasons = answer.reasons.map((reason) => ({ code: clipText(String(reason.code), 64), text: detailText(reasonLine(reason, answer.atMs) ?? String(reason.code)) }));
+    return { why: { atMs: shownTime(answer.atMs), status: detailText(String(answer.status)), reasons } };
+  } catch (error) {
+    if (isJobsError(error, 'JOBS_REDIS_UNAVAILABLE')) throw error;
+    ctx.log.warn({ queue, id, code: isJobsError(error) ? error.code : undefined }, 'dashboard could not say why a job is not running');
+    return { whyError: 'why this job is not running could not be read' };
+  }
+}
+
 /** A schedule as the panel draws it: a next run no `Date` holds reads as null, texts cut to a row's size. */
 function shownSchedule(schedule: ScheduleInfo): Record<string, unknown> {
   const text = (value: string | undefined): string | undefined => (value === undefined ? undefined : clipText(String(value), 500));
@@ -172,7 +192,7 @@ export async function handleApi(ctx: ApiContext, request: IncomingMessage, respo
       assertId(jobId);
       const job = await ctx.source.getJob(queue, jobId);
       if (!job) throw new HttpError(404, 'no_job', `no job ${jobId} in ${queue} (or its record has expired)`);
-      sendJson(response, 200, { queue, job: jobDetail(job), ...(await timelineOf(ctx, queue, jobId)) });
+      sendJson(response, 200, { queue, job: jobDetail(job), ...(await timelineOf(ctx, queue, jobId)), ...(await whyOf(ctx, queue, jobId)) });
     }
     return true;
   }

@@ -1,4 +1,4 @@
-import type { CancelOutcome, JobRecord, ListState, QueueStats, WorkerInfo } from '@jobs/core';
+import type { CancelOutcome, JobRecord, JobWhy, ListState, QueueStats, WorkerInfo } from '@jobs/core';
 
 /**
  * What a queue's admission says (its pauses and limits: what decides whether a waiting job may
@@ -87,6 +87,8 @@ export interface DashboardDataSource {
   resume?(queue: string, target?: PauseTarget): Promise<void>;
   /** Capability: a job's events from the event log, oldest first. */
   timeline?(queue: string, id: string): Promise<readonly TimelineEntry[]>;
+  /** Capability: why a job is not running (core's `Queue.why`), shown on its detail; null when there is no such job. */
+  why?(queue: string, id: string): Promise<JobWhy | null>;
   /** Capability: the queue's schedules with their next run. */
   schedules?(queue: string): Promise<readonly ScheduleInfo[]>;
   /** Capability: the queue's live workers, from their heartbeats (one read): the card says when there is none. */

@@ -8,7 +8,7 @@ export type DashboardQueue = Pick<Queue<unknown>, 'name' | 'client' | 'stats' | 
   readonly schedules: { list(options?: { offset?: number; limit?: number }): Promise<ScheduleRecord[]> };
   /** Its live workers (a `Queue` has them): without it the page says nothing of workers. */
   readonly workers?: Queue<unknown>['workers'];
-};
+} & Partial<Pick<Queue<unknown>, 'why'>>;
 
 /** Options of {@link jobQueueSource}. */
 export interface JobQueueSourceOptions {
@@ -68,7 +68,8 @@ async function onKind(queue: DashboardQueue, kind: string, action: 'pause' | 're
  * A {@link DashboardDataSource} over `Queue`s: the queues given, or those a function returns
  * when asked (for a set that changes, as the daemon's does). It has the `flowState` (admission), pause and
  * schedules capabilities (limits when `options.limits` reads them), timelines: a job's
- * events from its queue's event log (none when the queue keeps no log), and live workers.
+ * events from its queue's event log (none when the queue keeps no log), live workers, and why a
+ * job is not running.
  */
 export function jobQueueSource(queues: readonly DashboardQueue[] | (() => readonly DashboardQueue[]), options: JobQueueSourceOptions = {}): DashboardDataSource {
   const all = typeof queues === 'function' ? queues : () => queues;
@@ -112,6 +113,10 @@ export function jobQueueSource(queues: readonly DashboardQueue[] | (() => readon
     },
     pause: pauseAction('pause'),
     resume: pauseAction('resume'),
+    why: async (name, id) => {
+      const queue = byName(name);
+      return queue.why ? queue.why(id) : null;
+    },
     timeline: async (name, id) => ((await byName(name).timeline(id))?.events ?? []).map(timelineEntry),
     schedules: async (name) => (await byName(name).schedules.list({ limit: SCHEDULES_SHOWN })).map(scheduleInfo),
     // A partition of a partitioned queue shown too: its workers are in partition 0's registry.

@@ -1,5 +1,5 @@
-// A job's detail: payload, result, last error, attempts, timing, its timeline when the queues
-// keep an event log, and the actions its state allows.
+// A job's detail: why it is not running (when the source can say), payload, result, last error,
+// attempts, timing, its timeline when the queues keep an event log, and the actions its state allows.
 
 import { attemptsText, el, replace, time } from './dom.js';
 
@@ -16,7 +16,7 @@ function pretty(value) {
 
 /**
  * @param {HTMLElement} container
- * @param {{ job: any, timeline?: { atMs: number | null, event: string, detail?: string }[], timelineError?: string }} answer
+ * @param {{ job: any, timeline?: { atMs: number | null, event: string, detail?: string }[], timelineError?: string, why?: { status: string, reasons: { code: string, text: string }[] }, whyError?: string }} answer
  * @param {{ role: string }} session
  * @param {{ onRetry: (id: string) => void, onCancel: (id: string) => void, onClose: () => void }} on
  */
@@ -45,6 +45,9 @@ export function renderJob(container, answer, session, on) {
       el('dd', { id: 'job-attempts' }, attemptsText(job.attempts, job.maxAttempts, ' of ')),
       ...timing.flatMap(([name, at]) => [el('dt', {}, name.replace(/AtMs$/, '').replace(/[A-Z]/g, (c) => ` ${c.toLowerCase()}`)), el('dd', {}, time(/** @type {number} */ (at)))]),
     ),
+    answer.why || answer.whyError ? el('h3', {}, answer.why?.status === 'processing' ? 'Running' : 'Why it is not running') : null,
+    answer.whyError ? el('p', { class: 'muted', id: 'job-why-error' }, answer.whyError) : null,
+    answer.why ? el('ul', { class: 'why', id: 'job-why' }, ...answer.why.reasons.map((reason) => el('li', { 'data-code': reason.code }, reason.text))) : null,
     job.lastError ? el('h3', {}, 'Last error') : null,
     job.lastError ? el('pre', { class: 'error-text', id: 'job-error' }, job.lastError) : null,
     el('h3', {}, 'Payload'),
