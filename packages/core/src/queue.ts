@@ -316,16 +316,10 @@ export class Queue<P> {
 
   /**
    * Why job `id` is not running, in one atomic look at the job and the queue's state (on the
-   * partition that holds it): its status and the reasons, each with its numbers (see
-   * `WhyReasonFields`): a pause and since when, a full rate window and until when, a full
-   * concurrency cap and the jobs holding its slots, a handler's pushback, the children a parent
-   * waits for, a delay or a retry's backoff, the jobs ahead of it and at higher priorities, its
-   * group's turn, being parked, no live worker of its kind in the registry (see
-   * {@link Queue.workers}; a second look for a partitioned queue's partitions but the first);
-   * or that it is running (which worker, lease until when), completed, failed (its last
-   * error), cancelled or expired. It changes nothing. Null when
-   * there is no such job (or its hash has expired); throws `JOBS_INVALID_ARGUMENT` for an id
-   * that cannot be one.
+   * partition that holds it): its status and each reason with its numbers, as `WhyReasonFields`
+   * lists them (a pause, a rate window, a cap and who holds it, children, a delay, jobs ahead,
+   * no live worker of its kind...). Changes nothing. Null when there is no such job; throws
+   * `JOBS_INVALID_ARGUMENT` for an id that cannot be one.
    */
   why(id: string): Promise<JobWhy | null> {
     return why(this.#routing.holders(id), id, (this.partitions[0] as Partition<P>).ctx);
