@@ -42,13 +42,7 @@ export interface WorkerInfo {
 }
 
 /** What a worker says of itself in a heartbeat (see {@link sendHeartbeat}). */
-export interface WorkerHeartbeat {
-  readonly id: string;
-  readonly host: string;
-  readonly pid: number;
-  readonly version: string;
-  readonly kinds: readonly string[];
-  readonly concurrency: number;
+export interface WorkerHeartbeat extends Pick<WorkerInfo, 'id' | 'host' | 'pid' | 'version' | 'kinds' | 'concurrency'> {
   /** The ids of the jobs it runs now (all of them: the heartbeat keeps the first {@link RUNNING_IDS_MAX}). */
   readonly running: readonly string[];
   /** How long it counts as alive without another heartbeat (ms). */
