@@ -71,6 +71,8 @@ export interface DashboardServer {
 export interface Dashboard {
   /** The node:http request handler (mount it at `basePath`). */
   readonly handler: RequestListener;
+  /** The path it answers under, without a trailing slash: `''` at the root, `/admin/jobs` when embedded. */
+  readonly basePath: string;
   /**
    * Serves it on `port` (0: any free one) at `host` (default 127.0.0.1). Throws
    * `JOBS_INVALID_ARGUMENT` (field `host`) for an address other machines reach when it has no
@@ -238,6 +240,7 @@ export function createDashboard(options: DashboardOptions): Dashboard {
 
   return {
     handler,
+    basePath,
     async listen({ port, host = '127.0.0.1' }) {
       if (!loginRequired && !isLoopbackHost(host)) {
         throw new InvalidArgumentError('host', `the dashboard has no credentials, so it listens on loopback only; set JOBS_DASHBOARD_TOKEN (and JOBS_DASHBOARD_VIEWER_TOKEN) to bind ${host}`);
