@@ -17,6 +17,14 @@ const METRICS_PACKAGES = ['prom-client@15'];
 /** The servers the dashboard's README mounts it in (its adapters import none of them themselves). */
 const SERVER_PACKAGES = ['express@5', '@types/express@5', 'fastify@5', 'hono@4', '@hono/node-server@2'];
 
+/**
+ * Examples compiled on their own with lib `dom` as well: hono's declarations name DOM event types
+ * (`MessageEvent`, `CloseEvent`), so every other file is checked without it.
+ */
+const DOM_EXAMPLES = ['src/examples/embed-hono.ts'];
+/** The tsconfig that compiles {@link DOM_EXAMPLES} (strict, `module: nodenext`, emitting to `dist/`). */
+export const DOM_CONFIG = 'tsconfig.dom.json';
+
 /** One of {@link PUBLISHED_PACKAGES}. */
 export type PublishedPackage = (typeof PUBLISHED_PACKAGES)[number];
 
@@ -88,8 +96,8 @@ function copySources(from: string, to: string, root: string, queuePrefix: string
  * new project under the OS temp dir, with `ioredis` and Node's types from the npm registry. The
  * core and dashboard tarballs stand in for the registry's copies the others depend on. The README examples, the
  * migration guide's snippets and the misuse fixture are copied into `src/`, with two tsconfigs:
- * `tsconfig.json` (strict, `module: nodenext`, emitting to `dist/`) and `tsconfig.bundler.json`
- * (strict, `moduleResolution: bundler`).
+ * `tsconfig.json` (strict, `module: nodenext`, emitting to `dist/`), `tsconfig.bundler.json`
+ * (strict, `moduleResolution: bundler`) and {@link DOM_CONFIG}.
  */
 export async function createScratchProject(options: ScratchProjectOptions): Promise<ScratchProject> {
   const dir = mkdtempSync(join(tmpdir(), 'jobs-consumer-'));
@@ -131,12 +139,13 @@ export async function createScratchProject(options: ScratchProjectOptions): Prom
     const strict = { strict: true, target: 'es2022', lib: ['es2023'], types: ['node'], skipLibCheck: false };
     writeFileSync(
       join(dir, 'tsconfig.json'),
-      JSON.stringify({ compilerOptions: { ...strict, module: 'nodenext', moduleResolution: 'nodenext', rootDir: 'src', outDir: 'dist' }, include: ['src'] }, null, 2),
+      JSON.stringify({ compilerOptions: { ...strict, module: 'nodenext', moduleResolution: 'nodenext', rootDir: 'src', outDir: 'dist' }, include: ['src'], exclude: DOM_EXAMPLES }, null, 2),
     );
     writeFileSync(
       join(dir, 'tsconfig.bundler.json'),
-      JSON.stringify({ compilerOptions: { ...strict, module: 'esnext', moduleResolution: 'bundler', noEmit: true }, include: ['src'] }, null, 2),
+      JSON.stringify({ compilerOptions: { ...strict, module: 'esnext', moduleResolution: 'bundler', noEmit: true }, include: ['src'], exclude: DOM_EXAMPLES }, null, 2),
     );
+    writeFileSync(join(dir, DOM_CONFIG), JSON.stringify({ extends: './tsconfig.json', compilerOptions: { lib: ['es2023', 'dom'] }, include: DOM_EXAMPLES, exclude: [] }, null, 2));
     return { dir, tarballs, examples, migrating, env, remove: () => rmSync(dir, { recursive: true, force: true }) };
   } catch (error) {
     rmSync(dir, { recursive: true, force: true });

@@ -8,7 +8,7 @@ import { createProducer, defineKinds } from '@jobs/producer';
 import { openRedis, within } from '@jobs/testing';
 import { afterAll, beforeAll, describe, expect, inject, test, vi } from 'vitest';
 import { describeResult, runCommand, startCommand, type CommandResult, type RunningCommand } from '../src/run-command.ts';
-import { createScratchProject, PUBLISHED_PACKAGES, WORKSPACE_ROOT, type ScratchProject } from '../src/scratch-project.ts';
+import { createScratchProject, DOM_CONFIG, PUBLISHED_PACKAGES, WORKSPACE_ROOT, type ScratchProject } from '../src/scratch-project.ts';
 import { provesTheDashboardExample } from './dashboard-example.ts';
 
 const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
@@ -37,11 +37,14 @@ const checkedOnTheirOwn = ['queue.ts', 'enqueue.ts', 'worker.ts', 'reclaimer.ts'
 let project: ScratchProject;
 /** The strict `module: nodenext` compile of the copied sources, which also emits them to dist/ for the runs. */
 let nodenext: CommandResult;
+/** The same for the examples that need lib dom too (hono's declarations name DOM event types). */
+let nodenextDom: CommandResult;
 const leftovers: string[] = [];
 
 beforeAll(async () => {
   project = await createScratchProject({ queuePrefix });
   nodenext = await runCommand(process.execPath, [tsc, '-p', 'tsconfig.json'], { cwd: project.dir, env: project.env });
+  nodenextDom = await runCommand(process.execPath, [tsc, '-p', DOM_CONFIG], { cwd: project.dir, env: project.env });
 }, 600_000);
 
 afterAll(async () => {
@@ -176,6 +179,7 @@ describe('the README examples and the migration guide in a fresh npm project', (
     expect(project.examples.map((file) => file.split('/').pop()).sort()).toEqual(examples);
     expect(project.migrating.length).toBeGreaterThan(0);
     expect(nodenext.code, describeResult(nodenext)).toBe(0);
+    expect(nodenextDom.code, describeResult(nodenextDom)).toBe(0);
   });
 
   test('type-check under strict TypeScript with moduleResolution bundler', async () => {
