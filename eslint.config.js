@@ -27,8 +27,8 @@ export default tseslint.config(
     },
   },
   {
-    // The reclaimer dashboard's page scripts run in the browser, as ES modules.
-    files: ['packages/reclaimer/src/dashboard/assets/**/*.js'],
+    // The dashboard's page scripts run in the browser, as ES modules.
+    files: ['packages/dashboard/src/assets/**/*.js'],
     languageOptions: {
       sourceType: 'module',
       globals: { document: 'readonly', window: 'readonly', fetch: 'readonly', URLSearchParams: 'readonly', localStorage: 'readonly', Option: 'readonly', Event: 'readonly', Node: 'readonly', Response: 'readonly', HTMLElement: 'readonly' },

@@ -16,7 +16,7 @@ import {
 import { assertOptionKeys, assertWholeNumber, closeClient, connectRedis, partitionNames, recordedPartitions, SharedSubscriber, toJobsError } from '@jobs/core/internal';
 import { discoverQueues } from './discover-queues.ts';
 import { ReclaimerMetrics } from './metrics.ts';
-import { registryHolderOf } from './registry-holder.ts';
+import { registryHolderOf } from '@jobs/core/internal';
 import { sweepQueue, type SweepReport } from './sweep.ts';
 
 /** Options of {@link createReclaimer}. */

@@ -1,7 +1,7 @@
 import { defineKinds, Queue } from '@jobs/core';
 import { redisTest as test } from '@jobs/testing';
 import { describe, expect } from 'vitest';
-import { relativeTime } from '../src/why-lines.ts';
+import { relativeTime } from '@jobs/core/internal';
 import { BIN, runCli } from './cli.ts';
 
 const kinds = defineKinds({ task: { schema: { type: 'object', properties: { n: { type: 'integer' } } } } });

@@ -1,12 +1,21 @@
 import { defineKinds, Queue } from '@jobs/core';
 import { redisTest as test } from '@jobs/testing';
-import { describe, expect } from 'vitest';
+import { describe, expect, test as plainTest } from 'vitest';
+import { assertDaemonDashboard } from '../src/dashboard/daemon-dashboard.ts';
+import { UsageError } from '../src/usage-error.ts';
 import { BIN, runCli, startDaemon } from './cli.ts';
-import { TOKENS } from './dashboard-client.ts';
+
+/** Tokens for tests (long enough to be accepted). */
+const TOKENS = { operator: 'operator-token-0123456789' } as const;
 
 const kinds = defineKinds({ task: { schema: { type: 'object' } } });
 
 describe('jobs-reclaimer --dashboard-port', () => {
+  plainTest('a short JOBS_DASHBOARD_SESSION_SECRET is a usage error that names the variable', () => {
+    expect(() => assertDaemonDashboard('127.0.0.1', { JOBS_DASHBOARD_SESSION_SECRET: 'short' })).toThrow(UsageError);
+    expect(() => assertDaemonDashboard('127.0.0.1', { JOBS_DASHBOARD_SESSION_SECRET: 'short' })).toThrow(/JOBS_DASHBOARD_SESSION_SECRET/);
+  });
+
   test('refuses to serve the dashboard to other machines without a token from the environment, and short tokens (exit 2)', async () => {
     const open = await runCli(BIN.reclaimer, ['--dashboard-port', '0', '--dashboard-host', '0.0.0.0', '--once']);
     expect(open.code).toBe(2);

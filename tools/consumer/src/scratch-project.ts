@@ -8,12 +8,22 @@ import { describeResult, runCommand, type CommandResult } from './run-command.ts
 export const WORKSPACE_ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
 
 /** The packages users install from a registry, by directory under packages/. */
-export const PUBLISHED_PACKAGES = ['core', 'producer', 'worker', 'reclaimer'] as const;
+export const PUBLISHED_PACKAGES = ['core', 'producer', 'worker', 'dashboard', 'reclaimer'] as const;
 
 /** What the tracing examples use beside @jobs (the README says to install them for tracing). */
 const TRACING_PACKAGES = ['@opentelemetry/api@1', '@opentelemetry/sdk-trace-base@2', '@opentelemetry/context-async-hooks@2'];
 /** What the worker's metrics use (the README says to install it for metrics). */
 const METRICS_PACKAGES = ['prom-client@15'];
+/** The servers the dashboard's README mounts it in (its adapters import none of them themselves). */
+const SERVER_PACKAGES = ['express@5', '@types/express@5', 'fastify@5', 'hono@4', '@hono/node-server@2'];
+
+/**
+ * Examples compiled on their own with lib `dom` as well: hono's declarations name DOM event types
+ * (`MessageEvent`, `CloseEvent`), so every other file is checked without it.
+ */
+const DOM_EXAMPLES = ['src/examples/embed-hono.ts'];
+/** The tsconfig that compiles {@link DOM_EXAMPLES} (strict, `module: nodenext`, emitting to `dist/`). */
+export const DOM_CONFIG = 'tsconfig.dom.json';
 
 /** One of {@link PUBLISHED_PACKAGES}. */
 export type PublishedPackage = (typeof PUBLISHED_PACKAGES)[number];
@@ -84,10 +94,10 @@ function copySources(from: string, to: string, root: string, queuePrefix: string
  * Packs the published packages with `pnpm pack` (which writes `workspace:` and `catalog:`
  * dependencies as the ranges a registry would serve) and installs the tarballs with npm into a
  * new project under the OS temp dir, with `ioredis` and Node's types from the npm registry. The
- * core tarball stands in for the registry's copy the others depend on. The README examples, the
+ * core and dashboard tarballs stand in for the registry's copies the others depend on. The README examples, the
  * migration guide's snippets and the misuse fixture are copied into `src/`, with two tsconfigs:
- * `tsconfig.json` (strict, `module: nodenext`, emitting to `dist/`) and `tsconfig.bundler.json`
- * (strict, `moduleResolution: bundler`).
+ * `tsconfig.json` (strict, `module: nodenext`, emitting to `dist/`), `tsconfig.bundler.json`
+ * (strict, `moduleResolution: bundler`) and {@link DOM_CONFIG}.
  */
 export async function createScratchProject(options: ScratchProjectOptions): Promise<ScratchProject> {
   const dir = mkdtempSync(join(tmpdir(), 'jobs-consumer-'));
@@ -107,11 +117,12 @@ export async function createScratchProject(options: ScratchProjectOptions): Prom
 
     writeFileSync(join(dir, 'package.json'), `${JSON.stringify({ name: 'jobs-consumer-scratch', private: true, type: 'module' }, null, 2)}\n`);
     // What the READMEs say to run (`npm install @jobs/worker ioredis`, and for the tracing
-    // examples the OpenTelemetry packages, for metrics prom-client), with the tarballs in the packages' stead;
+    // examples the OpenTelemetry packages, for metrics prom-client, for the dashboard's embedding
+    // examples their servers), with the tarballs in the packages' stead;
     // --prefer-offline takes third-party packages from npm's cache when it has them.
     mustSucceed(
       'npm install',
-      await runCommand('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', '--loglevel=error', ...PUBLISHED_PACKAGES.map((name) => tarballs[name]), 'ioredis', '@types/node@20', ...TRACING_PACKAGES, ...METRICS_PACKAGES], {
+      await runCommand('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', '--loglevel=error', ...PUBLISHED_PACKAGES.map((name) => tarballs[name]), 'ioredis', '@types/node@20', ...TRACING_PACKAGES, ...METRICS_PACKAGES, ...SERVER_PACKAGES], {
         cwd: dir,
         env,
         timeoutMs: 480_000,
@@ -128,12 +139,13 @@ export async function createScratchProject(options: ScratchProjectOptions): Prom
     const strict = { strict: true, target: 'es2022', lib: ['es2023'], types: ['node'], skipLibCheck: false };
     writeFileSync(
       join(dir, 'tsconfig.json'),
-      JSON.stringify({ compilerOptions: { ...strict, module: 'nodenext', moduleResolution: 'nodenext', rootDir: 'src', outDir: 'dist' }, include: ['src'] }, null, 2),
+      JSON.stringify({ compilerOptions: { ...strict, module: 'nodenext', moduleResolution: 'nodenext', rootDir: 'src', outDir: 'dist' }, include: ['src'], exclude: DOM_EXAMPLES }, null, 2),
     );
     writeFileSync(
       join(dir, 'tsconfig.bundler.json'),
-      JSON.stringify({ compilerOptions: { ...strict, module: 'esnext', moduleResolution: 'bundler', noEmit: true }, include: ['src'] }, null, 2),
+      JSON.stringify({ compilerOptions: { ...strict, module: 'esnext', moduleResolution: 'bundler', noEmit: true }, include: ['src'], exclude: DOM_EXAMPLES }, null, 2),
     );
+    writeFileSync(join(dir, DOM_CONFIG), JSON.stringify({ extends: './tsconfig.json', compilerOptions: { lib: ['es2023', 'dom'] }, include: DOM_EXAMPLES, exclude: [] }, null, 2));
     return { dir, tarballs, examples, migrating, env, remove: () => rmSync(dir, { recursive: true, force: true }) };
   } catch (error) {
     rmSync(dir, { recursive: true, force: true });

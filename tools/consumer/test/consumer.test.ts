@@ -8,7 +8,8 @@ import { createProducer, defineKinds } from '@jobs/producer';
 import { openRedis, within } from '@jobs/testing';
 import { afterAll, beforeAll, describe, expect, inject, test, vi } from 'vitest';
 import { describeResult, runCommand, startCommand, type CommandResult, type RunningCommand } from '../src/run-command.ts';
-import { createScratchProject, PUBLISHED_PACKAGES, WORKSPACE_ROOT, type ScratchProject } from '../src/scratch-project.ts';
+import { createScratchProject, DOM_CONFIG, PUBLISHED_PACKAGES, WORKSPACE_ROOT, type ScratchProject } from '../src/scratch-project.ts';
+import { provesTheDashboardExample } from './dashboard-example.ts';
 
 const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
 const redisUrl = inject('redisUrl');
@@ -29,16 +30,21 @@ const mailKinds = defineKinds({
 /** Every README example of the published packages (packages/NAME/examples/*.ts). */
 const examples = PUBLISHED_PACKAGES.flatMap((name) => readdirSync(join(WORKSPACE_ROOT, 'packages', name, 'examples')).filter((file) => file.endsWith('.ts'))).sort();
 /** Examples that serve until told to stop, and those with checks of their own; every other one must run to its end. */
-const checkedOnTheirOwn = ['queue.ts', 'enqueue.ts', 'worker.ts', 'reclaimer.ts', 'dashboard.ts', 'observed-worker.ts'];
+/** The dashboard's README examples that mount it in a server (node:http, express, fastify, hono). */
+const embeddings = examples.filter((file) => file.startsWith('embed-'));
+const checkedOnTheirOwn = ['queue.ts', 'enqueue.ts', 'worker.ts', 'reclaimer.ts', 'dashboard.ts', 'observed-worker.ts', ...embeddings];
 
 let project: ScratchProject;
 /** The strict `module: nodenext` compile of the copied sources, which also emits them to dist/ for the runs. */
 let nodenext: CommandResult;
+/** The same for the examples that need lib dom too (hono's declarations name DOM event types). */
+let nodenextDom: CommandResult;
 const leftovers: string[] = [];
 
 beforeAll(async () => {
   project = await createScratchProject({ queuePrefix });
   nodenext = await runCommand(process.execPath, [tsc, '-p', 'tsconfig.json'], { cwd: project.dir, env: project.env });
+  nodenextDom = await runCommand(process.execPath, [tsc, '-p', DOM_CONFIG], { cwd: project.dir, env: project.env });
 }, 600_000);
 
 afterAll(async () => {
@@ -99,8 +105,10 @@ describe('the packed packages', () => {
     for (const name of PUBLISHED_PACKAGES) {
       expect(lock.packages[`node_modules/@jobs/${name}`]?.resolved, name).toBe(`file:tarballs/${project.tarballs[name].split('/').pop()}`);
     }
-    // No second copy of core under a dependent's node_modules: one registry stand-in serves them all.
+    // No second copy of core (or of the dashboard the reclaimer depends on) under a dependent's
+    // node_modules: one registry stand-in serves them all.
     expect(Object.keys(lock.packages).filter((path) => path.endsWith('/@jobs/core'))).toEqual(['node_modules/@jobs/core']);
+    expect(Object.keys(lock.packages).filter((path) => path.endsWith('/@jobs/dashboard'))).toEqual(['node_modules/@jobs/dashboard']);
   });
 
   test('each tarball has the LICENSE, a README without relative links, and a manifest a public registry takes', () => {
@@ -130,14 +138,20 @@ describe('the packed packages', () => {
     }
   });
 
-  test("the declarations import none of the optional peers (prom-client, @opentelemetry/api): a user without them still type-checks", () => {
+  test("the declarations import none of the optional peers (prom-client, @opentelemetry/api, the dashboard's servers): a user without them still type-checks", () => {
+    // A dashboard adapter's own entry is the one place its framework's types may be named: only
+    // a user who imports that entry (and so has the framework) reads it.
+    const adapterPeers: Record<string, readonly string[]> = { 'dashboard/adapters/fastify.d.ts': ['fastify'], 'dashboard/adapters/hono.d.ts': ['hono', '@hono/node-server'] };
     for (const name of PUBLISHED_PACKAGES) {
       const dist = join(project.dir, 'node_modules', '@jobs', name, 'dist');
       const peers = (manifest(name) as { peerDependenciesMeta?: Record<string, { optional?: boolean }> }).peerDependenciesMeta ?? {};
       const optional = Object.keys(peers).filter((peer) => peers[peer]?.optional === true);
       for (const file of readdirSync(dist, { recursive: true, encoding: 'utf8' }).filter((path) => path.endsWith('.d.ts'))) {
         const text = readFileSync(join(dist, file), 'utf8');
-        for (const peer of optional) expect(text, `${name}/dist/${file} imports ${peer}`).not.toMatch(new RegExp(`^(import|export)\\b[^\\n]* from '${peer}'|[:<,(] *import\\('${peer}'\\)`, 'm'));
+        const allowed = adapterPeers[`${name}/${file}`] ?? [];
+        for (const peer of optional.filter((peer) => !allowed.includes(peer))) expect(text, `${name}/dist/${file} imports ${peer}`).not.toMatch(new RegExp(`^(import|export)\\b[^\\n]* from '${peer}'|[:<,(] *import\\('${peer}'\\)`, 'm'));
+        // Nothing else leads to an adapter's declarations, and so to its framework's types.
+        if (!file.startsWith('adapters/')) expect(text, `${name}/dist/${file}`).not.toMatch(/from '\.\/adapters\//);
       }
     }
   });
@@ -165,6 +179,7 @@ describe('the README examples and the migration guide in a fresh npm project', (
     expect(project.examples.map((file) => file.split('/').pop()).sort()).toEqual(examples);
     expect(project.migrating.length).toBeGreaterThan(0);
     expect(nodenext.code, describeResult(nodenext)).toBe(0);
+    expect(nodenextDom.code, describeResult(nodenextDom)).toBe(0);
   });
 
   test('type-check under strict TypeScript with moduleResolution bundler', async () => {
@@ -219,14 +234,23 @@ describe('the README examples and the migration guide in a fresh npm project', (
     }
   });
 
-  test('examples/dashboard.ts (reclaimer) runs: it serves its two queues on loopback, and exits 0 on SIGTERM', async () => {
-    const dashboard = startCommand(process.execPath, ['dist/examples/dashboard.js'], { cwd: project.dir, env: { ...project.env, REDIS_URL: redisUrl, PORT: '0' }, timeoutMs: 90_000 });
+  test('examples/dashboard.ts (dashboard) runs: createDashboard on real Queues serves its page and its two queues on loopback, and exits 0 on SIGTERM', async () => {
+    await provesTheDashboardExample([queueOf('dashboard', 'billing'), queueOf('dashboard', 'mail')], startCommand(process.execPath, ['dist/examples/dashboard.js'], { cwd: project.dir, env: { ...project.env, REDIS_URL: redisUrl, PORT: '0' }, timeoutMs: 90_000 }));
+  });
+
+  test.each(embeddings)('examples/%s (dashboard) runs: the dashboard answers under /admin/jobs of the app, the app beside it, and it exits 0 on SIGTERM', async (file) => {
+    const name = file.replace(/\.ts$/, '');
+    const app = startCommand(process.execPath, [`dist/examples/${name}.js`], { cwd: project.dir, env: { ...project.env, REDIS_URL: redisUrl, PORT: '0' }, timeoutMs: 90_000 });
     try {
-      const [, url] = await dashboard.waitForOutput(/dashboard on (http:\/\/127\.0\.0\.1:\d+\/)/);
+      const [, url] = await app.waitForOutput(/dashboard on (http:\/\/127\.0\.0\.1:\d+\/admin\/jobs\/)/);
+      const page = await fetch(url as string);
+      expect(page.status).toBe(200);
+      expect(await page.text()).toContain('assets/app.js');
       const overview = (await (await fetch(new URL('api/overview', url))).json()) as { queues: { name: string }[] };
-      expect(overview.queues.map((queue) => queue.name)).toEqual([queueOf('dashboard', 'billing'), queueOf('dashboard', 'mail')]);
+      expect(overview.queues.map((queue) => queue.name)).toEqual([queueOf(name, 'mail')]);
+      expect((await fetch(new URL('/api/overview', url))).status).toBe(404);
     } finally {
-      const exit = await within(dashboard.stop(), 20_000, () => `the dashboard did not exit after SIGTERM:\n${dashboard.output()}`);
+      const exit = await within(app.stop(), 20_000, () => `${file} did not exit after SIGTERM:\n${app.output()}`);
       expect(exit.code, describeResult(exit)).toBe(0);
     }
   });
@@ -255,6 +279,23 @@ describe('the README examples and the migration guide in a fresh npm project', (
       logLevel: 'silent',
     });
     await provesTheWorkerExample(startExample(join(out, 'worker.mjs'), out));
+  });
+
+  test('examples/dashboard.ts bundled with esbuild runs on its own: its page and scripts ship inside the bundle, with no node_modules near it', async () => {
+    const out = mkdtempSync(join(tmpdir(), 'jobs-bundle-'));
+    leftovers.push(out);
+    await build({
+      absWorkingDir: project.dir,
+      entryPoints: ['src/examples/dashboard.ts'],
+      outfile: join(out, 'dashboard.mjs'),
+      bundle: true,
+      platform: 'node',
+      format: 'esm',
+      target: 'node20',
+      banner: { js: "import { createRequire as bannerCreateRequire } from 'node:module'; const require = bannerCreateRequire(import.meta.url);" },
+      logLevel: 'silent',
+    });
+    await provesTheDashboardExample([queueOf('dashboard', 'billing'), queueOf('dashboard', 'mail')], startCommand(process.execPath, [join(out, 'dashboard.mjs')], { cwd: out, env: { ...project.env, REDIS_URL: redisUrl, PORT: '0' }, timeoutMs: 90_000 }));
   });
 });
 

@@ -10,7 +10,7 @@ import { runPauseCommand } from './run-pause.ts';
 import { runFunctionsCommand } from './run-functions.ts';
 import { runSchedulesCommand } from './run-schedules.ts';
 import { runWorkersCommand } from './run-workers.ts';
-import { whyText } from '../why-lines.ts';
+import { whyText } from '@jobs/core/internal';
 
 /** What a command printed (as text and as JSON) and its exit code (2: an argument Redis refused, such as a bad cron pattern). */
 export interface AdminResult {

@@ -5,7 +5,7 @@ import { parseDaemonCommandLine } from '../daemon-config.ts';
 import { jsonLogger } from '../json-logger.ts';
 import { startMetricsServer, type MetricsServer } from '../metrics-server.ts';
 import { startDaemonDashboard } from '../dashboard/daemon-dashboard.ts';
-import type { DashboardServer } from '../dashboard/dashboard.ts';
+import type { DashboardServer } from '@jobs/dashboard';
 import { ReclaimerMetrics } from '../metrics.ts';
 import { createReclaimer, type Reclaimer } from '../reclaimer.ts';
 

@@ -1,10 +1,8 @@
 import { isJobsError, type Logger, type RedisConnectionInput } from '@jobs/core';
 import { closeClient, connectRedis } from '@jobs/core/internal';
 import { UsageError } from '../usage-error.ts';
-import { credentialsFromEnv, requiresLogin } from './credentials.ts';
-import { createDashboard, type DashboardServer } from './dashboard.ts';
-import { jobQueueSource, namedQueues } from './job-queue-source.ts';
-import { isLoopbackHost } from './request-checks.ts';
+import { createDashboard, credentialsFromEnv, jobQueueSource, type DashboardServer } from '@jobs/dashboard';
+import { isLoopbackHost, namedQueues, requiresLogin } from '@jobs/dashboard/internal';
 
 /**
  * Checks the daemon's dashboard settings before anything starts: tokens long enough, and no

@@ -47,8 +47,8 @@ describe('the dashboard API with hand-written hashes', () => {
           const state = Object.keys(LISTED)[i % 5] as ListedState;
           const where = `${field} = ${value === null ? 'missing' : JSON.stringify(storedText(value).slice(0, 40))}`;
           const detail = await expectOk(d, `api/queues/${queueName}/jobs/${hostileId(state, i)}`, where);
-          // An event list that is not stream ids costs the job its timeline, not its detail.
-          if (field === 'log_ids' && value === 'abc') expect(detail.timelineError, where).toBe('the event log could not be read for this job');
+          // An event list that is not stream ids is read past (core counts the words), never failing the detail.
+          if (field === 'log_ids' && value === 'abc') expect(detail.timelineError, where).toBeUndefined();
           if (field === 'kind') expect(detail.timeline?.[0]?.event, where).toBe('enqueued');
           // The value is shown as the text it is (cut when huge), never dropped.
           const shown = detail.job.fields[field];

@@ -1,9 +1,9 @@
 import { request } from 'node:http';
-import { defineKinds, Queue, type RedisClient } from '@jobs/core';
+import { defineKinds, isJobsError, Queue, type RedisClient } from '@jobs/core';
 import { redisTest as test } from '@jobs/testing';
 import { describe, expect } from 'vitest';
-import { createDashboard, isJobsError, jobQueueSource, type DashboardDataSource } from '../src/index.ts';
-import { namedQueues } from '../src/dashboard/job-queue-source.ts';
+import { createDashboard, jobQueueSource, type DashboardDataSource } from '../src/index.ts';
+import { namedQueues } from '../src/job-queue-source.ts';
 import { startTestDashboard, TOKENS, type TestDashboard } from './dashboard-client.ts';
 
 const kinds = defineKinds({ email: { schema: { type: 'object', properties: { to: { type: 'string' } } } } });

@@ -8,6 +8,15 @@ export function isLoopbackHost(host: string): boolean {
   return LOOPBACK_NAMES.has(host) || /^127(\.\d{1,3}){3}$/.test(host);
 }
 
+/**
+ * True for a peer on this machine: a loopback address, IPv4-mapped ones (`::ffff:127.0.0.1`)
+ * included. A dashboard without login answers only such peers, wherever its handler is mounted.
+ */
+export function isLoopbackPeer(address: string | undefined): boolean {
+  if (address === undefined) return false;
+  return isLoopbackHost(address.startsWith('::ffff:') ? address.slice(7) : address);
+}
+
 /** The host name of a `Host` header (without the port). */
 function hostName(header: string): string {
   if (header.startsWith('[')) return header.slice(0, header.indexOf(']') + 1);

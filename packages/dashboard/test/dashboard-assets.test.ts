@@ -1,8 +1,8 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, test } from 'vitest';
-import { ASSETS } from '../src/dashboard/assets.generated.ts';
+import { ASSETS } from '../src/assets.generated.ts';
 
-const dir = new URL('../src/dashboard/assets/', import.meta.url);
+const dir = new URL('../src/assets/', import.meta.url);
 
 describe('the dashboard page ships inside the package code', () => {
   test('assets.generated.ts holds every asset file as it is now (run the build after editing one)', () => {

@@ -66,6 +66,8 @@ const MAX_BODY_BYTES = 16 * 1024;
 
 /** Reads a request's body as text, refusing one over the limit with 413. */
 export function readBody(request: IncomingMessage): Promise<string> {
+  // A body parser mounted before the dashboard has read the stream: waiting for its end would hang.
+  if (request.readableEnded) return Promise.reject(new HttpError(500, 'body_read', 'the request body was read before the dashboard got it: mount the dashboard before body parsers (express.json(), ...)'));
   return new Promise((resolve, reject) => {
     let size = 0;
     const chunks: Buffer[] = [];

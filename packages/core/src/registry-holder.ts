@@ -1,4 +1,4 @@
-import { partitionName } from '@jobs/core/internal';
+import { partitionName } from './partitions.ts';
 
 /**
  * The queue whose worker registry holds the workers of queue `name`, among the queues `names`

@@ -4,7 +4,7 @@ import { redisTest as test, type TestRedis } from '@jobs/testing';
 import { createWorker } from '@jobs/worker';
 import { describe, expect } from 'vitest';
 import { jobQueueSource, type DashboardDataSource } from '../src/index.ts';
-import { namedQueues } from '../src/dashboard/job-queue-source.ts';
+import { namedQueues } from '../src/job-queue-source.ts';
 import { startTestDashboard, TOKENS } from './dashboard-client.ts';
 import { RESULTS, signIn, suiteBrowser } from './dashboard-page.ts';
 

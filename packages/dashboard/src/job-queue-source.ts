@@ -1,5 +1,5 @@
 import { defineKinds, Queue, type LogEvent, type RedisClient, type ScheduleRecord } from '@jobs/core';
-import { registryHolderOf } from '../registry-holder.ts';
+import { registryHolderOf } from '@jobs/core/internal';
 import type { DashboardDataSource, PauseTarget, ScheduleInfo, ShownLimits, TimelineEntry } from './data-source.ts';
 
 /** What the dashboard uses of a `Queue`: any queue fits, whatever its kinds. */

@@ -1,4 +1,4 @@
-import type { JobWhy, WhyReason } from '@jobs/core';
+import type { JobWhy, WhyReason } from './commands/why.ts';
 
 /** `ms` from `now` in words: `in 4 s`, `3 min ago`, `now`. */
 export function relativeTime(ms: number, now: number): string {

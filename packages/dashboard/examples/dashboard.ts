@@ -1,4 +1,4 @@
-import { createDashboard, credentialsFromEnv, defineKinds, Queue } from '@jobs/reclaimer';
+import { createDashboard, credentialsFromEnv, defineKinds, Queue } from '@jobs/dashboard';
 
 // The dashboard for two queues, inside your own service. Tokens come from the environment
 // (JOBS_DASHBOARD_TOKEN, JOBS_DASHBOARD_VIEWER_TOKEN); without them it has no login and listens

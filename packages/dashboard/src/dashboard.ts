@@ -8,7 +8,7 @@ import { capabilitiesOf, type DashboardDataSource } from './data-source.ts';
 import { HttpError, readBody, redirect, sendAsset, sendError, sendJson } from './http-io.ts';
 import { jobQueueSource, type DashboardQueue } from './job-queue-source.ts';
 import { RateHistory } from './rate-history.ts';
-import { csrfMatches, hostAllowed, isLoopbackHost, originProblem } from './request-checks.ts';
+import { csrfMatches, hostAllowed, isLoopbackHost, isLoopbackPeer, originProblem } from './request-checks.ts';
 import { SessionSigner, type DashboardSession } from './sessions.ts';
 
 /** Options of {@link createDashboard}. */
@@ -17,7 +17,7 @@ export interface DashboardOptions {
   queues?: readonly DashboardQueue[] | (() => readonly DashboardQueue[]);
   /** Where to read and act instead of `queues`; its optional members light up pause, timelines... */
   source?: DashboardDataSource;
-  /** The tokens that open it. None: no login, everyone is an operator, and it listens on loopback only. */
+  /** The tokens that open it. None: no login, everyone is an operator, and it listens on and answers loopback only. */
   credentials?: DashboardCredentials;
   /** The page's default time between polls; the operator can change it on the page. Default 5000 ms. */
   pollIntervalMs?: number;
@@ -71,6 +71,8 @@ export interface DashboardServer {
 export interface Dashboard {
   /** The node:http request handler (mount it at `basePath`). */
   readonly handler: RequestListener;
+  /** The path it answers under, without a trailing slash: `''` at the root, `/admin/jobs` when embedded. */
+  readonly basePath: string;
   /**
    * Serves it on `port` (0: any free one) at `host` (default 127.0.0.1). Throws
    * `JOBS_INVALID_ARGUMENT` (field `host`) for an address other machines reach when it has no
@@ -177,6 +179,7 @@ export function createDashboard(options: DashboardOptions): Dashboard {
     }
     const path = url.pathname.slice(basePath.length);
     const method = request.method ?? 'GET';
+    if (!loginRequired && !isLoopbackPeer(request.socket.remoteAddress)) throw new HttpError(403, 'loopback_only', 'this dashboard has no login, so it answers this machine only: give it credentials');
     if (!loginRequired && !hostAllowed(request, allowedHosts)) throw new HttpError(421, 'host', 'this dashboard answers to loopback names only (see allowedHosts)');
     const asset = /^\/assets\/([a-z-]+\.(js|css|svg))$/.exec(path);
     if (asset && method === 'GET') {
@@ -238,6 +241,7 @@ export function createDashboard(options: DashboardOptions): Dashboard {
 
   return {
     handler,
+    basePath,
     async listen({ port, host = '127.0.0.1' }) {
       if (!loginRequired && !isLoopbackHost(host)) {
         throw new InvalidArgumentError('host', `the dashboard has no credentials, so it listens on loopback only; set JOBS_DASHBOARD_TOKEN (and JOBS_DASHBOARD_VIEWER_TOKEN) to bind ${host}`);

@@ -7,7 +7,7 @@ import { decodePathPart, HttpError, readJsonBody, sendJson } from './http-io.ts'
 import { findJobs, type JobQuery } from './job-search.ts';
 import type { RateHistory } from './rate-history.ts';
 import { clipText, detailText, detailValue, shownNumber, shownTime } from './shown-values.ts';
-import { reasonLine } from '../why-lines.ts';
+import { reasonLine } from '@jobs/core/internal';
 
 /** What the API routes work with. */
 export interface ApiContext {
