@@ -14,7 +14,11 @@ end
 local function heard_channel(channel, only_heard)
   if channel == '' or only_heard ~= '1' then return channel end
   local subscribers = redis.pcall('PUBSUB', 'NUMSUB', channel)
-  if subscribers.err then return channel end
+  if subscribers.err then
+    local refused = string.find(subscribers.err, 'NOPERM', 1, true) or string.find(subscribers.err, "can't run this command", 1, true)
+    if not refused then error(subscribers) end
+    return channel
+  end
   if subscribers[2] == 0 and redis.call('PUBSUB', 'NUMPAT') == 0 then
     return ''
   end
