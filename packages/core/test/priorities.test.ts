@@ -158,6 +158,23 @@ describe('priorities', () => {
     await queue.close();
   });
 
+  test('cancelling the only carrier on pending puts the next prioritized job there, so claims blocked on pending still see work', async ({ redis, queueName }) => {
+    const queue = openQueue(redis, queueName);
+    const pending = `queue:{${queueName}}:pending`;
+    // The first job of another priority on an empty queue waits on pending, as its carrier; the
+    // second goes to its level's list.
+    const carrier = await queue.enqueue('email', mail(0), { priority: 3 });
+    const next = await queue.enqueue('email', mail(1), { priority: 3 });
+    expect(await redis.lrange(pending, 0, -1)).toEqual([carrier]);
+    expect(await queue.cancel(carrier)).toEqual({ cancelled: true });
+    // A claim blocked on pending wakes only for what is on pending.
+    expect(await redis.lrange(pending, 0, -1)).toEqual([next]);
+    const stats = await queue.stats();
+    expect(stats.pendingDepth + stats.prioritizedDepth).toBe(1);
+    expect((await queue.claim({ max: 5 })).map((job) => job.id)).toEqual([next]);
+    await queue.close();
+  });
+
   test('a priority out of range, not whole, or not a number is refused with a typed error, and nothing is written', async ({ redis, queueName }) => {
     const queue = openQueue(redis, queueName);
     for (const priority of [1001, -1001, 1.5, Number.NaN, '3']) {

@@ -102,6 +102,17 @@ end
 -- not stall its group.
 local CARRIER_TURN_MS = 30000
 
+-- Pending ran empty while jobs of other priorities wait (a claim took the last carrier, or a
+-- cancel did): the next of them (the highest level's oldest) goes back onto pending's claim end
+-- as a carrier (see push_by_priority), which the next claim files back at the claim end of its
+-- list. Waits for work block on pending alone, so pending must hold a job whenever one waits:
+-- else a claimer blocked on it waits out its block with jobs waiting.
+local function keep_carrier(prefix, pending)
+  for _, level in ipairs(redis.call('ZRANGE', levels_set(prefix), '+inf', '-inf', 'BYSCORE', 'REV', 'LIMIT', 0, 8)) do
+    if redis.call('LMOVE', priority_list(prefix, tonumber(level)), pending, 'RIGHT', 'RIGHT') then return end
+  end
+end
+
 -- Puts a waiting job where claims find it in its priority's order: priority 0 (or none) onto
 -- pending, as the recipe does; another onto its level's list, noted in the levels set and the
 -- admission hash. `claim_end`: onto the end claims take next (a reclaimed or released job keeps its

@@ -149,17 +149,6 @@ local function claim_levels(c, levels, wanted, admission, out)
   end
 end
 
--- Pending ran empty while jobs of other priorities wait: the next of them (the highest level's
--- oldest) goes back onto pending's claim end as a carrier (see push_pending), which the next
--- claim files back at the claim end of its list. Waits for work block on pending alone, so
--- pending must hold a job whenever one waits: else a claimer that looked while this claim took
--- the last carrier waits out its block with jobs waiting.
-local function keep_carrier(c, levels_key)
-  for _, level in ipairs(redis.call('ZRANGE', levels_key, '+inf', '-inf', 'BYSCORE', 'REV', 'LIMIT', 0, 8)) do
-    if redis.call('LMOVE', priority_list(c.prefix, tonumber(level)), c.pending, 'RIGHT', 'RIGHT') then return end
-  end
-end
-
 -- Claims up to `wanted` jobs in priority order: the levels above 0 highest first, then pending
 -- (level 0, the recipe's list), then the levels below 0; FIFO within each. One read (the admission
 -- hash) tells a queue without admission state to go straight to pending. A paused queue claims
@@ -230,7 +219,7 @@ local function claim_ready(c, wanted, out)
       if dry and redis.call('ZCARD', levels_key) == 0 then
         redis.call('HDEL', c.admission, 'priorities')
       elseif redis.call('LLEN', c.pending) == 0 then
-        keep_carrier(c, levels_key)
+        keep_carrier(c.prefix, c.pending)
       end
     end
     if lim then
