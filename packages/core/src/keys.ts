@@ -183,6 +183,16 @@ export function assertJobId(id: unknown, field = 'id'): asserts id is string {
   }
 }
 
+/**
+ * Throws {@link InvalidArgumentError} (field `workerId`) unless `id` is a worker id: up to 128
+ * printable characters without spaces; `''` (no id) only when `allowEmpty`.
+ */
+export function assertWorkerId(id: unknown, allowEmpty = false): asserts id is string {
+  if (typeof id !== 'string' || (id === '' && !allowEmpty) || id.length > 128 || /[^\x21-\x7e]/.test(id)) {
+    throw new InvalidArgumentError('workerId', `expected ${allowEmpty ? 'up to' : '1 to'} 128 printable characters without spaces`);
+  }
+}
+
 /** Every key of queue `name`. Validates the name first. */
 export function queueKeys(name: string): QueueKeys {
   assertQueueName(name);

@@ -2,7 +2,7 @@ import { Cluster } from 'ioredis';
 import { checkAtStart, type QueueContext } from './commands/queue-context.ts';
 import { InvalidArgumentError, JOBS_ERROR_CODES, JobsError } from './errors.ts';
 import { followEventLog, type EventFollower, type FollowOptions } from './event-follower.ts';
-import { queueKeys, type QueueKeys } from './keys.ts';
+import { assertWorkerId, queueKeys, type QueueKeys } from './keys.ts';
 import type { Kinds } from './kinds.ts';
 import { PARTITION_OPTION_KEYS, resolveQueueOptions, type PartitionOptions, type ResolvedQueueOptions } from './queue-options.ts';
 import { assertOptionKeys } from './option-keys.ts';
@@ -47,7 +47,7 @@ export class QueueConnection<P> {
     const idSuffix = options.idSuffix ?? '';
     if (idSuffix !== '' && !/^[A-Za-z0-9._:-]{1,16}$/.test(idSuffix)) throw new InvalidArgumentError('idSuffix', 'expected 1 to 16 letters, digits, ".", "_", "-" or ":"');
     const workerId = options.workerId ?? '';
-    if (typeof workerId !== 'string' || workerId.length > 128 || /[^\x21-\x7e]/.test(workerId)) throw new InvalidArgumentError('workerId', 'expected up to 128 printable characters without spaces');
+    assertWorkerId(workerId, true);
     const commandTimeoutMs = assertWholeNumber('commandTimeoutMs', options.commandTimeoutMs ?? 10_000, 100, 3_600_000);
     const { client, owned } = connectRedis(options.redis, options.connectionName ?? `jobs:${options.queue}`, { commandTimeout: commandTimeoutMs });
     this.client = client;

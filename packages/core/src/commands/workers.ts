@@ -1,8 +1,8 @@
-import { InvalidArgumentError } from '../errors.ts';
 import { heartbeatScript } from '../generated/heartbeat.ts';
 import { workerLeaveScript } from '../generated/worker-leave.ts';
 import { workersScript } from '../generated/workers.ts';
 import { pairsToObject } from '../job-record.ts';
+import { assertWorkerId } from '../keys.ts';
 import { assertWholeNumber } from '../whole-number.ts';
 import type { QueueContext } from './queue-context.ts';
 
@@ -55,13 +55,6 @@ export interface WorkerHeartbeat extends Pick<WorkerInfo, 'id' | 'host' | 'pid' 
 export interface HeartbeatReceipt {
   readonly nowMs: number;
   readonly aliveUntilMs: number;
-}
-
-/** Worker ids as a queue's `workerId` takes them: up to 128 printable characters without spaces. */
-function assertWorkerId(id: unknown): asserts id is string {
-  if (typeof id !== 'string' || id === '' || id.length > 128 || /[^\x21-\x7e]/.test(id)) {
-    throw new InvalidArgumentError('workerId', 'expected 1 to 128 printable characters without spaces');
-  }
 }
 
 /** See {@link Queue.workers}: from the context that holds the registry (partition 0's). */
