@@ -6,6 +6,7 @@
  * `@jobs/core/internal` (not public).
  */
 export { Queue } from './queue.ts';
+export type { QueueReads } from './queue-reads.ts';
 export type { Partition } from './partition.ts';
 export type { QueueConfig } from './queue-options.ts';
 export type { PartitionedEnqueueOptions } from './partition-routing.ts';

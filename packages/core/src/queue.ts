@@ -3,32 +3,24 @@ import type { ClaimOptions } from './commands/claim.ts';
 import type { CompleteAndClaimResult, CompleteOutcome } from './commands/complete.ts';
 import { enqueue, enqueueMany, type EnqueueResult, type PartitionedEnqueueRequest } from './commands/enqueue.ts';
 import type { FailOptions, FailOutcome } from './commands/fail.ts';
-import { enqueueFlow, type ChildResult, type FlowRequest, type FlowResult } from './commands/flow.ts';
-import { limits, setLimits } from './commands/limits.ts';
+import { enqueueFlow, type FlowRequest, type FlowResult } from './commands/flow.ts';
+import { setLimits } from './commands/limits.ts';
 import { pause, resume } from './commands/pause.ts';
 import type { ReclaimResult } from './commands/reclaim.ts';
 import { retry, retryFailed } from './commands/retry.ts';
-import { timeline, type JobTimeline } from './commands/timeline.ts';
-import { why, type JobWhy } from './commands/why.ts';
 import { purge, tidyHistory } from './commands/tidy.ts';
-import { getJob, list, stats, type ListState, type QueueStats } from './commands/views.ts';
-import { readWorkers, type WorkerInfo } from './commands/workers.ts';
-import type { EventFollower, FollowOptions } from './event-follower.ts';
-import type { ClaimedJob, JobRecord } from './job-record.ts';
-import { assertJobId, type QueueKeys } from './keys.ts';
-import type { KindName, Kinds } from './kinds.ts';
-import type { LimitsState, QueueLimits } from './limits.ts';
-import type { Partition } from './partition.ts';
-import { openPartitions, type PartitionedEnqueueOptions, type PartitionRouting } from './partition-routing.ts';
-import type { QueueConfig, ResolvedQueueOptions } from './queue-options.ts';
-import type { RedisClient } from './redis-connection.ts';
-import type { Schedules } from './schedules/schedules.ts';
+import type { ClaimedJob } from './job-record.ts';
+import type { KindName } from './kinds.ts';
+import type { QueueLimits } from './limits.ts';
+import type { PartitionedEnqueueOptions } from './partition-routing.ts';
+import { QueueReads } from './queue-reads.ts';
 
 /**
  * A queue: the verbs of the redis.io job-queue recipe (`enqueue`, `claim`, `complete`, `fail`,
  * `reclaimStuck`, `stats`, `getJob`) and the rest, each one atomic Lua script, with the recipe's
- * flaws fixed. Each verb's logic lives in its command under `commands/`; this class holds the
- * connection and routes each call. `@jobs/producer` and `@jobs/worker` are thin layers over it.
+ * flaws fixed. Each verb's logic lives in its command under `commands/`; this class routes each
+ * call that moves jobs, and {@link QueueReads} (which it extends) the reads and the connection.
+ * `@jobs/producer` and `@jobs/worker` are thin layers over it.
  *
  * With `partitions` (default 1) the queue spreads over N partitions, for a queue too hot for one
  * Redis shard: partition `i` is the ordinary queue `NAME:p<i>` (see partitions.ts), so every
@@ -49,57 +41,14 @@ import type { Schedules } from './schedules/schedules.ts';
  * await queue.close();
  * ```
  */
-export class Queue<P> {
-  /** The queue's name. */
-  readonly name: string;
-  /** Every key of the queue (of a partitioned one, only `partitions` is used: the partitions have their own). */
-  readonly keys: QueueKeys;
-  /** The job kinds. */
-  readonly kinds: Kinds<P>;
-  /** The queue's policy, defaults filled in. */
-  readonly options: ResolvedQueueOptions;
-  /** The client every command but the blocking waits goes through. */
-  readonly client: RedisClient;
-  /** The partitions, by index: one for a plain queue. What a worker's lanes claim from. */
-  readonly partitions: readonly Partition<P>[];
-  readonly #routing: PartitionRouting<P>;
-  /** The only partition of a plain queue, so that its job path skips routing. */
-  readonly #sole: Partition<P> | undefined;
-
-  constructor(options: QueueConfig<P>) {
-    const routing = openPartitions(options);
-    this.#routing = routing;
-    this.#sole = routing.sole;
-    this.name = routing.name;
-    this.keys = routing.keys;
-    this.kinds = options.kinds;
-    this.options = (routing.partitions[0] as Partition<P>).options;
-    this.client = routing.client;
-    this.partitions = routing.partitions;
-  }
-
-  /** Records the partition count in Redis (first user) or checks it: `JOBS_INVALID_ARGUMENT` (field `partitions`) on a mismatch, which would strand jobs. */
-  ensureLayout(): Promise<void> {
-    return this.#routing.ensureLayout();
-  }
-
-  /** The partition an enqueue with these options goes to: by `partitionKey`, else `group`, else `idempotencyKey`, else round robin. */
-  partitionFor(options?: PartitionedEnqueueOptions): Partition<P> {
-    return this.#routing.partitionFor(options);
-  }
-
-  /** The partition whose id this is, when the id says (ids this package makes do). */
-  partitionOf(id: string): Partition<P> | undefined {
-    return this.#routing.partitionOf(id);
-  }
-
+export class Queue<P> extends QueueReads<P> {
   /**
    * Enqueues one job after validating its payload against the kind's schema (nothing is written
    * when it is invalid), on the partition its options pick. Returns the job's id; with an
    * idempotency key still held, the id of the job that holds it.
    */
   enqueue<N extends KindName<P>>(kind: N, payload: P[N], options?: PartitionedEnqueueOptions): Promise<string> {
-    return enqueue(this.#routing, kind, payload, options);
+    return enqueue(this.routing, kind, payload, options);
   }
 
   /**
@@ -109,7 +58,7 @@ export class Queue<P> {
    * (each partition's share is all or nothing). Results in input order.
    */
   enqueueMany(jobs: readonly PartitionedEnqueueRequest<P>[]): Promise<EnqueueResult[]> {
-    return enqueueMany(this.#routing, jobs);
+    return enqueueMany(this.routing, jobs);
   }
 
   /**
@@ -123,16 +72,7 @@ export class Queue<P> {
    * Returns the ids, in the shape of the request.
    */
   enqueueFlow(flow: FlowRequest<P>): Promise<FlowResult> {
-    return enqueueFlow(this.#routing, flow);
-  }
-
-  /**
-   * The children of flow parent `id`, by child id, each with its kind and status: `completed` with
-   * its result, `failed` or `cancelled` with its error, or `waiting`. `{}` for none (or no job).
-   */
-  async children(id: string): Promise<Record<string, ChildResult>> {
-    if (this.#sole === undefined) assertJobId(id);
-    return (this.#routing.partitionOf(id) ?? (this.partitions[0] as Partition<P>)).children(id);
+    return enqueueFlow(this.routing, flow);
   }
 
   /**
@@ -142,7 +82,7 @@ export class Queue<P> {
    * some is claimed; an empty array means none came in time.
    */
   claim(options: ClaimOptions = {}): Promise<ClaimedJob[]> {
-    return (this.#sole ?? this.#routing.whole('claim')).claim(options);
+    return (this.sole ?? this.routing.whole('claim')).claim(options);
   }
 
   /**
@@ -151,7 +91,7 @@ export class Queue<P> {
    * caller that watches several queues at once. Never rejects.
    */
   waitForWork(timeoutMs: number, signal?: AbortSignal): Promise<void> {
-    return (this.#sole ?? this.#routing.whole('waitForWork')).waitForWork(timeoutMs, signal);
+    return (this.sole ?? this.routing.whole('waitForWork')).waitForWork(timeoutMs, signal);
   }
 
   /**
@@ -160,12 +100,12 @@ export class Queue<P> {
    * was already completed or failed): nothing is changed then.
    */
   complete(job: ClaimedJob, result: unknown): Promise<void> {
-    return (this.#sole ?? this.#routing.holderOf(job)).completer.complete(job, result);
+    return (this.sole ?? this.routing.holderOf(job)).completer.complete(job, result);
   }
 
   /** Completes many claimed jobs (of one partition) in one round trip; per job, true when completed. Throws (and changes nothing) if any result cannot be stored. */
   completeMany(items: readonly { job: ClaimedJob; result: unknown }[]): Promise<boolean[]> {
-    return (this.#sole ?? this.#routing.holderOfAll(items)).completer.completeMany(items);
+    return (this.sole ?? this.routing.holderOfAll(items)).completer.completeMany(items);
   }
 
   /**
@@ -174,7 +114,7 @@ export class Queue<P> {
    * `lost` (the claim was no longer valid), or `refused` with the error.
    */
   completeSettled(items: readonly { job: ClaimedJob; result: unknown }[]): Promise<CompleteOutcome[]> {
-    return (this.#sole ?? this.#routing.holderOfAll(items)).completer.completeSettled(items);
+    return (this.sole ?? this.routing.holderOfAll(items)).completer.completeSettled(items);
   }
 
   /**
@@ -184,12 +124,12 @@ export class Queue<P> {
    * is reported in `notReplicated`, not thrown, since the claimed jobs must reach the caller.
    */
   completeManyAndClaim(items: readonly { job: ClaimedJob; result: unknown }[], options: { max?: number } = {}): Promise<CompleteAndClaimResult> {
-    return (this.#sole ?? this.#routing.whole('completeManyAndClaim')).completeManyAndClaim(items, options);
+    return (this.sole ?? this.routing.whole('completeManyAndClaim')).completeManyAndClaim(items, options);
   }
 
   /** Completes a job and claims up to `max` next ones in one round trip (never waits); `completed` false when the claim was lost. */
   completeAndClaim(job: ClaimedJob, result: unknown, options: { max?: number } = {}): Promise<{ completed: boolean; next: ClaimedJob[] }> {
-    return (this.#sole ?? this.#routing.holderOf(job)).completer.completeAndClaim(job, result, options);
+    return (this.sole ?? this.routing.holderOf(job)).completer.completeAndClaim(job, result, options);
   }
 
   /**
@@ -199,7 +139,7 @@ export class Queue<P> {
    * longer valid.
    */
   fail(job: ClaimedJob, error: unknown, options: FailOptions = {}): Promise<FailOutcome> {
-    return (this.#sole ?? this.#routing.holderOf(job)).fail(job, error, options);
+    return (this.sole ?? this.routing.holderOf(job)).fail(job, error, options);
   }
 
   /**
@@ -208,12 +148,12 @@ export class Queue<P> {
    * the claim was lost.
    */
   extendLeases(jobs: readonly ClaimedJob[], leaseMs: number): Promise<(number | null)[]> {
-    return (this.#sole ?? this.#routing.holderOfAll(jobs)).extendLeases(jobs, leaseMs);
+    return (this.sole ?? this.routing.holderOfAll(jobs)).extendLeases(jobs, leaseMs);
   }
 
   /** Renews one job's lease for `leaseMs` from now; throws {@link LostClaimError} if lost. */
   extendLease(job: ClaimedJob, leaseMs: number): Promise<number> {
-    return (this.#sole ?? this.#routing.holderOf(job)).extendLease(job, leaseMs);
+    return (this.sole ?? this.routing.holderOf(job)).extendLease(job, leaseMs);
   }
 
   /**
@@ -222,7 +162,7 @@ export class Queue<P> {
    * true when released (false when the claim was already lost).
    */
   release(jobs: readonly ClaimedJob[]): Promise<boolean[]> {
-    return (this.#sole ?? this.#routing.holderOfAll(jobs)).release(jobs);
+    return (this.sole ?? this.routing.holderOfAll(jobs)).release(jobs);
   }
 
   /**
@@ -232,7 +172,7 @@ export class Queue<P> {
    * from any number of processes at once.
    */
   reclaimStuck(options: { batch?: number; scanBudget?: number } = {}): Promise<ReclaimResult> {
-    return (this.#sole ?? this.#routing.whole('reclaimStuck')).reclaimStuck(options);
+    return (this.sole ?? this.routing.whole('reclaimStuck')).reclaimStuck(options);
   }
 
   /**
@@ -240,7 +180,7 @@ export class Queue<P> {
    * (null: none left), and the server's clock when it looked (both in ms, on that clock).
    */
   promoteDue(batch = 1_000): Promise<{ promoted: number; nextDueMs: number | null; nowMs: number }> {
-    return (this.#sole ?? this.#routing.whole('promoteDue')).promoteDue(batch);
+    return (this.sole ?? this.routing.whole('promoteDue')).promoteDue(batch);
   }
 
   /**
@@ -248,12 +188,12 @@ export class Queue<P> {
    * true when redriven, else the status that kept it (`not_found` when there is no such job).
    */
   retry(ids: readonly string[]): Promise<(true | string)[]> {
-    return retry((this.#sole ?? this.#routing.whole('retry')).ctx, ids);
+    return retry((this.sole ?? this.routing.whole('retry')).ctx, ids);
   }
 
   /** Redrives up to `batch` of the oldest dead-lettered jobs (the far end of the failed list); `more` while ids are left. */
   retryFailed(options: { batch?: number } = {}): Promise<{ retried: string[]; more: boolean }> {
-    return retryFailed((this.#sole ?? this.#routing.whole('retryFailed')).ctx, options);
+    return retryFailed((this.sole ?? this.routing.whole('retryFailed')).ctx, options);
   }
 
   /**
@@ -262,86 +202,17 @@ export class Queue<P> {
    * `failedTtlSeconds`) are counted in `failedDroppedTotal`.
    */
   tidyHistory(batch = 1_000): Promise<{ completed: number; failed: number }> {
-    return tidyHistory((this.#sole ?? this.#routing.whole('tidyHistory')).ctx, batch);
+    return tidyHistory((this.sole ?? this.routing.whole('tidyHistory')).ctx, batch);
   }
 
   /** Deletes every key of the queue (lists, sets, counters, job hashes) and returns how many. Not atomic: stop its producers and workers first. */
   purge(): Promise<number> {
-    return purge((this.#sole ?? this.#routing.whole('purge')).ctx);
+    return purge((this.sole ?? this.routing.whole('purge')).ctx);
   }
 
   /** Cancels a job that has not started (pending or delayed), on the partition that holds it. */
   cancel(id: string): Promise<CancelOutcome> {
-    return cancel(this.#routing.holders(id), id);
-  }
-
-  /** The job with id `id`, or null when there is none (or its hash has expired). */
-  getJob(id: string): Promise<JobRecord | null> {
-    return getJob(this.#routing.holders(id), id);
-  }
-
-  /**
-   * One page of a list, read in one step: pending oldest first, delayed soonest first,
-   * processing, completed and failed newest first. Ids whose hash expired are left out.
-   * `waiting` pages through every job waiting to start in the order claims take them (see
-   * {@link ListState}); its depth is `stats().waitingDepth`. A partitioned queue pages through
-   * its partitions' lists one after another, partition 0 first.
-   */
-  list(state: ListState, options: { offset?: number; limit?: number } = {}): Promise<JobRecord[]> {
-    return list(this.#routing.contexts, state, options);
-  }
-
-  /**
-   * Follows the queue's event log (see {@link QueueOptions.eventLog}) from `from`: `'$'` (the
-   * default) after the newest event when this call resolves, `'0'` from the oldest one kept, or
-   * after a stream id, such as the `id` of the last event a follower delivered. The follower
-   * is an async iterable on a connection of its own: it waits in Redis while caught up, reads on
-   * from its last delivered id after a lost connection (no event twice, none skipped), and
-   * delivers a `gap` item when the capped log was trimmed past its cursor. Stop it with
-   * `close()`, `signal`, or by breaking out of the loop; closing the queue closes it too. Each
-   * partition keeps its own log: a partitioned queue needs `partition` (0-based).
-   */
-  events(options: FollowOptions & { partition?: number } = {}): Promise<EventFollower> {
-    return this.#routing.follow(options);
-  }
-
-  /**
-   * A job's own events from the event log, oldest first (at most its last 64, or `limit`), read
-   * in one step from the ids its hash keeps: no scan of the log. Null when there is no such job
-   * (or its hash has expired); `events` is empty when the log is off.
-   */
-  timeline(id: string, options: { limit?: number } = {}): Promise<JobTimeline | null> {
-    return timeline(this.#routing.holders(id), id, options);
-  }
-
-  /**
-   * Why job `id` is not running, in one atomic look at the job and the queue's state (on the
-   * partition that holds it): its status and each reason with its numbers, as `WhyReasonFields`
-   * lists them (a pause, a rate window, a cap and who holds it, children, a delay, jobs ahead,
-   * no live worker of its kind...). Changes nothing. Null when there is no such job; throws
-   * `JOBS_INVALID_ARGUMENT` for an id that cannot be one.
-   */
-  why(id: string): Promise<JobWhy | null> {
-    return why(this.#routing.holders(id), id, (this.partitions[0] as Partition<P>).ctx);
-  }
-
-  /** Depths, counters and the oldest pending job's age, in one consistent snapshot per partition, summed over the partitions. */
-  stats(): Promise<QueueStats> {
-    return stats(this.#routing.contexts);
-  }
-
-  /** The queue's schedules: create, change, list, pause, resume and remove them (a partitioned queue keeps them in partition 0). */
-  get schedules(): Schedules<P> {
-    return (this.partitions[0] as Partition<P>).schedules;
-  }
-
-  /**
-   * The queue's live workers as their last heartbeats describe them, in id order, read in one
-   * step from the queue's own keys (partition 0's), not `CLIENT LIST`: it works on a cluster and
-   * under the queue's ACL user. A worker is alive until its last heartbeat plus its TTL (Redis clock).
-   */
-  workers(): Promise<WorkerInfo[]> {
-    return readWorkers((this.partitions[0] as Partition<P>).ctx);
+    return cancel(this.routing.holders(id), id);
   }
 
   /**
@@ -353,7 +224,7 @@ export class Queue<P> {
    * partitions paused: `stats().paused` then says so; call it again.
    */
   pause(options: { kind?: string } = {}): Promise<void> {
-    return pause(this.#routing.contexts, options);
+    return pause(this.routing.contexts, options);
   }
 
   /**
@@ -363,7 +234,7 @@ export class Queue<P> {
    * before the last batch).
    */
   resume(options: { kind?: string; batch?: number } = {}): Promise<void> {
-    return resume(this.#routing.contexts, options);
+    return resume(this.routing.contexts, options);
   }
 
   /**
@@ -374,7 +245,7 @@ export class Queue<P> {
    * once.
    */
   unparkFreed(options: { batch?: number } = {}): Promise<{ unparked: number; more: boolean }> {
-    return (this.#sole ?? this.#routing.whole('unparkFreed')).unparkFreed(options);
+    return (this.sole ?? this.routing.whole('unparkFreed')).unparkFreed(options);
   }
 
   /**
@@ -385,12 +256,7 @@ export class Queue<P> {
    * partition, so group limits hold exactly.
    */
   setLimits(limits: QueueLimits): Promise<void> {
-    return setLimits(this.#routing.contexts, limits);
-  }
-
-  /** The queue's limits as stored in Redis, and the kinds a handler's pushback holds back (until when). */
-  limits(): Promise<LimitsState> {
-    return limits(this.#routing.contexts);
+    return setLimits(this.routing.contexts, limits);
   }
 
   /**
@@ -399,7 +265,7 @@ export class Queue<P> {
    * until when the kind is held (Redis clock, ms); throws {@link LostClaimError} if the claim is lost.
    */
   rateLimited(job: ClaimedJob, retryAfterMs: number, reason?: string): Promise<number> {
-    return (this.#sole ?? this.#routing.holderOf(job)).rateLimited(job, retryAfterMs, reason);
+    return (this.sole ?? this.routing.holderOf(job)).rateLimited(job, retryAfterMs, reason);
   }
 
   /**
@@ -409,11 +275,11 @@ export class Queue<P> {
    * claim is no longer valid, and writes nothing.
    */
   progress(job: ClaimedJob, value: unknown): Promise<void> {
-    return (this.#sole ?? this.#routing.holderOf(job)).progress(job, value);
+    return (this.sole ?? this.routing.holderOf(job)).progress(job, value);
   }
 
   /** Stops waits in flight and closes the event-log followers and the connections this queue opened (not yours). */
   close(): Promise<void> {
-    return this.#routing.close();
+    return this.routing.close();
   }
 }
