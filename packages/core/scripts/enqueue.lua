@@ -107,6 +107,8 @@ for j = 0, n - 1 do
     local status = 'pending'
     if due > now then status = 'delayed' end
     write_job_hash(job_key, id, payload, kind, status, now_text, max_attempts, visibility_ms, traceparent, priority, expiry, group)
+    -- Named in the hash so that a removal (remove.lua) can release it.
+    if idem_key then redis.call('HSET', job_key, 'idempotency_key', idem_key) end
     if status == 'delayed' then
       local due_text = int_text(due)
       redis.call('HSET', job_key, 'run_at_ms', due_text)

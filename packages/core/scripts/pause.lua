@@ -5,7 +5,8 @@
   a paused kind's jobs are parked by the claims that meet them. Enqueues go on as usual. The
   state is a field of the admission hash, so it holds across worker and Redis restarts.
   A pause's field holds when it began (ms, Redis clock; a second pause keeps the first's time),
-  which why.lua reports. Resuming a queue pushes a token onto the resume list: the claims
+  which why.lua reports, and who paused it ('paused_by' and 'paused_by:<kind>', a caller's label,
+  absent when none was given; kept with the first pause's time). Resuming a queue pushes a token onto the resume list: the claims
   blocked on it wake at once.
   Resuming a kind moves its parked jobs back to the claim end of their lists (they were the
   oldest there), at most ARGV[4] per call: 'unpark' moves the next batch, and stops when the
@@ -22,6 +23,7 @@
   ARGV[3]  kind: the kind ('' = the whole queue)
   ARGV[4]  batch: most parked jobs to move back in this call
   ARGV[5]  prefix: the queue's key prefix ("queue:{NAME}:"), for the parked and priority lists (see lib/admission.lua)
+  ARGV[6]  by: who pauses, a short label ('' = not said), for 'pause'
   Returns: parked jobs of the kind left to move back (0 for the whole queue), or
            UNPARK_PAUSED_AGAIN when 'unpark' found the kind paused again
   Reply:   number
@@ -35,10 +37,12 @@ local UNPARK_PAUSED_AGAIN = -1 --@export
 local job_prefix, action, kind, prefix = ARGV[1], ARGV[2], ARGV[3], ARGV[5]
 if kind == '' then
   if action == 'pause' then
-    redis.call('HSETNX', KEYS[1], 'paused', int_text(now_ms()))
+    if redis.call('HSETNX', KEYS[1], 'paused', int_text(now_ms())) == 1 and ARGV[6] ~= '' then
+      redis.call('HSET', KEYS[1], 'paused_by', ARGV[6])
+    end
     redis.call('DEL', KEYS[2])
   else
-    redis.call('HDEL', KEYS[1], 'paused')
+    redis.call('HDEL', KEYS[1], 'paused', 'paused_by')
     redis.call('DEL', KEYS[2])
     redis.call('LPUSH', KEYS[2], '1')
   end
@@ -47,12 +51,14 @@ end
 
 local field = 'paused_kind:' .. kind
 if action == 'pause' then
-  redis.call('HSETNX', KEYS[1], field, int_text(now_ms()))
+  if redis.call('HSETNX', KEYS[1], field, int_text(now_ms())) == 1 and ARGV[6] ~= '' then
+    redis.call('HSET', KEYS[1], 'paused_by:' .. kind, ARGV[6])
+  end
   redis.call('HSET', KEYS[1], 'parking:' .. kind, '1')
   return redis.call('LLEN', parked_list(prefix, kind))
 end
 if action == 'resume' then
-  redis.call('HDEL', KEYS[1], field)
+  redis.call('HDEL', KEYS[1], field, 'paused_by:' .. kind)
 elseif redis.call('HEXISTS', KEYS[1], field) == 1 then
   return UNPARK_PAUSED_AGAIN
 end

@@ -5,7 +5,9 @@
   0, the parked lists of paused or limited kinds (by kind), then each group's list behind its
   carrier (in the order of the groups' turns). Each list is read from its claim end. A queue
   without admission state has pending alone. Ids whose hash is gone are skipped, as peek.lua does.
-  Work per call: one LLEN per list before the page's end, and the page's hashes.
+  Work per call: one LLEN per list before the page's end, and the page's hashes. ARGV[5] reads
+  one part of them alone, in the same order: 'prioritized' (the lists of priorities other than
+  0), 'parked' or 'grouped'.
 
   KEYS[1]  pending: pending list
   KEYS[2]  admission: admission hash (see lib/admission.lua)
@@ -13,6 +15,7 @@
   ARGV[2]  prefix: the queue's key prefix ("queue:{NAME}:"), for the admission keys (see lib/admission.lua)
   ARGV[3]  offset: how many waiting jobs to skip, in claim order
   ARGV[4]  limit: the most jobs to return
+  ARGV[5]  part: 'all' (every waiting job), 'prioritized', 'parked' or 'grouped'
   Returns: { skipped: the waiting jobs passed over before the page (less than offset when fewer
              wait), taken: the ids the page took (jobs whose hash is gone among them),
              { id, field, value, ... } per job of the page }
@@ -44,28 +47,35 @@ local function take(list)
   return left > 0
 end
 
+local part = ARGV[5]
+local all = part == 'all'
 local admission = redis.call('HGETALL', KEYS[2])
 if #admission == 0 then
-  take(KEYS[1])
+  if all then take(KEYS[1]) end
 else
   local going = true
-  for _, level in ipairs(redis.call('ZRANGE', levels_set(prefix), '+inf', '(0', 'BYSCORE', 'REV')) do
-    going = take(priority_list(prefix, tonumber(level)))
-    if not going then break end
+  local levels = all or part == 'prioritized'
+  if levels then
+    for _, level in ipairs(redis.call('ZRANGE', levels_set(prefix), '+inf', '(0', 'BYSCORE', 'REV')) do
+      going = take(priority_list(prefix, tonumber(level)))
+      if not going then break end
+    end
   end
-  going = going and take(KEYS[1])
-  if going then
+  if all then going = going and take(KEYS[1]) end
+  if going and levels then
     for _, level in ipairs(redis.call('ZRANGE', levels_set(prefix), '(0', '-inf', 'BYSCORE', 'REV')) do
       going = take(priority_list(prefix, tonumber(level)))
       if not going then break end
     end
   end
-  if going then
+  going = going and (all or part == 'parked' or part == 'grouped')
+  if going and part ~= 'grouped' then
     for _, kind in ipairs(parking_kinds(admission)) do
       going = take(parked_list(prefix, kind))
       if not going then break end
     end
   end
+  going = going and part ~= 'parked'
   -- The groups a thousand at a time: a first page does not read a million group names.
   local from = 0
   while going do

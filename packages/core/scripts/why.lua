@@ -110,9 +110,9 @@ end
 
 -- What holds a waiting job back whatever list it waits in: pauses, limits, a pushback.
 local function holds(admission)
-  if admission.paused then add({ code = 'queue-paused', sinceMs = since(admission.paused) }) end
+  if admission.paused then add({ code = 'queue-paused', sinceMs = since(admission.paused), pausedBy = admission.paused_by }) end
   if kind and admission['paused_kind:' .. kind] then
-    add({ code = 'kind-paused', kind = kind, sinceMs = since(admission['paused_kind:' .. kind]) })
+    add({ code = 'kind-paused', kind = kind, sinceMs = since(admission['paused_kind:' .. kind]), pausedBy = admission['paused_by:' .. kind] })
   end
   local full = admission.rate and rate_full(queue_rate(prefix), admission.rate)
   if full then full.code, full.scope = 'rate-limited', 'queue'; add(full) end

@@ -6,7 +6,8 @@
 /**
  * The state changes the scripts log. A flow's parent also logs `waiting-children` (enqueued
  * with children), `child-settled` (a child's outcome recorded; extra `child` and `status`) and
- * `children-done` (its last child settled: it is pending or delayed now). Later features may
+ * `children-done` (its last child settled: it is pending or delayed now). An operator's
+ * `reprioritized` carries extra `priority`; `removed` is a job's last entry (its hash is gone). Later features may
  * add their own.
  */
 export type LogEventName =
@@ -22,6 +23,8 @@ export type LogEventName =
   | 'promoted'
   | 'released'
   | 'redriven'
+  | 'reprioritized'
+  | 'removed'
   | 'waiting-children'
   | 'child-settled'
   | 'children-done'

@@ -1,12 +1,15 @@
 import { cancel, type CancelOutcome } from './commands/cancel.ts';
+import { changePriority, type ChangePriorityOutcome } from './commands/change-priority.ts';
 import type { ClaimOptions } from './commands/claim.ts';
 import type { CompleteAndClaimResult, CompleteOutcome } from './commands/complete.ts';
 import { enqueue, enqueueMany, type EnqueueResult, type PartitionedEnqueueRequest } from './commands/enqueue.ts';
 import type { FailOptions, FailOutcome } from './commands/fail.ts';
 import { enqueueFlow, type FlowRequest, type FlowResult } from './commands/flow.ts';
 import { setLimits } from './commands/limits.ts';
-import { pause, resume } from './commands/pause.ts';
+import { pause, resume, type PauseOptions } from './commands/pause.ts';
+import { promoteJob, type PromoteOutcome } from './commands/promote-job.ts';
 import type { ReclaimResult } from './commands/reclaim.ts';
+import { removeJob, type RemoveOutcome } from './commands/remove.ts';
 import { retry, retryFailed } from './commands/retry.ts';
 import { purge, tidyHistory } from './commands/tidy.ts';
 import type { ClaimedJob } from './job-record.ts';
@@ -216,14 +219,51 @@ export class Queue<P> extends QueueReads<P> {
   }
 
   /**
+   * Starts a delayed job now (enqueued with a delay, or a retry in its backoff), on the partition
+   * that holds it: it goes where a due delayed job goes (the back of its priority's place, or its
+   * group's list), so pauses, limits and group turns still apply. `{ promoted: false, status }`
+   * for a job that is not delayed (`not_found`: none). Safe to resend: a call whose reply was
+   * lost answers `promoted: true` again and moves nothing twice.
+   */
+  promote(id: string): Promise<PromoteOutcome> {
+    return promoteJob(this.routing.holders(id), id);
+  }
+
+  /**
+   * Gives a job that has not started a new `priority` (a whole number from -1000 to 1000, higher
+   * first). A job waiting in pending or a priority's list moves to the back of its new level; a
+   * delayed job, a flow's parent, a parked job and a job of a group keep their place and go by
+   * the new priority when next put in line. `{ changed: false, status }` for a job that is
+   * running or finished (`not_found`: none); a bad priority throws `JOBS_INVALID_ARGUMENT`,
+   * writing nothing. Safe to resend.
+   */
+  changePriority(id: string, priority: number): Promise<ChangePriorityOutcome> {
+    return changePriority(this.routing.holders(id), id, priority);
+  }
+
+  /**
+   * Deletes a job that is not running (pending, delayed, waiting for its children, completed,
+   * failed or cancelled): off every list and set, its hash gone, its idempotency key released,
+   * logged `removed`. A flow's parent waiting for its children cancels its unstarted children
+   * first; a child its parent still waits for settles there as cancelled (error `removed`), so
+   * the parent fails or goes on as its `onChildFailure` says. `{ removed: false, status }` for a
+   * running job (cancel or finish it first) or none (`not_found`). Safe to resend: a call whose
+   * reply was lost answers `removed: true` again.
+   */
+  remove(id: string): Promise<RemoveOutcome> {
+    return removeJob(this.routing.holders(id), id);
+  }
+
+  /**
    * Pauses the queue, or with `kind` one kind of it, in every partition: once this resolves, no
    * worker starts a new job of it (claims check inside Redis, so a claim already blocked in
    * Redis, or one racing this call, starts nothing either); running jobs finish; enqueues go
    * on. The pause is kept in Redis until {@link resume}: it holds across worker and Redis
    * restarts (with persistence on). A pause that fails part way (Redis away) leaves some
-   * partitions paused: `stats().paused` then says so; call it again.
+   * partitions paused: `stats().paused` then says so; call it again. `by` records who paused
+   * (a short label, `why()` reports it as `pausedBy`); a second pause keeps the first's time and label.
    */
-  pause(options: { kind?: string } = {}): Promise<void> {
+  pause(options: PauseOptions = {}): Promise<void> {
     return pause(this.routing.contexts, options);
   }
 

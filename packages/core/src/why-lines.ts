@@ -29,9 +29,9 @@ function ids(list: readonly string[], count: number): string {
 export function reasonLine(reason: WhyReason, now: number): string {
   switch (reason.code) {
     case 'queue-paused':
-      return reason.sinceMs === null ? 'the queue is paused (since when was not recorded): jobsctl resume' : `the queue is paused since ${at(reason.sinceMs, now)}: jobsctl resume`;
+      return `the queue is paused${reason.sinceMs === null ? ' (since when was not recorded)' : ` since ${at(reason.sinceMs, now)}`}${reason.pausedBy === undefined ? '' : ` by ${reason.pausedBy}`}: jobsctl resume`;
     case 'kind-paused':
-      return `kind ${reason.kind} is paused${reason.sinceMs === null ? ' (since when was not recorded)' : ` since ${at(reason.sinceMs, now)}`}: jobsctl resume --kind ${reason.kind}`;
+      return `kind ${reason.kind} is paused${reason.sinceMs === null ? ' (since when was not recorded)' : ` since ${at(reason.sinceMs, now)}`}${reason.pausedBy === undefined ? '' : ` by ${reason.pausedBy}`}: jobsctl resume --kind ${reason.kind}`;
     case 'rate-limited': {
       const whose = reason.scope === 'queue' ? "the queue's rate limit" : reason.scope === 'kind' ? `the rate limit of kind ${reason.kind}` : `the rate limit of group ${reason.group}`;
       return `${whose} is full (${reason.max} starts in ${reason.windowMs} ms): the next start may come at ${at(reason.untilMs, now)}`;

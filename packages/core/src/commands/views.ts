@@ -17,9 +17,20 @@ import type { QueueContext } from './queue-context.ts';
  * them: other priorities, pending, kinds set aside while paused or limited, and groups' jobs
  * behind their turn.
  */
-export type ListState = 'pending' | 'waiting' | 'processing' | 'delayed' | 'completed' | 'failed';
+export type ListState = 'pending' | 'waiting' | 'processing' | 'delayed' | 'completed' | 'failed' | WaitingPart;
 
-const LIST_STATES: readonly ListState[] = ['pending', 'waiting', 'processing', 'delayed', 'completed', 'failed'];
+/**
+ * The parts of `waiting` that {@link Queue.list} also pages through alone, in claim order:
+ * `prioritized` (the lists of priorities other than 0, highest first; stats' `prioritizedDepth`),
+ * `parked` (jobs of paused or limited kinds, by kind; `parkedDepth`) and `grouped` (jobs in their
+ * groups' lists behind the carriers, in the groups' turns; `groupedDepth`).
+ */
+export type WaitingPart = 'prioritized' | 'parked' | 'grouped';
+
+/** Every {@link ListState}, in the order a page of states shows them. */
+export const LIST_STATES: readonly ListState[] = Object.freeze(['pending', 'waiting', 'prioritized', 'grouped', 'parked', 'processing', 'delayed', 'completed', 'failed'] as ListState[]);
+
+const WAITING_PARTS: ReadonlySet<ListState> = new Set<ListState>(['waiting', 'prioritized', 'parked', 'grouped']);
 
 /** Throws `JOBS_INVALID_ARGUMENT` (field `state`) unless `state` names a list a job can be in. */
 export function assertListState(state: unknown): asserts state is ListState {
@@ -116,9 +127,9 @@ export async function list<P>(partitions: readonly QueueContext<P>[], state: Lis
   let left = assertWholeNumber('limit', options.limit ?? 50, 1, 1_000);
   assertListState(state);
   const page: JobRecord[] = [];
-  if (state === 'waiting') {
+  if (WAITING_PARTS.has(state)) {
     for (const ctx of partitions) {
-      const part = await waitingPage(ctx, skip, left);
+      const part = await waitingPage(ctx, skip, left, state as 'waiting' | WaitingPart);
       page.push(...part.jobs);
       skip -= part.skipped;
       left -= part.taken;
@@ -126,8 +137,8 @@ export async function list<P>(partitions: readonly QueueContext<P>[], state: Lis
     }
     return page;
   }
-  if (partitions.length === 1) return listPage(partitions[0] as QueueContext<P>, state, skip, left);
-  const field = `${state}Depth` as const;
+  if (partitions.length === 1) return listPage(partitions[0] as QueueContext<P>, state as Exclude<ListState, 'waiting' | WaitingPart>, skip, left);
+  const field = `${state as Exclude<ListState, 'waiting' | WaitingPart>}Depth` as const;
   const depths = await Promise.all(partitions.map(async (ctx) => (await readStats(ctx))[field]));
   for (const [index, ctx] of partitions.entries()) {
     const depth = depths[index] as number;
@@ -135,7 +146,7 @@ export async function list<P>(partitions: readonly QueueContext<P>[], state: Lis
       skip -= depth;
       continue;
     }
-    const jobs = await listPage(ctx, state, skip, left);
+    const jobs = await listPage(ctx, state as Exclude<ListState, 'waiting' | WaitingPart>, skip, left);
     page.push(...jobs);
     left -= jobs.length;
     skip = 0;
@@ -144,7 +155,7 @@ export async function list<P>(partitions: readonly QueueContext<P>[], state: Lis
   return page;
 }
 
-async function listPage<P>(ctx: QueueContext<P>, state: Exclude<ListState, 'waiting'>, offset: number, limit: number): Promise<JobRecord[]> {
+async function listPage<P>(ctx: QueueContext<P>, state: Exclude<ListState, 'waiting' | WaitingPart>, offset: number, limit: number): Promise<JobRecord[]> {
   const reply = await peek(ctx, state, offset, limit);
   return reply.map((entry) => parseJobRecord(entry[0] as string, pairsToObject(entry, 1)));
 }
@@ -158,15 +169,16 @@ export interface WaitingPage {
   readonly jobs: JobRecord[];
 }
 
-/** One page of every job waiting to start, in claim order (scripts/waiting.lua). */
-export async function waitingPage<P>(ctx: QueueContext<P>, offset: number, limit: number): Promise<WaitingPage> {
+/** One page of every job waiting to start (or of one `part` of them), in claim order (scripts/waiting.lua). */
+export async function waitingPage<P>(ctx: QueueContext<P>, offset: number, limit: number, part: 'waiting' | WaitingPart = 'waiting'): Promise<WaitingPage> {
   const k = ctx.keys;
-  const [skipped, taken, ...jobs] = await ctx.scripts.run(waitingScript, waitingScript.argv({ pending: k.pending, admission: k.admission }, { jobPrefix: k.jobPrefix, prefix: k.prefix, offset, limit }));
+  const args = { jobPrefix: k.jobPrefix, prefix: k.prefix, offset, limit, part: part === 'waiting' ? 'all' : part };
+  const [skipped, taken, ...jobs] = await ctx.scripts.run(waitingScript, waitingScript.argv({ pending: k.pending, admission: k.admission }, args));
   return { skipped: Number(skipped), taken: Number(taken), jobs: jobs.map((entry) => parseJobRecord(entry[0] as string, pairsToObject(entry, 1))) };
 }
 
 /** A page of one list or of the delayed set, with each job's hash. */
-async function peek<P>(ctx: QueueContext<P>, state: Exclude<ListState, 'waiting'>, offset: number, limit: number): Promise<string[][]> {
+async function peek<P>(ctx: QueueContext<P>, state: Exclude<ListState, 'waiting' | WaitingPart>, offset: number, limit: number): Promise<string[][]> {
   // Pending is claimed from its right end: its oldest jobs are the last ones, read in reverse.
   const pending = state === 'pending';
   const argv = peekScript.argv(

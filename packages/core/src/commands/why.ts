@@ -9,10 +9,10 @@ import { readWorkers } from './workers.ts';
  * on the Redis server's clock; `null` where the state does not record one.
  */
 export interface WhyReasonFields {
-  /** The whole queue is paused (`Queue.pause()`): no claim takes anything. */
-  'queue-paused': { readonly sinceMs: number | null };
-  /** The job's kind is paused (`Queue.pause({ kind })`): claims set its jobs aside. */
-  'kind-paused': { readonly kind: string; readonly sinceMs: number | null };
+  /** The whole queue is paused (`Queue.pause()`): no claim takes anything. `pausedBy`: the pause's `by` label, when it gave one. */
+  'queue-paused': { readonly sinceMs: number | null; readonly pausedBy?: string };
+  /** The job's kind is paused (`Queue.pause({ kind })`): claims set its jobs aside. `pausedBy` as for `queue-paused`. */
+  'kind-paused': { readonly kind: string; readonly sinceMs: number | null; readonly pausedBy?: string };
   /**
    * A rate limit's sliding window is full: `max` starts in the last `windowMs`, and the next
    * start may come at `untilMs`. `scope` says whose limit (`kind` or `group` names it).

@@ -4,6 +4,9 @@
 /** `CANCELLED` of the Lua scripts. */
 export const CANCELLED = 1;
 
+/** `CHANGED` of the Lua scripts. */
+export const CHANGED = 1;
+
 /** `CLAIM_DONE` of the Lua scripts. */
 export const CLAIM_DONE = 1;
 
@@ -43,11 +46,32 @@ export const GROUPED_COUNT_MAX = 10000;
 /** `NOT_CANCELLED` of the Lua scripts. */
 export const NOT_CANCELLED = 0;
 
+/** `NOT_CHANGED` of the Lua scripts. */
+export const NOT_CHANGED = 0;
+
 /** `NOT_OWNER` of the Lua scripts. */
 export const NOT_OWNER = 0;
 
+/** `NOT_PROMOTED` of the Lua scripts. */
+export const NOT_PROMOTED = 0;
+
+/** `NOT_REMOVED` of the Lua scripts. */
+export const NOT_REMOVED = 0;
+
+/** `PROMOTED` of the Lua scripts. */
+export const PROMOTED = 1;
+
 /** `REDRIVEN` of the Lua scripts. */
 export const REDRIVEN = 1;
+
+/** `REMOVALS_KEPT_MAX` of the Lua scripts. */
+export const REMOVALS_KEPT_MAX = 10000;
+
+/** `REMOVALS_KEPT_MS` of the Lua scripts. */
+export const REMOVALS_KEPT_MS = 3600000;
+
+/** `REMOVED` of the Lua scripts. */
+export const REMOVED = 1;
 
 /** `SCHEDULE_DUE_STRIDE` of the Lua scripts. */
 export const SCHEDULE_DUE_STRIDE = 8;
