@@ -53,7 +53,9 @@ if status == 'pending' then
   if unlist_pending(ARGV[4], KEYS[2], key, id, now) == 0 then return { NOT_CANCELLED, 'processing' } end
 elseif status == 'delayed' then
   if redis.call('ZREM', KEYS[3], id) == 0 then return { NOT_CANCELLED, 'processing' } end
-elseif status ~= 'waiting-children' then
+elseif status == 'waiting-children' then
+  redis.call('ZREM', waiting_parents(ARGV[4]), id)
+else
   return { NOT_CANCELLED, status }
 end
 redis.call('HSET', key, 'status', 'cancelled', 'cancelled_at_ms', now)

@@ -93,6 +93,7 @@ for j = 0, n - 1 do
   if waiting then
     redis.call('HSET', job_key, 'children_left', waiting, 'on_child_failure', on_failure, 'children',
       cjson.encode(ids[id]))
+    index_waiting_parent(prefix, id, now)
     -- Kept for when the children are done (see flow_start_parent).
     if due > now then redis.call('HSET', job_key, 'run_at_ms', int_text(due)) end
   elseif status == 'delayed' then

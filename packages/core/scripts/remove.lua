@@ -81,7 +81,10 @@ local flow = { prefix = prefix, job_prefix = ARGV[3], pending = KEYS[2], delayed
   failed = KEYS[5], cancelled_ttl = tonumber(ARGV[7]), ttl = tonumber(ARGV[9]), cap = tonumber(ARGV[10]),
   channel = ARGV[8], wake = ARGV[11], now = now, log = log, worker = ARGV[5] }
 local cancelled = 0
-if status == 'waiting-children' then cancelled = flow_cancel_children(flow, key) end
+if status == 'waiting-children' then
+  redis.call('ZREM', waiting_parents(prefix), id)
+  cancelled = flow_cancel_children(flow, key)
+end
 if f[1] and flow_waiting(redis.call('HGET', ARGV[3] .. f[1], 'child:' .. id)) then
   flow_child_settled(flow, id, f[2], f[1], 'cancelled', nil, 'removed', dead_letter)
 end

@@ -17,8 +17,9 @@
              { admission field, value, ... }, jobs waiting in the lists of other priorities,
              parked jobs of paused and limited kinds, groups with jobs waiting in their turn,
              jobs waiting in the groups' lists behind their carriers (-1: more than
-             GROUPED_COUNT_MAX groups wait, see lib/admission.lua) }
-  Reply:   [nowMs: number, pending: number, processing: number, delayed: number, completed: number, failed: number, oldestEnqueuedAtMs: number, counters: Array<string>, admission: Array<string>, prioritized: number, parked: number, groups: number, grouped: number]
+             GROUPED_COUNT_MAX groups wait, see lib/admission.lua), flow parents waiting for
+             their children (see lib/flow-children.lua) }
+  Reply:   [nowMs: number, pending: number, processing: number, delayed: number, completed: number, failed: number, oldestEnqueuedAtMs: number, counters: Array<string>, admission: Array<string>, prioritized: number, parked: number, groups: number, grouped: number, waitingChildren: number]
 ]]
 --@include lib/now.lua
 --@include lib/job-status.lua
@@ -57,4 +58,5 @@ return {
   parked,
   groups,
   grouped,
+  redis.call('ZCARD', ARGV[2] .. 'waiting-children'),
 }

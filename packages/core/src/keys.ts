@@ -20,6 +20,7 @@ import { InvalidArgumentError } from './errors.ts';
  * | `queue:{NAME}:leases` | sorted set: claimed id, scored by lease deadline (ms) | ours |
  * | `queue:{NAME}:delayed` | sorted set: id waiting for its time, scored by due time (ms) | ours |
  * | `queue:{NAME}:idem:<key>` | string: id of the job holding an idempotency key | ours |
+ * | `queue:{NAME}:waiting-children` | sorted set: flow parents waiting for their children, in enqueue order (scored by enqueue time, ms, nudged past ties) | ours |
  * | `queue:{NAME}:removals` | sorted set: recent removals (`<request id> <job id>`, scored by when, ms), so a resent remove answers as the first did; bounded, expiring | ours |
  * | `queue:{NAME}:log` | stream: the durable event log, one entry per state change, capped (when the queue's `eventLog` is on) | ours |
  * | `queue:{NAME}:reclaim-cursor` | string: where the sweep for foreign claims is | ours |
@@ -62,6 +63,8 @@ export interface QueueKeys {
   readonly reclaimCursor: string;
   /** The event log stream (written only when the queue's `eventLog` is on). */
   readonly log: string;
+  /** The flow parents waiting for their children (scripts/lib/flow-children.lua appends `waiting-children` to the prefix). */
+  readonly waitingChildren: string;
   /** Recent removals by request, for a resent `Queue.remove` (see scripts/remove.lua). */
   readonly removals: string;
   /** The partition count of a partitioned queue of this name (its partitions are other queues). */
@@ -214,6 +217,7 @@ export function queueKeys(name: string): QueueKeys {
     reclaimCursor: `${prefix}reclaim-cursor`,
     log: `${prefix}log`,
     removals: `${prefix}removals`,
+    waitingChildren: `${prefix}waiting-children`,
     partitions: `${prefix}partitions`,
     admission: `${prefix}${ADMISSION_KEY_SUFFIXES.admission}`,
     flow: `${prefix}${ADMISSION_KEY_SUFFIXES.admission}`,

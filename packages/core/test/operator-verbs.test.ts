@@ -26,7 +26,7 @@ async function keysMentioning(redis: TestRedis, queueName: string, id: string): 
     }
     const type = await redis.type(key);
     const members =
-      type === 'list' ? await redis.lrange(key, 0, -1) : type === 'zset' ? await redis.zrange(key, 0, -1) : type === 'string' ? [await redis.get(key)] : type === 'hash' ? Object.values(await redis.hgetall(key)) : [];
+      type === 'list' ? await redis.lrange(key, '0', '-1') : type === 'zset' ? await redis.zrange(key, '0', '-1') : type === 'string' ? [await redis.get(key)] : type === 'hash' ? Object.values(await redis.hgetall(key)) : [];
     if (members.includes(id)) found.push(key);
   }
   return found;

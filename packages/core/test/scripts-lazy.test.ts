@@ -143,4 +143,24 @@ describe('lazy script libraries', () => {
       await onEveryNode(redis, (node) => node.acl('DELUSER', user));
     }
   });
+
+  test("an operator's verb on a group, a priority or a flow works through EVALSHA (a Redis user without functions)", async ({ redis, redisUrl, queueName }) => {
+    const user = `nofn-ops-${queueName}`.replace(/[^A-Za-z0-9-]/g, '');
+    await onEveryNode(redis, (node) => node.acl('SETUSER', user, 'on', '>pw-for-test', '~*', '&*', '+@all', '-fcall', '-function'));
+    const queue = new Queue({ redis: urlWithUser(redisUrl, user, 'pw-for-test'), queue: queueName, kinds });
+    try {
+      const grouped = await queue.enqueue('email', { recipient: 'a@example.com' }, { group: 'acme', delayMs: 3_600_000 });
+      expect(await queue.promote(grouped)).toEqual({ promoted: true });
+      const other = await queue.enqueue('email', { recipient: 'b@example.com' });
+      expect(await queue.changePriority(other, 7)).toEqual({ changed: true, priority: 7 });
+      expect(await queue.remove(grouped)).toEqual({ removed: true });
+      const flow = await queue.enqueueFlow({ kind: 'email', payload: { recipient: 'c@example.com' }, children: [{ kind: 'email', payload: { recipient: 'd@example.com' } }] });
+      expect(await queue.remove(flow.children[0]!.id)).toEqual({ removed: true });
+      expect(await queue.remove(flow.id)).toEqual({ removed: true });
+      expect((await queue.claim({ max: 10 })).map((job) => job.id)).toEqual([other]);
+    } finally {
+      await queue.close();
+      await onEveryNode(redis, (node) => node.acl('DELUSER', user));
+    }
+  });
 });

@@ -19,6 +19,23 @@
 -- is recorded (extra: child, status), 'children-done' when its last child settled, and
 -- 'cancelled' on each child a cancelled parent takes with it.
 
+-- The parents waiting for their children: a sorted set at the queue's prefix plus this suffix
+-- (keys.ts's `waitingChildren`), scored in enqueue order (see index_waiting_parent), for listing them. A parent
+-- leaves it when it starts, fails or is cancelled (here, cancel.lua, remove.lua).
+local function waiting_parents(prefix)
+  return prefix .. 'waiting-children'
+end
+
+-- Adds parent `id` to the waiting parents at `now` (ms), or just after the last one there when
+-- that is not earlier (parents of one millisecond keep their enqueue order).
+local function index_waiting_parent(prefix, id, now)
+  local key = waiting_parents(prefix)
+  local last = redis.call('ZRANGE', key, -1, -1, 'WITHSCORES')
+  local score = now
+  if last[2] and tonumber(last[2]) >= score then score = tonumber(last[2]) + 1 end
+  redis.call('ZADD', key, int_text(score), id)
+end
+
 -- The start of a waiting child's entry: an entry is settled once, however often its child runs.
 local FLOW_WAITING = '{"status":"waiting",'
 
@@ -38,6 +55,7 @@ end
 -- else onto the claim end of pending: it was enqueued with its children, so it keeps its place
 -- ahead of the jobs that came after its flow (as a reclaimed job does), and runs next.
 local function flow_start_parent(ctx, parent_key, parent_id)
+  redis.call('ZREM', waiting_parents(ctx.prefix), parent_id)
   local f = redis.call('HMGET', parent_key, 'run_at_ms', 'priority', 'group')
   local due = tonumber(f[1]) or 0
   if due > ctx.now then
@@ -66,6 +84,7 @@ local function flow_child_settled(ctx, id, kind, parent_id, status, result, err,
   log_event(ctx.log, parent_id, 'child-settled', nil, ctx.worker, '', { 'child', id, 'status', status })
   if p[1] ~= 'waiting-children' or not flow_waiting(p[3]) then return end
   if status ~= 'completed' and p[2] ~= 'ignore' then
+    redis.call('ZREM', waiting_parents(ctx.prefix), parent_id)
     dead_letter(ctx, parent_id, 'JOBS_CHILD_FAILED: child ' .. id .. ' (' .. (kind or '?') .. ') ' ..
       status .. ': ' .. (err or ''), 'JOBS_CHILD_FAILED')
     return
@@ -91,6 +110,7 @@ local function flow_cancel_children(ctx, key)
       elseif status == 'delayed' then
         stopped = redis.call('ZREM', ctx.delayed, child) == 1
       elseif status == 'waiting-children' then
+        redis.call('ZREM', waiting_parents(ctx.prefix), child)
         stopped = true
       end
       if stopped then

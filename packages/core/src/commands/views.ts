@@ -17,18 +17,19 @@ import type { QueueContext } from './queue-context.ts';
  * them: other priorities, pending, kinds set aside while paused or limited, and groups' jobs
  * behind their turn.
  */
-export type ListState = 'pending' | 'waiting' | 'processing' | 'delayed' | 'completed' | 'failed' | WaitingPart;
+export type ListState = 'pending' | 'waiting' | 'processing' | 'delayed' | 'completed' | 'failed' | 'waiting-children' | WaitingPart;
 
 /**
  * The parts of `waiting` that {@link Queue.list} also pages through alone, in claim order:
  * `prioritized` (the lists of priorities other than 0, highest first; stats' `prioritizedDepth`),
  * `parked` (jobs of paused or limited kinds, by kind; `parkedDepth`) and `grouped` (jobs in their
- * groups' lists behind the carriers, in the groups' turns; `groupedDepth`).
+ * groups' lists behind the carriers, in the groups' turns; `groupedDepth`). `waiting-children`
+ * lists flow parents waiting for their children, oldest first (`waitingChildrenDepth`).
  */
 export type WaitingPart = 'prioritized' | 'parked' | 'grouped';
 
 /** Every {@link ListState}, in the order a page of states shows them. */
-export const LIST_STATES: readonly ListState[] = Object.freeze(['pending', 'waiting', 'prioritized', 'grouped', 'parked', 'processing', 'delayed', 'completed', 'failed'] as ListState[]);
+export const LIST_STATES: readonly ListState[] = Object.freeze(['pending', 'waiting', 'prioritized', 'grouped', 'parked', 'delayed', 'waiting-children', 'processing', 'completed', 'failed'] as ListState[]);
 
 const WAITING_PARTS: ReadonlySet<ListState> = new Set<ListState>(['waiting', 'prioritized', 'parked', 'grouped']);
 
@@ -87,6 +88,8 @@ export interface QueueStats {
   readonly prioritizedDepth: number;
   /** Jobs of paused or limited kinds set aside until their kind may start (not in `pendingDepth`). */
   readonly parkedDepth: number;
+  /** Flow parents waiting for their children (status `waiting-children`). */
+  readonly waitingChildrenDepth: number;
   /** Jobs in the pending list: those of priority 0, as the recipe sees them. */
   readonly pendingDepth: number;
   readonly processingDepth: number;
@@ -138,7 +141,7 @@ export async function list<P>(partitions: readonly QueueContext<P>[], state: Lis
     return page;
   }
   if (partitions.length === 1) return listPage(partitions[0] as QueueContext<P>, state as Exclude<ListState, 'waiting' | WaitingPart>, skip, left);
-  const field = `${state as Exclude<ListState, 'waiting' | WaitingPart>}Depth` as const;
+  const field = depthField(state as Exclude<ListState, 'waiting' | WaitingPart>);
   const depths = await Promise.all(partitions.map(async (ctx) => (await readStats(ctx))[field]));
   for (const [index, ctx] of partitions.entries()) {
     const depth = depths[index] as number;
@@ -158,6 +161,11 @@ export async function list<P>(partitions: readonly QueueContext<P>[], state: Lis
 async function listPage<P>(ctx: QueueContext<P>, state: Exclude<ListState, 'waiting' | WaitingPart>, offset: number, limit: number): Promise<JobRecord[]> {
   const reply = await peek(ctx, state, offset, limit);
   return reply.map((entry) => parseJobRecord(entry[0] as string, pairsToObject(entry, 1)));
+}
+
+/** The {@link QueueStats} field that holds the depth of list `state`. */
+function depthField(state: Exclude<ListState, 'waiting' | WaitingPart>): `${'pending' | 'processing' | 'delayed' | 'completed' | 'failed' | 'waitingChildren'}Depth` {
+  return state === 'waiting-children' ? 'waitingChildrenDepth' : `${state}Depth`;
 }
 
 /** A page of {@link list}('waiting'), and how far it got. */
@@ -182,10 +190,10 @@ async function peek<P>(ctx: QueueContext<P>, state: Exclude<ListState, 'waiting'
   // Pending is claimed from its right end: its oldest jobs are the last ones, read in reverse.
   const pending = state === 'pending';
   const argv = peekScript.argv(
-    { list: ctx.keys[state] },
+    { list: state === 'waiting-children' ? ctx.keys.waitingChildren : ctx.keys[state] },
     {
       jobPrefix: ctx.keys.jobPrefix,
-      type: state === 'delayed' ? 'zset' : 'list',
+      type: state === 'delayed' || state === 'waiting-children' ? 'zset' : 'list',
       start: pending ? -(offset + limit) : offset,
       stop: pending ? -(offset + 1) : offset + limit - 1,
       reverse: pending ? '1' : '0',
@@ -238,7 +246,7 @@ async function readStats<P>(ctx: QueueContext<P>): Promise<QueueStats> {
     { pending: k.pending, processing: k.processing, delayed: k.delayed, completed: k.completed, failed: k.failed, stats: k.stats, admission: k.admission },
     { jobPrefix: k.jobPrefix, prefix: k.prefix },
   );
-  const [nowMs, pending, processing, delayed, completed, failed, oldest, counters, admission, prioritized, parked, groups, grouped] = await ctx.scripts.run(statsScript, argv);
+  const [nowMs, pending, processing, delayed, completed, failed, oldest, counters, admission, prioritized, parked, groups, grouped, waitingChildren] = await ctx.scripts.run(statsScript, argv);
   const c = pairsToObject(counters);
   const pause = readPauseState(admission);
   const count = (field: string): number => Number(c[field] ?? 0);
@@ -263,6 +271,7 @@ async function readStats<P>(ctx: QueueContext<P>): Promise<QueueStats> {
     pausedKinds: pause.kinds,
     prioritizedDepth: Number(prioritized),
     parkedDepth: Number(parked),
+    waitingChildrenDepth: Number(waitingChildren),
     pendingDepth: Number(pending),
     processingDepth: Number(processing),
     delayedDepth: Number(delayed),
