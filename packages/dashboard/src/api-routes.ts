@@ -1,10 +1,11 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { isJobsError, JOB_ID_PATTERN, KIND_NAME_PATTERN, type JobRecord, type ListState, type Logger } from '@jobs/core';
+import { isJobsError, JOB_ID_PATTERN, KIND_NAME_PATTERN, LIST_STATES, type JobRecord, type ListState, type Logger } from '@jobs/core';
 import { toJobsError } from '@jobs/core/internal';
 import type { DashboardRole } from './credentials.ts';
 import type { DashboardDataSource, ScheduleInfo, TimelineEntry } from './data-source.ts';
 import { decodePathPart, HttpError, readJsonBody, sendJson } from './http-io.ts';
 import { findJobs, type JobQuery } from './job-search.ts';
+import { bulk, jobAction } from './job-actions.ts';
 import type { RateHistory } from './rate-history.ts';
 import { clipText, detailText, detailValue, shownNumber, shownTime } from './shown-values.ts';
 import { reasonLine } from '@jobs/core/internal';
@@ -19,7 +20,7 @@ export interface ApiContext {
   readonly log: Logger;
 }
 
-const STATES: readonly ListState[] = ['pending', 'waiting', 'processing', 'delayed', 'completed', 'failed'];
+const STATES: readonly ListState[] = LIST_STATES;
 const FIELD_PATH = /^[A-Za-z0-9_$-]{1,64}(\.[A-Za-z0-9_$-]{1,64}){0,7}$/;
 
 function wholeNumber(raw: string | null, name: string, fallback: number, max: number): number {
@@ -59,7 +60,9 @@ function depthOf(stats: Awaited<ReturnType<DashboardDataSource['stats']>>, state
     const { waitingDepth } = stats as { waitingDepth?: number | null };
     return waitingDepth === undefined ? stats.pendingDepth : waitingDepth;
   }
-  return stats[`${state}Depth`];
+  // A source written before a state's depth existed says none (the list reads until it runs short).
+  const depth = (stats as unknown as Record<string, number | null | undefined>)[state === 'waiting-children' ? 'waitingChildrenDepth' : `${state}Depth`];
+  return depth ?? null;
 }
 
 /**
@@ -170,13 +173,13 @@ export async function handleApi(ctx: ApiContext, request: IncomingMessage, respo
     sendJson(response, 200, await overview(ctx));
     return true;
   }
-  const match = /^\/api\/queues\/([^/]+)\/(jobs|jobs\/([^/]+)|jobs\/([^/]+)\/(retry|cancel)|redrive-failed|purge|pause|resume|schedules)$/.exec(path);
+  const match = /^\/api\/queues\/([^/]+)\/(jobs|jobs\/([^/]+)|jobs\/([^/]+)\/(retry|cancel|promote|priority|delete)|redrive-failed|purge|pause|resume|bulk|schedules)$/.exec(path);
   if (!match) return false;
   const queue = decodePathPart(match[1] as string, 'queue');
   if (!(await ctx.source.queueNames()).includes(queue)) throw new HttpError(404, 'no_queue', `no queue ${JSON.stringify(queue)} on this dashboard`);
   const route = match[2] as string;
   const id = match[3] ?? match[4];
-  const action = match[5] ?? (['redrive-failed', 'purge', 'pause', 'resume'].includes(route) ? route : undefined);
+  const action = match[5] ?? (['redrive-failed', 'purge', 'pause', 'resume', 'bulk'].includes(route) ? route : undefined);
   if (action === undefined) {
     if (method !== 'GET') throw new HttpError(405, 'method', `${method} is not allowed here`);
     if (route === 'jobs') {
@@ -199,11 +202,11 @@ export async function handleApi(ctx: ApiContext, request: IncomingMessage, respo
   if (method !== 'POST') throw new HttpError(405, 'method', `${action} takes a POST`);
   if (role !== 'operator') throw new HttpError(403, 'read_only', 'a viewer cannot act on jobs or queues: sign in with the operator token');
   const body = await readJsonBody(request);
-  sendJson(response, 200, await act(ctx, queue, action, id === undefined ? undefined : decodePathPart(id, 'id'), body));
+  sendJson(response, 200, await act(ctx, queue, action, id === undefined ? undefined : decodePathPart(id, 'id'), body, role));
   return true;
 }
 
-async function act(ctx: ApiContext, queue: string, action: string, id: string | undefined, body: Record<string, unknown>): Promise<unknown> {
+async function act(ctx: ApiContext, queue: string, action: string, id: string | undefined, body: Record<string, unknown>, role: DashboardRole): Promise<unknown> {
   const { source, log } = ctx;
   switch (action) {
     case 'retry': {
@@ -212,14 +215,14 @@ async function act(ctx: ApiContext, queue: string, action: string, id: string | 
       if (outcome === 'not_found') throw new HttpError(404, 'no_job', `no job ${id} in ${queue} (or its record has expired)`);
       if (outcome !== true) throw new HttpError(409, 'conflict', `job ${id} is ${outcome} now, not failed: nothing was redriven (it was redriven or finished meanwhile)`);
       log.info({ queue, id, action }, 'dashboard action');
-      return { id, retried: true };
+      return { id, retried: true, count: 1 };
     }
     case 'cancel': {
       assertId(id as string);
       const outcome = await source.cancel(queue, id as string);
       if (outcome.cancelled) {
         log.info({ queue, id, action }, 'dashboard action');
-        return { id, cancelled: true };
+        return { id, cancelled: true, count: 1 };
       }
       if (outcome.status === 'not_found') throw new HttpError(404, 'no_job', `no job ${id} in ${queue} (or its record has expired)`);
       throw new HttpError(409, 'conflict', `job ${id} is ${outcome.status} now: only a pending or delayed job can be cancelled, so nothing was changed`);
@@ -230,14 +233,14 @@ async function act(ctx: ApiContext, queue: string, action: string, id: string | 
       if (typeof expected !== 'number' || !Number.isSafeInteger(expected) || expected < 1) throw new HttpError(400, 'bad_body', 'expected must be the number of failed jobs to redrive (1 or more)');
       const redriven = await source.retryFailed(queue, Math.min(expected, ctx.redriveLimit));
       log.info({ queue, action, redriven }, 'dashboard action');
-      return { queue, redriven, limit: ctx.redriveLimit };
+      return { queue, redriven, limit: ctx.redriveLimit, count: redriven };
     }
     case 'purge': {
       if (body.confirm !== queue) throw new HttpError(400, 'confirm', `type the queue's name (${queue}) to purge it`);
       const deletedKeys = await source.purge(queue);
       ctx.history.keepOnly([]);
       log.warn({ queue, action, deletedKeys }, 'dashboard action');
-      return { queue, deletedKeys };
+      return { queue, deletedKeys, count: 1 };
     }
     case 'pause':
     case 'resume': {
@@ -247,9 +250,22 @@ async function act(ctx: ApiContext, queue: string, action: string, id: string | 
       if (kind !== undefined && (typeof kind !== 'string' || !KIND_NAME_PATTERN.test(kind))) {
         throw new HttpError(400, 'bad_body', 'kind must be a kind name: a letter, then up to 63 letters, digits, "_", "." or "-"');
       }
-      await run.call(source, queue, kind === undefined ? undefined : { kind });
+      await run.call(source, queue, { ...(kind !== undefined && { kind }), ...(action === 'pause' && { by: `dashboard ${role}` }) });
       log.info({ queue, ...(kind !== undefined && { kind }), action }, 'dashboard action');
-      return { queue, ...(kind !== undefined && { kind }), paused: action === 'pause' };
+      return { queue, ...(kind !== undefined && { kind }), paused: action === 'pause', count: 1 };
+    }
+    case 'promote':
+    case 'priority':
+    case 'delete': {
+      const answer = await jobAction(source, queue, action, id, body);
+      log.info({ queue, id, action }, 'dashboard action');
+      return answer;
+    }
+    case 'bulk': {
+      const depth = async (name: string, state: ListState) => depthOf(await source.stats(name), state);
+      const answer = await bulk({ source, scanLimit: ctx.scanLimit, toQuery: (params) => jobQuery(params, Number.MAX_SAFE_INTEGER), depth }, queue, body);
+      log.info({ queue, action, bulk: answer.action, matched: answer.matched, done: answer.done }, 'dashboard action');
+      return answer;
     }
   }
   throw new HttpError(404, 'not_found', 'no such action');

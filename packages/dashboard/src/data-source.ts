@@ -1,4 +1,4 @@
-import type { CancelOutcome, JobRecord, JobWhy, ListState, QueueStats, WorkerInfo } from '@jobs/core';
+import type { CancelOutcome, ChangePriorityOutcome, JobRecord, JobWhy, ListState, PromoteOutcome, QueueStats, RemoveOutcome, WorkerInfo } from '@jobs/core';
 
 /**
  * What a queue's admission says (its pauses and limits: what decides whether a waiting job may
@@ -27,6 +27,8 @@ export type ShownLimits = Readonly<Record<string, number | string | null>>;
 export interface PauseTarget {
   /** A kind name: only that kind's jobs stop (or start again). */
   readonly kind?: string;
+  /** Who pauses (a short label: the dashboard passes the session's role), recorded with the pause. */
+  readonly by?: string;
 }
 
 /** @deprecated Use {@link PauseTarget}. */
@@ -93,12 +95,21 @@ export interface DashboardDataSource {
   schedules?(queue: string): Promise<readonly ScheduleInfo[]>;
   /** Capability: the queue's live workers, from their heartbeats (one read): the card says when there is none. */
   workers?(queue: string): Promise<readonly WorkerInfo[]>;
+  /** Capability: starts a delayed job now (core's `Queue.promote`). */
+  promote?(queue: string, id: string): Promise<PromoteOutcome>;
+  /** Capability: gives a waiting job a new priority (core's `Queue.changePriority`). */
+  changePriority?(queue: string, id: string, priority: number): Promise<ChangePriorityOutcome>;
+  /** Capability: deletes a job that is not running (core's `Queue.remove`). */
+  remove?(queue: string, id: string): Promise<RemoveOutcome>;
 }
 
 /** The optional members of a {@link DashboardDataSource} that it has, for the page. */
 export interface DashboardCapabilities {
+  readonly changePriority: boolean;
   readonly flowState: boolean;
   readonly pause: boolean;
+  readonly promote: boolean;
+  readonly remove: boolean;
   readonly timeline: boolean;
   readonly schedules: boolean;
   readonly workers: boolean;
@@ -107,8 +118,11 @@ export interface DashboardCapabilities {
 /** Which capabilities `source` has. */
 export function capabilitiesOf(source: DashboardDataSource): DashboardCapabilities {
   return {
+    changePriority: typeof source.changePriority === 'function',
     flowState: typeof source.flowState === 'function',
     pause: typeof source.pause === 'function' && typeof source.resume === 'function',
+    promote: typeof source.promote === 'function',
+    remove: typeof source.remove === 'function',
     timeline: typeof source.timeline === 'function',
     schedules: typeof source.schedules === 'function',
     workers: typeof source.workers === 'function',

@@ -8,7 +8,7 @@ export type DashboardQueue = Pick<Queue<unknown>, 'name' | 'client' | 'stats' | 
   readonly schedules: { list(options?: { offset?: number; limit?: number }): Promise<ScheduleRecord[]> };
   /** Its live workers (a `Queue` has them): without it the page says nothing of workers. */
   readonly workers?: Queue<unknown>['workers'];
-} & Partial<Pick<Queue<unknown>, 'why'>>;
+} & Partial<Pick<Queue<unknown>, 'why' | 'promote' | 'changePriority' | 'remove'>>;
 
 /** Options of {@link jobQueueSource}. */
 export interface JobQueueSourceOptions {
@@ -50,15 +50,16 @@ function scheduleInfo(record: ScheduleRecord): ScheduleInfo {
  * `JOBS_INVALID_ARGUMENT`), except on resume: a kind paused by another service stays resumable.
  * A queue opened without kinds (the daemon's) acts through a handle that knows just this kind.
  */
-async function onKind(queue: DashboardQueue, kind: string, action: 'pause' | 'resume'): Promise<void> {
+async function onKind(queue: DashboardQueue, kind: string, action: 'pause' | 'resume', by: string | undefined): Promise<void> {
+  const options = action === 'pause' && by !== undefined ? { kind, by } : { kind };
   if (queue.kinds.has(kind) || (action === 'pause' && queue.kinds.names.length > 0)) {
-    await queue[action]({ kind });
+    await queue[action](options);
     return;
   }
   // defineKinds checks the name's form; the schema is never used: this handle enqueues nothing.
   const handle = new Queue({ redis: queue.client, queue: queue.name, kinds: defineKinds({ [kind]: { schema: { type: 'object' } } }) });
   try {
-    await handle[action]({ kind });
+    await handle[action](options);
   } finally {
     await handle.close();
   }
@@ -81,8 +82,15 @@ export function jobQueueSource(queues: readonly DashboardQueue[] | (() => readon
   };
   const pauseAction = (action: 'pause' | 'resume') => async (name: string, target: PauseTarget = {}) => {
     const queue = byName(name);
-    if (target.kind === undefined) await queue[action]();
-    else await onKind(queue, target.kind, action);
+    if (target.kind === undefined) await queue[action](action === 'pause' && target.by !== undefined ? { by: target.by } : {});
+    else await onKind(queue, target.kind, action, target.by);
+  };
+  /** The queue's verb `verb`: a `Queue` has it; an object that lacks it answers as an error. */
+  const verbOf = <V extends 'promote' | 'changePriority' | 'remove'>(name: string, verb: V): NonNullable<DashboardQueue[V]> => {
+    const queue = byName(name);
+    const run = queue[verb];
+    if (typeof run !== 'function') throw new Error(`queue ${JSON.stringify(name)} has no ${verb}`);
+    return run.bind(queue) as NonNullable<DashboardQueue[V]>;
   };
   return {
     queueNames: () => all().map((queue) => queue.name).sort(),
@@ -104,6 +112,9 @@ export function jobQueueSource(queues: readonly DashboardQueue[] | (() => readon
       return redriven;
     },
     cancel: (name, id) => byName(name).cancel(id),
+    promote: (name, id) => verbOf(name, 'promote')(id),
+    changePriority: (name, id, priority) => verbOf(name, 'changePriority')(id, priority),
+    remove: (name, id) => verbOf(name, 'remove')(id),
     purge: (name) => byName(name).purge(),
     // The paused state is part of the stats snapshot: the overview's own is used when given.
     flowState: async (name, snapshot) => {
