@@ -143,7 +143,7 @@ describe('jobsctl (the admin CLI, run as a child process)', () => {
     const cases: [string[], RegExp, string][] = [
       [['frobnicate'], /unknown command 'frobnicate'/, 'jobsctl --help'],
       [['ls', 'failed'], /ls needs --queue NAME/, 'jobsctl ls --help'],
-      [['ls', 'sideways', '-q', 'q'], /Allowed choices are pending, waiting, processing, delayed, completed, failed/, 'jobsctl ls --help'],
+      [['ls', 'sideways', '-q', 'q'], /Allowed choices are pending, waiting, prioritized, grouped, parked, delayed, waiting-children, processing, completed, failed/, 'jobsctl ls --help'],
       [['ls', 'failed', '-q', 'q', '--limit', 'ten'], /--limit must be a whole number/, 'jobsctl ls --help'],
       [['ls', 'failed', '-q', 'q', '--limit=-3'], /--limit must be a whole number/, 'jobsctl ls --help'],
       [['show', '-q', 'q'], /missing required argument 'id'/, 'jobsctl show --help'],

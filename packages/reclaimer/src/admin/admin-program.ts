@@ -1,11 +1,12 @@
-import { assertJobId, assertQueueName, KIND_NAME_PATTERN, type ListState } from '@jobs/core';
+import { assertJobId, assertQueueName, KIND_NAME_PATTERN, LIST_STATES, type ListState } from '@jobs/core';
 import { Argument, type Command } from 'commander';
 import { fromFlagOrEnv, newProgram, parseCommandLine, type CommandLine } from '../command-line.ts';
 import { checkRedisUrl, parseWholeNumber, UsageError } from '../usage-error.ts';
 import { VERSION } from '../version.ts';
 import { check, kindsOption, queueOption, type GlobalFlags } from './admin-options.ts';
 import { loadKinds } from './kinds-module.ts';
-import type { PauseCommand } from './run-pause.ts';
+import { addJobVerbCommands, type JobVerbCommand } from './job-verbs.ts';
+import { defaultPausedBy, type PauseCommand } from './run-pause.ts';
 import type { FunctionsCommand } from './run-functions.ts';
 import type { SchedulesCommand } from './run-schedules.ts';
 import type { WorkersCommand } from './run-workers.ts';
@@ -26,6 +27,7 @@ export type AdminCommand =
   | { name: 'export-failed'; queue: string; out: string | undefined }
   | { name: 'acl'; user: string; queues: string[]; partitions: number; operator: boolean }
   | FunctionsCommand
+  | JobVerbCommand
   | PauseCommand
   | SchedulesCommand
   | WorkersCommand;
@@ -37,7 +39,7 @@ export interface AdminInvocation {
   json: boolean;
 }
 
-const STATES: readonly ListState[] = ['pending', 'waiting', 'processing', 'delayed', 'completed', 'failed'];
+const STATES: readonly ListState[] = LIST_STATES;
 
 const AFTER = `
 Environment: REDIS_URL (for --redis-url), JOBS_QUEUE (for --queue). A flag wins.
@@ -215,6 +217,7 @@ job's hash as stored. The list is read a page at a time; --out never overwrites 
     .description('stop workers starting jobs of a queue, or of one kind of it (running jobs finish)')
     .addOption(queueOption())
     .option('--kind <kind>', 'pause only this kind (it must be one the queue knows)')
+    .option('--by <label>', 'who pauses, as jobsctl why reports it (default: your user@host)')
     .addOption(kindsOption('to check --kind against instead of the kinds found in Redis'))
     .addHelpText(
       'after',
@@ -222,12 +225,14 @@ job's hash as stored. The list is read a page at a time; --out never overwrites 
 Redis keeps no list of a queue's kinds: --kind must be the kind of a job or schedule found in the
 queue (or already paused), or, with --kinds, one your code defines.`,
     )
-    .action(async (flags: { queue?: string; kind?: string; kinds?: string }, command: Command) => {
+    .action(async (flags: { queue?: string; kind?: string; kinds?: string; by?: string }, command: Command) => {
       const queue = needQueue('pause', flags.queue);
+      const by = flags.by ?? defaultPausedBy();
+      if (by.length < 1 || by.length > 64 || /[^\x20-\x7e]/.test(by)) throw new UsageError('--by: 1 to 64 printable characters');
       const kind = kindName(flags.kind);
       if (flags.kinds !== undefined && kind === undefined) throw new UsageError('--kinds checks --kind: give --kind too, or neither');
       const kinds = flags.kinds === undefined ? undefined : await loadKinds(flags.kinds);
-      take({ name: 'pause', queue, kind, kinds }, globals(command));
+      take({ name: 'pause', queue, kind, kinds, by }, globals(command));
     });
 
   program
@@ -237,10 +242,11 @@ queue (or already paused), or, with --kinds, one your code defines.`,
     .option('--kind <kind>', 'resume only this kind (one that is paused)')
     .addHelpText('after', PAUSE_HELP)
     .action((flags: { queue?: string; kind?: string }, command: Command) =>
-      take({ name: 'resume', queue: needQueue('resume', flags.queue), kind: kindName(flags.kind), kinds: undefined }, globals(command)),
+      take({ name: 'resume', queue: needQueue('resume', flags.queue), kind: kindName(flags.kind), kinds: undefined, by: undefined }, globals(command)),
     );
 
   addSchedulesCommands(program, { take, needQueue, globals });
+  addJobVerbCommands(program, { take, needQueue, jobId, globals });
 
   program
     .command('workers')

@@ -6,6 +6,7 @@ import { humanDuration, renderPairs, renderTable } from '../table.ts';
 import type { AdminCommand } from './admin-program.ts';
 import { eventLine, readEvents } from './event-lines.ts';
 import { partitionQueues } from './partition-queues.ts';
+import { runJobVerb } from './job-verbs.ts';
 import { runPauseCommand } from './run-pause.ts';
 import { runFunctionsCommand } from './run-functions.ts';
 import { runSchedulesCommand } from './run-schedules.ts';
@@ -86,7 +87,7 @@ function limitsText(limits: LimitsState): string {
 /** The order `stats` shows a queue in: its admission state (pauses), then where its jobs are, then its counters. */
 const STATS_ORDER: readonly (keyof QueueStats)[] = [
   'paused', 'pausedKinds',
-  'pendingDepth', 'prioritizedDepth', 'parkedDepth', 'groupedDepth', 'waitingDepth', 'processingDepth', 'delayedDepth', 'completedDepth', 'failedDepth', 'groupsWaiting', 'oldestPendingAgeMs', 'limits',
+  'pendingDepth', 'prioritizedDepth', 'parkedDepth', 'groupedDepth', 'waitingDepth', 'processingDepth', 'delayedDepth', 'waitingChildrenDepth', 'completedDepth', 'failedDepth', 'groupsWaiting', 'oldestPendingAgeMs', 'limits',
   'enqueuedTotal', 'completedTotal', 'failedTotal', 'expiredTotal', 'rateLimitedTotal', 'retriedTotal', 'reclaimedTotal', 'cancelledTotal', 'redrivenTotal', 'releasedTotal', 'droppedTotal', 'failedDroppedTotal',
   'nowMs',
 ];
@@ -159,6 +160,10 @@ export async function runAdminCommand(command: Exclude<AdminCommand, { name: 'ex
     case 'pause':
     case 'resume':
       return runPauseCommand(command, client);
+    case 'promote':
+    case 'priority':
+    case 'remove':
+      return runJobVerb(command, client, openNamed);
     case 'schedules':
       return runSchedulesCommand(command, client);
     case 'workers':
