@@ -151,6 +151,28 @@ describe('an admin operation whose reply is lost is finished by the resent comma
     expect((await runEveryJob(direct)).size).toBe(20);
   });
 
+  test('a promote, a change of priority and a remove run twice answer as the first did, and move each job once', async ({ proxied, viaProxy, direct, redis, queueName }) => {
+    const delayed = await direct.enqueue('email', mail(1), { delayMs: 60_000 });
+    const waiting = await direct.enqueue('email', mail(2));
+    const doomed = await direct.enqueue('email', mail(3), { idempotencyKey: 'order-1' });
+    let dropped = proxied.proxy.dropAfterReply(isScriptCall);
+    expect(await viaProxy.promote(delayed)).toEqual({ promoted: true });
+    await dropped;
+    dropped = proxied.proxy.dropAfterReply(isScriptCall);
+    expect(await viaProxy.changePriority(waiting, 5)).toEqual({ changed: true, priority: 5 });
+    await dropped;
+    dropped = proxied.proxy.dropAfterReply(isScriptCall);
+    expect(await viaProxy.remove(doomed)).toEqual({ removed: true });
+    await dropped;
+    // A later call is told the truth.
+    expect(await direct.promote(delayed)).toEqual({ promoted: false, status: 'pending' });
+    expect(await direct.remove(doomed)).toEqual({ removed: false, status: 'not_found' });
+    expect((await queueKeysIn(redis, queueName)).filter((key) => key.includes(doomed) || key.endsWith(':idem:order-1'))).toEqual([]);
+    await expectAllVisible(direct, 2);
+    expect((await direct.list('waiting')).map((job) => job.id)).toEqual([waiting, delayed]);
+    expect((await runEveryJob(direct)).size).toBe(2);
+  });
+
   test('a purge run twice leaves no key of the queue behind', async ({ proxied, viaProxy, direct, redis, queueName }) => {
     await parkUnderCap(direct, 10);
     await direct.enqueue('webhook', { url: 'https://example.com/1' }, { priority: 3 });
