@@ -5,6 +5,7 @@ import { describe, expect, vi } from 'vitest';
 const example = readFileSync(new URL('../examples/queue.ts', import.meta.url), 'utf8');
 const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
 const eventLogExample = readFileSync(new URL('../examples/event-log.ts', import.meta.url), 'utf8');
+const operatorExample = readFileSync(new URL('../examples/operator-verbs.ts', import.meta.url), 'utf8');
 
 describe('README example', () => {
   test('the README shows examples/queue.ts as it is', () => {
@@ -54,5 +55,19 @@ describe('README flow example', () => {
     log.mockRestore();
     expect(job.status).toBe('completed');
     expect(job.result.files).toEqual([{ url: 'https://cdn.example.com/a.png' }, { url: 'https://cdn.example.com/b.png' }]);
+  });
+
+  test('the README shows examples/operator-verbs.ts as it is', () => {
+    expect(readme).toContain(operatorExample.trim());
+  });
+
+  test('examples/operator-verbs.ts runs: it promotes, reprioritizes, removes and pauses with a label', async ({ redisUrl }) => {
+    process.env.REDIS_URL = redisUrl;
+    const log = vi.spyOn(console, 'log').mockImplementation(() => undefined);
+    await import('../examples/operator-verbs.ts');
+    const [shown] = log.mock.calls[0] as [Record<string, unknown>];
+    log.mockRestore();
+    expect(shown).toMatchObject({ promoted: { promoted: true }, changed: { changed: true, priority: 10 }, removed: { removed: true }, newJob: true, pausedBy: 'alice@ops' });
+    expect(shown.prioritized).toHaveLength(1);
   });
 });
