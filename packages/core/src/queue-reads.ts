@@ -83,7 +83,9 @@ export abstract class QueueReads<P> {
    * One page of a list, read in one step: pending oldest first, delayed soonest first,
    * processing, completed and failed newest first. Ids whose hash expired are left out.
    * `waiting` pages through every job waiting to start in the order claims take them (see
-   * {@link ListState}); its depth is `stats().waitingDepth`. A partitioned queue pages through
+   * {@link ListState}); its depth is `stats().waitingDepth`. `prioritized`, `parked` and `grouped`
+   * page one part of it alone, and `waiting-children` the flow parents waiting for their children,
+   * oldest first (each with its depth in `stats()`). A partitioned queue pages through
    * its partitions' lists one after another, partition 0 first.
    */
   list(state: ListState, options: { offset?: number; limit?: number } = {}): Promise<JobRecord[]> {

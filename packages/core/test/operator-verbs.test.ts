@@ -197,6 +197,7 @@ describe('remove', () => {
       expect(await queue.remove(id)).toEqual({ removed: false, status: 'not_found' });
     }
     const stats = await queue.stats();
+    expect(stats.removedTotal).toBe(7);
     expect({ completed: stats.completedDepth, failed: stats.failedDepth, delayed: stats.delayedDepth, prioritized: stats.prioritizedDepth }).toEqual({ completed: 0, failed: 0, delayed: 0, prioritized: 0 });
     // What is left runs: the group's first job.
     expect((await queue.list('waiting')).map((j) => j.id)).toEqual([grouped[0]]);

@@ -61,6 +61,8 @@ export interface QueueStats {
    * Always 0 with the defaults, which keep every failed job.
    */
   readonly failedDroppedTotal: number;
+  /** Jobs deleted by an operator's {@link Queue.remove}. */
+  readonly removedTotal: number;
   /** Jobs not started before their expiry, moved to failed (counted in `failedTotal` too). */
   readonly expiredTotal: number;
   /** Jobs a handler's RateLimitedError sent back (see {@link Queue.rateLimited}). */
@@ -261,6 +263,7 @@ async function readStats<P>(ctx: QueueContext<P>): Promise<QueueStats> {
     redrivenTotal: count('redriven_total'),
     droppedTotal: count('dropped_total'),
     failedDroppedTotal: count('failed_dropped_total'),
+    removedTotal: count('removed_total'),
     expiredTotal: count('expired_total'),
     rateLimitedTotal: count('rate_limited_total'),
     limits: readLimits(admission),
