@@ -124,6 +124,7 @@ try {
       ['pending, first page of 50', `/api/queues/${name}/jobs?state=pending&limit=50`],
       ['pending, page of 50 in the middle', `/api/queues/${name}/jobs?state=pending&limit=50&offset=${Math.floor(depth * 0.4)}`],
       ['waiting (start order), first page', `/api/queues/${name}/jobs?state=waiting&limit=50`],
+      ['waiting, page of 50 in the middle', `/api/queues/${name}/jobs?state=waiting&limit=50&offset=${Math.floor(depth * 0.4)}`],
       ['delayed, first page', `/api/queues/${name}/jobs?state=delayed&limit=50`],
       ['failed, first page', `/api/queues/${name}/jobs?state=failed&limit=50`],
       ['pending filtered by kind (1,000 ids scanned)', `/api/queues/${name}/jobs?state=pending&limit=50&kind=email`],
