@@ -9,7 +9,8 @@
   child finishes, and its parent, gone, hears nothing); a child its parent still waits for
   settles there as cancelled with the error 'removed' (so the parent fails, or counts it
   settled, as its on_child_failure says); a settled child's entry in its parent is kept. The
-  removal is logged 'removed' and recorded (request id and job id) in the removals set for
+  removal is logged 'removed', published on the events channel as status 'removed' (a caller
+  waiting for the job's result reads it again and finds none), and recorded (request id and job id) in the removals set for
   REMOVALS_KEPT_MS, so the same call sent again (its reply lost) answers REMOVED. A running job
   is left alone: its status is the answer.
 
@@ -28,7 +29,7 @@
   ARGV[5]  worker: the removing process's id, for the event log ('' = none)
   ARGV[6]  request: this call's random id, the same when it is sent again
   ARGV[7]  ttlSeconds: TTL in seconds of the hash of a child cancelled with its parent (0 = keep)
-  ARGV[8]  channel: events channel ('' = publish nothing)
+  ARGV[8]  channel: events channel ('' = publish nothing), for this job's removal and the children cancelled with it
   ARGV[9]  failedTtlSeconds: failed TTL in seconds (0 = keep until trimmed off the history)
   ARGV[10] historyCap: failed history cap (-1 = no cap)
   ARGV[11] wakeChannel: the wake channel (see lib/due-notice.lua)
@@ -94,6 +95,7 @@ if cancelled > 0 then redis.call('HINCRBY', KEYS[6], 'cancelled_total', cancelle
 local idem = f[3]
 if idem and string.find(idem, prefix, 1, true) == 1 and redis.call('GET', idem) == id then redis.call('DEL', idem) end
 redis.call('DEL', key)
+publish_event(ARGV[8], id, 'removed')
 redis.call('HINCRBY', KEYS[6], 'removed_total', 1)
 redis.call('ZADD', KEYS[8], now, member)
 redis.call('ZREMRANGEBYSCORE', KEYS[8], '-inf', '(' .. int_text(now - REMOVALS_KEPT_MS))

@@ -1,4 +1,4 @@
-import { queueKeysIn, redisTest as test, type TestRedis } from '@jobs/testing';
+import { openRedis, queueKeysIn, redisTest as test, type TestRedis } from '@jobs/testing';
 import { describe, expect } from 'vitest';
 import { isJobsError, Queue, type PayloadTypesOf } from '../src/index.ts';
 import { changePriorityScript } from '../src/generated/change-priority.ts';
@@ -213,6 +213,19 @@ describe('remove', () => {
     expect(await queue.remove(id)).toEqual({ removed: true });
     expect(await keysMentioning(redis, queueName, id)).toEqual([]);
     expect((await queue.stats()).parkedDepth).toBe(0);
+    await queue.close();
+  });
+
+  test('publishes {"id","status":"removed"} on the events channel, so a caller waiting for the job hears it is gone', async ({ redis, redisUrl, queueName }) => {
+    const subscriber = openRedis(redisUrl);
+    const messages: string[] = [];
+    subscriber.on('message', (_channel: string, message: string) => messages.push(message));
+    await subscriber.subscribe(`queue:{${queueName}}:events`);
+    const queue = openQueue(redis, queueName);
+    const id = await queue.enqueue('email', mail(1));
+    expect(await queue.remove(id)).toEqual({ removed: true });
+    await expect.poll(() => messages.map((m) => JSON.parse(m) as unknown)).toContainEqual({ id, status: 'removed' });
+    subscriber.disconnect();
     await queue.close();
   });
 
