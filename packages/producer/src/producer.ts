@@ -3,6 +3,7 @@ import {
   InvalidArgumentError,
   Queue,
   type CancelOutcome,
+  type ChangePriorityOutcome,
   type ChildResult,
   type EventFollower,
   type FollowOptions,
@@ -15,11 +16,13 @@ import {
   type Kinds,
   type LimitsState,
   type PartitionedEnqueueOptions,
+  type PromoteOutcome,
   type QueueLimits,
   type PartitionedEnqueueRequest,
   type QueueOptions,
   type QueueStats,
   type RedisConnectionInput,
+  type RemoveOutcome,
   type Schedules,
   silentLogger,
   type Logger,
@@ -273,6 +276,21 @@ export class Producer<P> {
   /** Cancels a job that has not started (pending, delayed, or a flow's parent still waiting: its unstarted children too). */
   cancel(id: string): Promise<CancelOutcome> {
     return this.#queue.cancel(id);
+  }
+
+  /** Starts a delayed job now (it still waits for a paused kind, a limit or its group's turn); see core's `Queue.promote`. */
+  promote(id: string): Promise<PromoteOutcome> {
+    return this.#queue.promote(id);
+  }
+
+  /** Gives a job that has not started a new priority (-1000 to 1000, higher first); see core's `Queue.changePriority`. */
+  changePriority(id: string, priority: number): Promise<ChangePriorityOutcome> {
+    return this.#queue.changePriority(id, priority);
+  }
+
+  /** Deletes a job that is not running, with its idempotency key; a waiter of its result hears `JOBS_NOT_FOUND`. See core's `Queue.remove`. */
+  remove(id: string): Promise<RemoveOutcome> {
+    return this.#queue.remove(id);
   }
 
   /**

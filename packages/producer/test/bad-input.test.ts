@@ -15,6 +15,9 @@ describe('producer bad input', () => {
       [() => producer.waitForResult('abc', { timeoutMs: -5 }), 'timeoutMs'],
       [() => producer.getJob(''), 'id'],
       [() => producer.cancel('x y'), 'id'],
+      [() => producer.promote('x y'), 'id'],
+      [() => producer.changePriority('ok-id', 2000), 'priority'],
+      [() => producer.remove(''), 'id'],
       [() => producer.enqueue('email', { recipient: 'a@example.com' }, { delayMs: -1 }), 'options.delayMs'],
       // Unknown option keys are refused, the key named, nothing written.
       [() => producer.enqueue('email', { recipient: 'a@example.com' }, { ttl: 5 } as never), 'options.ttl'],

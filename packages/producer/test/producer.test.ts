@@ -117,6 +117,19 @@ describe('producer', () => {
     await producer.close();
   });
 
+  test('promote, changePriority and remove pass through to the queue; a waiter of a removed job hears JOBS_NOT_FOUND', async ({ redis, queueName }) => {
+    const producer = createProducer({ redis, queue: queueName, kinds });
+    const delayed = await producer.enqueue('email', { recipient: 'a@example.com' }, { delayMs: 3_600_000 });
+    expect(await producer.changePriority(delayed, 3)).toEqual({ changed: true, priority: 3 });
+    expect(await producer.promote(delayed)).toEqual({ promoted: true });
+    expect(await producer.promote(delayed)).toEqual({ promoted: false, status: 'pending' });
+    const waiting = producer.waitForResult(delayed, { timeoutMs: 60_000 }).catch((e: unknown) => e);
+    expect(await producer.remove(delayed)).toEqual({ removed: true });
+    expect(isJobsError(await waiting, 'JOBS_NOT_FOUND')).toBe(true);
+    expect(await producer.getJob(delayed)).toBeNull();
+    await producer.close();
+  });
+
   test('idempotency keys under 20 concurrent producers racing on one key: one job', async ({ redisUrl, redis, queueName }) => {
     const connections = Array.from({ length: 20 }, () => openRedis(redisUrl));
     const producers = connections.map((connection) => createProducer({ redis: connection, queue: queueName, kinds }));
