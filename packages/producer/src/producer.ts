@@ -237,14 +237,15 @@ export class Producer<P> {
   /**
    * Pauses the queue, or with `kind` one kind of it: once this resolves no worker starts a new
    * job of it (running jobs finish); enqueues go on. Kept in Redis until {@link resume}, across
-   * worker and Redis restarts; on a partitioned queue, every partition is paused.
+   * worker and Redis restarts; on a partitioned queue, every partition is paused. `by` records
+   * who paused (a short label), which `why()` reports as `pausedBy`.
    *
    * @example
    * ```ts
    * await producer.pause({ kind: 'webhook' }); // the webhook endpoint is down
    * ```
    */
-  pause(options: { kind?: KindName<P> } = {}): Promise<void> {
+  pause(options: { kind?: KindName<P>; by?: string } = {}): Promise<void> {
     return this.#queue.pause(options);
   }
 
