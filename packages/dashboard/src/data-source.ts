@@ -1,4 +1,4 @@
-import type { CancelOutcome, JobRecord, JobWhy, ListState, QueueStats, WorkerInfo } from '@jobs/core';
+import type { CancelOutcome, JobAttempts, JobLogs, JobRecord, JobWhy, ListState, QueueStats, WorkerInfo } from '@jobs/core';
 
 /**
  * What a queue's admission says (its pauses and limits: what decides whether a waiting job may
@@ -93,11 +93,17 @@ export interface DashboardDataSource {
   schedules?(queue: string): Promise<readonly ScheduleInfo[]>;
   /** Capability: the queue's live workers, from their heartbeats (one read): the card says when there is none. */
   workers?(queue: string): Promise<readonly WorkerInfo[]>;
+  /** Capability: a job's attempts, oldest first, each with its worker, times, outcome and error (core's `Queue.attempts`); null when there is no such job. */
+  attempts?(queue: string, id: string): Promise<JobAttempts | null>;
+  /** Capability: a job's log lines, the newest `limit`, oldest first (core's `Queue.logs`); null when there is no such job. */
+  logs?(queue: string, id: string, limit: number): Promise<JobLogs | null>;
 }
 
 /** The optional members of a {@link DashboardDataSource} that it has, for the page. */
 export interface DashboardCapabilities {
+  readonly attempts: boolean;
   readonly flowState: boolean;
+  readonly logs: boolean;
   readonly pause: boolean;
   readonly timeline: boolean;
   readonly schedules: boolean;
@@ -107,7 +113,9 @@ export interface DashboardCapabilities {
 /** Which capabilities `source` has. */
 export function capabilitiesOf(source: DashboardDataSource): DashboardCapabilities {
   return {
+    attempts: typeof source.attempts === 'function',
     flowState: typeof source.flowState === 'function',
+    logs: typeof source.logs === 'function',
     pause: typeof source.pause === 'function' && typeof source.resume === 'function',
     timeline: typeof source.timeline === 'function',
     schedules: typeof source.schedules === 'function',
