@@ -18,6 +18,7 @@
 --@include lib/holds-claim.lua
 --@include lib/job-trail.lua
 
+load_job_trail()
 local key, keep = KEYS[1], tonumber(ARGV[2])
 if not holds_claim(key, ARGV[1]) then return NOT_OWNER end
 local trimmed = tonumber(ARGV[3])

@@ -71,6 +71,7 @@ if f[3] then
   load_free_slots(); free_slots({ prefix = ARGV[12], job_prefix = ARGV[1], pending = KEYS[3] }, id, f[3])
 end
 local dead = ARGV[6] == '1' or attempts >= max_attempts
+load_job_trail()
 record_attempt(key, tonumber(ARGV[17]), ARGV[14], now, dead and 'failed' or 'retried', ARGV[16])
 if dead then
   dead_letter({ job_prefix = ARGV[1], failed = KEYS[5], stats = KEYS[7], cap = tonumber(ARGV[9]),

@@ -54,6 +54,7 @@ if kind then
   redis.call('HSET', KEYS[6], field, int_text(until_ms))
 end
 local attempts = tonumber(f[1])
+load_job_trail()
 record_attempt(key, tonumber(ARGV[11]), ARGV[9], now, 'rate_limited', ARGV[10])
 redis.call('HSET', key, 'status', 'pending', 'claim_token', '', 'claimed_at_ms', '0', 'last_error', ARGV[5],
   'last_error_at_ms', int_text(now), 'last_error_json', ARGV[10])

@@ -55,6 +55,7 @@ local default_visibility = tonumber(ARGV[3])
 local default_max_attempts = tonumber(ARGV[4])
 local scan_budget = tonumber(ARGV[8])
 local attempts_keep = tonumber(ARGV[13])
+load_job_trail()
 local now = now_ms()
 local ctx = { job_prefix = job_prefix, failed = KEYS[4], stats = KEYS[5], cap = tonumber(ARGV[6]),
   ttl = tonumber(ARGV[5]), channel = ARGV[7], now = now, pending = KEYS[1], delayed = KEYS[7],

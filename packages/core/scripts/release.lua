@@ -38,6 +38,7 @@ local out, released = {}, {}
 local log = open_log(KEYS[5], ARGV[3], ARGV[4])
 local slots_ctx = { prefix = ARGV[2], job_prefix = ARGV[4], pending = KEYS[2] }
 local attempts_keep = tonumber(ARGV[6])
+load_job_trail()
 for j = 0, (#ARGV - 6) / 2 - 1 do
   local id, token = ARGV[7 + j * 2], ARGV[8 + j * 2]
   local key = KEYS[6 + j]

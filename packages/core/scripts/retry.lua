@@ -44,7 +44,7 @@ for j = 6, #ARGV do
     redis.call('HSET', key, 'status', 'pending', 'attempts', 0, 'claim_token', '', 'claimed_at_ms', 0, 'redriven_by', request)
     redis.call('HDEL', key, 'failed_at_ms', 'first_claimed_at_ms', 'first_claim_token')
     redis.call('PERSIST', key)
-    if redis.call('HGET', key, 'trail') then trail_persist(key) end
+    if redis.call('HGET', key, 'trail') then load_job_trail(); trail_persist(key) end
     local f = redis.call('HMGET', key, 'priority', 'group')
     push_pending(ARGV[1], KEYS[2], id, f[1], false, f[2])
     redriven = redriven + 1

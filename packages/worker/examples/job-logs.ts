@@ -1,4 +1,3 @@
-import { Queue } from '@jobs/core';
 import { createProducer } from '@jobs/producer';
 import { createWorker, defineKinds } from '@jobs/worker';
 
@@ -30,11 +29,10 @@ await producer.enqueue('email', { recipient: 'alice@example.com' });
 const id = await failed; // retried once, then dead-lettered
 
 // What an operator (or the dashboard's job page) reads back.
-const queue = new Queue({ redis, queue: 'example-job-logs', kinds });
-const attempts = await queue.attempts(id);
-const logs = await queue.logs(id);
+const attempts = await producer.attempts(id);
+const logs = await producer.logs(id);
 console.log(
   attempts?.entries.map((a) => `#${a.attempt} ${a.outcome} on ${a.workerId}: ${a.error?.code} ${a.error?.message}`),
   logs?.lines.map((l) => l.line),
 );
-await Promise.all([worker.close(), producer.close(), queue.close()]);
+await Promise.all([worker.close(), producer.close()]);

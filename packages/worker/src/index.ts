@@ -31,6 +31,11 @@ export {
 export type {
   BackoffPolicy,
   ChildResult,
+  ErrorShape,
+  JobAttempt,
+  JobAttempts,
+  JobLogLine,
+  JobLogs,
   Logger,
   ClaimedJob,
   FailOutcome,

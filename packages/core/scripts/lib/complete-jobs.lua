@@ -65,11 +65,11 @@ local function complete_jobs(ctx, argv, first, out)
         end
         if ctx.ttl > 0 then
           redis.call('EXPIRE', key, ttl_text)
-          if trails[n] then trail_expire(key, ttl_text) end
+          if trails[n] then load_job_trail(); trail_expire(key, ttl_text) end
         end
       else
         gone[#gone + 1] = key
-        if trails[n] then trail_add_keys(gone, key) end
+        if trails[n] then load_job_trail(); trail_add_keys(gone, key) end
       end
       publish_event(channel, id, 'completed')
       if slots[n] then load_free_slots(); free_slots(ctx, id, slots[n]) end

@@ -28,7 +28,7 @@ local function dead_letter(ctx, id, reason, code, event, error_json)
   push_history(ctx.failed, id, ctx.cap, ctx.job_prefix, 'failed', ctx.stats)
   if ctx.ttl > 0 then
     redis.call('EXPIRE', key, ctx.ttl)
-    if f[3] then trail_expire(key, ctx.ttl) end
+    if f[3] then load_job_trail(); trail_expire(key, ctx.ttl) end
   end
   redis.call('HINCRBY', ctx.stats, 'failed_total', 1)
   publish_event(ctx.channel, id, 'failed')

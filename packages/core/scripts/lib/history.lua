@@ -18,14 +18,14 @@ local function push_history_many(list, ids, cap, job_prefix, status, stats)
       local f = read_hash(key, 'status', 'id', 'payload', 'trail')
       if f and f[1] == status then
         gone[#gone + 1] = key
-        if f[4] then trail_add_keys(gone, key) end
+        if f[4] then load_job_trail(); trail_add_keys(gone, key) end
       end
       if not (f and (f[1] or f[2] or f[3])) or f[1] == status then lost = lost + 1 end
     else
       local f = read_hash(key, 'status', 'trail')
       if f and f[1] == status then
         gone[#gone + 1] = key
-        if f[2] then trail_add_keys(gone, key) end
+        if f[2] then load_job_trail(); trail_add_keys(gone, key) end
       end
     end
   end

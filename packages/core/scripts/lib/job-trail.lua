@@ -1,4 +1,5 @@
 --@include lib/now.lua
+--@lazy: loaded where a job's hash says it has a trail, and by the scripts that end an attempt or log.
 -- A job's trail: two keys beside its hash `key`, named by keys.ts's JOB_TRAIL_SUFFIXES:
 --   <key>#attempts  list: one JSON object per ended attempt, oldest first ({ attempt, workerId?,
 --                   claimedAtMs, endedAtMs, outcome, error? }), capped (`attemptHistory.keep`);
