@@ -76,14 +76,14 @@ type WarnLog = { warn(fields: object, message?: string): void };
  */
 export async function trailOf(source: DashboardDataSource, log: WarnLog, queue: string, id: string): Promise<Record<string, unknown>> {
   const [attempts, logs] = await Promise.all([
-    source.attempts?.(queue, id).then(
+    source.attempts && Promise.resolve().then(() => source.attempts?.(queue, id) ?? null).then(
       (answer) => (answer ? { attempts: shownAttempts(answer) } : {}),
       (error: unknown) => {
         log.warn({ queue, id, code: isJobsError(error) ? error.code : undefined }, 'dashboard could not read the attempts of a job');
         return { attemptsError: 'the attempts of this job could not be read' };
       },
     ),
-    source.logs?.(queue, id, LOG_LINES_SHOWN).then(
+    source.logs && Promise.resolve().then(() => source.logs?.(queue, id, LOG_LINES_SHOWN) ?? null).then(
       (answer) => (answer ? { logs: shownLogs(answer) } : {}),
       (error: unknown) => {
         log.warn({ queue, id, code: isJobsError(error) ? error.code : undefined }, 'dashboard could not read the log lines of a job');

@@ -98,4 +98,30 @@ describe("the job detail explains a failure: its error, its attempts and its log
     }
     await queue.close();
   });
+
+  test('an attempts or logs read that fails leaves the rest of the detail shown, with a note for each', async ({ redis, queueName }) => {
+    const queue = new Queue({ redis, queue: queueName, kinds });
+    const id = await queue.enqueue('email', { to: 'a@example.com' });
+    const source: DashboardDataSource = {
+      ...jobQueueSource([queue]),
+      attempts: () => {
+        throw new Error('redis://user:secret@host/0 refused');
+      },
+      logs: async () => {
+        throw new Error('boom');
+      },
+    };
+    const d = await startTestDashboard(undefined, { source });
+    try {
+      const answer = await d.call('GET', `api/queues/${queueName}/jobs/${id}`);
+      expect(answer.status).toBe(200);
+      expect(answer.body.job.id).toBe(id);
+      expect(answer.body.attemptsError).toBe('the attempts of this job could not be read');
+      expect(answer.body.logsError).toBe('the log lines of this job could not be read');
+      expect(JSON.stringify(answer.body)).not.toContain('secret');
+    } finally {
+      await d.close();
+    }
+    await queue.close();
+  });
 });
