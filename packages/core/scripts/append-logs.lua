@@ -35,4 +35,5 @@ if length > 0 then
 end
 if trimmed > 0 then redis.call('HINCRBY', key, 'logs_trimmed', int_text(trimmed)) end
 redis.call('HSET', key, 'trail', '1')
+trail_hold(key, 0)
 return CLAIM_DONE

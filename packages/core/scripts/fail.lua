@@ -72,7 +72,8 @@ if f[3] then
 end
 local dead = ARGV[6] == '1' or attempts >= max_attempts
 load_job_trail()
-record_attempt(key, tonumber(ARGV[17]), ARGV[14], now, dead and 'failed' or 'retried', ARGV[16])
+record_attempt(key, tonumber(ARGV[17]), ARGV[14], now, dead and 'failed' or 'retried', ARGV[16],
+  math.max(0, tonumber(ARGV[5])) / 1000)
 if dead then
   dead_letter({ job_prefix = ARGV[1], failed = KEYS[5], stats = KEYS[7], cap = tonumber(ARGV[9]),
     ttl = tonumber(ARGV[8]), channel = ARGV[10], now = now, pending = KEYS[3], delayed = KEYS[4],

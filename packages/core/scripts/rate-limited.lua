@@ -55,7 +55,7 @@ if kind then
 end
 local attempts = tonumber(f[1])
 load_job_trail()
-record_attempt(key, tonumber(ARGV[11]), ARGV[9], now, 'rate_limited', ARGV[10])
+record_attempt(key, tonumber(ARGV[11]), ARGV[9], now, 'rate_limited', ARGV[10], tonumber(ARGV[4]) / 1000)
 redis.call('HSET', key, 'status', 'pending', 'claim_token', '', 'claimed_at_ms', '0', 'last_error', ARGV[5],
   'last_error_at_ms', int_text(now), 'last_error_json', ARGV[10])
 if attempts and attempts >= 1 then redis.call('HSET', key, 'attempts', int_text(attempts - 1)) end

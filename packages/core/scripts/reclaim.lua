@@ -111,7 +111,7 @@ for _, id in ipairs(expired) do
       ': the worker stopped renewing it (crashed, hung or lost its connection)'
     local error_json = cjson.encode({ code = 'LEASE_EXPIRED', message = reason })
     -- The claimer is not this sweeper: its id comes from the event log when read.
-    record_attempt(key, attempts_keep, '', now, attempts >= max_attempts and 'failed' or 'reclaimed', error_json)
+    record_attempt(key, attempts_keep, '', now, attempts >= max_attempts and 'failed' or 'reclaimed', error_json, 0)
     if attempts >= max_attempts then
       dead_letter(ctx, id, reason, 'LEASE_EXPIRED', nil, error_json)
       dead[#dead + 1] = id

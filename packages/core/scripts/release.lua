@@ -45,7 +45,7 @@ for j = 0, (#ARGV - 6) / 2 - 1 do
   local owned = holds_claim(key, token) and remove_from_list(KEYS[1], id) == 1
   if owned then
     redis.call('ZREM', KEYS[3], id)
-    record_attempt(key, attempts_keep, ARGV[5], tonumber(now_text), 'released', '')
+    record_attempt(key, attempts_keep, ARGV[5], tonumber(now_text), 'released', '', 0)
     redis.call('HSET', key, 'status', 'pending', 'claim_token', '', 'claimed_at_ms', '0',
       'released_at_ms', now_text)
     -- Not HINCRBY: on a hand-written non-integer it would abort the script with the job already

@@ -14,7 +14,7 @@ import { InvalidArgumentError } from './errors.ts';
  * | `queue:{NAME}:completed` | list: capped history, newest first | yes |
  * | `queue:{NAME}:failed` | list: dead letters, newest first (kept unless `failedHistory` caps them) | yes |
  * | `queue:{NAME}:job:<id>` | hash: the job | yes |
- * | `queue:{NAME}:job:<id>#attempts` | list: the job's ended attempts, oldest first, capped (`attemptHistory`); lives and dies with the hash | ours |
+ * | `queue:{NAME}:job:<id>#attempts` | list: the job's ended attempts, oldest first, capped (`attemptHistory`); lives and dies with the hash (scripts/lib/job-trail.lua) | ours |
  * | `queue:{NAME}:job:<id>#logs` | list: the job's `ctx.log` lines, oldest first, capped (`jobLogs`); lives and dies with the hash | ours |
  * | `queue:{NAME}:events` | pub/sub channel, `{"id","status"}` messages | yes |
  * | `queue:{NAME}:wake` | pub/sub channel: ms until a delayed job just added is due, when it is the first due | ours |

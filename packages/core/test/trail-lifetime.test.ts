@@ -1,7 +1,9 @@
 import { queueKeysIn, redisTest as test, waitFor } from '@jobs/testing';
 import { describe, expect } from 'vitest';
 import { Queue, type ClaimedJob, type QueueOptions, type RedisClient } from '../src/index.ts';
+import { TRAIL_IDLE_SECONDS } from '../src/generated/constants.ts';
 import { kinds } from './fixtures.ts';
+import { RecipeClient } from './recipe-client.ts';
 
 /**
  * A job's trail (its attempts and log lines, beside its hash) must die with the hash on every
@@ -130,13 +132,52 @@ describe("a job's trail lives and dies with its hash", () => {
     await queue.close();
   });
 
-  test('redriven from the dead letters: the trail loses its TTL with the hash, and keeps its attempts', async ({ redis, queueName }) => {
+  test('redriven from the dead letters: the hash loses its TTL, the trail holds as a waiting job\'s does, and keeps its attempts', async ({ redis, queueName }) => {
     const queue = open(redis, queueName, { failedTtlSeconds: 60 });
     const job = await withTrail(queue);
     await queue.fail(job, new Error('fatal'), { permanent: true });
     expect(await queue.retry([job.id])).toEqual([true]);
-    expect(await expiries(redis, [queue.keys.job(job.id), ...trailKeys(queue, job.id)])).toEqual([-1, -1, -1]);
+    expect(await redis.pttl(queue.keys.job(job.id))).toBe(-1);
+    for (const key of trailKeys(queue, job.id)) expect(await redis.ttl(key)).toBeGreaterThan(TRAIL_IDLE_SECONDS - 600);
     expect((await queue.attempts(job.id))?.entries.map((entry) => entry.outcome)).toEqual(['retried', 'failed']);
+    await queue.close();
+  });
+
+  test('kept without a TTL (failed, no failedTtlSeconds): the trail is kept as long, until the hash goes', async ({ redis, queueName }) => {
+    const queue = open(redis, queueName);
+    const job = await withTrail(queue);
+    await queue.fail(job, new Error('fatal'), { permanent: true });
+    expect(await expiries(redis, [queue.keys.job(job.id), ...trailKeys(queue, job.id)])).toEqual([-1, -1, -1]);
+    await queue.close();
+  });
+
+  test('while the job waits for its retry, its trail holds for the delay and TRAIL_IDLE_SECONDS more', async ({ redis, queueName }) => {
+    const queue = open(redis, queueName);
+    const job = await withTrail(queue);
+    await queue.fail(job, new Error('again'), { retryDelayMs: 7_200_000 });
+    for (const key of trailKeys(queue, job.id)) {
+      const ttl = await redis.ttl(key);
+      expect(ttl).toBeGreaterThan(TRAIL_IDLE_SECONDS + 7_200 - 600);
+      expect(ttl).toBeLessThanOrEqual(TRAIL_IDLE_SECONDS + 7_200);
+    }
+    await queue.close();
+  });
+
+  test('completed by a recipe client, which expires the hash and knows nothing of the trail: the trail does not stay for good', async ({ redis, queueName }) => {
+    const queue = open(redis, queueName);
+    const job = await withTrail(queue);
+    // Handed back to a recipe worker's claim, then its recipe complete (EXPIRE 300 on the hash only).
+    await queue.release([job]);
+    const recipe = new RecipeClient(redis, queueName);
+    const claimed = await recipe.claim();
+    expect(claimed?.id).toBe(job.id);
+    expect(await recipe.complete(claimed as { id: string; token: string }, 'ok')).toBe(1);
+    expect(await redis.ttl(queue.keys.job(job.id))).toBeGreaterThan(0);
+    for (const key of trailKeys(queue, job.id)) {
+      const ttl = await redis.ttl(key);
+      expect(ttl).toBeGreaterThan(0);
+      expect(ttl).toBeLessThanOrEqual(TRAIL_IDLE_SECONDS);
+    }
     await queue.close();
   });
 

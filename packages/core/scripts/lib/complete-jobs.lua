@@ -63,10 +63,8 @@ local function complete_jobs(ctx, argv, first, out)
         else
           redis.call('HDEL', key, 'lease_expires_at_ms', 'last_error', 'last_error_at_ms', 'last_error_json')
         end
-        if ctx.ttl > 0 then
-          redis.call('EXPIRE', key, ttl_text)
-          if trails[n] then load_job_trail(); trail_expire(key, ttl_text) end
-        end
+        if ctx.ttl > 0 then redis.call('EXPIRE', key, ttl_text) end
+        if trails[n] then load_job_trail(); trail_keep(key, ttl_text or 0) end
       else
         gone[#gone + 1] = key
         if trails[n] then load_job_trail(); trail_add_keys(gone, key) end

@@ -9,7 +9,7 @@
 -- A child of a flow tells its parent (see lib/flow-children.lua), which may fail in turn.
 -- Logs `event` ('failed' when nil) with `code` (see lib/log-event.lua). `error_json`: the error's
 -- JSON form (see src/error-shape.ts) for last_error_json; nil: `code` and `reason` make it.
--- The job's trail (see lib/job-trail.lua) takes the hash's TTL.
+-- The job's trail (see lib/job-trail.lua) takes the hash's TTL, or none.
 -- ctx: { job_prefix, failed, stats, cap, ttl, channel, now, log, worker (log nil: off), and for
 -- a flow's parent: pending, delayed, prefix, wake }
 -- Its parent, kind and trail are read first: a capped history may delete its hash.
@@ -26,10 +26,8 @@ local function dead_letter(ctx, id, reason, code, event, error_json)
   -- Logged before the history push, which may trim (delete) this very hash when the cap is 0.
   log_event(ctx.log, id, event or 'failed', nil, ctx.worker, code)
   push_history(ctx.failed, id, ctx.cap, ctx.job_prefix, 'failed', ctx.stats)
-  if ctx.ttl > 0 then
-    redis.call('EXPIRE', key, ctx.ttl)
-    if f[3] then load_job_trail(); trail_expire(key, ctx.ttl) end
-  end
+  if ctx.ttl > 0 then redis.call('EXPIRE', key, ctx.ttl) end
+  if f[3] then load_job_trail(); trail_keep(key, ctx.ttl) end
   redis.call('HINCRBY', ctx.stats, 'failed_total', 1)
   publish_event(ctx.channel, id, 'failed')
   if flow then

@@ -96,10 +96,8 @@ local function flow_cancel_children(ctx, key)
       end
       if stopped then
         redis.call('HSET', child_key, 'status', 'cancelled', 'cancelled_at_ms', int_text(ctx.now))
-        if ctx.cancelled_ttl > 0 then
-          redis.call('EXPIRE', child_key, ctx.cancelled_ttl)
-          if redis.call('HGET', child_key, 'trail') then trail_expire(child_key, ctx.cancelled_ttl) end
-        end
+        if ctx.cancelled_ttl > 0 then redis.call('EXPIRE', child_key, ctx.cancelled_ttl) end
+        if redis.call('HGET', child_key, 'trail') then trail_keep(child_key, ctx.cancelled_ttl) end
         publish_event(ctx.channel, child, 'cancelled')
         log_event(ctx.log, child, 'cancelled', nil, ctx.worker, '')
         redis.call('HSET', key, name, flow_entry('cancelled', redis.call('HGET', child_key, 'kind'), nil,

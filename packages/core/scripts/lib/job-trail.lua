@@ -8,22 +8,33 @@
 --                   hash's `logs_trimmed` counts the ones cut
 -- The hash's field `trail` is '1' once either may exist, so the scripts that expire, keep or
 -- delete a hash touch them only then: a job that never failed nor logged costs nothing here.
--- The trail lives and dies with the hash: each script that sets the hash's TTL, clears it or
--- deletes the hash does the same to the trail, in the same call.
+-- The trail lives and dies with the hash: each script that finishes a job (sets the hash's TTL,
+-- or keeps it without one) or deletes the hash does the same to the trail, in the same call.
+-- While the job is not finished its trail holds for TRAIL_IDLE_SECONDS past its last write (and
+-- past a retry's delay): a hash a recipe client expires or deletes, which knows nothing of the
+-- trail, leaves none behind for longer than that.
+local TRAIL_IDLE_SECONDS = 2592000 --@export
 
 local function trail_attempts(key) return key .. '#attempts' end
 local function trail_logs(key) return key .. '#logs' end
 
--- The trail takes the hash's TTL (`ttl` seconds > 0, number or text).
-local function trail_expire(key, ttl)
-  redis.call('EXPIRE', trail_attempts(key), ttl)
-  redis.call('EXPIRE', trail_logs(key), ttl)
+-- The job is finished: the trail takes the hash's TTL (`ttl` seconds, number or text), or none
+-- (`ttl` 0) when the hash keeps none.
+local function trail_keep(key, ttl)
+  if tonumber(ttl) > 0 then
+    redis.call('EXPIRE', trail_attempts(key), ttl)
+    redis.call('EXPIRE', trail_logs(key), ttl)
+  else
+    redis.call('PERSIST', trail_attempts(key))
+    redis.call('PERSIST', trail_logs(key))
+  end
 end
 
--- The hash lost its TTL: so does the trail.
-local function trail_persist(key)
-  redis.call('PERSIST', trail_attempts(key))
-  redis.call('PERSIST', trail_logs(key))
+-- The job runs or waits: its trail holds TRAIL_IDLE_SECONDS more, and `extra` seconds (a delay).
+local function trail_hold(key, extra)
+  local ttl = int_text(TRAIL_IDLE_SECONDS + math.ceil(extra or 0))
+  redis.call('EXPIRE', trail_attempts(key), ttl)
+  redis.call('EXPIRE', trail_logs(key), ttl)
 end
 
 -- Adds the trail's keys of `key` to `keys`, for a DEL with the hash.
@@ -35,7 +46,9 @@ end
 -- Records the end of the claimed attempt of the job at `key` (read before the script clears its
 -- claim fields): `outcome`, the worker's id (`worker`, '' when none), the time `now`, and the
 -- error in its JSON form (`error_json`, '' when none). Keeps the last `keep` (0: records nothing).
-local function record_attempt(key, keep, worker, now, outcome, error_json)
+-- `hold`: seconds the job may wait before its next attempt (see trail_hold); a script that
+-- finishes the job sets the trail's lifetime after this (trail_keep).
+local function record_attempt(key, keep, worker, now, outcome, error_json, hold)
   if keep <= 0 then return end
   local f = redis.call('HMGET', key, 'attempts', 'claimed_at_ms', 'first_claimed_at_ms', 'first_claim_token', 'claim_token')
   local claimed = tonumber(f[2])
@@ -52,4 +65,5 @@ local function record_attempt(key, keep, worker, now, outcome, error_json)
     redis.call('HINCRBY', key, 'attempts_trimmed', length - keep)
   end
   redis.call('HSET', key, 'trail', '1')
+  trail_hold(key, hold)
 end
