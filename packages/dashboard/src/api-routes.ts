@@ -5,8 +5,8 @@ import type { DashboardRole } from './credentials.ts';
 import type { DashboardDataSource, ScheduleInfo, TimelineEntry } from './data-source.ts';
 import { decodePathPart, HttpError, readJsonBody, sendJson } from './http-io.ts';
 import { findJobs, type JobQuery } from './job-search.ts';
+import { shownError, trailOf } from './job-trail-detail.ts';
 import type { RateHistory } from './rate-history.ts';
-import { trailOf, shownError } from './job-trail-detail.ts';
 import { clipText, detailText, detailValue, shownNumber, shownTime } from './shown-values.ts';
 import { reasonLine } from '@jobs/core/internal';
 
