@@ -35,6 +35,7 @@
 --@include lib/unlist-pending.lua
 --@include lib/dead-letter.lua
 --@include lib/log-event.lua
+--@include lib/job-trail.lua
 
 -- The reply's first value.
 -- The lazy libraries this script may call (see tools/generate-scripts.mjs).
@@ -60,6 +61,8 @@ else
 end
 redis.call('HSET', key, 'status', 'cancelled', 'cancelled_at_ms', now)
 if tonumber(ARGV[2]) > 0 then redis.call('EXPIRE', key, tonumber(ARGV[2])) end
+-- Its trail (lib/job-trail.lua), from attempts before this wait, goes with it.
+if redis.call('HGET', key, 'trail') then load_job_trail(); trail_keep(key, ARGV[2]) end
 publish_event(ARGV[3], id, 'cancelled')
 -- Logged before the cascade, so that the log reads cause first: this job, then its children.
 local log = open_log(KEYS[6], ARGV[9], ARGV[5])

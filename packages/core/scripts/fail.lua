@@ -29,6 +29,9 @@
   ARGV[13] logMaxLen: the event log's cap ('0' = the log is off)
   ARGV[14] worker: the worker's id, for the event log ('' = none)
   ARGV[15] errorCode: the error's code, for the event log ('' = none)
+  ARGV[16] errorJson: the error in its JSON form (see src/error-shape.ts), stored as last_error_json
+           and in the attempt's record
+  ARGV[17] attemptsKeep: ended attempts kept in the job's trail (0 = none, see lib/job-trail.lua)
   Returns: NOT_OWNER (nothing changed) | FAIL_RETRIED (back on pending now) | FAIL_DEAD_LETTERED |
            FAIL_DELAYED (retry scheduled)
   Reply:   number
@@ -46,6 +49,7 @@
 --@include lib/push-pending.lua
 --@include lib/free-slots.lua
 --@include lib/log-event.lua
+--@include lib/job-trail.lua
 
 -- The outcomes besides NOT_OWNER.
 local FAIL_RETRIED = 1 --@export
@@ -66,15 +70,19 @@ if f[3] then
   redis.call('HDEL', key, 'slots')
   load_free_slots(); free_slots({ prefix = ARGV[12], job_prefix = ARGV[1], pending = KEYS[3] }, id, f[3])
 end
-if ARGV[6] == '1' or attempts >= max_attempts then
+local dead = ARGV[6] == '1' or attempts >= max_attempts
+load_job_trail()
+record_attempt(key, tonumber(ARGV[17]), ARGV[14], now, dead and 'failed' or 'retried', ARGV[16],
+  math.max(0, tonumber(ARGV[5])) / 1000)
+if dead then
   dead_letter({ job_prefix = ARGV[1], failed = KEYS[5], stats = KEYS[7], cap = tonumber(ARGV[9]),
     ttl = tonumber(ARGV[8]), channel = ARGV[10], now = now, pending = KEYS[3], delayed = KEYS[4],
-    wake = ARGV[11], prefix = ARGV[12], log = log, worker = ARGV[14] }, id, reason, ARGV[15])
+    wake = ARGV[11], prefix = ARGV[12], log = log, worker = ARGV[14] }, id, reason, ARGV[15], nil, ARGV[16])
   return FAIL_DEAD_LETTERED
 end
 
 redis.call('HSET', key, 'claim_token', '', 'claimed_at_ms', 0, 'last_error', reason,
-  'last_error_at_ms', now)
+  'last_error_at_ms', now, 'last_error_json', ARGV[16])
 redis.call('HDEL', key, 'lease_expires_at_ms', 'first_claimed_at_ms', 'first_claim_token')
 redis.call('HINCRBY', KEYS[7], 'retried_total', 1)
 publish_event(ARGV[10], id, 'retry')

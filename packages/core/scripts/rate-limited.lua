@@ -22,6 +22,8 @@
   ARGV[7]  prefix: the queue's key prefix ("queue:{NAME}:"), for the admission keys (see lib/admission.lua)
   ARGV[8]  logMaxLen: the event log's cap ('0' = the log is off)
   ARGV[9]  worker: the worker's id, for the event log ('' = none)
+  ARGV[10] errorJson: the reason in its JSON form (see src/error-shape.ts), for last_error_json and the attempt's record
+  ARGV[11] attemptsKeep: ended attempts kept in the job's trail (0 = none, see lib/job-trail.lua)
   Returns: NOT_OWNER (nothing changed), else the time (ms) until which the kind is held
   Reply:   number
 ]]
@@ -33,6 +35,7 @@
 --@include lib/push-pending.lua
 --@include lib/free-slots.lua
 --@include lib/log-event.lua
+--@include lib/job-trail.lua
 
 local key, id = KEYS[1], ARGV[2]
 if not (holds_claim(key, ARGV[3]) and remove_from_list(KEYS[2], id) == 1) then return NOT_OWNER end
@@ -51,8 +54,10 @@ if kind then
   redis.call('HSET', KEYS[6], field, int_text(until_ms))
 end
 local attempts = tonumber(f[1])
+load_job_trail()
+record_attempt(key, tonumber(ARGV[11]), ARGV[9], now, 'rate_limited', ARGV[10], tonumber(ARGV[4]) / 1000)
 redis.call('HSET', key, 'status', 'pending', 'claim_token', '', 'claimed_at_ms', '0', 'last_error', ARGV[5],
-  'last_error_at_ms', int_text(now))
+  'last_error_at_ms', int_text(now), 'last_error_json', ARGV[10])
 if attempts and attempts >= 1 then redis.call('HSET', key, 'attempts', int_text(attempts - 1)) end
 redis.call('HDEL', key, 'lease_expires_at_ms', 'first_claimed_at_ms', 'first_claim_token', 'slots')
 local slots_ctx = { prefix = ARGV[7], job_prefix = ARGV[1], pending = KEYS[3] }

@@ -34,6 +34,7 @@
   ARGV[10] wakeChannel: the wake channel (see lib/due-notice.lua)
   ARGV[11] logMaxLen: the event log's cap ('0' = the log is off)
   ARGV[12] worker: the sweeping process's id, for the event log ('' = none)
+  ARGV[13] attemptsKeep: ended attempts kept in a job's trail (0 = none, see lib/job-trail.lua)
   Returns: { {reclaimed ids}, {dead-lettered ids}, {dropped ids}, 1 if more leases are due else 0 }
   Reply:   [reclaimed: string[], deadLettered: string[], dropped: string[], more: number]
 ]]
@@ -46,12 +47,15 @@
 --@include lib/push-pending.lua
 --@include lib/free-slots.lua
 --@include lib/log-event.lua
+--@include lib/job-trail.lua
 
 local job_prefix = ARGV[1]
 local batch = tonumber(ARGV[2])
 local default_visibility = tonumber(ARGV[3])
 local default_max_attempts = tonumber(ARGV[4])
 local scan_budget = tonumber(ARGV[8])
+local attempts_keep = tonumber(ARGV[13])
+load_job_trail()
 local now = now_ms()
 local ctx = { job_prefix = job_prefix, failed = KEYS[4], stats = KEYS[5], cap = tonumber(ARGV[6]),
   ttl = tonumber(ARGV[5]), channel = ARGV[7], now = now, pending = KEYS[1], delayed = KEYS[7],
@@ -103,9 +107,13 @@ for _, id in ipairs(expired) do
       -- A job going back keeps its group slot until it is in its group's list again (below).
       load_free_slots(); free_slots(ctx, id, f[3], attempts < max_attempts and 'k' or nil)
     end
+    local reason = 'lease expired on attempt ' .. attempts .. ' of ' .. max_attempts ..
+      ': the worker stopped renewing it (crashed, hung or lost its connection)'
+    local error_json = cjson.encode({ code = 'LEASE_EXPIRED', message = reason })
+    -- The claimer is not this sweeper: its id comes from the event log when read.
+    record_attempt(key, attempts_keep, '', now, attempts >= max_attempts and 'failed' or 'reclaimed', error_json, 0)
     if attempts >= max_attempts then
-      dead_letter(ctx, id, 'lease expired on attempt ' .. attempts .. ' of ' .. max_attempts ..
-        ': the worker stopped renewing it (crashed, hung or lost its connection)', 'LEASE_EXPIRED')
+      dead_letter(ctx, id, reason, 'LEASE_EXPIRED', nil, error_json)
       dead[#dead + 1] = id
     else
       redis.call('HSET', key, 'status', 'pending', 'claim_token', '', 'claimed_at_ms', 0,

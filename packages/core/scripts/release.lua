@@ -17,7 +17,8 @@
   ARGV[4]   jobPrefix: job key prefix ("queue:{NAME}:job:"), for the event log and the job a
             freed running slot goes to (see lib/free-slots.lua)
   ARGV[5]   worker: the worker's id, for the event log ('' = none)
-  ARGV[6..] claims: per job, 2 values: id, claim token
+  ARGV[6]   attemptsKeep: ended attempts kept in a job's trail (0 = none, see lib/job-trail.lua)
+  ARGV[7..] claims: per job, 2 values: id, claim token
   Returns:  per job CLAIM_DONE if released, NOT_OWNER if the caller does not own the job
             (nothing changed)
   Reply:    number[]
@@ -30,17 +31,21 @@
 --@include lib/push-pending.lua
 --@include lib/free-slots.lua
 --@include lib/log-event.lua
+--@include lib/job-trail.lua
 
 local now_text = int_text(now_ms())
 local out, released = {}, {}
 local log = open_log(KEYS[5], ARGV[3], ARGV[4])
 local slots_ctx = { prefix = ARGV[2], job_prefix = ARGV[4], pending = KEYS[2] }
-for j = 0, (#ARGV - 5) / 2 - 1 do
-  local id, token = ARGV[6 + j * 2], ARGV[7 + j * 2]
+local attempts_keep = tonumber(ARGV[6])
+load_job_trail()
+for j = 0, (#ARGV - 6) / 2 - 1 do
+  local id, token = ARGV[7 + j * 2], ARGV[8 + j * 2]
   local key = KEYS[6 + j]
   local owned = holds_claim(key, token) and remove_from_list(KEYS[1], id) == 1
   if owned then
     redis.call('ZREM', KEYS[3], id)
+    record_attempt(key, attempts_keep, ARGV[5], tonumber(now_text), 'released', '', 0)
     redis.call('HSET', key, 'status', 'pending', 'claim_token', '', 'claimed_at_ms', '0',
       'released_at_ms', now_text)
     -- Not HINCRBY: on a hand-written non-integer it would abort the script with the job already

@@ -45,6 +45,7 @@
 --@include lib/remove-from-list.lua
 --@include lib/dead-letter.lua
 --@include lib/log-event.lua
+--@include lib/job-trail.lua
 
 -- The lazy libraries this script may call (see tools/generate-scripts.mjs).
 load_admission()
@@ -77,7 +78,7 @@ end
 
 local log = open_log(KEYS[7], ARGV[4], ARGV[3])
 log_event(log, id, 'removed', nil, ARGV[5], '')
-local f = redis.call('HMGET', key, 'parent_id', 'kind', 'idempotency_key')
+local f = redis.call('HMGET', key, 'parent_id', 'kind', 'idempotency_key', 'trail')
 local flow = { prefix = prefix, job_prefix = ARGV[3], pending = KEYS[2], delayed = KEYS[3], stats = KEYS[6],
   failed = KEYS[5], cancelled_ttl = tonumber(ARGV[7]), ttl = tonumber(ARGV[9]), cap = tonumber(ARGV[10]),
   channel = ARGV[8], wake = ARGV[11], now = now, log = log, worker = ARGV[5] }
@@ -94,7 +95,10 @@ if cancelled > 0 then redis.call('HINCRBY', KEYS[6], 'cancelled_total', cancelle
 -- queue's; released only while it names this job: a later job may hold the same key now.
 local idem = f[3]
 if idem and string.find(idem, prefix, 1, true) == 1 and redis.call('GET', idem) == id then redis.call('DEL', idem) end
-redis.call('DEL', key)
+-- Its trail (lib/job-trail.lua: attempts and log lines) goes with its hash.
+local gone = { key }
+if f[4] then load_job_trail(); trail_add_keys(gone, key) end
+redis.call('DEL', unpack(gone))
 publish_event(ARGV[8], id, 'removed')
 redis.call('HINCRBY', KEYS[6], 'removed_total', 1)
 redis.call('ZADD', KEYS[8], now, member)

@@ -25,6 +25,7 @@
 --@include lib/job-status.lua
 --@include lib/push-pending.lua
 --@include lib/log-event.lua
+--@include lib/job-trail.lua
 
 local REDRIVEN = 1 --@export
 
@@ -43,6 +44,8 @@ for j = 6, #ARGV do
     redis.call('HSET', key, 'status', 'pending', 'attempts', 0, 'claim_token', '', 'claimed_at_ms', 0, 'redriven_by', request)
     redis.call('HDEL', key, 'failed_at_ms', 'first_claimed_at_ms', 'first_claim_token')
     redis.call('PERSIST', key)
+    -- Waiting again: its trail holds as a waiting job's does (lib/job-trail.lua).
+    if redis.call('HGET', key, 'trail') then load_job_trail(); trail_hold(key, 0) end
     local f = redis.call('HMGET', key, 'priority', 'group')
     push_pending(ARGV[1], KEYS[2], id, f[1], false, f[2])
     redriven = redriven + 1

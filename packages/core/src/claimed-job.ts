@@ -77,6 +77,8 @@ function readClaimedJob(reply: readonly unknown[], at: number, nowMs: number, tr
     result: undefined,
     lastError,
     lastErrorAtMs: undefined,
+    // The claim reads only the message (last_error); getJob reads the whole form.
+    error: lastError !== undefined ? { message: lastError } : undefined,
     priority: priority ?? 0,
     // Not in the claim reply (an expired job is never claimed); progress starts afresh.
     expiresAtMs: undefined,

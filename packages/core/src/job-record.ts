@@ -1,10 +1,13 @@
+import { storedError, type ErrorShape } from './error-shape.ts';
+
 /**
  * A job as stored in its hash, read into types. The hash keeps the recipe's fields (`id`,
  * `payload`, `status`, `attempts`, `enqueued_at_ms`, `claimed_at_ms`, `claim_token`,
  * `completed_at_ms`, `result`, `last_error`, `last_error_at_ms`, `reclaimed_at_ms`) and adds
  * ours (`kind`, `max_attempts`, `visibility_ms`, `run_at_ms`, `lease_expires_at_ms`,
  * `first_claimed_at_ms`, `failed_at_ms`, `cancelled_at_ms`, `priority`, `expires_at_ms`,
- * `progress`, `progress_at_ms`, `traceparent`), which recipe clients ignore.
+ * `progress`, `progress_at_ms`, `traceparent`, `last_error_json`, `trail`, `attempts_trimmed`,
+ * `logs_trimmed`), which recipe clients ignore.
  * A lease renewal moves `claimed_at_ms` to its own time (a recipe reclaimer reads it) and keeps
  * the attempt's claim time in `first_claimed_at_ms`.
  */
@@ -48,6 +51,11 @@ export interface JobRecord {
   readonly result: unknown;
   readonly lastError: string | undefined;
   readonly lastErrorAtMs: number | undefined;
+  /**
+   * The last error in the one error form (code, message, stack, cause): the stored form when it
+   * goes with `last_error`, else `{ message: last_error }` (a recipe client's bare text).
+   */
+  readonly error: ErrorShape | undefined;
   /** Its priority (higher is claimed first); 0, the default, when the hash has none. */
   readonly priority: number;
   /** When it expires if not started by then, if it can. */
@@ -137,6 +145,7 @@ export function parseJobRecord(id: string, fields: Record<string, string>): JobR
     result: parseJson(fields.result).value,
     lastError: fields.last_error || undefined,
     lastErrorAtMs: toTime(fields.last_error_at_ms),
+    error: storedError(fields.last_error, fields.last_error_json),
     priority: toNumber(fields.priority) ?? 0,
     expiresAtMs: toTime(fields.expires_at_ms),
     progress: parseJson(fields.progress).value,

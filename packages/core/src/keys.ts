@@ -14,6 +14,8 @@ import { InvalidArgumentError } from './errors.ts';
  * | `queue:{NAME}:completed` | list: capped history, newest first | yes |
  * | `queue:{NAME}:failed` | list: dead letters, newest first (kept unless `failedHistory` caps them) | yes |
  * | `queue:{NAME}:job:<id>` | hash: the job | yes |
+ * | `queue:{NAME}:job:<id>#attempts` | list: the job's ended attempts, oldest first, capped (`attemptHistory`); lives and dies with the hash (scripts/lib/job-trail.lua) | ours |
+ * | `queue:{NAME}:job:<id>#logs` | list: the job's `ctx.log` lines, oldest first, capped (`jobLogs`); lives and dies with the hash | ours |
  * | `queue:{NAME}:events` | pub/sub channel, `{"id","status"}` messages | yes |
  * | `queue:{NAME}:wake` | pub/sub channel: ms until a delayed job just added is due, when it is the first due | ours |
  * | `queue:{NAME}:stats` | hash: counters kept by the scripts (the recipe's Ruby port uses it too) | Ruby |
@@ -91,6 +93,10 @@ export interface QueueKeys {
   readonly jobPrefix: string;
   /** The hash of job `id`. */
   job(id: string): string;
+  /** The list of job `id`'s ended attempts (see {@link JOB_TRAIL_SUFFIXES}). */
+  jobAttempts(id: string): string;
+  /** The list of job `id`'s log lines (see {@link JOB_TRAIL_SUFFIXES}). */
+  jobLogs(id: string): string;
   /** The key that holds idempotency key `key`. */
   idempotency(key: string): string;
   /** Every schedule's id, in a sorted set scored 0 (so listed in id order). */
@@ -161,6 +167,16 @@ export const WORKER_KEY_SUFFIXES = Object.freeze({
   worker: 'worker:',
 });
 
+/**
+ * The suffixes of a job's trail, appended to its hash's key here and in scripts/lib/job-trail.lua:
+ * its ended attempts and its log lines. `#` is no character of a job id ({@link JOB_ID_PATTERN}),
+ * so no job's hash can be named like another job's trail.
+ */
+export const JOB_TRAIL_SUFFIXES = Object.freeze({
+  attempts: '#attempts',
+  logs: '#logs',
+});
+
 /** Queue names: letters, digits and `. _ - :`, starting with a letter or digit, at most 128. */
 export const QUEUE_NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$/;
 
@@ -227,6 +243,8 @@ export function queueKeys(name: string): QueueKeys {
     wake: `${prefix}wake`,
     jobPrefix,
     job: (id: string) => `${jobPrefix}${id}`,
+    jobAttempts: (id: string) => `${jobPrefix}${id}${JOB_TRAIL_SUFFIXES.attempts}`,
+    jobLogs: (id: string) => `${jobPrefix}${id}${JOB_TRAIL_SUFFIXES.logs}`,
     idempotency: (key: string) => `${prefix}idem:${key}`,
     schedules: `${prefix}schedules`,
     schedulesDue: `${prefix}schedules-due`,

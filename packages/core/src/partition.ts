@@ -6,6 +6,7 @@ import { fail, type FailOptions, type FailOutcome } from './commands/fail.ts';
 import { readChildren, type ChildResult } from './commands/flow.ts';
 import { rateLimited } from './commands/limits.ts';
 import { progress } from './commands/progress.ts';
+import { appendLogs, type LogLineInput } from './commands/trail.ts';
 import type { QueueContext } from './commands/queue-context.ts';
 import { reclaimStuck, type ReclaimResult } from './commands/reclaim.ts';
 import { release } from './commands/release.ts';
@@ -112,6 +113,11 @@ export class Partition<P> {
   /** Records a running job's progress (see `Queue.progress`). */
   progress(job: ClaimedJob, value: unknown): Promise<void> {
     return progress(this.ctx, job, value);
+  }
+
+  /** Stores a running job's log lines (see `Queue.appendLogs`). */
+  appendLogs(job: ClaimedJob, lines: readonly LogLineInput[]): Promise<void> {
+    return appendLogs(this.ctx, job, lines);
   }
 
   /** A flow parent's children by id, with how each settled (see `Queue.children`). */

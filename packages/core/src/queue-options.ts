@@ -100,6 +100,37 @@ export interface QueueOptions {
    * past `timeoutMs` (default 1 s) the call reports `JOBS_NOT_REPLICATED`. Default off.
    */
   durability?: DurabilityOptions;
+  /**
+   * Each job's attempt history (`queue.attempts(id)`): every attempt that ended without completing
+   * (retried, failed, reclaimed, released, rate limited) is recorded beside the job's hash with its
+   * worker, times, outcome and error (with its stack), written by the script that ends it and
+   * deleted or expired with the hash. Default `{ keep: 10, stackBytes: 8192 }`; `false` records
+   * none (the last error's form, `JobRecord.error`, is kept all the same). Costs nothing on an
+   * attempt that completes.
+   */
+  attemptHistory?: AttemptHistoryOptions | false;
+  /**
+   * Each job's log lines (a handler's `ctx.log(...)`, `queue.logs(id)`), stored beside the job's
+   * hash, fenced by the claim, deleted or expired with the hash. Default `{ lines: 200, lineBytes:
+   * 1024 }`; `false` stores none.
+   */
+  jobLogs?: JobLogsOptions | false;
+}
+
+/** See {@link QueueOptions.attemptHistory}. */
+export interface AttemptHistoryOptions {
+  /** Ended attempts kept per job, the latest; older ones are cut and counted (`trimmed`). 1 to 1,000, default 10. */
+  keep?: number;
+  /** Bytes (UTF-8) kept of each stack, of the error and of each of its causes. 0 (no stacks) to 65,536, default 8,192. */
+  stackBytes?: number;
+}
+
+/** See {@link QueueOptions.jobLogs}. */
+export interface JobLogsOptions {
+  /** Lines kept per job, the latest; older ones are cut and counted (`trimmed`). 1 to 10,000, default 200. */
+  lines?: number;
+  /** Bytes (UTF-8) kept of each line, cut beyond. 16 to 65,536, default 1,024. */
+  lineBytes?: number;
 }
 
 /** See {@link QueueOptions.durability}. */
@@ -120,8 +151,12 @@ export interface EventLogOptions {
 export const DEFAULT_EVENT_LOG_MAX_LEN = 100_000;
 
 /** {@link QueueOptions} with every default filled in. */
-export type ResolvedQueueOptions = Required<Omit<QueueOptions, 'durability' | 'eventLog'>> & {
+export type ResolvedQueueOptions = Required<Omit<QueueOptions, 'durability' | 'eventLog' | 'attemptHistory' | 'jobLogs'>> & {
   durability: Required<DurabilityOptions>;
+  /** The attempt history's caps; `keep` 0 when it is off. */
+  attemptHistory: Required<AttemptHistoryOptions>;
+  /** The job logs' caps; `lines` 0 when they are off. */
+  jobLogs: Required<JobLogsOptions>;
   /** The event log's cap, or false when it is off. */
   eventLog: Required<EventLogOptions> | false;
 };
@@ -143,6 +178,8 @@ export const QUEUE_OPTION_KEYS: OptionKeys<QueueOptions> = {
   events: true,
   eventLog: true,
   durability: true,
+  attemptHistory: true,
+  jobLogs: true,
 };
 
 /** What one partition of a queue is made with: the queue's options, for its own name. */
@@ -181,6 +218,8 @@ export function resolveQueueOptions(options: QueueOptions): ResolvedQueueOptions
     events: options.events ?? true,
     durability: resolveDurability(options.durability),
     eventLog: resolveEventLog(options.eventLog),
+    attemptHistory: resolveAttemptHistory(options.attemptHistory),
+    jobLogs: resolveJobLogs(options.jobLogs),
   };
   const wholeNumber = (name: keyof QueueOptions, min: number, max: number): number => assertWholeNumber(`options.${name}`, resolved[name], min, max);
   wholeNumber('completedHistory', 0, 10_000_000);
@@ -203,6 +242,28 @@ function resolveEventLog(eventLog: QueueOptions['eventLog']): Required<EventLogO
   if (typeof eventLog !== 'object' || eventLog === null) throw new InvalidArgumentError('options.eventLog', 'expected true, false or { maxLen? }');
   assertOptionKeys<EventLogOptions>('options.eventLog', eventLog, { maxLen: true });
   return { maxLen: assertWholeNumber('options.eventLog.maxLen', eventLog.maxLen ?? DEFAULT_EVENT_LOG_MAX_LEN, 10, 100_000_000) };
+}
+
+function resolveAttemptHistory(history: QueueOptions['attemptHistory']): Required<AttemptHistoryOptions> {
+  if (history === false) return { keep: 0, stackBytes: 0 };
+  if (history === undefined) return { keep: 10, stackBytes: 8_192 };
+  if (typeof history !== 'object' || history === null) throw new InvalidArgumentError('options.attemptHistory', 'expected false or { keep?, stackBytes? }');
+  assertOptionKeys<AttemptHistoryOptions>('options.attemptHistory', history, { keep: true, stackBytes: true });
+  return {
+    keep: assertWholeNumber('options.attemptHistory.keep', history.keep ?? 10, 1, 1_000),
+    stackBytes: assertWholeNumber('options.attemptHistory.stackBytes', history.stackBytes ?? 8_192, 0, 65_536),
+  };
+}
+
+function resolveJobLogs(logs: QueueOptions['jobLogs']): Required<JobLogsOptions> {
+  if (logs === false) return { lines: 0, lineBytes: 0 };
+  if (logs === undefined) return { lines: 200, lineBytes: 1_024 };
+  if (typeof logs !== 'object' || logs === null) throw new InvalidArgumentError('options.jobLogs', 'expected false or { lines?, lineBytes? }');
+  assertOptionKeys<JobLogsOptions>('options.jobLogs', logs, { lines: true, lineBytes: true });
+  return {
+    lines: assertWholeNumber('options.jobLogs.lines', logs.lines ?? 200, 1, 10_000),
+    lineBytes: assertWholeNumber('options.jobLogs.lineBytes', logs.lineBytes ?? 1_024, 16, 65_536),
+  };
 }
 
 function resolveDurability(durability: DurabilityOptions | undefined): Required<DurabilityOptions> {

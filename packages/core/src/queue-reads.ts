@@ -1,6 +1,7 @@
 import type { ChildResult } from './commands/flow.ts';
 import { limits } from './commands/limits.ts';
 import { timeline, type JobTimeline } from './commands/timeline.ts';
+import { attempts, logs, type JobAttempts, type JobLogs } from './commands/trail.ts';
 import { getJob, list, stats, type ListState, type QueueStats } from './commands/views.ts';
 import { why, type JobWhy } from './commands/why.ts';
 import { readWorkers, type WorkerInfo } from './commands/workers.ts';
@@ -113,6 +114,26 @@ export abstract class QueueReads<P> {
    */
   timeline(id: string, options: { limit?: number } = {}): Promise<JobTimeline | null> {
     return timeline(this.routing.holders(id), id, options);
+  }
+
+  /**
+   * Job `id`'s attempts, oldest first, read in one step: each ended attempt as the script that
+   * ended it recorded it (outcome, error with its stack, times, worker; see
+   * {@link QueueOptions.attemptHistory}), then the running or completed one from the hash. The
+   * worker of an attempt the sweeper reclaimed, or that is running or completed, comes from the
+   * event log when it is on. `trimmed`: older attempts the cap cut. Null when there is no such job.
+   */
+  attempts(id: string): Promise<JobAttempts | null> {
+    return attempts(this.routing.holders(id), id);
+  }
+
+  /**
+   * Job `id`'s log lines (a handler's `ctx.log`, see {@link QueueOptions.jobLogs}), oldest first,
+   * the newest `limit` (default and most 10,000) in one step; `trimmed` counts the older lines
+   * cut or left out. Null when there is no such job.
+   */
+  logs(id: string, options: { limit?: number } = {}): Promise<JobLogs | null> {
+    return logs(this.routing.holders(id), id, options);
   }
 
   /**

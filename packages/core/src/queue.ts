@@ -12,6 +12,7 @@ import type { ReclaimResult } from './commands/reclaim.ts';
 import { removeJob, type RemoveOutcome } from './commands/remove.ts';
 import { retry, retryFailed } from './commands/retry.ts';
 import { purge, tidyHistory } from './commands/tidy.ts';
+import type { LogLineInput } from './commands/trail.ts';
 import type { ClaimedJob } from './job-record.ts';
 import type { KindName } from './kinds.ts';
 import type { QueueLimits } from './limits.ts';
@@ -316,6 +317,17 @@ export class Queue<P> extends QueueReads<P> {
    */
   progress(job: ClaimedJob, value: unknown): Promise<void> {
     return (this.sole ?? this.routing.holderOf(job)).progress(job, value);
+  }
+
+  /**
+   * Stores log lines of a job this process is running (what a handler's `ctx.log` sends, a batch
+   * per call), fenced by its claim, beside its hash and gone with it (see
+   * {@link QueueOptions.jobLogs}): each line cut to `lineBytes`, the newest `lines` kept, the
+   * others counted as trimmed. Read them with {@link logs}. Throws {@link LostClaimError} (and
+   * stores nothing) when the claim was lost; does nothing when `jobLogs` is false.
+   */
+  appendLogs(job: ClaimedJob, lines: readonly LogLineInput[]): Promise<void> {
+    return (this.sole ?? this.routing.holderOf(job)).appendLogs(job, lines);
   }
 
   /** Stops waits in flight and closes the event-log followers and the connections this queue opened (not yours). */

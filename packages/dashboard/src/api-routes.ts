@@ -6,6 +6,7 @@ import type { DashboardDataSource, ScheduleInfo, TimelineEntry } from './data-so
 import { decodePathPart, HttpError, readJsonBody, sendJson } from './http-io.ts';
 import { findJobs, type JobQuery } from './job-search.ts';
 import { bulk, jobAction } from './job-actions.ts';
+import { shownError, trailOf } from './job-trail-detail.ts';
 import type { RateHistory } from './rate-history.ts';
 import { clipText, detailText, detailValue, shownNumber, shownTime } from './shown-values.ts';
 import { reasonLine } from '@jobs/core/internal';
@@ -81,6 +82,8 @@ function jobDetail(job: JobRecord): Record<string, unknown> {
     payload: job.payload === undefined ? (job.rawPayload === undefined ? undefined : detailText(job.rawPayload)) : detailValue(job.payload, job.rawPayload),
     result: detailValue(job.result, job.fields.result),
     lastError: job.lastError === undefined ? undefined : detailText(job.lastError),
+    error: shownError(job.error),
+    progress: job.progress === undefined ? undefined : detailValue(job.progress, job.fields.progress),
     timing: {
       enqueuedAtMs: shownTime(job.enqueuedAtMs),
       runAtMs: shownTime(job.runAtMs),
@@ -195,7 +198,7 @@ export async function handleApi(ctx: ApiContext, request: IncomingMessage, respo
       assertId(jobId);
       const job = await ctx.source.getJob(queue, jobId);
       if (!job) throw new HttpError(404, 'no_job', `no job ${jobId} in ${queue} (or its record has expired)`);
-      sendJson(response, 200, { queue, job: jobDetail(job), ...(await timelineOf(ctx, queue, jobId)), ...(await whyOf(ctx, queue, jobId)) });
+      sendJson(response, 200, { queue, job: jobDetail(job), ...(await timelineOf(ctx, queue, jobId)), ...(await whyOf(ctx, queue, jobId)), ...(await trailOf(ctx.source, ctx.log, queue, jobId)) });
     }
     return true;
   }

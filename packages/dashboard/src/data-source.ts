@@ -1,4 +1,4 @@
-import type { CancelOutcome, ChangePriorityOutcome, JobRecord, JobWhy, ListState, PromoteOutcome, QueueStats, RemoveOutcome, WorkerInfo } from '@jobs/core';
+import type { CancelOutcome, ChangePriorityOutcome, JobAttempts, JobLogs, JobRecord, JobWhy, ListState, PromoteOutcome, QueueStats, RemoveOutcome, WorkerInfo } from '@jobs/core';
 
 /**
  * What a queue's admission says (its pauses and limits: what decides whether a waiting job may
@@ -101,12 +101,18 @@ export interface DashboardDataSource {
   changePriority?(queue: string, id: string, priority: number): Promise<ChangePriorityOutcome>;
   /** Capability: deletes a job that is not running (core's `Queue.remove`). */
   remove?(queue: string, id: string): Promise<RemoveOutcome>;
+  /** Capability: a job's attempts, oldest first, each with its worker, times, outcome and error (core's `Queue.attempts`); null when there is no such job. */
+  attempts?(queue: string, id: string): Promise<JobAttempts | null>;
+  /** Capability: a job's log lines, the newest `limit`, oldest first (core's `Queue.logs`); null when there is no such job. */
+  logs?(queue: string, id: string, limit: number): Promise<JobLogs | null>;
 }
 
 /** The optional members of a {@link DashboardDataSource} that it has, for the page. */
 export interface DashboardCapabilities {
+  readonly attempts: boolean;
   readonly changePriority: boolean;
   readonly flowState: boolean;
+  readonly logs: boolean;
   readonly pause: boolean;
   readonly promote: boolean;
   readonly remove: boolean;
@@ -118,8 +124,10 @@ export interface DashboardCapabilities {
 /** Which capabilities `source` has. */
 export function capabilitiesOf(source: DashboardDataSource): DashboardCapabilities {
   return {
+    attempts: typeof source.attempts === 'function',
     changePriority: typeof source.changePriority === 'function',
     flowState: typeof source.flowState === 'function',
+    logs: typeof source.logs === 'function',
     pause: typeof source.pause === 'function' && typeof source.resume === 'function',
     promote: typeof source.promote === 'function',
     remove: typeof source.remove === 'function',

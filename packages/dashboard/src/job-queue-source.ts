@@ -9,7 +9,7 @@ export type DashboardQueue = Pick<Queue<unknown>, 'name' | 'client' | 'stats' | 
   readonly schedules: { list(options?: { offset?: number; limit?: number }): Promise<ScheduleRecord[]> };
   /** Its live workers (a `Queue` has them): without it the page says nothing of workers. */
   readonly workers?: Queue<unknown>['workers'];
-} & Partial<Pick<Queue<unknown>, 'why' | 'limits' | 'promote' | 'changePriority' | 'remove'>>;
+} & Partial<Pick<Queue<unknown>, 'why' | 'limits' | 'promote' | 'changePriority' | 'remove' | 'attempts' | 'logs'>>;
 
 /** Options of {@link jobQueueSource}. */
 export interface JobQueueSourceOptions {
@@ -76,8 +76,8 @@ async function onKind(queue: DashboardQueue, kind: string, action: 'pause' | 're
  * A {@link DashboardDataSource} over `Queue`s: the queues given, or those a function returns
  * when asked (for a set that changes, as the daemon's does). It has the `flowState` (admission), pause and
  * schedules capabilities (with the limits its queues' `limits()` read, or `options.limits`), timelines: a job's
- * events from its queue's event log (none when the queue keeps no log), live workers, and why a
- * job is not running.
+ * events from its queue's event log (none when the queue keeps no log), live workers, why a
+ * job is not running, and a job's attempts and log lines.
  */
 export function jobQueueSource(queues: readonly DashboardQueue[] | (() => readonly DashboardQueue[]), options: JobQueueSourceOptions = {}): DashboardDataSource {
   const all = typeof queues === 'function' ? queues : () => queues;
@@ -135,6 +135,14 @@ export function jobQueueSource(queues: readonly DashboardQueue[] | (() => readon
     why: async (name, id) => {
       const queue = byName(name);
       return queue.why ? queue.why(id) : null;
+    },
+    attempts: async (name, id) => {
+      const queue = byName(name);
+      return queue.attempts ? queue.attempts(id) : null;
+    },
+    logs: async (name, id, limit) => {
+      const queue = byName(name);
+      return queue.logs ? queue.logs(id, { limit }) : null;
     },
     timeline: async (name, id) => ((await byName(name).timeline(id))?.events ?? []).map(timelineEntry),
     schedules: async (name) => (await byName(name).schedules.list({ limit: SCHEDULES_SHOWN })).map(scheduleInfo),

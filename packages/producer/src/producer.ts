@@ -8,6 +8,8 @@ import {
   type EventFollower,
   type FollowOptions,
   type JobTimeline,
+  type JobAttempts,
+  type JobLogs,
   type EnqueueResult,
   type FlowRequest,
   type FlowResult,
@@ -307,6 +309,16 @@ export class Producer<P> {
   /** A job's own events from the event log, oldest first; null when there is no such job. */
   timeline(id: string, options: { limit?: number } = {}): Promise<JobTimeline | null> {
     return this.#queue.timeline(id, options);
+  }
+
+  /** A job's attempts, oldest first, each with its worker, times, outcome and error (see core's `Queue.attempts`); null when there is no such job. */
+  attempts(id: string): Promise<JobAttempts | null> {
+    return this.#queue.attempts(id);
+  }
+
+  /** A job's log lines (a handler's `ctx.log`), oldest first (see core's `Queue.logs`); null when there is no such job. */
+  logs(id: string, options: { limit?: number } = {}): Promise<JobLogs | null> {
+    return this.#queue.logs(id, options);
   }
 
   /**

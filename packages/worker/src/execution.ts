@@ -1,5 +1,6 @@
 import { isJobsError, LostClaimError, type ClaimedJob } from '@jobs/core';
 import type { TimerHandle } from './clock.ts';
+import type { JobLogBuffer } from './job-log.ts';
 import type { Lane } from './lane.ts';
 
 /** How one handler call ended. */
@@ -38,6 +39,8 @@ export class Execution {
   durationMs = 0;
   /** The attempt's span, while it runs, when tracing is on. */
   span: unknown = undefined;
+  /** The handler's buffered `ctx.log` lines, once it logged one. */
+  logs: JobLogBuffer | undefined = undefined;
   readonly #onOutcome: OnOutcome;
   #controller: AbortController | undefined;
   #aborted = false;

@@ -1,4 +1,5 @@
-import type { ChildResult, KindName, Logger } from '@jobs/core';
+import type { ChildResult, KindName } from '@jobs/core';
+import type { JobLog } from './job-log.ts';
 
 /** What a handler gets beside its payload. */
 export interface JobContext<N extends string = string> {
@@ -32,8 +33,14 @@ export interface JobContext<N extends string = string> {
    * (nothing is written), and `JOBS_LOST_CLAIM` when the job was reclaimed meanwhile.
    */
   progress(value: unknown): Promise<void>;
-  /** A logger bound to this job (id, kind, attempt). */
-  readonly log: Logger;
+  /**
+   * Called, stores a line with the job (`ctx.log('sent', { to })`, formatted as `console.log`
+   * does), read back with `queue.logs(id)` and shown on the dashboard's job page: lines are sent
+   * in batches, at the latest before the job's outcome, fenced by its claim (a lost claim's lines
+   * are dropped), capped by the queue's `jobLogs`. Its methods (`ctx.log.info(fields, message)`...)
+   * are the worker's logger bound to this job (id, kind, attempt); they store nothing.
+   */
+  readonly log: JobLog;
   /**
    * For a flow's parent: its children by id, each with its kind and how it settled (`completed`
    * with its `result`; under `onChildFailure: 'ignore'`, `failed` or `cancelled` with its

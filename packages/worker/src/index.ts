@@ -8,6 +8,7 @@ export type { CloseOptions, WorkerOptions } from './worker.ts';
 export { closeOnSignals } from './signals.ts';
 export type { CloseOnSignalsOptions } from './signals.ts';
 export type { Handler, HandlerMap, JobContext } from './handler-map.ts';
+export type { JobLog } from './job-log.ts';
 export type { WorkerEventMap } from './worker-events.ts';
 export type { MetricsRegistry, PromClientModule, WorkerMetricsOptions } from './worker-metrics.ts';
 export type { TracerLike, TracerProviderLike, WorkerTracingOptions } from './worker-tracing.ts';
@@ -30,6 +31,11 @@ export {
 export type {
   BackoffPolicy,
   ChildResult,
+  ErrorShape,
+  JobAttempt,
+  JobAttempts,
+  JobLogLine,
+  JobLogs,
   Logger,
   ClaimedJob,
   FailOutcome,

@@ -2,6 +2,7 @@ import { type ChildResult, type Logger } from '@jobs/core';
 import { childLogger } from '@jobs/core/internal';
 import type { Execution } from './execution.ts';
 import type { JobContext } from './handler-map.ts';
+import { JobLogBuffer, type JobLog } from './job-log.ts';
 
 /**
  * What a handler gets beside its payload: one object per job, its signal and logger made only
@@ -15,7 +16,8 @@ export class HandlerContext implements JobContext {
   readonly enqueuedAtMs: number | undefined;
   readonly #execution: Execution;
   readonly #workerLog: Logger;
-  #log: Logger | undefined;
+  #logger: Logger | undefined;
+  #log: JobLog | undefined;
 
   constructor(execution: Execution, kind: string, maxAttempts: number, workerLog: Logger) {
     const job = execution.job;
@@ -32,9 +34,30 @@ export class HandlerContext implements JobContext {
     return this.#execution.signal;
   }
 
-  get log(): Logger {
-    this.#log ??= childLogger(this.#workerLog, { jobId: this.id, kind: this.kind, attempt: this.attempt });
+  get log(): JobLog {
+    this.#log ??= this.#jobLog();
     return this.#log;
+  }
+
+  /** The worker's logger bound to this job, made when first used. */
+  #bound(): Logger {
+    this.#logger ??= childLogger(this.#workerLog, { jobId: this.id, kind: this.kind, attempt: this.attempt });
+    return this.#logger;
+  }
+
+  /** `ctx.log`: a call buffers a line for the job; the methods log through the worker's logger. */
+  #jobLog(): JobLog {
+    const execution = this.#execution;
+    const log = ((...parts: unknown[]): void => {
+      execution.logs ??= new JobLogBuffer(execution, (fields, message) => this.#bound().warn(fields, message));
+      execution.logs.add(parts);
+    }) as JobLog;
+    log.debug = (fields, message) => this.#bound().debug(fields, message);
+    log.info = (fields, message) => this.#bound().info(fields, message);
+    log.warn = (fields, message) => this.#bound().warn(fields, message);
+    log.error = (fields, message) => this.#bound().error(fields, message);
+    if (this.#workerLog.child !== undefined) log.child = (bindings) => (this.#bound().child as NonNullable<Logger['child']>)(bindings);
+    return log;
   }
 
   readonly extendLease = (ms?: number): Promise<void> => this.#execution.extendLease(ms);

@@ -10,6 +10,7 @@ type LaneVerb =
   | 'extendLeases'
   | 'extendLease'
   | 'progress'
+  | 'appendLogs'
   | 'children'
   | 'release'
   | 'reclaimStuck'

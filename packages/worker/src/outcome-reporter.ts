@@ -18,8 +18,20 @@ export class OutcomeReporter {
     this.#slots = slots;
   }
 
-  /** Records `outcome`, the end of a handler that ran for `durationMs`. */
+  /**
+   * Records `outcome`, the end of a handler that ran for `durationMs`, once the lines the handler
+   * logged are stored (under the same claim, before its complete or fail).
+   */
   report(execution: Execution, outcome: HandlerOutcome, durationMs: number): void {
+    const logs = execution.logs;
+    if (logs !== undefined) {
+      void logs.close().then(() => this.#report(execution, outcome, durationMs));
+      return;
+    }
+    this.#report(execution, outcome, durationMs);
+  }
+
+  #report(execution: Execution, outcome: HandlerOutcome, durationMs: number): void {
     if (execution.handedBack) {
       this.finish(execution);
       return;

@@ -6,6 +6,7 @@
 --@include lib/log-event.lua
 --@include lib/flow-children.lua
 --@include lib/free-slots.lua
+--@include lib/job-trail.lua
 -- Completes claimed jobs given as (id, token, result JSON) triples in argv from index `first`.
 -- Each completion is fenced: the token must be non-empty and equal the job's claim_token, the
 -- job must be in status processing, and its id must be in the processing list. Then the id
@@ -20,6 +21,8 @@
 -- (only_heard '1': skip the events when nobody subscribes; see heard_channel)
 -- With no history kept (cap 0) and none left over from an earlier cap, each hash would be
 -- written and trimmed off again at once: it is deleted outright instead (the same end state).
+-- A job with a trail (it failed or logged before, see lib/job-trail.lua) has it expired or
+-- deleted with its hash; the field that says so is read with the fence's.
 -- Appends per job CLAIM_DONE (completed) or NOT_OWNER (not the caller's to complete; nothing changed) to `out`.
 local function complete_jobs(ctx, argv, first, out)
   local done = {}
@@ -28,12 +31,13 @@ local function complete_jobs(ctx, argv, first, out)
   if #argv - first + 1 > 3 then channel = heard_channel(ctx.channel, ctx.only_heard) end
   -- Fenced by token first (reading each job's parent and running slots in the same call); then
   -- the jobs that hold their claim leave processing in one go.
-  local held, parents, slots = {}, {}, {}
+  local held, parents, slots, trails = {}, {}, {}, {}
   for i = first, #argv, 3 do
-    local owned, f = holds_claim(ctx.job_prefix .. argv[i], argv[i + 1], 'parent_id', 'slots')
+    local owned, f = holds_claim(ctx.job_prefix .. argv[i], argv[i + 1], 'parent_id', 'slots', 'trail')
     held[#held + 1] = owned and argv[i]
     parents[#held] = owned and f[3]
     slots[#held] = owned and f[4]
+    trails[#held] = owned and f[5]
   end
   local removed = remove_many_from_list(ctx.processing, held)
   local keep = ctx.cap > 0 or redis.call('LLEN', ctx.completed) > 0
@@ -55,13 +59,15 @@ local function complete_jobs(ctx, argv, first, out)
         redis.call('HSET', key, 'status', 'completed', 'completed_at_ms', now_text, 'result', argv[i + 2],
           'claim_token', '')
         if slots[n] then
-          redis.call('HDEL', key, 'lease_expires_at_ms', 'last_error', 'last_error_at_ms', 'slots')
+          redis.call('HDEL', key, 'lease_expires_at_ms', 'last_error', 'last_error_at_ms', 'last_error_json', 'slots')
         else
-          redis.call('HDEL', key, 'lease_expires_at_ms', 'last_error', 'last_error_at_ms')
+          redis.call('HDEL', key, 'lease_expires_at_ms', 'last_error', 'last_error_at_ms', 'last_error_json')
         end
         if ctx.ttl > 0 then redis.call('EXPIRE', key, ttl_text) end
+        if trails[n] then load_job_trail(); trail_keep(key, ttl_text or 0) end
       else
         gone[#gone + 1] = key
+        if trails[n] then load_job_trail(); trail_add_keys(gone, key) end
       end
       publish_event(channel, id, 'completed')
       if slots[n] then load_free_slots(); free_slots(ctx, id, slots[n]) end

@@ -5,6 +5,7 @@
 --@include lib/push-pending.lua
 --@include lib/unlist-pending.lua
 --@include lib/log-event.lua
+--@include lib/job-trail.lua
 --@lazy: loaded where a job is a parent or a child.
 -- Flows: a parent job waits in status waiting-children (in no list, so no claim sees it) until
 -- each of its children has settled. Its hash keeps the count of unsettled children in
@@ -116,6 +117,7 @@ local function flow_cancel_children(ctx, key)
       if stopped then
         redis.call('HSET', child_key, 'status', 'cancelled', 'cancelled_at_ms', int_text(ctx.now))
         if ctx.cancelled_ttl > 0 then redis.call('EXPIRE', child_key, ctx.cancelled_ttl) end
+        if redis.call('HGET', child_key, 'trail') then trail_keep(child_key, ctx.cancelled_ttl) end
         publish_event(ctx.channel, child, 'cancelled')
         log_event(ctx.log, child, 'cancelled', nil, ctx.worker, '')
         redis.call('HSET', key, name, flow_entry('cancelled', redis.call('HGET', child_key, 'kind'), nil,

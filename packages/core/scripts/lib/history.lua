@@ -1,9 +1,10 @@
 --@include lib/read-hash.lua
+--@include lib/job-trail.lua
 -- Pushes ids onto a capped history list (newest at the head) and deletes the hash of every id
 -- trimmed off the far end, when that hash is still in the list's state: no hash outlives its
 -- place in history, and no listed id outlives its hash by more than the TTL. A negative cap
 -- keeps every id. With `stats`, each trimmed id whose job was lost by the trim (its hash in the
--- list's state, or already expired) is counted in `<status>_dropped_total` there.
+-- list's state, or already expired) is counted in `<status>_dropped_total` there. A deleted hash takes its trail (lib/job-trail.lua).
 local function push_history_many(list, ids, cap, job_prefix, status, stats)
   if #ids == 0 then return end
   local length = redis.call('LPUSH', list, unpack(ids))
@@ -14,12 +15,18 @@ local function push_history_many(list, ids, cap, job_prefix, status, stats)
     local key = job_prefix .. old
     if stats then
       -- As lib/job-status.lua: no hash (or a key of another type) means the job is gone.
-      local f = read_hash(key, 'status', 'id', 'payload')
-      if f and f[1] == status then gone[#gone + 1] = key end
+      local f = read_hash(key, 'status', 'id', 'payload', 'trail')
+      if f and f[1] == status then
+        gone[#gone + 1] = key
+        if f[4] then load_job_trail(); trail_add_keys(gone, key) end
+      end
       if not (f and (f[1] or f[2] or f[3])) or f[1] == status then lost = lost + 1 end
     else
-      local f = read_hash(key, 'status')
-      if f and f[1] == status then gone[#gone + 1] = key end
+      local f = read_hash(key, 'status', 'trail')
+      if f and f[1] == status then
+        gone[#gone + 1] = key
+        if f[2] then load_job_trail(); trail_add_keys(gone, key) end
+      end
     end
   end
   if #gone > 0 then redis.call('DEL', unpack(gone)) end

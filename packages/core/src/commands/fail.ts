@@ -1,4 +1,5 @@
 import { backoffDelayMs } from '../backoff.ts';
+import { errorCode, errorShape } from '../error-shape.ts';
 import { assertOptionKeys } from '../option-keys.ts';
 import { LostClaimError } from '../errors.ts';
 import { FAIL_DEAD_LETTERED, FAIL_DELAYED, FAIL_RETRIED } from '../generated/constants.ts';
@@ -21,20 +22,6 @@ export interface FailOptions {
 export type FailOutcome = 'retried' | 'delayed' | 'failed';
 
 const OUTCOMES: Record<number, FailOutcome> = { [FAIL_RETRIED]: 'retried', [FAIL_DEAD_LETTERED]: 'failed', [FAIL_DELAYED]: 'delayed' };
-const MAX_ERROR_CHARS = 4_096;
-
-/** What a failed attempt's error is stored as: its name and message, cut to 4096 characters. */
-export function errorText(error: unknown): string {
-  const text = error instanceof Error ? (error.name && error.name !== 'Error' ? `${error.name}: ${error.message}` : error.message) : String(error);
-  return text.length > MAX_ERROR_CHARS ? `${text.slice(0, MAX_ERROR_CHARS)}...` : text;
-}
-
-/** The error's code for the event log: its string `code`, else its name (at most 64 characters). */
-function errorCode(error: unknown): string {
-  const code = typeof error === 'object' && error !== null && typeof (error as { code?: unknown }).code === 'string' ? (error as { code: string }).code : error instanceof Error ? error.name : '';
-  return code.slice(0, 64);
-}
-
 /** See {@link Queue.fail}. */
 export async function fail<P>(ctx: QueueContext<P>, job: ClaimedJob, error: unknown, options: FailOptions = {}): Promise<FailOutcome> {
   assertOptionKeys<FailOptions>('options', options, { permanent: true, retryDelayMs: true });
@@ -47,13 +34,14 @@ export async function fail<P>(ctx: QueueContext<P>, job: ClaimedJob, error: unkn
   }
   const k = ctx.keys;
   const o = ctx.options;
+  const shape = errorShape(error, o.attemptHistory.stackBytes);
   const argv = failScript.argv(
     { job: k.job(job.id), processing: k.processing, pending: k.pending, delayed: k.delayed, failed: k.failed, leases: k.leases, stats: k.stats, log: k.log },
     {
       jobPrefix: k.jobPrefix,
       id: job.id,
       token: job.token,
-      error: errorText(error),
+      error: shape.message,
       retryDelayMs: delay,
       permanent: options.permanent === true ? 1 : 0,
       maxAttempts: o.maxAttempts,
@@ -65,6 +53,8 @@ export async function fail<P>(ctx: QueueContext<P>, job: ClaimedJob, error: unkn
       logMaxLen: ctx.logMaxLen,
       worker: ctx.workerId,
       errorCode: ctx.logMaxLen === '0' ? '' : errorCode(error),
+      errorJson: JSON.stringify(shape),
+      attemptsKeep: o.attemptHistory.keep,
     },
   );
   const { reply, replicas } = await ctx.scripts.runAcknowledged(failScript, argv);

@@ -6,7 +6,7 @@ import type { ClaimedJob } from '../job-record.ts';
 import { limitFields, readLimits, type LimitsState, type QueueLimits } from '../limits.ts';
 import { withRedisErrors } from '../redis-connection.ts';
 import { assertWholeNumber } from '../whole-number.ts';
-import { errorText } from './fail.ts';
+import { errorShape } from '../error-shape.ts';
 import { unparkAll } from './unpark.ts';
 import type { QueueContext } from './queue-context.ts';
 
@@ -41,9 +41,22 @@ export async function limits<P>(partitions: readonly QueueContext<P>[]): Promise
 export async function rateLimited<P>(ctx: QueueContext<P>, job: ClaimedJob, retryAfterMs: number, reason = `rate limited for ${retryAfterMs} ms`): Promise<number> {
   assertWholeNumber('retryAfterMs', retryAfterMs, 1, 86_400_000);
   const k = ctx.keys;
+  const shape = { code: 'RATE_LIMITED', message: errorShape(reason, 0).message };
   const argv = rateLimitedScript.argv(
     { job: k.job(job.id), processing: k.processing, pending: k.pending, leases: k.leases, stats: k.stats, admission: k.admission, log: k.log },
-    { jobPrefix: k.jobPrefix, id: job.id, token: job.token, retryAfterMs, error: errorText(reason), channel: ctx.channel, prefix: k.prefix, logMaxLen: ctx.logMaxLen, worker: ctx.workerId },
+    {
+      jobPrefix: k.jobPrefix,
+      id: job.id,
+      token: job.token,
+      retryAfterMs,
+      error: shape.message,
+      channel: ctx.channel,
+      prefix: k.prefix,
+      logMaxLen: ctx.logMaxLen,
+      worker: ctx.workerId,
+      errorJson: JSON.stringify(shape),
+      attemptsKeep: ctx.options.attemptHistory.keep,
+    },
   );
   const until = Number(await ctx.scripts.run(rateLimitedScript, argv));
   if (until === NOT_OWNER) throw new LostClaimError(job.id, 'hand back');

@@ -25,7 +25,7 @@ export async function reclaimStuck<P>(ctx: QueueContext<P>, options: { batch?: n
   const o = ctx.options;
   const argv = reclaimScript.argv(
     { pending: k.pending, processing: k.processing, leases: k.leases, failed: k.failed, stats: k.stats, cursor: k.reclaimCursor, delayed: k.delayed, log: k.log },
-    { jobPrefix: k.jobPrefix, batch, visibilityMs: o.visibilityMs, maxAttempts: o.maxAttempts, ttlSeconds: o.failedTtlSeconds, historyCap: failedHistoryCap(o), channel: ctx.channel, scanBudget, prefix: k.prefix, wakeChannel: k.wake, logMaxLen: ctx.logMaxLen, worker: ctx.workerId },
+    { jobPrefix: k.jobPrefix, batch, visibilityMs: o.visibilityMs, maxAttempts: o.maxAttempts, ttlSeconds: o.failedTtlSeconds, historyCap: failedHistoryCap(o), channel: ctx.channel, scanBudget, prefix: k.prefix, wakeChannel: k.wake, logMaxLen: ctx.logMaxLen, worker: ctx.workerId, attemptsKeep: o.attemptHistory.keep },
   );
   const [reclaimed, deadLettered, dropped, more] = await ctx.scripts.run(reclaimScript, argv);
   return { reclaimed, deadLettered, dropped, more: Number(more) === 1 };

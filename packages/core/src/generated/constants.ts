@@ -79,6 +79,9 @@ export const SCHEDULE_DUE_STRIDE = 8;
 /** `TIMELINE_CAP` of the Lua scripts. */
 export const TIMELINE_CAP = 64;
 
+/** `TRAIL_IDLE_SECONDS` of the Lua scripts. */
+export const TRAIL_IDLE_SECONDS = 2592000;
+
 /** `UNPARK_PAUSED_AGAIN` of the Lua scripts. */
 export const UNPARK_PAUSED_AGAIN = -1;
 

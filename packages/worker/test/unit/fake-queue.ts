@@ -42,6 +42,7 @@ export function taskJob(id: string, nowMs: number, visibilityMs = 30_000, tracep
     result: undefined,
     lastError: undefined,
     lastErrorAtMs: undefined,
+    error: undefined,
     fields: { id, kind: 'task', status: 'processing', ...(traceparent !== undefined && { traceparent }) },
   };
 }
@@ -186,6 +187,10 @@ export class FakeQueue implements LaneQueue {
   }
 
   progress(): Promise<void> {
+    return this.#reply(undefined);
+  }
+
+  appendLogs(): Promise<void> {
     return this.#reply(undefined);
   }
 
