@@ -8,6 +8,8 @@ import { enqueueFlowScript } from './enqueue-flow.ts';
 import { extendScript } from './extend.ts';
 import { failScript } from './fail.ts';
 import { heartbeatScript } from './heartbeat.ts';
+import { metricsAddScript } from './metrics-add.ts';
+import { metricsReadScript } from './metrics-read.ts';
 import { pauseScript } from './pause.ts';
 import { peekScript } from './peek.ts';
 import { progressScript } from './progress.ts';
@@ -44,6 +46,8 @@ export const SCRIPTS = {
   'extend': extendScript,
   'fail': failScript,
   'heartbeat': heartbeatScript,
+  'metrics-add': metricsAddScript,
+  'metrics-read': metricsReadScript,
   'pause': pauseScript,
   'peek': peekScript,
   'progress': progressScript,
