@@ -25,5 +25,6 @@ export { leaveRegistry, RUNNING_IDS_MAX, sendHeartbeat } from './commands/worker
 export type { HeartbeatReceipt, WorkerHeartbeat } from './commands/workers.ts';
 export { addHistory } from './commands/history.ts';
 export { HISTORY_FIELD, runBucketOf } from './history-buckets.ts';
+export { METRICS_SLOT_FIELDS } from './generated/constants.ts';
 export { registryHolderOf } from './registry-holder.ts';
 export { reasonLine, relativeTime, whyText } from './why-lines.ts';
