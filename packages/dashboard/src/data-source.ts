@@ -1,4 +1,4 @@
-import type { CancelOutcome, JobRecord, JobWhy, ListState, QueueStats, WorkerInfo } from '@jobs/core';
+import type { CancelOutcome, JobRecord, JobWhy, ListState, QueueHistory, QueueStats, WorkerInfo } from '@jobs/core';
 
 /**
  * What a queue's admission says (its pauses and limits: what decides whether a waiting job may
@@ -81,6 +81,8 @@ export interface DashboardDataSource {
    * read of the queue, when it has one: a source may read the paused state from it.
    */
   flowState?(queue: string, stats?: QueueStats): Promise<QueueAdmissionState>;
+  /** Capability: the queue's metrics history (core's `Queue.history`) for the last `sinceMs`, of one kind or all, for the charts. */
+  history?(queue: string, options: HistoryQuery): Promise<QueueHistory>;
   /** Capability: stops claims on a queue, or with `target.kind` on one kind of it. */
   pause?(queue: string, target?: PauseTarget): Promise<void>;
   /** Capability: lets claims run again on a queue, or on one kind of it. */
@@ -95,9 +97,16 @@ export interface DashboardDataSource {
   workers?(queue: string): Promise<readonly WorkerInfo[]>;
 }
 
+/** What the history charts ask of a {@link DashboardDataSource.history}: the span (ms) and, optionally, one kind. */
+export interface HistoryQuery {
+  readonly sinceMs: number;
+  readonly kind?: string;
+}
+
 /** The optional members of a {@link DashboardDataSource} that it has, for the page. */
 export interface DashboardCapabilities {
   readonly flowState: boolean;
+  readonly history: boolean;
   readonly pause: boolean;
   readonly timeline: boolean;
   readonly schedules: boolean;
@@ -108,6 +117,7 @@ export interface DashboardCapabilities {
 export function capabilitiesOf(source: DashboardDataSource): DashboardCapabilities {
   return {
     flowState: typeof source.flowState === 'function',
+    history: typeof source.history === 'function',
     pause: typeof source.pause === 'function' && typeof source.resume === 'function',
     timeline: typeof source.timeline === 'function',
     schedules: typeof source.schedules === 'function',
