@@ -190,6 +190,7 @@ describe('unknown option keys are refused with a typed error naming the key, and
       [() => new Queue(anyValue({ redis, queue: queueName, kinds, visibility: 5_000 })), 'options.visibility'],
       [() => new Queue(anyValue({ redis, queue: queueName, kinds, durability: { replicas: 1, timeout: 5 } })), 'options.durability.timeout'],
       [() => new Queue(anyValue({ redis, queue: queueName, kinds, eventLog: { max: 10 } })), 'options.eventLog.max'],
+      [() => new Queue(anyValue({ redis, queue: queueName, kinds, metricsHistory: 1 })), 'options.metricsHistory'],
       [() => new Queue(anyValue({ redis, queue: queueName, kinds, backoff: { type: 'fixed', delayMs: 5, maxDelayMs: 10 } })), 'options.backoff.maxDelayMs'],
       [() => new Queue(anyValue({ redis, queue: queueName, kinds, partitions: 2, partition: 1 })), 'options.partition'],
       [() => new Queue(anyValue({ redis, queue: queueName, kinds, partitions: 2, idSuffix: '.x' })), 'options.idSuffix'],
