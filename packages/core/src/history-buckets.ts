@@ -1,10 +1,10 @@
-import { METRICS_HOUR_MS, METRICS_HOUR_SLOTS, METRICS_MINUTE_MS, METRICS_MINUTE_SLOTS, METRICS_RUN_BUCKETS, METRICS_SLOT_FIELDS } from './generated/constants.ts';
+import { METRICS_HOUR_MS, METRICS_HOUR_SLOTS, METRICS_MINUTE_MS, METRICS_MINUTE_SLOTS, METRICS_RUN_BUCKETS, METRICS_SLOT_BYTES, METRICS_SLOT_FIELDS } from './generated/constants.ts';
 
 /**
  * The arithmetic of the metrics history (scripts/lib/metrics.lua), kept free of Redis so that it
  * is tested on its own: which run-time bucket a duration falls in, percentiles from those
- * buckets, and the columns of a read (steps filled in, partitions summed, steps merged into
- * longer ones). A slot's fields, 1-based as the scripts number them: enqueued, completed, failed,
+ * buckets, and the columns of a read (stale slots dropped by their stamps, steps filled in,
+ * kinds and partitions summed, steps merged into longer ones). A slot's fields, 1-based as the scripts number them: enqueued, completed, failed,
  * retried, then {@link METRICS_RUN_BUCKETS} run-time buckets.
  */
 export const HISTORY_FIELD = Object.freeze({ enqueued: 1, completed: 2, failed: 3, retried: 4, firstRunBucket: 5 });
@@ -86,19 +86,23 @@ export function slotOf(step: number, slots: number): number {
 export type StepTotals = Map<number, number[]>;
 
 /**
- * Adds one partition's rows (the read script's: a step, then {@link METRICS_SLOT_FIELDS} fields,
- * repeated) into `totals`.
+ * Adds one kind's slots, as the read script returns them, into `totals`: `bytes` holds the slots
+ * of `steps` consecutive steps from step `first`, oldest first, {@link METRICS_SLOT_BYTES} each
+ * (big-endian u32: the stamp, then the {@link METRICS_SLOT_FIELDS} fields). A slot whose stamp is
+ * not its step holds an older step's counts (or none) and reads as zero.
  */
-export function addRows(totals: StepTotals, rows: readonly (number | string)[]): StepTotals {
-  const stride = METRICS_SLOT_FIELDS + 1;
-  for (let i = 0; i + stride <= rows.length; i += stride) {
-    const step = Number(rows[i]);
+export function addSlots(totals: StepTotals, bytes: Uint8Array, first: number, steps: number): StepTotals {
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  for (let i = 0; i < steps && (i + 1) * METRICS_SLOT_BYTES <= bytes.byteLength; i += 1) {
+    const at = i * METRICS_SLOT_BYTES;
+    const step = first + i;
+    if (view.getUint32(at) !== step) continue;
     let sum = totals.get(step);
     if (sum === undefined) {
       sum = new Array<number>(METRICS_SLOT_FIELDS).fill(0);
       totals.set(step, sum);
     }
-    for (let f = 0; f < METRICS_SLOT_FIELDS; f += 1) sum[f] = (sum[f] as number) + Number(rows[i + 1 + f]);
+    for (let f = 0; f < METRICS_SLOT_FIELDS; f += 1) sum[f] = (sum[f] as number) + view.getUint32(at + 4 + f * 4);
   }
   return totals;
 }

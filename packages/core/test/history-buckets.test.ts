@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest';
-import { METRICS_RUN_BUCKETS, METRICS_SLOT_FIELDS } from '../src/generated/constants.ts';
-import { addRows, HISTORY_FIELD, HISTORY_RINGS, historyColumns, percentileOf, ringFor, runBucketBounds, runBucketOf, slotOf, stepOf, type StepTotals } from '../src/history-buckets.ts';
+import { METRICS_RUN_BUCKETS, METRICS_SLOT_BYTES } from '../src/generated/constants.ts';
+import { addSlots, HISTORY_FIELD, HISTORY_RINGS, historyColumns, percentileOf, ringFor, runBucketBounds, runBucketOf, slotOf, stepOf, type StepTotals } from '../src/history-buckets.ts';
 
 /** Run-time buckets holding `times` (ms). */
 function bucketsOf(times: readonly number[]): number[] {
@@ -9,11 +9,20 @@ function bucketsOf(times: readonly number[]): number[] {
   return buckets;
 }
 
-/** One row of the read script's reply: `step`, then the slot's fields with `set` (field: amount) filled in. */
-function row(step: number, set: Record<number, number>): number[] {
-  const fields = new Array<number>(METRICS_SLOT_FIELDS).fill(0);
-  for (const [field, amount] of Object.entries(set)) fields[Number(field) - 1] = amount;
-  return [step, ...fields];
+/**
+ * Slots as the read script returns them: `steps` slots from step `first`, each stamped with its
+ * step, its fields from `set` (step: { field: amount }); `stale` steps are stamped a ring earlier.
+ */
+function slots(first: number, steps: number, set: Record<number, Record<number, number>>, stale: readonly number[] = []): Uint8Array {
+  const bytes = new Uint8Array(steps * METRICS_SLOT_BYTES);
+  const view = new DataView(bytes.buffer);
+  for (let i = 0; i < steps; i += 1) {
+    const step = first + i;
+    if (set[step] === undefined && !stale.includes(step)) continue;
+    view.setUint32(i * METRICS_SLOT_BYTES, stale.includes(step) ? step - 1440 : step);
+    for (const [field, amount] of Object.entries(set[step] ?? {})) view.setUint32(i * METRICS_SLOT_BYTES + Number(field) * 4, amount);
+  }
+  return bytes;
 }
 
 const [minutes, hours] = HISTORY_RINGS;
@@ -82,13 +91,18 @@ describe('rings and columns', () => {
     expect(slotOf(step, minutes.slots)).not.toBe(slotOf(step + 1, minutes.slots));
   });
 
-  test('columns end with the step of now, fill missing steps with zeros and null percentiles, and sum partitions', () => {
+  test('columns end with the step of now, keep only slots stamped with their step, fill the rest with zeros, and sum kinds and partitions', () => {
     const now = Date.UTC(2026, 11, 2, 5, 30, 15);
     const last = stepOf(now, minutes.stepMs);
+    const first = last - 4;
     const totals: StepTotals = new Map();
-    addRows(totals, [...row(last - 2, { [HISTORY_FIELD.enqueued]: 3, [HISTORY_FIELD.completed]: 2, [HISTORY_FIELD.firstRunBucket + 7]: 2 }), ...row(last, { [HISTORY_FIELD.failed]: 1 })]);
-    // A second partition: the same step adds up; a step older than the read is ignored.
-    addRows(totals, [...row(last - 100, { [HISTORY_FIELD.enqueued]: 50 }), ...row(last - 2, { [HISTORY_FIELD.enqueued]: 1, [HISTORY_FIELD.retried]: 4 })]);
+    // One kind: two steps with data, and a slot of the same place a ring ago (stale: zero).
+    addSlots(totals, slots(first, 5, { [last - 2]: { [HISTORY_FIELD.enqueued]: 3, [HISTORY_FIELD.completed]: 2, [HISTORY_FIELD.firstRunBucket + 7]: 2 }, [last]: { [HISTORY_FIELD.failed]: 1 }, [last - 1]: { [HISTORY_FIELD.enqueued]: 99 } }, [last - 1]), first, 5);
+    // Another kind (or partition): the same step adds up.
+    addSlots(totals, slots(first, 5, { [last - 2]: { [HISTORY_FIELD.enqueued]: 1, [HISTORY_FIELD.retried]: 4 } }), first, 5);
+    // An empty kind (no string) and a cut-short one change nothing.
+    addSlots(totals, new Uint8Array(0), first, 5);
+    addSlots(totals, slots(first, 5, { [first]: { [HISTORY_FIELD.enqueued]: 7 } }).subarray(0, METRICS_SLOT_BYTES - 1), first, 5);
     const columns = historyColumns(totals, minutes, 5, now);
     expect(columns).toEqual({
       stepMs: 60_000,
@@ -109,9 +123,11 @@ describe('rings and columns', () => {
     const last = stepOf(now, minutes.stepMs);
     const totals: StepTotals = new Map();
     // Minute 10:01: 9 runs of 10 ms; minute 10:14: one of 5 s. Minute 10:15 starts the next step.
-    addRows(totals, row(last - 58, { [HISTORY_FIELD.completed]: 9, [HISTORY_FIELD.firstRunBucket + runBucketOf(10)]: 9 }));
-    addRows(totals, row(last - 45, { [HISTORY_FIELD.failed]: 1, [HISTORY_FIELD.firstRunBucket + runBucketOf(5_000)]: 1 }));
-    addRows(totals, row(last - 44, { [HISTORY_FIELD.enqueued]: 7 }));
+    addSlots(totals, slots(last - 59, 60, {
+      [last - 58]: { [HISTORY_FIELD.completed]: 9, [HISTORY_FIELD.firstRunBucket + runBucketOf(10)]: 9 },
+      [last - 45]: { [HISTORY_FIELD.failed]: 1, [HISTORY_FIELD.firstRunBucket + runBucketOf(5_000)]: 1 },
+      [last - 44]: { [HISTORY_FIELD.enqueued]: 7 },
+    }), last - 59, 60);
     const columns = historyColumns(totals, minutes, 60, now, 15);
     expect(columns.stepMs).toBe(900_000);
     expect(columns.atMs).toEqual([0, 1, 2, 3].map((q) => Date.UTC(2026, 11, 2, 10, q * 15)));

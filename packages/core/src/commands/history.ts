@@ -2,7 +2,7 @@ import { InvalidArgumentError } from '../errors.ts';
 import { METRICS_SLOT_FIELDS } from '../generated/constants.ts';
 import { metricsAddScript } from '../generated/metrics-add.ts';
 import { metricsReadScript } from '../generated/metrics-read.ts';
-import { addRows, historyColumns, HISTORY_MAX_SINCE_MS, ringFor, type HistoryColumns, type StepTotals } from '../history-buckets.ts';
+import { addSlots, historyColumns, HISTORY_MAX_SINCE_MS, ringFor, type HistoryColumns, type StepTotals } from '../history-buckets.ts';
 import { KIND_NAME_PATTERN } from '../kinds.ts';
 import { assertOptionKeys } from '../option-keys.ts';
 import { assertWholeNumber } from '../whole-number.ts';
@@ -34,7 +34,7 @@ export interface QueueHistory extends HistoryColumns {
   readonly nowMs: number;
 }
 
-/** See {@link Queue.history}: one script call per partition, summed. */
+/** See {@link Queue.history}: one script call per partition, which copies the slots out; they are decoded and summed here. */
 export async function readHistory<P>(partitions: readonly QueueContext<P>[], options: HistoryOptions = {}): Promise<QueueHistory> {
   assertOptionKeys<HistoryOptions>('options', options, { since: true, kind: true, stepMs: true });
   const since = assertWholeNumber('since', options.since ?? 3_600_000, 60_000, HISTORY_MAX_SINCE_MS);
@@ -46,13 +46,13 @@ export async function readHistory<P>(partitions: readonly QueueContext<P>[], opt
   const stepMs = assertWholeNumber('stepMs', options.stepMs ?? ring.stepMs, ring.stepMs, Math.max(ring.stepMs, since));
   if (stepMs % ring.stepMs !== 0) throw new InvalidArgumentError('stepMs', `expected a multiple of ${ring.stepMs} ms (the step of the history kept for ${since} ms), got ${stepMs}`);
   const replies = await Promise.all(
-    partitions.map((ctx) => ctx.scripts.run(metricsReadScript, metricsReadScript.argv({ kinds: ctx.keys.metricsKinds }, { prefix: ctx.keys.prefix, ring: ring.ring, steps, kind: kind ?? '' }), false)),
+    partitions.map((ctx) => ctx.scripts.runBytes(metricsReadScript, metricsReadScript.argv({ kinds: ctx.keys.metricsKinds }, { prefix: ctx.keys.prefix, ring: ring.ring, steps, kind: kind ?? '' }))),
   );
   const totals: StepTotals = new Map();
   const kinds = new Set<string>();
-  for (const [, names, rows] of replies) {
-    for (const name of names) kinds.add(name);
-    addRows(totals, rows);
+  for (const [, first, names, chunks] of replies) {
+    for (const name of names) kinds.add(name.toString());
+    for (const chunk of chunks) addSlots(totals, chunk, Number(first), steps);
   }
   const nowMs = Number(replies[0]?.[0] ?? 0);
   return { ...historyColumns(totals, ring, steps, nowMs, stepMs / ring.stepMs), kind: kind ?? null, kinds: [...kinds].sort(), nowMs };
