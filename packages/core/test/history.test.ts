@@ -4,6 +4,7 @@ import { addHistory, HISTORY_FIELD, runBucketOf } from '../src/internal.ts';
 import { isJobsError, Queue, queueKeys, type RedisClient } from '../src/index.ts';
 import { METRICS_HOUR_MS, METRICS_MINUTE_MS, METRICS_MINUTE_SLOTS, METRICS_SLOT_FIELDS } from '../src/generated/constants.ts';
 import { percentileOf } from '../src/history-buckets.ts';
+import { metricsAddScript } from '../src/generated/metrics-add.ts';
 import { expandLua } from '../tools/generate-scripts.mjs';
 import { kinds, openQueue } from './fixtures.ts';
 
@@ -88,6 +89,11 @@ describe('metrics history', () => {
     // A kind with nothing to add writes nothing.
     expect((await queue.history()).kinds).toEqual(['email', 'webhook']);
     expect(await addHistory(ctx, new Map([['email', amounts({})]]))).toBeUndefined();
+    // A field outside the slot (the stamp, or past the last bucket) is skipped by the script.
+    const k = queueKeys(queueName);
+    const before = await redis.getrange(k.metrics('email'), 0, -1);
+    await queue.partitions[0]!.ctx.scripts.run(metricsAddScript, metricsAddScript.argv({ kinds: k.metricsKinds }, { prefix: k.prefix, counts: ['email', 2, 0, 5, METRICS_SLOT_FIELDS + 1, 5] }), false);
+    expect(await redis.getrange(k.metrics('email'), 0, -1)).toBe(before);
     await queue.close();
   });
 
