@@ -3,9 +3,15 @@ import type { Clock, TimerHandle } from './clock.ts';
 
 /** Where a worker's counts for the queue's metrics history go (see `addHistory` in core). */
 export interface HistorySink {
-  /** Adds the counts (per kind, the history's fields in order, index 0 being field 1) in Redis. */
-  add(counts: ReadonlyMap<string, readonly number[]>): Promise<unknown>;
+  /**
+   * Adds the counts of the jobs of partition `partition` (its queue's name) to its history in
+   * Redis: per kind, the history's fields in order, index 0 being field 1.
+   */
+  add(partition: string, counts: ReadonlyMap<string, readonly number[]>): Promise<unknown>;
 }
+
+/** Per partition (its queue's name), per kind, the fields counted. */
+type Counts = Map<string, Map<string, number[]>>;
 
 /** What a {@link HistoryCounts} runs on. */
 export interface HistoryCountsOptions {
@@ -24,13 +30,13 @@ export type HistoryOutcome = 'completed' | 'retried' | 'delayed' | 'failed';
 
 /**
  * A worker's counts for the queue's metrics history: each attempt's outcome and run time added
- * in memory, per kind, and sent in one script call every `intervalMs` (the heartbeat's
- * cadence) and once more by {@link stop}. Nothing goes to Redis per job. A flush that fails
+ * in memory, per partition and kind, and sent in one script call per partition every
+ * `intervalMs` (the heartbeat's cadence) and once more by {@link stop}. Nothing goes to Redis per job. A flush that fails
  * keeps its counts for the next one; a worker killed without closing loses its last interval.
  */
 export class HistoryCounts {
   readonly #options: HistoryCountsOptions;
-  #counts = new Map<string, number[]>();
+  #counts: Counts = new Map();
   #timer: TimerHandle | undefined;
   #inFlight: Promise<void> | undefined;
   #stopped = false;
@@ -40,12 +46,17 @@ export class HistoryCounts {
     this.#schedule();
   }
 
-  /** An attempt of kind `kind` ended with `outcome` after its handler ran `durationMs`. */
-  ended(kind: string, outcome: HistoryOutcome, durationMs: number): void {
-    let counts = this.#counts.get(kind);
+  /** An attempt of kind `kind`, claimed from partition `partition`, ended with `outcome` after its handler ran `durationMs`. */
+  ended(partition: string, kind: string, outcome: HistoryOutcome, durationMs: number): void {
+    let kinds = this.#counts.get(partition);
+    if (kinds === undefined) {
+      kinds = new Map();
+      this.#counts.set(partition, kinds);
+    }
+    let counts = kinds.get(kind);
     if (counts === undefined) {
       counts = new Array<number>(this.#options.fields).fill(0);
-      this.#counts.set(kind, counts);
+      kinds.set(kind, counts);
     }
     const field = outcome === 'completed' ? HISTORY_FIELD.completed : outcome === 'failed' ? HISTORY_FIELD.failed : HISTORY_FIELD.retried;
     counts[field - 1] = (counts[field - 1] as number) + 1;
@@ -57,27 +68,37 @@ export class HistoryCounts {
     if (!this.#stopped) this.#timer = this.#options.clock.setTimeout(() => void this.#flush().finally(() => this.#schedule()), this.#options.intervalMs);
   }
 
-  /** Sends what was counted since the last flush; on failure, puts it back to be sent with the next. */
+  /**
+   * Sends what was counted since the last flush, one call per partition with counts; a call that
+   * fails puts its counts back, to be sent with the next flush.
+   */
   #flush(): Promise<void> {
     if (this.#counts.size === 0) return Promise.resolve();
     const sent = this.#counts;
     this.#counts = new Map();
-    this.#inFlight = this.#options.sink.add(sent).then(
-      () => undefined,
-      (error: unknown) => {
-        this.#merge(sent);
-        this.#options.onError(error);
-      },
-    ).finally(() => {
+    let failure: unknown;
+    const calls = [...sent].map(([partition, kinds]) =>
+      this.#options.sink.add(partition, kinds).catch((error: unknown) => {
+        this.#merge(partition, kinds);
+        failure ??= error;
+      }),
+    );
+    this.#inFlight = Promise.all(calls).then(() => {
       this.#inFlight = undefined;
+      if (failure !== undefined) this.#options.onError(failure);
     });
     return this.#inFlight;
   }
 
-  #merge(back: ReadonlyMap<string, readonly number[]>): void {
+  #merge(partition: string, back: ReadonlyMap<string, readonly number[]>): void {
+    let kinds = this.#counts.get(partition);
+    if (kinds === undefined) {
+      kinds = new Map();
+      this.#counts.set(partition, kinds);
+    }
     for (const [kind, amounts] of back) {
-      const counts = this.#counts.get(kind);
-      if (counts === undefined) this.#counts.set(kind, [...amounts]);
+      const counts = kinds.get(kind);
+      if (counts === undefined) kinds.set(kind, [...amounts]);
       else for (let f = 0; f < amounts.length; f += 1) counts[f] = (counts[f] as number) + (amounts[f] as number);
     }
   }

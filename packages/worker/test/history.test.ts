@@ -82,6 +82,27 @@ describe('metrics history from workers', () => {
     await Promise.all([queue.close(), producer.close()]);
   });
 
+  test('a partitioned queue\'s worker adds each job\'s counts to the partition it came from, and the read sums them', async ({ redis, queueName }) => {
+    const producer = createProducer({ redis, queue: queueName, kinds, partitions: 2, metricsHistory: true });
+    const queue = new Queue({ redis, queue: queueName, kinds, partitions: 2 });
+    const worker = createWorker({ redis, queue: queueName, kinds, partitions: 2, metricsHistory: true, handlers: { quick: () => 1, flaky: () => 1, doomed: () => 1, slow: () => 1 } });
+    const ids = await Promise.all(['a', 'b', 'c', 'd', 'e', 'f'].map((key) => producer.enqueue('quick', {}, { partitionKey: key })));
+    await Promise.all(ids.map((id) => producer.waitForResult(id)));
+    await within(worker.close(), 15_000, () => 'worker close');
+    const read = await queue.history({ kind: 'quick' });
+    expect([sum(read.enqueued), sum(read.completed)]).toEqual([6, 6]);
+    // Each partition's history holds its own jobs, enqueued and completed alike.
+    for (const partition of queue.partitions) {
+      const own = ids.filter((id) => queue.partitionOf(id) === partition).length;
+      const alone = new Queue({ redis, queue: partition.name, kinds });
+      const mine = await alone.history({ kind: 'quick' });
+      await alone.close();
+      expect(own).toBeGreaterThan(0);
+      expect([sum(mine.enqueued), sum(mine.completed)], partition.name).toEqual([own, own]);
+    }
+    await Promise.all([queue.close(), producer.close()]);
+  });
+
   test('off (the default), a worker and a producer write no key of the history', async ({ redis, queueName }) => {
     const producer = createProducer({ redis, queue: queueName, kinds });
     const worker = createWorker({ redis, queue: queueName, kinds, heartbeatIntervalMs: 200, handlers: { quick: () => 1, flaky: () => 1, doomed: () => 1, slow: () => 1 } });
