@@ -41,6 +41,10 @@ describe("a schedule's job is enqueued as enqueue enqueues a job", () => {
     await within(runner.stop(), 5_000, () => 'runner stop');
     const history = await queue.history({ kind: 'note' });
     expect(history.enqueued.reduce((a, b) => a + b, 0)).toBe(3);
+    // A runner told nothing of the history (a reclaimer's) counts the ticks of a queue that keeps one.
+    await schedules.upsert(every('by-another', 'note', 1));
+    await fireTicks(redis, queue, 1);
+    expect((await queue.history({ kind: 'note' })).enqueued.reduce((a, b) => a + b, 0)).toBe(4);
     await queue.close();
     // The default store counts nothing.
     const off = open(redis, `${queueName}-off`);
