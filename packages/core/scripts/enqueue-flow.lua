@@ -17,7 +17,9 @@
   ARGV[3]   wakeChannel: the wake channel (see lib/due-notice.lua)
   ARGV[4]   prefix: the queue's key prefix ("queue:{NAME}:"), for the admission keys (see lib/admission.lua)
   ARGV[5]   logMaxLen: the event log's cap ('0' = the log is off)
-  ARGV[6..] jobs: per job, 6 values: id, payload JSON, kind, options as in enqueue.lua ('' or
+  ARGV[6]   metrics: '1' counts the jobs written, per kind, in the metrics history (see
+            lib/metrics.lua); '0' = off
+  ARGV[7..] jobs: per job, 6 values: id, payload JSON, kind, options as in enqueue.lua ('' or
             a JSON object of named fields, without idempotencyTtlMs),
             the parent's id ('' for the root), and on-child-failure ('fail' or 'ignore'; '' for
             a job without children)
@@ -33,11 +35,12 @@
 --@include lib/due-notice.lua
 --@include lib/write-job.lua
 --@include lib/flow-children.lua
+--@include lib/metrics.lua
 
 -- The lazy libraries this script may call (see tools/generate-scripts.mjs).
 load_flow_children()
 local FIELDS = 6
-local FIRST_JOB = 6
+local FIRST_JOB = 7
 local FLOW_WRITTEN = 1 --@export
 local n = tonumber(ARGV[1])
 local job_prefix = ARGV[2]
@@ -45,6 +48,9 @@ local prefix = ARGV[4]
 local now = now_ms()
 local now_text = int_text(now)
 local log = open_log(KEYS[4], ARGV[5], job_prefix)
+-- Jobs written per kind, for the metrics history (nil when it is off).
+local by_kind = nil
+if ARGV[6] == '1' then by_kind = {} end
 
 -- A resent call finds its root written with the same payload: it was written the first time.
 local root_key = job_prefix .. ARGV[FIRST_JOB]
@@ -86,6 +92,7 @@ for j = 0, n - 1 do
   local status = 'pending'
   if waiting then status = 'waiting-children' elseif due > now then status = 'delayed' end
   write_job_hash(job_key, id, payload, kind, status, now_text, max_attempts, visibility, traceparent, priority, expiry, group)
+  if by_kind then by_kind[kind] = (by_kind[kind] or 0) + 1 end
   if parent ~= '' then
     redis.call('HSET', job_key, 'parent_id', parent)
     redis.call('HSET', job_prefix .. parent, 'child:' .. id, flow_entry('waiting', kind))
@@ -120,5 +127,9 @@ for first = 1, #pushed, 1000 do
   redis.call('LPUSH', KEYS[1], unpack(pushed, first, math.min(first + 999, #pushed)))
 end
 redis.call('HINCRBY', KEYS[3], 'enqueued_total', n)
+if by_kind then
+  load_metrics()
+  for kind, count in pairs(by_kind) do metrics_add(prefix, kind, now, { 1, int_text(count) }) end
+end
 if earliest then notice_due(KEYS[2], ARGV[3], earliest, now) end
 return FLOW_WRITTEN

@@ -18,7 +18,9 @@
   ARGV[3]   wakeChannel: the wake channel (see lib/due-notice.lua)
   ARGV[4]   prefix: the queue's key prefix ("queue:{NAME}:"), for the admission keys (see lib/admission.lua)
   ARGV[5]   logMaxLen: the event log's cap ('0' = the log is off)
-  ARGV[6..] jobs: per job, 4 values: id, payload JSON, kind, options: '' for none, or a JSON
+  ARGV[6]   metrics: '1' counts the jobs written, per kind, in the metrics history (see
+            lib/metrics.lua); '0' = off
+  ARGV[7..] jobs: per job, 4 values: id, payload JSON, kind, options: '' for none, or a JSON
             object of named fields, each absent when it has its default (see lib/write-job.lua):
             delayMs, runAtMs (ms since the epoch), maxAttempts, visibilityMs (0 or absent: the
             queue's default), idempotencyTtlMs (the job has an idempotency key), priority (may
@@ -38,9 +40,10 @@
 --@include lib/write-job.lua
 --@include lib/push-pending.lua
 --@include lib/log-event.lua
+--@include lib/metrics.lua
 
 local FIELDS = 4
-local FIRST_JOB = 6
+local FIRST_JOB = 7
 local ENQUEUE_WRITTEN = 1 --@export
 local ENQUEUE_HELD = 0 --@export
 local n = tonumber(ARGV[1])
@@ -49,6 +52,9 @@ local prefix = ARGV[4]
 local now = now_ms()
 local now_text = int_text(now)
 local log = open_log(KEYS[4], ARGV[5], job_prefix)
+-- Jobs written per kind, for the metrics history (nil when it is off).
+local by_kind = nil
+if ARGV[6] == '1' then by_kind = {} end
 
 -- Pass 1: check before writing anything, so a refused call leaves nothing half-written. A job
 -- whose hash exists with the same payload is this very call run again (the client resent it
@@ -128,6 +134,7 @@ for j = 0, n - 1 do
       pushed[#pushed + 1] = id
     end
     written = written + 1
+    if by_kind then by_kind[kind] = (by_kind[kind] or 0) + 1 end
     log_event(log, id, 'enqueued', '0', '', '')
     out[#out + 1] = id
     out[#out + 1] = ENQUEUE_WRITTEN
@@ -152,5 +159,9 @@ for _, level in ipairs(levels) do
   end
 end
 if written > 0 then redis.call('HINCRBY', KEYS[3], 'enqueued_total', written) end
+if by_kind and written > 0 then
+  load_metrics()
+  for kind, count in pairs(by_kind) do metrics_add(prefix, kind, now, { 1, int_text(count) }) end
+end
 if earliest then notice_due(KEYS[2], ARGV[3], earliest, now) end
 return out

@@ -23,6 +23,7 @@
             time from now to ARGV[4]; 0 for a tick run in its turn
   ARGV[7]   prefix: the queue's key prefix ("queue:{NAME}:"), for the admission keys the
             tick's job may wait in (see lib/admission.lua)
+  ARGV[8]   metrics: '1' counts the tick's job in the metrics history (see lib/metrics.lua); '0' = off
   Returns:  { outcome, now ms, job id or '' }, outcome one of: 'fired'; 'stale' (removed,
             paused, changed, or the tick already run: read it again); 'early' (not due by Redis
             time); 'behind' (ARGV[4] is not after now, or less than ARGV[6] after it: compute it
@@ -41,7 +42,7 @@ if tick > now then return { 'early', now, '' } end
 local following = tonumber(ARGV[4])
 if following >= 0 and following < now + math.max(1, tonumber(ARGV[6])) then return { 'behind', now, '' } end
 
-local job_id = run_schedule_tick(KEYS[1], KEYS[3], KEYS[4], ARGV[7], ARGV[1], tick, now, open_log(KEYS[5], ARGV[5], ARGV[1]))
+local job_id = run_schedule_tick(KEYS[1], KEYS[3], KEYS[4], ARGV[7], ARGV[1], tick, now, open_log(KEYS[5], ARGV[5], ARGV[1]), ARGV[8] == '1')
 local limit = tonumber(s[4] or '0')
 if following < 0 or (limit > 0 and tonumber(s[5] or '0') + 1 >= limit) then
   redis.call('HSET', KEYS[1], 'status', 'done', 'next_run_ms', '')

@@ -21,7 +21,8 @@
   ARGV[6]   logMaxLen: the event log's cap ('0' = the log is off)
   ARGV[7]   prefix: the queue's key prefix ("queue:{NAME}:"), for the admission keys a tick's
             job may wait in (see lib/admission.lua)
-  ARGV[8..] definition: the definition's fields and values: kind, payload, cron, tz, every_ms,
+  ARGV[8]   metrics: '1' counts a tick's job in the metrics history (see lib/metrics.lua); '0' = off
+  ARGV[9..] definition: the definition's fields and values: kind, payload, cron, tz, every_ms,
             start_at_ms, end_at_ms, limit, and the job options each tick's job gets:
             max_attempts, visibility_ms, priority, group ('' for none), ttl_ms
   Returns:  { outcome, now ms, revision, next run ms or -1 }, outcome one of 'created',
@@ -41,13 +42,13 @@ if not keep and old[3] ~= 'paused' and first >= 0 and first <= now then return {
 
 -- The old timing's due tick runs with the old definition before the new one replaces it.
 if exists and not keep and old[3] == 'active' and old[2] ~= '' and tonumber(old[2]) <= now then
-  run_schedule_tick(KEYS[1], KEYS[4], KEYS[5], ARGV[7], ARGV[1], tonumber(old[2]), now, open_log(KEYS[6], ARGV[6], ARGV[1]))
+  run_schedule_tick(KEYS[1], KEYS[4], KEYS[5], ARGV[7], ARGV[1], tonumber(old[2]), now, open_log(KEYS[6], ARGV[6], ARGV[1]), ARGV[8] == '1')
 end
 
 local now_text = int_text(now)
 local revision = redis.call('HINCRBY', KEYS[5], 'schedule_revision', 1)
 local fields = { 'id', ARGV[2], 'timing', ARGV[3], 'revision', revision, 'updated_at_ms', now_text }
-for i = 8, #ARGV, 2 do
+for i = 9, #ARGV, 2 do
   fields[#fields + 1] = ARGV[i]
   fields[#fields + 1] = ARGV[i + 1]
 end

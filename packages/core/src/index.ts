@@ -30,6 +30,8 @@ export type { ReclaimResult } from './commands/reclaim.ts';
 export type { ListState, QueueStats, WaitingPart } from './commands/views.ts';
 export { LIST_STATES } from './commands/views.ts';
 export type { WorkerInfo } from './commands/workers.ts';
+export type { HistoryOptions, QueueHistory } from './commands/history.ts';
+export type { HistoryColumns } from './history-buckets.ts';
 export type { JobTimeline } from './commands/timeline.ts';
 export { WHY_REASON_CODES } from './commands/why.ts';
 export type { JobWhy, WhyReason, WhyReasonCode, WhyReasonFields } from './commands/why.ts';

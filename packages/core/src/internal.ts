@@ -23,5 +23,8 @@ export type { LibraryLoad, LibraryOnNode } from './function-library.ts';
 export { FUNCTION_LIBRARY } from './generated/library.ts';
 export { leaveRegistry, RUNNING_IDS_MAX, sendHeartbeat } from './commands/workers.ts';
 export type { HeartbeatReceipt, WorkerHeartbeat } from './commands/workers.ts';
+export { addHistory } from './commands/history.ts';
+export { HISTORY_FIELD, runBucketOf } from './history-buckets.ts';
+export { METRICS_SLOT_FIELDS } from './generated/constants.ts';
 export { registryHolderOf } from './registry-holder.ts';
 export { reasonLine, relativeTime, whyText } from './why-lines.ts';

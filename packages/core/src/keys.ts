@@ -42,12 +42,15 @@ import { InvalidArgumentError } from './errors.ts';
  * | `queue:{NAME}:group:<g>` | list: waiting jobs of group `g` (behind its carrier in pending) | ours |
  * | `queue:{NAME}:workers` | sorted set: the worker registry, worker id scored by the time (ms, Redis clock) until which it counts as alive (a member below now is dead); capped, expires with its last member | ours |
  * | `queue:{NAME}:worker:<id>` | hash: worker `id`'s last heartbeat (host, pid, version, kinds, concurrency, running jobs, started, last seen), expiring at the same time | ours |
+ * | `queue:{NAME}:metrics:<kind>` | string of fixed size: kind `kind`'s metrics history, a ring of minutes and a ring of hours (scripts/lib/metrics.lua), expiring 14 days after its last write | ours |
+ * | `queue:{NAME}:metrics-kinds` | sorted set: the kinds with a metrics history, scored by their last write (ms, Redis clock); capped | ours |
  *
  * The scripts that use admission get `prefix` in ARGV and append to it the suffixes of
  * {@link ADMISSION_KEY_SUFFIXES} (scripts/lib/admission.lua names them as this module does): appending a
  * suffix to a prefix from this module, as job keys append an id to `jobPrefix`, is the only way
  * a script makes a key name. The worker registry's keys are built likewise, from
- * {@link WORKER_KEY_SUFFIXES} (scripts/lib/live-workers.lua). A partitioned queue keeps its
+ * {@link WORKER_KEY_SUFFIXES} (scripts/lib/live-workers.lua), and the metrics history's from
+ * {@link METRICS_KEY_SUFFIXES} (scripts/lib/metrics.lua). A partitioned queue keeps its
  * registry in partition 0's keys, as it does its schedules.
  */
 export interface QueueKeys {
@@ -133,6 +136,10 @@ export interface QueueKeys {
   readonly workerPrefix: string;
   /** The hash of worker `id`'s last heartbeat. */
   worker(id: string): string;
+  /** The kinds with a metrics history, scored by their last write (ms, Redis clock). */
+  readonly metricsKinds: string;
+  /** Kind `kind`'s metrics history: a string of fixed size (see scripts/lib/metrics.lua). */
+  metrics(kind: string): string;
 }
 
 /**
@@ -175,6 +182,15 @@ export const WORKER_KEY_SUFFIXES = Object.freeze({
 export const JOB_TRAIL_SUFFIXES = Object.freeze({
   attempts: '#attempts',
   logs: '#logs',
+});
+
+/**
+ * The suffixes of the metrics history's keys, appended to the queue's `prefix` here and in
+ * scripts/lib/metrics.lua: the sorted set of kinds with history and a kind's string (`metrics:<kind>`).
+ */
+export const METRICS_KEY_SUFFIXES = Object.freeze({
+  metricsKinds: 'metrics-kinds',
+  metrics: 'metrics:',
 });
 
 /** Queue names: letters, digits and `. _ - :`, starting with a letter or digit, at most 128. */
@@ -263,5 +279,7 @@ export function queueKeys(name: string): QueueKeys {
     workers: `${prefix}${WORKER_KEY_SUFFIXES.workers}`,
     workerPrefix: `${prefix}${WORKER_KEY_SUFFIXES.worker}`,
     worker: (id: string) => `${prefix}${WORKER_KEY_SUFFIXES.worker}${id}`,
+    metricsKinds: `${prefix}${METRICS_KEY_SUFFIXES.metricsKinds}`,
+    metrics: (kind: string) => `${prefix}${METRICS_KEY_SUFFIXES.metrics}${kind}`,
   });
 }

@@ -71,6 +71,7 @@ export class QueueConnection<P> {
       },
       idSuffix,
       logMaxLen: this.options.eventLog === false ? '0' : String(this.options.eventLog.maxLen),
+      metrics: this.options.metricsHistory ? '1' : '0',
       workerId,
       traced: options.claimTraceparent === true ? '1' : '0',
       ready,

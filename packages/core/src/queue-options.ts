@@ -94,6 +94,16 @@ export interface QueueOptions {
    */
   eventLog?: boolean | EventLogOptions;
   /**
+   * The metrics history (`queue.history()`, `jobsctl stats --since`, the dashboard's charts):
+   * per kind, jobs enqueued, completed, failed and retried and their run times, per minute for
+   * 24 hours and per hour for 14 days, in a string of fixed size per kind in Redis. Enqueues are
+   * counted by the enqueue scripts; a worker counts its outcomes in memory and adds them once per
+   * heartbeat interval (and as it closes), so a worker killed without closing loses at most its
+   * last interval. Set it on producers and workers alike. Default off: then nothing is counted
+   * or written.
+   */
+  metricsHistory?: boolean;
+  /**
    * Durable mode. Redis replicates asynchronously, so a write acknowledged by the primary can
    * vanish in a failover. With `replicas` > 0 an enqueue, a completion and a failure are
    * acknowledged only once that many replicas hold them (Redis `WAIT`, in the same round trip);
@@ -177,6 +187,7 @@ export const QUEUE_OPTION_KEYS: OptionKeys<QueueOptions> = {
   idempotencyTtlMs: true,
   events: true,
   eventLog: true,
+  metricsHistory: true,
   durability: true,
   attemptHistory: true,
   jobLogs: true,
@@ -220,6 +231,7 @@ export function resolveQueueOptions(options: QueueOptions): ResolvedQueueOptions
     eventLog: resolveEventLog(options.eventLog),
     attemptHistory: resolveAttemptHistory(options.attemptHistory),
     jobLogs: resolveJobLogs(options.jobLogs),
+    metricsHistory: options.metricsHistory ?? false,
   };
   const wholeNumber = (name: keyof QueueOptions, min: number, max: number): number => assertWholeNumber(`options.${name}`, resolved[name], min, max);
   wholeNumber('completedHistory', 0, 10_000_000);
@@ -233,6 +245,7 @@ export function resolveQueueOptions(options: QueueOptions): ResolvedQueueOptions
   wholeNumber('maxResultBytes', 1, 64 * 1024 * 1024);
   wholeNumber('idempotencyTtlMs', 1, 365 * DAY_SECONDS * 1_000);
   if (typeof resolved.events !== 'boolean') throw new InvalidArgumentError('options.events', 'expected true or false');
+  if (typeof resolved.metricsHistory !== 'boolean') throw new InvalidArgumentError('options.metricsHistory', 'expected true or false');
   return resolved;
 }
 

@@ -1,4 +1,5 @@
 import type { ChildResult } from './commands/flow.ts';
+import { readHistory, type HistoryOptions, type QueueHistory } from './commands/history.ts';
 import { limits } from './commands/limits.ts';
 import { timeline, type JobTimeline } from './commands/timeline.ts';
 import { attempts, logs, type JobAttempts, type JobLogs } from './commands/trail.ts';
@@ -150,6 +151,18 @@ export abstract class QueueReads<P> {
   /** Depths, counters and the oldest pending job's age, in one consistent snapshot per partition, summed over the partitions. */
   stats(): Promise<QueueStats> {
     return stats(this.routing.contexts);
+  }
+
+  /**
+   * The queue's metrics history (see {@link QueueOptions.metricsHistory}), in columns of one
+   * entry per step, oldest first: jobs enqueued, completed, failed (dead-lettered) and retried,
+   * and the run-time percentiles of the attempts that ended, for the last `since` ms (default
+   * an hour; per minute up to 24 hours, per hour up to 14 days), of one kind or all summed.
+   * Redis time decides the steps. One script call per partition, summed; reads nothing but
+   * the history's keys, whatever the queue's depth.
+   */
+  history(options: HistoryOptions = {}): Promise<QueueHistory> {
+    return readHistory(this.routing.contexts, options);
   }
 
   /** The queue's schedules: create, change, list, pause, resume and remove them (a partitioned queue keeps them in partition 0). */

@@ -18,6 +18,10 @@ function isNoScript(error: unknown): boolean {
 }
 
 const UTF8 = { replyEncoding: 'utf8' as const };
+/** Replies as Buffers, for the scripts whose replies hold bytes (the metrics history's read). */
+const BYTES = { replyEncoding: null };
+/** How a call's bulk replies are decoded. */
+type ReplyEncoding = typeof UTF8 | typeof BYTES;
 
 function sendCommand(client: RedisClient, command: Command): Promise<unknown> {
   void client.sendCommand(command);
@@ -28,9 +32,9 @@ function sendCommand(client: RedisClient, command: Command): Promise<unknown> {
 type Stage = 'fcall' | 'evalsha' | 'eval';
 
 /** The command of a call at `stage`: its argv with the function's name, the SHA1 or the source first. */
-function commandOf({ script, argv }: ScriptCall, stage: Stage): Command {
+function commandOf({ script, argv }: ScriptCall, stage: Stage, encoding: ReplyEncoding = UTF8): Command {
   argv[0] = stage === 'fcall' ? script.fn : stage === 'evalsha' ? script.sha1 : script.source;
-  return new Command(stage, argv, UTF8);
+  return new Command(stage, argv, encoding);
 }
 
 /**
@@ -40,33 +44,34 @@ function commandOf({ script, argv }: ScriptCall, stage: Stage): Command {
  * or the library is not ours, and EVAL with the source after NOSCRIPT. A call refused so did not run, so
  * sending it again is safe. `coalesce`: see {@link coalesceWrites}. The command is built here
  * from the one argv array, not through a command ioredis registers per script (that path copies
- * the arguments and adds a closure and a promise per call).
+ * the arguments and adds a closure and a promise per call). `encoding`: UTF-8 strings, or
+ * Buffers for a script whose reply holds bytes.
  */
-export function sendScript<R>(client: RedisClient, script: LuaScript<never, never, R>, argv: string[], coalesce = true): Promise<R> {
+export function sendScript<R>(client: RedisClient, script: LuaScript<never, never, R>, argv: string[], coalesce = true, encoding: ReplyEncoding = UTF8): Promise<R> {
   // Before the first FCALL (and after a reconnect or a reload): the library is read back first.
   const checking = libraryChecked(client);
-  if (checking) return checking.then(() => sendScript(client, script, argv, coalesce));
+  if (checking) return checking.then(() => sendScript(client, script, argv, coalesce, encoding));
   if (coalesce) coalesceWrites(client);
   if (usesFunctions(client)) {
     argv[0] = script.fn;
-    return sendCommand(client, new Command('fcall', argv, UTF8)).catch(async (error: unknown) => {
+    return sendCommand(client, new Command('fcall', argv, encoding)).catch(async (error: unknown) => {
       const call = { script, argv };
       if (!(await recoverFunctions(client, error))) throw error;
-      if (!usesFunctions(client)) return sendEvalSha(client, call);
+      if (!usesFunctions(client)) return sendEvalSha(client, call, encoding);
       // Missing again (a node that came after the load): this call goes as a script.
-      return sendCommand(client, commandOf(call, 'fcall')).catch((again: unknown) => {
-        if (isFunctionMissing(again)) return sendEvalSha(client, call);
+      return sendCommand(client, commandOf(call, 'fcall', encoding)).catch((again: unknown) => {
+        if (isFunctionMissing(again)) return sendEvalSha(client, call, encoding);
         throw again;
       });
     }) as Promise<R>;
   }
-  return sendEvalSha(client, { script, argv }) as Promise<R>;
+  return sendEvalSha(client, { script, argv }, encoding) as Promise<R>;
 }
 
-function sendEvalSha(client: RedisClient, call: ScriptCall): Promise<unknown> {
-  return sendCommand(client, commandOf(call, 'evalsha')).catch((error: unknown) => {
+function sendEvalSha(client: RedisClient, call: ScriptCall, encoding: ReplyEncoding = UTF8): Promise<unknown> {
+  return sendCommand(client, commandOf(call, 'evalsha', encoding)).catch((error: unknown) => {
     if (!isNoScript(error)) throw error;
-    return sendCommand(client, commandOf(call, 'eval'));
+    return sendCommand(client, commandOf(call, 'eval', encoding));
   });
 }
 
@@ -111,6 +116,11 @@ export class ScriptSender {
   run<R>(script: LuaScript<never, never, R>, argv: string[], coalesce = true): Promise<R> {
     if (this.#open) return withRedisErrors(() => sendScript(this.#client, script, argv, coalesce));
     return this.#ready().then(() => withRedisErrors(() => sendScript(this.#client, script, argv, coalesce)));
+  }
+
+  /** Runs one read whose reply holds bytes: its bulk strings come back as Buffers. */
+  runBytes<R>(script: LuaScript<never, never, R>, argv: string[]): Promise<R> {
+    return this.#ready().then(() => withRedisErrors(() => sendScript(this.#client, script, argv, false, BYTES)));
   }
 
   /**

@@ -207,6 +207,7 @@ describe('unknown option keys are refused with a typed error naming the key, and
       [() => openQueue(redis, queueName).logs('ok', anyValue({ limit: 0 })), 'limit'],
       [() => openQueue(redis, queueName).logs('ok', anyValue({ newest: 5 })), 'options.newest'],
       [() => openQueue(redis, queueName).attempts('{x}'), 'id'],
+      [() => new Queue(anyValue({ redis, queue: queueName, kinds, metricsHistory: 1 })), 'options.metricsHistory'],
       [() => new Queue(anyValue({ redis, queue: queueName, kinds, backoff: { type: 'fixed', delayMs: 5, maxDelayMs: 10 } })), 'options.backoff.maxDelayMs'],
       [() => new Queue(anyValue({ redis, queue: queueName, kinds, partitions: 2, partition: 1 })), 'options.partition'],
       [() => new Queue(anyValue({ redis, queue: queueName, kinds, partitions: 2, idSuffix: '.x' })), 'options.idSuffix'],

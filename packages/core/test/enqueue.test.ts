@@ -90,7 +90,7 @@ describe('enqueue', () => {
     const argv = (payload: string): string[] =>
       enqueueScript.argv(
         { pending: k.pending, delayed: k.delayed, stats: k.stats, log: k.log, idempotencyKeys: [] },
-        { count: 1, jobPrefix: k.jobPrefix, wakeChannel: k.wake, prefix: k.prefix, logMaxLen: 0, jobs: ['aaaabbbbccccdddd', payload, 'email', ''] },
+        { count: 1, jobPrefix: k.jobPrefix, wakeChannel: k.wake, prefix: k.prefix, logMaxLen: 0, metrics: 0, jobs: ['aaaabbbbccccdddd', payload, 'email', ''] },
       );
     const run = (payload: string): Promise<unknown> => redis.eval(enqueueScript.source, ...(argv(payload).slice(1) as [string, string]));
     expect(await run('{"kind":"email","recipient":"a@example.com"}')).toEqual(['aaaabbbbccccdddd', 1]);
@@ -113,7 +113,7 @@ describe('enqueue', () => {
         ...(enqueueScript
           .argv(
             { pending: k.pending, delayed: k.delayed, stats: k.stats, log: k.log, idempotencyKeys: [] },
-            { count: 1, jobPrefix: k.jobPrefix, wakeChannel: k.wake, prefix: k.prefix, logMaxLen: 0, jobs: [id, '{"kind":"email","recipient":"a@example.com"}', 'email', options] },
+            { count: 1, jobPrefix: k.jobPrefix, wakeChannel: k.wake, prefix: k.prefix, logMaxLen: 0, metrics: 0, jobs: [id, '{"kind":"email","recipient":"a@example.com"}', 'email', options] },
           )
           .slice(1) as [string, string]),
       );

@@ -6,6 +6,7 @@ const example = readFileSync(new URL('../examples/queue.ts', import.meta.url), '
 const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
 const eventLogExample = readFileSync(new URL('../examples/event-log.ts', import.meta.url), 'utf8');
 const operatorExample = readFileSync(new URL('../examples/operator-verbs.ts', import.meta.url), 'utf8');
+const historyExample = readFileSync(new URL('../examples/history.ts', import.meta.url), 'utf8');
 
 describe('README example', () => {
   test('the README shows examples/queue.ts as it is', () => {
@@ -69,5 +70,19 @@ describe('README flow example', () => {
     log.mockRestore();
     expect(shown).toMatchObject({ promoted: { promoted: true }, changed: { changed: true, priority: 10 }, removed: { removed: true }, newJob: true, pausedBy: 'alice@ops' });
     expect(shown.prioritized).toHaveLength(1);
+  });
+
+  test('the README shows examples/history.ts as it is', () => {
+    expect(readme).toContain(historyExample.trim());
+  });
+
+  test('examples/history.ts runs: the last hour has a column entry per minute and counts its enqueues', async ({ redisUrl, redis }) => {
+    await redis.del('queue:{example-history}:metrics:email', 'queue:{example-history}:metrics-kinds');
+    process.env.REDIS_URL = redisUrl;
+    const log = vi.spyOn(console, 'log').mockImplementation(() => undefined);
+    await import('../examples/history.ts');
+    const [kinds, stepMs, steps, enqueued, p95] = log.mock.calls[0] as [string[], number, number, number, number | null];
+    log.mockRestore();
+    expect([kinds, stepMs, steps, enqueued, p95]).toEqual([['email'], 60_000, 60, 3, null]);
   });
 });

@@ -30,6 +30,31 @@ const every = (id: string, kind: 'report' | 'note', limit: number, options?: Sch
   ({ id, kind, payload: { n: 0 }, every: 100, limit, ...(options !== undefined && { options }) }) as ScheduleSpec<P>;
 
 describe("a schedule's job is enqueued as enqueue enqueues a job", () => {
+  test("with the metrics history on, each tick's job is counted as enqueued, per kind; off, nothing is written", async ({ redis, queueName }) => {
+    const queue = new Queue({ redis, queue: queueName, kinds, metricsHistory: true });
+    const schedules = new Schedules(queue.partitions[0]!.ctx, { minEveryMs: 100 });
+    await schedules.upsert(every('counted', 'note', 3));
+    const jobs: string[] = [];
+    const runner = new ScheduleRunner({ store: new RedisScheduleStore(redis, queue.keys, 0, undefined, true), onFire: (tick) => jobs.push(tick.jobId) });
+    runner.start();
+    await waitFor(() => jobs.length >= 3, { what: '3 ticks fired' });
+    await within(runner.stop(), 5_000, () => 'runner stop');
+    const history = await queue.history({ kind: 'note' });
+    expect(history.enqueued.reduce((a, b) => a + b, 0)).toBe(3);
+    // A runner told nothing of the history (a reclaimer's) counts the ticks of a queue that keeps one.
+    await schedules.upsert(every('by-another', 'note', 1));
+    await fireTicks(redis, queue, 1);
+    expect((await queue.history({ kind: 'note' })).enqueued.reduce((a, b) => a + b, 0)).toBe(4);
+    await queue.close();
+    // The default store counts nothing.
+    const off = open(redis, `${queueName}-off`);
+    await off.schedules.upsert(every('quiet', 'note', 1));
+    await fireTicks(redis, off.queue, 1);
+    expect((await queueKeysIn(redis, `${queueName}-off`)).filter((key) => key.includes(':metrics'))).toEqual([]);
+    await off.queue.purge();
+    await off.queue.close();
+  });
+
   test("it gets its kind's default priority: claimed before the older jobs of priority 0", async ({ redis, queueName }) => {
     const { queue, schedules } = open(redis, queueName);
     await queue.enqueue('note', { n: 1 });

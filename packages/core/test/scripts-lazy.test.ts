@@ -1,6 +1,7 @@
 import { deleteQueueKeys, onEveryNode, redisNodes, redisTest as test, scriptsMode, urlWithUser, type TestRedis } from '@jobs/testing';
 import { describe, expect } from 'vitest';
 import { Queue, type ClaimedJob, type PayloadTypesOf } from '../src/index.ts';
+import { addHistory, HISTORY_FIELD, METRICS_SLOT_FIELDS } from '../src/internal.ts';
 import { kinds } from './fixtures.ts';
 
 type TestQueue = Queue<PayloadTypesOf<typeof kinds>>;
@@ -112,7 +113,35 @@ async function unparkVerbs(open: (suffix: string) => TestQueue): Promise<void> {
   }
 }
 
+/** The metrics history's three scripts (enqueue counting, a worker's add, the read), the first two counting. */
+async function historyVerbs(queue: TestQueue): Promise<void> {
+  await queue.enqueue('email', { recipient: 'a@example.com' });
+  await queue.enqueueFlow({ kind: 'email', payload: { recipient: 'b@example.com' }, children: [{ kind: 'email', payload: { recipient: 'c@example.com' } }] });
+  const amounts = new Array<number>(METRICS_SLOT_FIELDS).fill(0);
+  amounts[HISTORY_FIELD.completed - 1] = 4;
+  await addHistory(queue.partitions[0]!.ctx, new Map([['email', amounts]]));
+  const read = await queue.history({ kind: 'email' });
+  expect([read.enqueued, read.completed].map((column) => column.reduce((a, b) => a + b, 0))).toEqual([3, 4]);
+  await queue.close();
+}
+
 describe('lazy script libraries', () => {
+  test.runIf(scriptsMode() === 'functions')('the metrics history works as the first calls of a freshly loaded library (after a restart)', async ({ redis, queueName }) => {
+    const queue = new Queue({ redis, queue: queueName, kinds, metricsHistory: true });
+    await flushFunctions(redis);
+    await historyVerbs(queue);
+  });
+
+  test('the metrics history works through EVALSHA (a Redis user without functions)', async ({ redis, redisUrl, queueName }) => {
+    const user = `nofn-history-${queueName}`.replace(/[^A-Za-z0-9-]/g, '');
+    await onEveryNode(redis, (node) => node.acl('SETUSER', user, 'on', '>pw-for-test', '~*', '&*', '+@all', '-fcall', '-function'));
+    try {
+      await historyVerbs(new Queue({ redis: urlWithUser(redisUrl, user, 'pw-for-test'), queue: queueName, kinds, metricsHistory: true }));
+    } finally {
+      await onEveryNode(redis, (node) => node.acl('DELUSER', user));
+    }
+  });
+
   // The pass through EVALSHA (JOBS_TEST_SCRIPTS=eval) has no functions to flush.
   test.runIf(scriptsMode() === 'functions')('a verb that frees a running slot works as the first call of a freshly loaded library (after a restart)', async ({ redis, queueName }) => {
     await slotVerbs((suffix) => new Queue({ redis, queue: `${queueName}-${suffix}`, kinds }), () => flushFunctions(redis));

@@ -3,6 +3,7 @@ import { isJobsError, JOB_ID_PATTERN, KIND_NAME_PATTERN, LIST_STATES, type JobRe
 import { toJobsError } from '@jobs/core/internal';
 import type { DashboardRole } from './credentials.ts';
 import type { DashboardDataSource, ScheduleInfo, TimelineEntry } from './data-source.ts';
+import { historyAnswer, historyQuery } from './history-route.ts';
 import { decodePathPart, HttpError, readJsonBody, sendJson } from './http-io.ts';
 import { findJobs, type JobQuery } from './job-search.ts';
 import { bulk, jobAction } from './job-actions.ts';
@@ -176,7 +177,7 @@ export async function handleApi(ctx: ApiContext, request: IncomingMessage, respo
     sendJson(response, 200, await overview(ctx));
     return true;
   }
-  const match = /^\/api\/queues\/([^/]+)\/(jobs|jobs\/([^/]+)|jobs\/([^/]+)\/(retry|cancel|promote|priority|delete)|redrive-failed|purge|pause|resume|bulk|schedules)$/.exec(path);
+  const match = /^\/api\/queues\/([^/]+)\/(jobs|jobs\/([^/]+)|jobs\/([^/]+)\/(retry|cancel|promote|priority|delete)|redrive-failed|purge|pause|resume|bulk|schedules|history)$/.exec(path);
   if (!match) return false;
   const queue = decodePathPart(match[1] as string, 'queue');
   if (!(await ctx.source.queueNames()).includes(queue)) throw new HttpError(404, 'no_queue', `no queue ${JSON.stringify(queue)} on this dashboard`);
@@ -189,6 +190,10 @@ export async function handleApi(ctx: ApiContext, request: IncomingMessage, respo
       const query = jobQuery(params, ctx.maxPageSize);
       const stats = await ctx.source.stats(queue);
       sendJson(response, 200, { queue, state: query.state, scanLimit: ctx.scanLimit, ...(await findJobs(ctx.source, queue, query, depthOf(stats, query.state), ctx.scanLimit)) });
+    } else if (route === 'history') {
+      if (!ctx.source.history) throw new HttpError(404, 'no_capability', 'this dashboard has no metrics history');
+      const query = historyQuery(params);
+      sendJson(response, 200, historyAnswer(queue, query, await ctx.source.history(queue, query)));
     } else if (route === 'schedules') {
       if (!ctx.source.schedules) throw new HttpError(404, 'no_capability', 'this dashboard has no schedules');
       const schedules = (await ctx.source.schedules(queue)).map(shownSchedule);

@@ -1,4 +1,4 @@
-import type { CancelOutcome, ChangePriorityOutcome, JobAttempts, JobLogs, JobRecord, JobWhy, ListState, PromoteOutcome, QueueStats, RemoveOutcome, WorkerInfo } from '@jobs/core';
+import type { CancelOutcome, ChangePriorityOutcome, JobAttempts, JobLogs, JobRecord, JobWhy, ListState, PromoteOutcome, QueueHistory, QueueStats, RemoveOutcome, WorkerInfo } from '@jobs/core';
 
 /**
  * What a queue's admission says (its pauses and limits: what decides whether a waiting job may
@@ -83,6 +83,8 @@ export interface DashboardDataSource {
    * read of the queue, when it has one: a source may read the paused state from it.
    */
   flowState?(queue: string, stats?: QueueStats): Promise<QueueAdmissionState>;
+  /** Capability: the queue's metrics history (core's `Queue.history`) for the last `sinceMs`, of one kind or all, for the charts. */
+  history?(queue: string, options: HistoryQuery): Promise<QueueHistory>;
   /** Capability: stops claims on a queue, or with `target.kind` on one kind of it. */
   pause?(queue: string, target?: PauseTarget): Promise<void>;
   /** Capability: lets claims run again on a queue, or on one kind of it. */
@@ -107,11 +109,18 @@ export interface DashboardDataSource {
   logs?(queue: string, id: string, limit: number): Promise<JobLogs | null>;
 }
 
+/** What the history charts ask of a {@link DashboardDataSource.history}: the span (ms) and, optionally, one kind. */
+export interface HistoryQuery {
+  readonly sinceMs: number;
+  readonly kind?: string;
+}
+
 /** The optional members of a {@link DashboardDataSource} that it has, for the page. */
 export interface DashboardCapabilities {
   readonly attempts: boolean;
   readonly changePriority: boolean;
   readonly flowState: boolean;
+  readonly history: boolean;
   readonly logs: boolean;
   readonly pause: boolean;
   readonly promote: boolean;
@@ -127,6 +136,7 @@ export function capabilitiesOf(source: DashboardDataSource): DashboardCapabiliti
     attempts: typeof source.attempts === 'function',
     changePriority: typeof source.changePriority === 'function',
     flowState: typeof source.flowState === 'function',
+    history: typeof source.history === 'function',
     logs: typeof source.logs === 'function',
     pause: typeof source.pause === 'function' && typeof source.resume === 'function',
     promote: typeof source.promote === 'function',

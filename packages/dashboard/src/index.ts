@@ -11,6 +11,7 @@ export type { DashboardQueue, JobQueueSourceOptions } from './job-queue-source.t
 export { capabilitiesOf } from './data-source.ts';
 export type { DashboardCapabilities, DashboardDataSource, PauseTarget, QueueAdmissionState, ScheduleInfo, ShownLimits, TimelineEntry } from './data-source.ts';
 export type { FlowTarget, QueueFlowState } from './data-source.ts';
+export type { HistoryQuery } from './data-source.ts';
 export { credentialsFromEnv, DASHBOARD_TOKEN_ENV } from './credentials.ts';
 export type { DashboardCredentials, DashboardRole } from './credentials.ts';
 /** The queue and its kinds from @jobs/core, to build the queues a dashboard shows without a second install. */

@@ -1,5 +1,6 @@
 import { defineKinds, Queue, type LogEvent, type RedisClient, type ScheduleRecord } from '@jobs/core';
 import { registryHolderOf } from '@jobs/core/internal';
+import { HttpError } from './http-io.ts';
 import { shownLimits } from './shown-limits.ts';
 import type { DashboardDataSource, PauseTarget, ScheduleInfo, ShownLimits, TimelineEntry } from './data-source.ts';
 
@@ -9,7 +10,7 @@ export type DashboardQueue = Pick<Queue<unknown>, 'name' | 'client' | 'stats' | 
   readonly schedules: { list(options?: { offset?: number; limit?: number }): Promise<ScheduleRecord[]> };
   /** Its live workers (a `Queue` has them): without it the page says nothing of workers. */
   readonly workers?: Queue<unknown>['workers'];
-} & Partial<Pick<Queue<unknown>, 'why' | 'limits' | 'promote' | 'changePriority' | 'remove' | 'attempts' | 'logs'>>;
+} & Partial<Pick<Queue<unknown>, 'why' | 'limits' | 'promote' | 'changePriority' | 'remove' | 'attempts' | 'logs' | 'history'>>;
 
 /** Options of {@link jobQueueSource}. */
 export interface JobQueueSourceOptions {
@@ -77,7 +78,8 @@ async function onKind(queue: DashboardQueue, kind: string, action: 'pause' | 're
  * when asked (for a set that changes, as the daemon's does). It has the `flowState` (admission), pause and
  * schedules capabilities (with the limits its queues' `limits()` read, or `options.limits`), timelines: a job's
  * events from its queue's event log (none when the queue keeps no log), live workers, why a
- * job is not running, and a job's attempts and log lines.
+ * job is not running, a job's attempts and log lines, and the metrics history (empty while the
+ * queues' `metricsHistory` is off).
  */
 export function jobQueueSource(queues: readonly DashboardQueue[] | (() => readonly DashboardQueue[]), options: JobQueueSourceOptions = {}): DashboardDataSource {
   const all = typeof queues === 'function' ? queues : () => queues;
@@ -143,6 +145,11 @@ export function jobQueueSource(queues: readonly DashboardQueue[] | (() => readon
     logs: async (name, id, limit) => {
       const queue = byName(name);
       return queue.logs ? queue.logs(id, { limit }) : null;
+    },
+    history: async (name, query) => {
+      const queue = byName(name);
+      if (!queue.history) throw new HttpError(404, 'no_capability', `queue ${name} has no metrics history reader`);
+      return queue.history({ since: query.sinceMs, ...(query.kind !== undefined && { kind: query.kind }) });
     },
     timeline: async (name, id) => ((await byName(name).timeline(id))?.events ?? []).map(timelineEntry),
     schedules: async (name) => (await byName(name).schedules.list({ limit: SCHEDULES_SHOWN })).map(scheduleInfo),

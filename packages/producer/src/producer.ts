@@ -34,7 +34,7 @@ import { checkTracingOptions, ProducerTracing, type ProducerTracingOptions } fro
 import { ResultWaiter } from './result-waiter.ts';
 
 /** Options of {@link createProducer}. */
-export interface ProducerOptions<P> extends Pick<QueueOptions, 'idempotencyTtlMs' | 'events' | 'durability' | 'eventLog'> {
+export interface ProducerOptions<P> extends Pick<QueueOptions, 'idempotencyTtlMs' | 'events' | 'durability' | 'eventLog' | 'metricsHistory'> {
   /** Where Redis is: a `redis://` or `rediss://` URL (ACL user and password in it work), ioredis options, or an ioredis `Redis`/`Cluster` you own (it is not closed by `close()`). */
   redis: RedisConnectionInput;
   /** The queue's name. */
@@ -78,6 +78,7 @@ const PRODUCER_OPTION_KEYS: OptionKeys<ProducerOptions<unknown>> = {
   events: true,
   durability: true,
   eventLog: true,
+  metricsHistory: true,
 };
 
 /** `options` with `traceparent` added, unless it has one or there is none to add. */
@@ -141,6 +142,7 @@ export class Producer<P> {
       ...(options.events !== undefined && { events: options.events }),
       ...(options.durability !== undefined && { durability: options.durability }),
       ...(options.eventLog !== undefined && { eventLog: options.eventLog }),
+      ...(options.metricsHistory !== undefined && { metricsHistory: options.metricsHistory }),
       ...(options.commandTimeoutMs !== undefined && { commandTimeoutMs: options.commandTimeoutMs }),
     });
     this.queue = this.#queue.name;

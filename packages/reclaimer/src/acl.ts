@@ -8,6 +8,7 @@ const SCRIPT_COMMANDS = [
   'lmove', 'lpush', 'rpush', 'lpop', 'rpop', 'lrem', 'lpos', 'lrange', 'ltrim', 'llen', 'lindex',
   'zadd', 'zrem', 'zrange', 'zscore', 'zcard', 'zremrangebyscore', 'publish',
   'xadd', 'xrange',
+  'bitfield', 'getrange',
 ];
 
 /**

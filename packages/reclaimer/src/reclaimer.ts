@@ -163,7 +163,7 @@ export class Reclaimer extends EventEmitter<ReclaimerEventMap> {
     if (!this.#schedules || this.#stopped || this.#runners.has(queue.name)) return;
     this.#subscriber ??= new SharedSubscriber(this.#client);
     const runner = new ScheduleRunner({
-      store: new RedisScheduleStore(queue.client, queue.keys, queue.options.eventLog === false ? 0 : queue.options.eventLog.maxLen, this.#subscriber),
+      store: new RedisScheduleStore(queue.client, queue.keys, queue.options.eventLog === false ? 0 : queue.options.eventLog.maxLen, this.#subscriber, queue.options.metricsHistory),
       onError: (error) => this.#log.error({ queue: queue.name, err: toJobsError(error) }, 'schedule runner failed'),
     });
     this.#runners.set(queue.name, runner);

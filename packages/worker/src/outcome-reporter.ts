@@ -62,6 +62,7 @@ export class OutcomeReporter {
           this.#context.reportError(error, 'a completed listener threw');
         }
         if (metrics !== undefined) metrics.ended(job, 'completed', execution.durationMs);
+        this.#context.history?.ended(execution.lane.queue.name, job.kind ?? 'unknown', 'completed', execution.durationMs);
         this.finish(execution);
       } else if (execution.handedBack) {
         this.finish(execution);
@@ -100,6 +101,7 @@ export class OutcomeReporter {
       const result = await lane.queue.fail(job, error, { permanent });
       const { events, metrics } = this.#context;
       if (metrics !== undefined) metrics.ended(job, result, execution.durationMs);
+      this.#context.history?.ended(lane.queue.name, job.kind ?? 'unknown', result, execution.durationMs);
       if (result === 'failed') events.emit('failed', { job, error });
       else events.emit('retrying', { job, error, outcome: result });
     } catch (failure) {

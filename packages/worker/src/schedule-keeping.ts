@@ -13,7 +13,7 @@ export function keepSchedules(
 ): () => Promise<void> {
   const runners = queues.map((queue) => {
     const log = queue.options.eventLog;
-    return new ScheduleRunner({ store: new RedisScheduleStore(queue.client, queue.keys, log === false ? 0 : log.maxLen, subscriber), onError });
+    return new ScheduleRunner({ store: new RedisScheduleStore(queue.client, queue.keys, log === false ? 0 : log.maxLen, subscriber, queue.options.metricsHistory), onError });
   });
   for (const runner of runners) runner.start();
   return async () => {

@@ -8,6 +8,7 @@ import { CompletionBatcher } from './completion-batcher.ts';
 import type { Execution } from './execution.ts';
 import type { HandlerMap } from './handler-map.ts';
 import { Heartbeats, type HeartbeatSink } from './heartbeats.ts';
+import { HistoryCounts, type HistorySink } from './history-counts.ts';
 import { JobStarter } from './job-start.ts';
 import { Lane } from './lane.ts';
 import type { QueueGroup } from './lane-queue.ts';
@@ -47,6 +48,8 @@ export interface SchedulerOptions<P> {
   readonly tracing?: WorkerTracing | undefined;
   /** Heartbeats into the queue's worker registry, every `intervalMs`; none when undefined. */
   readonly heartbeat?: { readonly sink: HeartbeatSink; readonly intervalMs: number } | undefined;
+  /** Counts for the queue's metrics history, flushed every `intervalMs`; none when undefined. */
+  readonly history?: { readonly sink: HistorySink; readonly intervalMs: number; readonly fields: number } | undefined;
   /**
    * Starts listening for delayed jobs that come due. `hasRoom`: whether a slot is free (a full
    * worker leaves promotions to its next claim); `onError` hears what goes wrong.
@@ -70,19 +73,24 @@ export class WorkerScheduler<P> {
   readonly #notices: DueJobListener;
   readonly #sweeper: ReclaimSweeper;
   readonly #heartbeats: Heartbeats | undefined;
+  readonly #history: HistoryCounts | undefined;
   #closing: Promise<void> | undefined;
 
   constructor(options: SchedulerOptions<P>) {
     this.#options = options;
     const { group, clock, concurrency } = options;
+    const reportErrorTo = (error: unknown, message: string): void => reportError(options.log, options.events, error, message);
+    const history = options.history;
+    this.#history = history === undefined ? undefined : new HistoryCounts({ ...history, clock, onError: (error) => reportErrorTo(error, 'metrics history flush failed; its counts go with the next') });
     const context: WorkerContext = {
       clock,
       log: options.log,
       events: options.events,
       stop: this.#stop.signal,
       metrics: options.metrics,
+      history: this.#history,
       tracing: options.tracing,
-      reportError: (error, message) => reportError(options.log, options.events, error, message),
+      reportError: reportErrorTo,
     };
     this.#context = context;
     const slots = new Slots(concurrency, (job, lane) => starter.start(job, lane));
@@ -138,6 +146,7 @@ export class WorkerScheduler<P> {
         sweeper: this.#sweeper,
         notices: this.#notices,
         heartbeats: this.#heartbeats,
+        history: this.#history,
         closeQueue: () => {
           this.#options.metrics?.close();
           return this.#options.group.close();

@@ -2,6 +2,7 @@ import { JobsError, JOBS_ERROR_CODES, type ClaimedJob } from '@jobs/core';
 import { pause } from './clock.ts';
 import type { ClaimLoop } from './claim-loop.ts';
 import type { Heartbeats } from './heartbeats.ts';
+import type { HistoryCounts } from './history-counts.ts';
 import type { Lane } from './lane.ts';
 import type { ReclaimSweeper } from './reclaim-sweeper.ts';
 import type { Slots, WaitingJob } from './slots.ts';
@@ -20,6 +21,8 @@ export interface ShutdownParts {
   readonly notices: { close(): Promise<void> };
   /** The heartbeats into the worker registry, if on: they go on until the jobs are handed back. */
   readonly heartbeats: Heartbeats | undefined;
+  /** The counts for the metrics history, if on: the last of them are sent once no job runs. */
+  readonly history: HistoryCounts | undefined;
   /** Closes the connections the worker opened. */
   closeQueue(): Promise<void>;
 }
@@ -66,6 +69,7 @@ export async function shutDown(parts: ShutdownParts, graceMs: number): Promise<v
   await handBack(parts, slots.takeWaiting());
   await Promise.all(parts.lanes.map((lane) => lane.leases.stop()));
   await parts.sweeper.ended();
+  await parts.history?.stop();
   // Out of the registry at once, now that it runs nothing; a failure leaves it to its TTL.
   await parts.heartbeats?.stop().catch((error: unknown) => parts.context.reportError(error, 'could not leave the worker registry; it drops out when its heartbeat expires'));
   await parts.notices.close();

@@ -17,6 +17,7 @@ import {
 } from '@jobs/core';
 import { assertOptionKeys, assertWholeNumber, childLogger, QUEUE_OPTION_KEYS, SharedSubscriber, toJobsError, withRedisErrors, type OptionKeys } from '@jobs/core/internal';
 import { registrySink } from './registry-sink.ts';
+import { historySink } from './history-sink.ts';
 import { systemClock } from './clock.ts';
 import { DueNotices } from './due-notices.ts';
 import { keepSchedules } from './schedule-keeping.ts';
@@ -221,6 +222,8 @@ export class Worker<P> extends EventEmitter<WorkerEventMap> {
       metrics: workerMetrics,
       tracing: workerTracing,
       heartbeat: heartbeatIntervalMs === 0 ? undefined : { sink: registrySink(group, this.id, concurrency, heartbeatIntervalMs), intervalMs: heartbeatIntervalMs },
+      // At the heartbeat's cadence (5 s when heartbeats are off), nothing per job.
+      history: group.options.metricsHistory ? historySink(group, heartbeatIntervalMs === 0 ? 5_000 : heartbeatIntervalMs) : undefined,
       // Hears when a delayed job added meanwhile comes due, so that a waiting worker starts it on time.
       listenForDueJobs: (hasRoom, onError) => new DueNotices(subscriber, group.partitions, hasRoom, onError),
     });

@@ -2,13 +2,16 @@
 --@include lib/write-job.lua
 --@include lib/push-pending.lua
 --@include lib/log-event.lua
+--@include lib/metrics.lua
 -- Runs one tick of a schedule: enqueues its job as the enqueue script enqueues a job due now
 -- (the same hash through write_job_hash, with the schedule's job options, then the same place
 -- through push_pending: its priority's list, its group's turn), with an id made of the
 -- schedule's id and the tick ("sched:<id>:<tick ms>"), so a tick can never make two jobs, and
 -- counts the run on the schedule; the job is logged 'enqueued' (`log`: see lib/log-event.lua,
--- nil when off). `prefix`: the queue's key prefix, for the admission keys. Returns the job's id.
-local function run_schedule_tick(schedule_key, pending, stats, prefix, job_prefix, tick, now, log)
+-- nil when off). `prefix`: the queue's key prefix, for the admission keys. With `metrics`, or
+-- when the queue has a metrics history, the job is counted in it (see lib/metrics.lua).
+-- Returns the job's id.
+local function run_schedule_tick(schedule_key, pending, stats, prefix, job_prefix, tick, now, log, metrics)
   local s = redis.call('HMGET', schedule_key, 'id', 'kind', 'payload', 'max_attempts', 'visibility_ms', 'priority', 'group', 'ttl_ms')
   local tick_text = int_text(tick)
   local job_id = 'sched:' .. s[1] .. ':' .. tick_text
@@ -24,6 +27,12 @@ local function run_schedule_tick(schedule_key, pending, stats, prefix, job_prefi
     redis.call('HSET', job_key, 'schedule_id', s[1], 'scheduled_for_ms', tick_text)
     push_pending(prefix, pending, job_id, priority, false, group)
     redis.call('HINCRBY', stats, 'enqueued_total', 1)
+    -- Counted with `metrics`, or when the queue keeps a history already: a tick fired by a
+    -- runner whose queue options say nothing of it (a reclaimer's) is counted all the same.
+    if s[2] then
+      load_metrics()
+      if metrics or redis.call('EXISTS', metrics_kinds(prefix)) == 1 then metrics_add(prefix, s[2], now, { 1, '1' }) end
+    end
     log_event(log, job_id, 'enqueued', '0', '', '')
   end
   redis.call('HINCRBY', schedule_key, 'runs', 1)

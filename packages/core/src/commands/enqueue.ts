@@ -147,7 +147,7 @@ export async function writeEnqueues<P>(ctx: QueueContext<P>, jobs: readonly Prep
   }
   const argv = enqueueScript.argv(
     { pending: keys.pending, delayed: keys.delayed, stats: keys.stats, log: keys.log, idempotencyKeys },
-    { count: jobs.length, jobPrefix: keys.jobPrefix, wakeChannel: keys.wake, prefix: keys.prefix, logMaxLen: ctx.logMaxLen, jobs: args },
+    { count: jobs.length, jobPrefix: keys.jobPrefix, wakeChannel: keys.wake, prefix: keys.prefix, logMaxLen: ctx.logMaxLen, metrics: ctx.metrics, jobs: args },
   );
   // Not held to the end of the tick: enqueues are batched already, and a full batch should
   // reach Redis while the tick's other calls are still being prepared.

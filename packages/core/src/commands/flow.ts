@@ -117,7 +117,7 @@ export async function writeFlow<P>(ctx: QueueContext<P>, flow: PreparedFlow): Pr
   const k = ctx.keys;
   const argv = enqueueFlowScript.argv(
     { pending: k.pending, delayed: k.delayed, stats: k.stats, log: k.log },
-    { count: flow.args.length / FIELDS, jobPrefix: k.jobPrefix, wakeChannel: k.wake, prefix: k.prefix, logMaxLen: ctx.logMaxLen, jobs: flow.args as string[] },
+    { count: flow.args.length / FIELDS, jobPrefix: k.jobPrefix, wakeChannel: k.wake, prefix: k.prefix, logMaxLen: ctx.logMaxLen, metrics: ctx.metrics, jobs: flow.args as string[] },
   );
   const { replicas } = await ctx.scripts.runAcknowledged(enqueueFlowScript, argv, false);
   const { replicas: required, timeoutMs } = ctx.options.durability;

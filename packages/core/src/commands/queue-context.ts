@@ -26,6 +26,8 @@ export interface QueueContext<P = unknown> {
   readonly onlyHeard: '0' | '1';
   /** The event log's cap as the scripts take it: `'0'` when the log is off. */
   readonly logMaxLen: string;
+  /** `'1'` when the queue's metrics history is on (the enqueue scripts count), else `'0'`. */
+  readonly metrics: '0' | '1';
   /** This process's id in the event log's entries (`''` when none was given). */
   readonly workerId: string;
   /** Appended to every id this queue makes (a partition's `.p<N>`), or `''`. */

@@ -43,6 +43,36 @@ export const FLOW_WRITTEN = 1;
 /** `GROUPED_COUNT_MAX` of the Lua scripts. */
 export const GROUPED_COUNT_MAX = 10000;
 
+/** `METRICS_HOUR_MS` of the Lua scripts. */
+export const METRICS_HOUR_MS = 3600000;
+
+/** `METRICS_HOUR_SLOTS` of the Lua scripts. */
+export const METRICS_HOUR_SLOTS = 336;
+
+/** `METRICS_KINDS_MAX` of the Lua scripts. */
+export const METRICS_KINDS_MAX = 256;
+
+/** `METRICS_LAYOUT` of the Lua scripts. */
+export const METRICS_LAYOUT = 1;
+
+/** `METRICS_MINUTE_MS` of the Lua scripts. */
+export const METRICS_MINUTE_MS = 60000;
+
+/** `METRICS_MINUTE_SLOTS` of the Lua scripts. */
+export const METRICS_MINUTE_SLOTS = 1440;
+
+/** `METRICS_RETAIN_MS` of the Lua scripts. */
+export const METRICS_RETAIN_MS = 1209600000;
+
+/** `METRICS_RUN_BUCKETS` of the Lua scripts. */
+export const METRICS_RUN_BUCKETS = 26;
+
+/** `METRICS_SLOT_BYTES` of the Lua scripts. */
+export const METRICS_SLOT_BYTES = 124;
+
+/** `METRICS_SLOT_FIELDS` of the Lua scripts. */
+export const METRICS_SLOT_FIELDS = 30;
+
 /** `NOT_CANCELLED` of the Lua scripts. */
 export const NOT_CANCELLED = 0;
 

@@ -12,6 +12,8 @@ import { extendScript } from './extend.ts';
 import { failScript } from './fail.ts';
 import { heartbeatScript } from './heartbeat.ts';
 import { jobLogsScript } from './job-logs.ts';
+import { metricsAddScript } from './metrics-add.ts';
+import { metricsReadScript } from './metrics-read.ts';
 import { pauseScript } from './pause.ts';
 import { peekScript } from './peek.ts';
 import { progressScript } from './progress.ts';
@@ -54,6 +56,8 @@ export const SCRIPTS = {
   'fail': failScript,
   'heartbeat': heartbeatScript,
   'job-logs': jobLogsScript,
+  'metrics-add': metricsAddScript,
+  'metrics-read': metricsReadScript,
   'pause': pauseScript,
   'peek': peekScript,
   'progress': progressScript,

@@ -53,17 +53,20 @@ export class RedisScheduleStore implements ScheduleStore {
   readonly #keys: QueueKeys;
   readonly #logMaxLen: number;
   readonly #subscriber: ChannelListener | undefined;
+  readonly #metrics: '0' | '1';
 
   /**
    * `eventLogMaxLen`: the queue's event log cap, 0 when it is off (the jobs a tick makes are
    * logged 'enqueued'). `subscriber`: a pub/sub connection shared with other listeners to hear
    * the wakes on (a worker's, a reclaimer daemon's); without one, `watch` opens its own.
+   * `metricsHistory`: the jobs a tick makes are counted in the queue's metrics history.
    */
-  constructor(client: RedisClient, keys: QueueKeys, eventLogMaxLen = 0, subscriber?: ChannelListener) {
+  constructor(client: RedisClient, keys: QueueKeys, eventLogMaxLen = 0, subscriber?: ChannelListener, metricsHistory = false) {
     this.#client = client;
     this.#keys = keys;
     this.#logMaxLen = eventLogMaxLen;
     this.#subscriber = subscriber;
+    this.#metrics = metricsHistory ? '1' : '0';
   }
 
   async due(max: number): Promise<{ nowMs: number; schedules: DueSchedule[] }> {
@@ -86,7 +89,7 @@ export class RedisScheduleStore implements ScheduleStore {
     const k = this.#keys;
     const argv = scheduleFireScript.argv(
       { schedule: k.schedule(schedule.id), due: k.schedulesDue, pending: k.pending, stats: k.stats, log: k.log },
-      { jobPrefix: k.jobPrefix, revision: schedule.revision, tick: schedule.nextRunMs, followingMs: followingMs ?? -1, logMaxLen: this.#logMaxLen, minGapMs, prefix: k.prefix },
+      { jobPrefix: k.jobPrefix, revision: schedule.revision, tick: schedule.nextRunMs, followingMs: followingMs ?? -1, logMaxLen: this.#logMaxLen, minGapMs, prefix: k.prefix, metrics: this.#metrics },
     );
     const [outcome, now, jobId] = await withRedisErrors(() => sendScript(this.#client, scheduleFireScript, argv, false));
     return { outcome, nowMs: Number(now), jobId: jobId === '' ? undefined : jobId };

@@ -13,7 +13,7 @@ import { assertScheduleId, prepareSchedule, type ScheduleSpec } from './schedule
 import { MIN_EVERY_MS, nextRunAfter, timingText, type ScheduleTiming } from './schedule-timing.ts';
 
 /** What a queue gives its {@link Schedules}: its keys, its kinds, the way it sends its scripts and its event log's cap. */
-export type ScheduleHost<P> = Pick<QueueContext<P>, 'keys' | 'kinds' | 'scripts' | 'logMaxLen'>;
+export type ScheduleHost<P> = Pick<QueueContext<P>, 'keys' | 'kinds' | 'scripts' | 'logMaxLen' | 'metrics'>;
 
 /** Options of {@link Schedules}. */
 export interface SchedulesOptions {
@@ -81,7 +81,7 @@ export class Schedules<P> {
         throw new JobsError(JOBS_ERROR_CODES.INVALID_ARGUMENT, `cron pattern ${JSON.stringify(prepared.timing.cron)} never runs`, { field: 'cron' });
       }
       const keys = { schedule: k.schedule(prepared.id), due: k.schedulesDue, schedules: k.schedules, pending: k.pending, stats: k.stats, log: k.log };
-      const args = { jobPrefix: k.jobPrefix, id: prepared.id, timing: timingText(prepared.timing), firstMs: first ?? -1, wakeChannel: k.schedulesWake, logMaxLen: this.#host.logMaxLen, prefix: k.prefix, definition: prepared.fields };
+      const args = { jobPrefix: k.jobPrefix, id: prepared.id, timing: timingText(prepared.timing), firstMs: first ?? -1, wakeChannel: k.schedulesWake, logMaxLen: this.#host.logMaxLen, prefix: k.prefix, metrics: this.#host.metrics, definition: prepared.fields };
       const [outcome, now, , next] = await this.#run(scheduleUpsertScript, keys, args);
       if (outcome !== 'retry') return { id: prepared.id, created: outcome === 'created', nextRunAt: Number(next) >= 0 ? Number(next) : null };
       nowMs = Number(now);

@@ -8,6 +8,7 @@ import { loadKinds } from './kinds-module.ts';
 import { addJobVerbCommands, type JobVerbCommand } from './job-verbs.ts';
 import { defaultPausedBy, type PauseCommand } from './run-pause.ts';
 import type { FunctionsCommand } from './run-functions.ts';
+import { parseDuration, type HistoryCommand } from './run-history.ts';
 import type { SchedulesCommand } from './run-schedules.ts';
 import type { WorkersCommand } from './run-workers.ts';
 import { addSchedulesCommands } from './schedules-program.ts';
@@ -27,6 +28,7 @@ export type AdminCommand =
   | { name: 'export-failed'; queue: string; out: string | undefined }
   | { name: 'acl'; user: string; queues: string[]; partitions: number; operator: boolean }
   | FunctionsCommand
+  | HistoryCommand
   | JobVerbCommand
   | PauseCommand
   | SchedulesCommand
@@ -95,15 +97,34 @@ function adminProgram(env: NodeJS.ProcessEnv, take: (command: AdminCommand, glob
 
   program
     .command('stats')
-    .description('depths and counters of a queue (of every queue without --queue)')
+    .description('depths and counters of a queue (of every queue without --queue); with --since, its metrics history per step')
     .addOption(queueOption())
+    .option('--since <duration>', 'the metrics history of the last 30m, 24h, 14d... (up to 14d): a row per step, oldest first')
+    .option('--kind <kind>', 'with --since: one kind (default every kind, summed)')
+    .option('--step <duration>', 'with --since: the rows\' step (default 1m up to 1h, 1h up to 24h, else 1d); a whole number of minutes up to 24h, of hours past it')
     .addHelpText(
       'after',
       `
 A queue keeps no settings in Redis: visibility, attempts and backoff belong to the producers and
-workers (and to each job: jobsctl show prints a job's visibility_ms and max_attempts).`,
+workers (and to each job: jobsctl show prints a job's visibility_ms and max_attempts).
+The history (the queues' metricsHistory option) counts enqueued, completed, failed and retried
+jobs and the run-time percentiles of the attempts, per minute for 24 hours and per hour for 14
+days, on the Redis clock. Workers add their counts once per heartbeat interval.`,
     )
-    .action((flags: { queue?: string }, command: Command) => take({ name: 'stats', queue: queueOf(flags.queue) }, globals(command)));
+    .action((flags: { queue?: string; since?: string; kind?: string; step?: string }, command: Command) => {
+      if (flags.since === undefined) {
+        if (flags.kind !== undefined || flags.step !== undefined) throw new UsageError('--kind and --step go with --since');
+        return take({ name: 'stats', queue: queueOf(flags.queue) }, globals(command));
+      }
+      const sinceMs = parseDuration('--since', flags.since);
+      if (sinceMs < 60_000 || sinceMs > 14 * 86_400_000) throw new UsageError(`--since takes 1m to 14d, got ${flags.since}`);
+      const stepMs = flags.step === undefined ? undefined : parseDuration('--step', flags.step);
+      const ringStep = sinceMs <= 86_400_000 ? 60_000 : 3_600_000;
+      if (stepMs !== undefined && (stepMs % ringStep !== 0 || stepMs > sinceMs)) {
+        throw new UsageError(`--step must be a whole number of ${ringStep === 60_000 ? 'minutes' : 'hours'} up to --since, got ${flags.step}`);
+      }
+      return take({ name: 'history', queue: needQueue('stats --since', flags.queue), sinceMs, kind: kindName(flags.kind), stepMs }, globals(command));
+    });
 
   program
     .command('ls')

@@ -9,6 +9,7 @@ import { partitionQueues } from './partition-queues.ts';
 import { runJobVerb } from './job-verbs.ts';
 import { runPauseCommand } from './run-pause.ts';
 import { runFunctionsCommand } from './run-functions.ts';
+import { runHistoryCommand } from './run-history.ts';
 import { runSchedulesCommand } from './run-schedules.ts';
 import { runWorkersCommand } from './run-workers.ts';
 import { whyText } from '@jobs/core/internal';
@@ -168,6 +169,8 @@ export async function runAdminCommand(command: Exclude<AdminCommand, { name: 'ex
       return runSchedulesCommand(command, client);
     case 'workers':
       return runWorkersCommand(command, client);
+    case 'history':
+      return runHistoryCommand(command, client);
     case 'queues':
     case 'stats': {
       if (command.name === 'stats' && command.queue !== undefined) {
