@@ -1,7 +1,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { isJobsError, JOB_ID_PATTERN, KIND_NAME_PATTERN, type JobRecord, type ListState, type Logger } from '@jobs/core';
 import { toJobsError } from '@jobs/core/internal';
-import type { DashboardRole } from './credentials.ts';
+import { auditActionOf, audited, auditRoute, auditTargetOf } from './audit-trail.ts';
+import type { AccessCheck } from './authorize.ts';
 import type { DashboardDataSource, ScheduleInfo, TimelineEntry } from './data-source.ts';
 import { decodePathPart, HttpError, readJsonBody, sendJson } from './http-io.ts';
 import { findJobs, type JobQuery } from './job-search.ts';
@@ -16,6 +17,8 @@ export interface ApiContext {
   readonly scanLimit: number;
   readonly maxPageSize: number;
   readonly redriveLimit: number;
+  /** The most entries a queue's audit trail keeps. */
+  readonly auditMaxEntries: number;
   readonly log: Logger;
 }
 
@@ -163,11 +166,22 @@ async function overview(ctx: ApiContext): Promise<unknown> {
   return { queues };
 }
 
-/** Answers `GET` and `POST` under `/api/queues/...` and `/api/overview`; false when the path is not an API route. */
-export async function handleApi(ctx: ApiContext, request: IncomingMessage, response: ServerResponse, path: string, params: URLSearchParams, role: DashboardRole): Promise<boolean> {
+/**
+ * Answers `GET` and `POST` under `/api/queues/...` and `/api/overview`; false when the path is not
+ * an API route. Reads were let through by the caller; each action asks `check` (with its queue,
+ * id, kind and count) and is recorded in the queue's audit trail, whatever the action.
+ */
+export async function handleApi(ctx: ApiContext, request: IncomingMessage, response: ServerResponse, path: string, params: URLSearchParams, check: AccessCheck): Promise<boolean> {
   const method = request.method ?? 'GET';
   if (path === '/api/overview' && method === 'GET') {
     sendJson(response, 200, await overview(ctx));
+    return true;
+  }
+  const audit = /^\/api\/queues\/([^/]+)\/audit$/.exec(path);
+  if (audit && method === 'GET') {
+    const queue = decodePathPart(audit[1] as string, 'queue');
+    if (!(await ctx.source.queueNames()).includes(queue)) throw new HttpError(404, 'no_queue', `no queue ${JSON.stringify(queue)} on this dashboard`);
+    await auditRoute(ctx, response, queue, params);
     return true;
   }
   const match = /^\/api\/queues\/([^/]+)\/(jobs|jobs\/([^/]+)|jobs\/([^/]+)\/(retry|cancel)|redrive-failed|purge|pause|resume|schedules)$/.exec(path);
@@ -197,9 +211,12 @@ export async function handleApi(ctx: ApiContext, request: IncomingMessage, respo
     return true;
   }
   if (method !== 'POST') throw new HttpError(405, 'method', `${action} takes a POST`);
-  if (role !== 'operator') throw new HttpError(403, 'read_only', 'a viewer cannot act on jobs or queues: sign in with the operator token');
+  const jobId = id === undefined ? undefined : decodePathPart(id, 'id');
   const body = await readJsonBody(request);
-  sendJson(response, 200, await act(ctx, queue, action, id === undefined ? undefined : decodePathPart(id, 'id'), body));
+  const target = auditTargetOf(jobId, body);
+  const expected = typeof body.expected === 'number' ? { count: body.expected } : {};
+  const who = await check({ action, queue, ...(target.id !== undefined && { id: target.id }), ...(target.kind !== undefined && { kind: target.kind }), ...expected });
+  sendJson(response, 200, await audited(ctx, { queue, action: auditActionOf(action, body), who, target }, () => act(ctx, queue, action, jobId, body)));
   return true;
 }
 
@@ -212,14 +229,14 @@ async function act(ctx: ApiContext, queue: string, action: string, id: string | 
       if (outcome === 'not_found') throw new HttpError(404, 'no_job', `no job ${id} in ${queue} (or its record has expired)`);
       if (outcome !== true) throw new HttpError(409, 'conflict', `job ${id} is ${outcome} now, not failed: nothing was redriven (it was redriven or finished meanwhile)`);
       log.info({ queue, id, action }, 'dashboard action');
-      return { id, retried: true };
+      return { id, retried: true, count: 1 };
     }
     case 'cancel': {
       assertId(id as string);
       const outcome = await source.cancel(queue, id as string);
       if (outcome.cancelled) {
         log.info({ queue, id, action }, 'dashboard action');
-        return { id, cancelled: true };
+        return { id, cancelled: true, count: 1 };
       }
       if (outcome.status === 'not_found') throw new HttpError(404, 'no_job', `no job ${id} in ${queue} (or its record has expired)`);
       throw new HttpError(409, 'conflict', `job ${id} is ${outcome.status} now: only a pending or delayed job can be cancelled, so nothing was changed`);
@@ -230,14 +247,15 @@ async function act(ctx: ApiContext, queue: string, action: string, id: string | 
       if (typeof expected !== 'number' || !Number.isSafeInteger(expected) || expected < 1) throw new HttpError(400, 'bad_body', 'expected must be the number of failed jobs to redrive (1 or more)');
       const redriven = await source.retryFailed(queue, Math.min(expected, ctx.redriveLimit));
       log.info({ queue, action, redriven }, 'dashboard action');
-      return { queue, redriven, limit: ctx.redriveLimit };
+      return { queue, redriven, limit: ctx.redriveLimit, count: redriven };
     }
     case 'purge': {
       if (body.confirm !== queue) throw new HttpError(400, 'confirm', `type the queue's name (${queue}) to purge it`);
       const deletedKeys = await source.purge(queue);
       ctx.history.keepOnly([]);
       log.warn({ queue, action, deletedKeys }, 'dashboard action');
-      return { queue, deletedKeys };
+      // count: the one queue purged (its jobs went with its keys, uncounted).
+      return { queue, deletedKeys, count: 1 };
     }
     case 'pause':
     case 'resume': {
@@ -249,7 +267,7 @@ async function act(ctx: ApiContext, queue: string, action: string, id: string | 
       }
       await run.call(source, queue, kind === undefined ? undefined : { kind });
       log.info({ queue, ...(kind !== undefined && { kind }), action }, 'dashboard action');
-      return { queue, ...(kind !== undefined && { kind }), paused: action === 'pause' };
+      return { queue, ...(kind !== undefined && { kind }), paused: action === 'pause', count: 1 };
     }
   }
   throw new HttpError(404, 'not_found', 'no such action');

@@ -1,4 +1,4 @@
-import type { CancelOutcome, JobRecord, JobWhy, ListState, QueueStats, WorkerInfo } from '@jobs/core';
+import type { AuditPage, AuditRecord, CancelOutcome, JobRecord, JobWhy, ListState, QueueStats, WorkerInfo } from '@jobs/core';
 
 /**
  * What a queue's admission says (its pauses and limits: what decides whether a waiting job may
@@ -93,10 +93,15 @@ export interface DashboardDataSource {
   schedules?(queue: string): Promise<readonly ScheduleInfo[]>;
   /** Capability: the queue's live workers, from their heartbeats (one read): the card says when there is none. */
   workers?(queue: string): Promise<readonly WorkerInfo[]>;
+  /** Capability (with `auditTrail`): appends an action to the queue's audit trail (core's `Queue.recordAudit`). */
+  recordAudit?(queue: string, record: AuditRecord, options: { maxEntries: number }): Promise<unknown>;
+  /** Capability (with `recordAudit`): a page of the queue's audit trail, newest first (core's `Queue.auditTrail`). */
+  auditTrail?(queue: string, page: { limit: number; before?: string }): Promise<AuditPage>;
 }
 
 /** The optional members of a {@link DashboardDataSource} that it has, for the page. */
 export interface DashboardCapabilities {
+  readonly audit: boolean;
   readonly flowState: boolean;
   readonly pause: boolean;
   readonly timeline: boolean;
@@ -107,6 +112,7 @@ export interface DashboardCapabilities {
 /** Which capabilities `source` has. */
 export function capabilitiesOf(source: DashboardDataSource): DashboardCapabilities {
   return {
+    audit: typeof source.recordAudit === 'function' && typeof source.auditTrail === 'function',
     flowState: typeof source.flowState === 'function',
     pause: typeof source.pause === 'function' && typeof source.resume === 'function',
     timeline: typeof source.timeline === 'function',

@@ -8,7 +8,7 @@ export type DashboardQueue = Pick<Queue<unknown>, 'name' | 'client' | 'stats' | 
   readonly schedules: { list(options?: { offset?: number; limit?: number }): Promise<ScheduleRecord[]> };
   /** Its live workers (a `Queue` has them): without it the page says nothing of workers. */
   readonly workers?: Queue<unknown>['workers'];
-} & Partial<Pick<Queue<unknown>, 'why'>>;
+} & Partial<Pick<Queue<unknown>, 'why' | 'recordAudit' | 'auditTrail'>>;
 
 /** Options of {@link jobQueueSource}. */
 export interface JobQueueSourceOptions {
@@ -68,8 +68,8 @@ async function onKind(queue: DashboardQueue, kind: string, action: 'pause' | 're
  * A {@link DashboardDataSource} over `Queue`s: the queues given, or those a function returns
  * when asked (for a set that changes, as the daemon's does). It has the `flowState` (admission), pause and
  * schedules capabilities (limits when `options.limits` reads them), timelines: a job's
- * events from its queue's event log (none when the queue keeps no log), live workers, and why a
- * job is not running.
+ * events from its queue's event log (none when the queue keeps no log), live workers, why a
+ * job is not running, and the audit trail.
  */
 export function jobQueueSource(queues: readonly DashboardQueue[] | (() => readonly DashboardQueue[]), options: JobQueueSourceOptions = {}): DashboardDataSource {
   const all = typeof queues === 'function' ? queues : () => queues;
@@ -79,6 +79,7 @@ export function jobQueueSource(queues: readonly DashboardQueue[] | (() => readon
     if (!queue) throw new Error(`no queue ${JSON.stringify(name)}`);
     return queue;
   };
+  const holderOf = (name: string): string => registryHolderOf(name, new Set(all().map((queue) => queue.name)));
   const pauseAction = (action: 'pause' | 'resume') => async (name: string, target: PauseTarget = {}) => {
     const queue = byName(name);
     if (target.kind === undefined) await queue[action]();
@@ -120,7 +121,10 @@ export function jobQueueSource(queues: readonly DashboardQueue[] | (() => readon
     timeline: async (name, id) => ((await byName(name).timeline(id))?.events ?? []).map(timelineEntry),
     schedules: async (name) => (await byName(name).schedules.list({ limit: SCHEDULES_SHOWN })).map(scheduleInfo),
     // A partition of a partitioned queue shown too: its workers are in partition 0's registry.
-    workers: async (name) => (await byName(registryHolderOf(name, new Set(all().map((queue) => queue.name)))).workers?.()) ?? [],
+    workers: async (name) => (await byName(holderOf(name)).workers?.()) ?? [],
+    // Likewise the audit trail: a partitioned queue keeps it in partition 0 (entries name the partition acted on).
+    recordAudit: async (name, record, { maxEntries }) => byName(holderOf(name)).recordAudit?.(record, { maxEntries }),
+    auditTrail: async (name, page) => (await byName(holderOf(name)).auditTrail?.(page)) ?? { entries: [], next: null },
   };
 }
 

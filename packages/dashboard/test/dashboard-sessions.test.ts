@@ -54,21 +54,24 @@ describe('dashboard sessions', () => {
     }
   }, 300_000);
 
-  test('a session cookie changed in any part is refused: role, id, expiry, signature', async ({ redis, queueName }) => {
+  test('a session cookie changed in any part is refused: label, id, sign-in time, expiry, signature', async ({ redis, queueName }) => {
     const queue = new Queue({ redis, queue: queueName, kinds });
     const d = await startTestDashboard([queue], { credentials: { operatorToken: TOKENS.operator, viewerToken: TOKENS.viewer } });
     try {
       const viewer = await d.login(TOKENS.viewer);
-      const [role, id, expires, mac] = valueOf(viewer.cookie).split('.') as [string, string, string, string];
-      expect(role).toBe('viewer');
+      const [label, id, started, expires, mac] = valueOf(viewer.cookie).split('.') as [string, string, string, string, string];
+      expect(Buffer.from(label, 'base64url').toString()).toBe('viewer');
+      const operator = Buffer.from('operator').toString('base64url');
       const flip = (text: string): string => (text[0] === 'A' ? 'B' : 'A') + text.slice(1);
       const forged = [
-        `operator.${id}.${expires}.${mac}`,
-        `viewer.${flip(id)}.${expires}.${mac}`,
-        `viewer.${id}.${Number(expires) + 86_400_000}.${mac}`,
-        `viewer.${id}.${expires}.${flip(mac)}`,
-        `viewer.${id}.${expires}.${mac}x`,
-        `viewer.${id}.${expires}`,
+        `${operator}.${id}.${started}.${expires}.${mac}`,
+        `${label}.${flip(id)}.${started}.${expires}.${mac}`,
+        `${label}.${id}.${Number(started) + 86_400_000}.${expires}.${mac}`,
+        `${label}.${id}.${started}.${Number(expires) + 86_400_000}.${mac}`,
+        `${label}.${id}.${started}.${expires}.${flip(mac)}`,
+        `${label}.${id}.${started}.${expires}.${mac}x`,
+        `${label}.${id}.${started}.${expires}`,
+        `viewer.${id}.${expires}.${mac}`,
         'nonsense',
       ];
       for (const value of forged) {
