@@ -1,5 +1,5 @@
 import { hostname, userInfo } from 'node:os';
-import type { AuditEntry, AuditRecord, AuditTarget, RedisClient } from '@jobs/core';
+import type { AuditEntry, AuditRecord, AuditTarget, Queue, RedisClient } from '@jobs/core';
 import { renderTable } from '../table.ts';
 import type { AdminCommand } from './admin-program.ts';
 import type { AdminResult } from './run-admin.ts';
@@ -78,16 +78,24 @@ export function cliAuditRecord(command: AdminCommand, result: AdminResult, label
   }
 }
 
+/** The queue whose trail an acting command is recorded in, opened before it runs (a purge deletes a partitioned queue's partition count); undefined for commands that only read. */
+export async function trailFor(command: AdminCommand, client: RedisClient): Promise<Queue<unknown> | undefined> {
+  if (!ACTING.has(command.name) || !('queue' in command) || command.queue === undefined) return undefined;
+  return openNamed(client, command.queue);
+}
+
+const ACTING: ReadonlySet<string> = new Set(['retry', 'retry-all', 'cancel', 'purge', 'pause', 'resume']);
+
 /**
  * Records an acting command in its queue's audit trail (after it ran, so a purge's entry
  * outlives the purge). A trail that cannot be written is said on stderr; the command's result stands.
  */
-export async function recordCliAction(command: AdminCommand, result: AdminResult, client: RedisClient): Promise<void> {
+export async function recordCliAction(command: AdminCommand, result: AdminResult, trail: Queue<unknown>): Promise<void> {
   const record = cliAuditRecord(command, result, cliLabel());
-  if (!record || !('queue' in command) || command.queue === undefined) return;
+  if (!record) return;
   try {
-    await (await openNamed(client, command.queue)).recordAudit(record);
+    await trail.recordAudit(record);
   } catch {
-    process.stderr.write(`jobsctl: warning: could not record this ${command.name} in the audit trail of ${command.queue}\n`);
+    process.stderr.write(`jobsctl: warning: could not record this ${command.name} in the audit trail of ${trail.name}\n`);
   }
 }

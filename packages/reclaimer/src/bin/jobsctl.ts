@@ -11,7 +11,7 @@ import { exportFailed } from '../admin/export-failed.ts';
 import { followEvents } from '../admin/event-lines.ts';
 import { partitionQueues } from '../admin/partition-queues.ts';
 import { aclResult, openNamed, runAdminCommand, type AdminResult } from '../admin/run-admin.ts';
-import { recordCliAction } from '../admin/run-audit.ts';
+import { recordCliAction, trailFor } from '../admin/run-audit.ts';
 import { discoverQueues, queueExists } from '../discover-queues.ts';
 
 const COMMAND_TIMEOUT_MS = 5_000;
@@ -83,9 +83,10 @@ async function main(): Promise<number> {
       return 1;
     }
     if (command.name === 'export-failed') return print(await runExport(command, client));
-    const result = await runAdminCommand(command, client);
     // The acting commands go in their queue's audit trail, as the dashboard's actions do.
-    await recordCliAction(command, result, client);
+    const trail = await trailFor(command, client);
+    const result = await runAdminCommand(command, client);
+    if (trail) await recordCliAction(command, result, trail);
     return print(result);
   } catch (error) {
     process.stderr.write(`jobsctl: ${describeFailure(error, where, connectionError(), COMMAND_TIMEOUT_MS)}\n`);
