@@ -15,7 +15,7 @@ export interface AuditContext {
 /** An action as the trail records it: by whom, what, on which queue and target. */
 export interface AuditedAction {
   readonly queue: string;
-  /** The route's action; a body's own `action` (a bulk action's) is appended: `bulk:retry`. */
+  /** The route's action; a bulk one's is `bulk:<action>` (`bulk:retry`). */
   readonly action: string;
   readonly who: DashboardCaller;
   readonly target: AuditTarget;
@@ -37,9 +37,9 @@ export function auditTargetOf(id: string | undefined, body: Record<string, unkno
   };
 }
 
-/** The action's name in the trail: the route's, with a body's own `action` (a bulk action's) after a colon. */
+/** The action's name in the trail: the route's, and for `bulk` the action it applies after a colon (`bulk:retry`). */
 export function auditActionOf(action: string, body: Record<string, unknown>): string {
-  return typeof body.action === 'string' && /^[a-z-]{1,32}$/.test(body.action) ? `${action}:${body.action}` : action;
+  return action === 'bulk' && typeof body.action === 'string' && /^[a-z-]{1,32}$/.test(body.action) ? `${action}:${body.action}` : action;
 }
 
 /** The error code an action failed with, as the trail records it. */

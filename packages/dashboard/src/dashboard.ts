@@ -144,7 +144,8 @@ export function createDashboard(options: DashboardOptions): Dashboard {
     ttlMs: assertWholeNumber('sessionTtlMs', options.sessionTtlMs ?? 12 * 3_600_000, 1_000, 30 * 86_400_000),
     maxAgeMs: assertWholeNumber('sessionMaxAgeMs', options.sessionMaxAgeMs ?? 12 * 3_600_000, 1_000, 30 * 86_400_000),
     credentials,
-    builtIn: authenticated && !hook ? [] : [{ label: noLoginLabel, role: hook ? 'viewer' : 'operator', token: '' }],
+    // Sessions without a token: the operator of a dashboard without login, or a hooked one's CSRF-only session.
+    builtIn: hook || !loginRequired ? [{ label: noLoginLabel, role: hook ? 'viewer' : 'operator', token: '' }] : [],
     ...(credentials.sessionSecret !== undefined && { secret: credentials.sessionSecret }),
   });
   const history = new RateHistory();

@@ -1,6 +1,7 @@
 import { defineKinds, Queue, type RedisClient } from '@jobs/core';
 import { redisTest as test } from '@jobs/testing';
-import { describe, expect } from 'vitest';
+import { describe, expect, test as plainTest } from 'vitest';
+import { auditActionOf, auditTargetOf } from '../src/audit-trail.ts';
 import type { DashboardToken } from '../src/index.ts';
 import { startTestDashboard, type TestDashboard } from './dashboard-client.ts';
 
@@ -124,5 +125,16 @@ describe('the audit trail', () => {
       expect(logged).toContain('dashboard could not record an action in the audit trail');
     });
     await redis.del(queue.keys.audit);
+  });
+
+  plainTest('every action gets its trail entry from its path and body alike: the id, kind, filter and first 20 ids, and bulk:<action>', () => {
+    const ids = Array.from({ length: 25 }, (_, n) => `job-${n}`);
+    expect(auditTargetOf(undefined, { action: 'retry', ids, filter: { state: 'failed', kind: 'email' }, expected: 25 })).toEqual({ filter: { state: 'failed', kind: 'email' }, ids: ids.slice(0, 20) });
+    expect(auditTargetOf('job-1', { priority: 5 })).toEqual({ id: 'job-1' });
+    expect(auditTargetOf(undefined, { kind: 'email', ids: 'not a list', filter: 'not an object' })).toEqual({ kind: 'email' });
+    expect(auditActionOf('bulk', { action: 'priority' })).toBe('bulk:priority');
+    expect(auditActionOf('bulk', { action: 'Not An Action!' })).toBe('bulk');
+    // Only bulk names a sub-action: another route's body cannot rename what it did.
+    expect(auditActionOf('purge', { action: 'nothing' })).toBe('purge');
   });
 });
