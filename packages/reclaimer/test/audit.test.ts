@@ -1,5 +1,8 @@
 import { defineKinds, Queue } from '@jobs/core';
+import { startRedisServer } from '@jobs/dev-redis';
 import { redisTest as test } from '@jobs/testing';
+import { Redis } from 'ioredis';
+import { jobsAclRules } from '../src/acl.ts';
 import { describe, expect, test as plainTest } from 'vitest';
 import { cliLabel } from '../src/admin/run-audit.ts';
 import { assertDaemonDashboard } from '../src/dashboard/daemon-dashboard.ts';
@@ -68,5 +71,24 @@ describe('the audit trail in jobsctl', () => {
   plainTest('a malformed JOBS_DASHBOARD_TOKENS is a usage error that names the variable', () => {
     expect(() => assertDaemonDashboard('127.0.0.1', { JOBS_DASHBOARD_TOKENS: 'alice:root:alice-token-0123456789' })).toThrow(/JOBS_DASHBOARD_TOKENS/);
     expect(() => assertDaemonDashboard('127.0.0.1', { JOBS_DASHBOARD_TOKENS: 'alice:operator:short' })).toThrow(/JOBS_DASHBOARD_TOKENS entry 1/);
+  });
+
+  plainTest("a tenant's ACL user (jobsctl acl) writes and reads its queue's audit trail, a partitioned queue's included", async () => {
+    const server = await startRedisServer({ name: 'acl-audit' });
+    const admin = new Redis(server.url);
+    try {
+      await admin.acl('SETUSER', 'orders-app', 'on', '>pw', ...jobsAclRules(['orders', 'billing'], { partitions: 2 }));
+      const url = server.url.replace('redis://', 'redis://orders-app:pw@');
+      const queue = new Queue({ redis: url, queue: 'orders', kinds, partitions: 2 });
+      await queue.recordAudit({ role: 'operator', label: 'alice', action: 'pause', count: 1 });
+      expect((await queue.auditTrail()).entries).toMatchObject([{ who: { label: 'alice' }, action: 'pause' }]);
+      // The same rules without XREVRANGE cannot read it: the rule is what lets the dashboard show the trail.
+      await admin.acl('SETUSER', 'orders-app', '-xrevrange');
+      expect(await queue.auditTrail().catch((error: unknown) => error)).toMatchObject({ code: 'JOBS_REDIS_NOPERM' });
+      await queue.close();
+    } finally {
+      admin.disconnect();
+      await server.stop();
+    }
   });
 });
