@@ -14,18 +14,19 @@ describe('audit trail', () => {
     const before = await redisNow(redis, queue.keys.audit);
     for (let n = 0; n < 5; n += 1) await queue.recordAudit({ role: 'operator', label: `alice-${n}`, action: 'retry', target: { id: `job-${n}` }, count: 1 });
     await queue.recordAudit({ role: 'cli', label: 'ops@box-1', action: 'purge', count: 1, error: 'conflict' });
+    await queue.recordAudit({ role: 'operator', label: 'José 李', action: 'pause', count: 1 });
     const after = await redisNow(redis, queue.keys.audit);
-    const first = await queue.auditTrail({ limit: 4 });
-    expect(first.entries.map((entry) => entry.who.label)).toEqual(['ops@box-1', 'alice-4', 'alice-3', 'alice-2']);
-    expect(first.entries[0]).toMatchObject({ who: { role: 'cli', label: 'ops@box-1' }, action: 'purge', target: {}, count: 1, error: 'conflict' });
-    expect(first.entries[1]).toMatchObject({ action: 'retry', target: { id: 'job-4' }, count: 1 });
-    expect(first.entries[1]).not.toHaveProperty('error');
+    const first = await queue.auditTrail({ limit: 5 });
+    expect(first.entries.map((entry) => entry.who.label)).toEqual(['José 李', 'ops@box-1', 'alice-4', 'alice-3', 'alice-2']);
+    expect(first.entries[1]).toMatchObject({ who: { role: 'cli', label: 'ops@box-1' }, action: 'purge', target: {}, count: 1, error: 'conflict' });
+    expect(first.entries[2]).toMatchObject({ action: 'retry', target: { id: 'job-4' }, count: 1 });
+    expect(first.entries[2]).not.toHaveProperty('error');
     for (const entry of first.entries) {
       expect(entry.atMs).toBeGreaterThanOrEqual(before);
       expect(entry.atMs).toBeLessThanOrEqual(after);
     }
-    expect(first.next).toBe(first.entries[3]?.id);
-    const second = await queue.auditTrail({ limit: 4, before: first.next as string });
+    expect(first.next).toBe(first.entries[4]?.id);
+    const second = await queue.auditTrail({ limit: 5, before: first.next as string });
     expect(second.entries.map((entry) => entry.who.label)).toEqual(['alice-1', 'alice-0']);
     expect(second.next).toBeNull();
     await queue.close();
@@ -80,6 +81,7 @@ describe('audit trail', () => {
       ['role', { ...good, role: '' }],
       ['label', { ...good, label: 'x'.repeat(65) }],
       ['label', { ...good, label: 'tab\there' }],
+      ['label', { ...good, label: 'right-to-left \u202e override' }],
       ['action', { ...good, action: 'no spaces' }],
       ['count', { ...good, count: -1 }],
       ['count', { ...good, count: 1.5 }],

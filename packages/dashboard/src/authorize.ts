@@ -14,7 +14,7 @@ export interface DashboardCaller {
 export interface DashboardAccess {
   /** `read` for every API read (the session, the overview, lists, a job, the audit trail); else the action: `retry`, `cancel`, `purge`, `pause`, `bulk`... */
   readonly action: string;
-  /** The queue acted on (actions only). */
+  /** The queue acted on or read (absent for the session and the overview, which are every queue's). */
   readonly queue?: string;
   /** The job acted on, for a per-job action. */
   readonly id?: string;

@@ -1,5 +1,5 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { InvalidArgumentError } from '@jobs/core';
+import { AUDIT_LABEL_PATTERN, InvalidArgumentError } from '@jobs/core';
 import { assertOptionKeys, type OptionKeys } from '@jobs/core/internal';
 import { MIN_SESSION_SECRET_LENGTH } from './sessions.ts';
 
@@ -11,7 +11,7 @@ export interface DashboardToken {
   /** At least 16 characters. */
   readonly token: string;
   readonly role: DashboardRole;
-  /** Who holds it (`alice`, `ci-bot`): 1-64 printable ASCII characters, no space at either end; unique. */
+  /** Who holds it (`alice`, `ci-bot`, `José`): 1-64 characters, no control characters, no space at either end; unique. */
   readonly label: string;
 }
 
@@ -44,8 +44,8 @@ export const DASHBOARD_TOKEN_ENV = { operator: 'JOBS_DASHBOARD_TOKEN', viewer: '
 /** The shortest token accepted: a guessable token is worse than none, since it looks safe. */
 export const MIN_TOKEN_LENGTH = 16;
 
-/** A label: 1-64 printable ASCII characters, no space at either end. */
-export const LABEL_PATTERN = /^[\x21-\x7e](?:[\x20-\x7e]{0,62}[\x21-\x7e])?$/;
+/** A label: 1-64 characters, no control characters, no space at either end (core's rule for the audit trail's labels). */
+export const LABEL_PATTERN = AUDIT_LABEL_PATTERN;
 
 const ROLES: readonly string[] = ['operator', 'viewer'];
 const CREDENTIAL_KEYS: OptionKeys<DashboardCredentials> = { operatorToken: true, viewerToken: true, tokens: true, sessionSecret: true };
@@ -76,7 +76,7 @@ export function assertCredentials(credentials: DashboardCredentials): void {
     assertOptionKeys<DashboardToken>(field, entry, TOKEN_KEYS);
     if (typeof entry.token !== 'string' || entry.token.length < MIN_TOKEN_LENGTH) throw new InvalidArgumentError(`${field}.token`, `a dashboard token needs at least ${MIN_TOKEN_LENGTH} characters`);
     if (!ROLES.includes(entry.role)) throw new InvalidArgumentError(`${field}.role`, 'expected operator or viewer');
-    if (typeof entry.label !== 'string' || !LABEL_PATTERN.test(entry.label)) throw new InvalidArgumentError(`${field}.label`, 'expected 1-64 printable ASCII characters, no space at either end');
+    if (typeof entry.label !== 'string' || !LABEL_PATTERN.test(entry.label)) throw new InvalidArgumentError(`${field}.label`, 'expected 1-64 characters, no control characters, no space at either end');
   });
   if (credentials.sessionSecret !== undefined && (typeof credentials.sessionSecret !== 'string' || credentials.sessionSecret.length < MIN_SESSION_SECRET_LENGTH)) {
     throw new InvalidArgumentError('sessionSecret', `a dashboard session secret needs at least ${MIN_SESSION_SECRET_LENGTH} characters`);

@@ -6,7 +6,7 @@ import { ASSETS } from './assets.generated.ts';
 import { accessCheck, HOOK_SESSION_LABEL, type DashboardAuthorize } from './authorize.ts';
 import { assertCredentials, requiresLogin, tokenFor, type DashboardCredentials } from './credentials.ts';
 import { capabilitiesOf, type DashboardDataSource } from './data-source.ts';
-import { HttpError, readBody, redirect, sendAsset, sendError, sendJson } from './http-io.ts';
+import { decodePathPart, HttpError, readBody, redirect, sendAsset, sendError, sendJson } from './http-io.ts';
 import { jobQueueSource, type DashboardQueue } from './job-queue-source.ts';
 import { RateHistory } from './rate-history.ts';
 import { csrfMatches, hostAllowed, isLoopbackHost, isLoopbackPeer, originProblem } from './request-checks.ts';
@@ -239,7 +239,9 @@ export function createDashboard(options: DashboardOptions): Dashboard {
       return;
     }
     const check = accessCheck({ hook, request, session, log });
-    const reader = method === 'GET' ? await check({ action: 'read' }) : undefined;
+    // A read names its queue when its path does: a hook may give each team its own queues.
+    const readQueue = /^\/api\/queues\/([^/]+)\//.exec(path);
+    const reader = method === 'GET' ? await check({ action: 'read', ...(readQueue && { queue: decodePathPart(readQueue[1] as string, 'queue') }) }) : undefined;
     if (path === '/api/session' && reader) {
       sendJson(
         response,

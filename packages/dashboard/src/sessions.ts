@@ -21,8 +21,8 @@ export interface DashboardSession {
 /** The most signed-out sessions remembered per label; one user's sign-outs never push out another's. */
 const REVOKED_PER_LABEL = 10_000;
 
-// label (base64url of up to 64 characters).id.started.expires.mac
-const COOKIE_VALUE = /^([A-Za-z0-9_-]{0,86})\.([A-Za-z0-9_-]{22})\.(\d{1,16})\.(\d{1,16})\.([A-Za-z0-9_-]{43})$/;
+// label (base64url of its UTF-8: up to 64 characters of up to 4 bytes).id.started.expires.mac
+const COOKIE_VALUE = /^([A-Za-z0-9_-]{0,342})\.([A-Za-z0-9_-]{22})\.(\d{1,16})\.(\d{1,16})\.([A-Za-z0-9_-]{43})$/;
 
 /** The shortest session secret accepted (as for tokens: a guessable one only looks safe). */
 export const MIN_SESSION_SECRET_LENGTH = 32;

@@ -11,8 +11,9 @@ const LABELLED: readonly DashboardToken[] = [
   { token: 'alice-token-0123456789', role: 'operator', label: 'alice' },
   { token: 'bob-token-0123456789ab', role: 'operator', label: 'bob (on call)' },
   { token: 'carol-token-0123456789', role: 'viewer', label: 'carol' },
+  { token: 'jose-token-0123456789a', role: 'operator', label: 'José Müller 李' },
 ];
-const [ALICE, BOB, CAROL] = LABELLED.map((entry) => entry.token) as [string, string, string];
+const [ALICE, BOB, CAROL, JOSE] = LABELLED.map((entry) => entry.token) as [string, string, string, string];
 
 function openQueue(redis: RedisClient, queueName: string) {
   return new Queue({ redis, queue: queueName, kinds });
@@ -63,12 +64,16 @@ describe('the audit trail', () => {
       expect(conflict.status).toBe(409);
       // Refused by role: not recorded (a viewer could otherwise push the operators' entries out).
       expect((await d.call('POST', `api/queues/${queueName}/resume`, { session: carol })).status).toBe(403);
+      // A label in any script: signed into the cookie and recorded as given.
+      const jose = await d.login(JOSE);
+      expect((await d.call('POST', `api/queues/${queueName}/resume`, { session: jose, body: { kind: 'email' } })).status).toBe(200);
       const after = await redisNow(redis, queue.keys.audit);
       const trail = await d.call('GET', `api/queues/${queueName}/audit`, { session: carol });
       expect(trail.status).toBe(200);
       expect(trail.body.queue).toBe(queueName);
       expect(trail.body.next).toBeNull();
       expect(trail.body.entries.map(({ id: _id, atMs: _at, ...rest }: Record<string, unknown>) => rest)).toEqual([
+        { who: { role: 'operator', label: 'José Müller 李' }, action: 'resume', queue: queueName, target: { kind: 'email' }, count: 1 },
         { who: { role: 'operator', label: 'alice' }, action: 'retry', queue: queueName, target: { id: failedB }, count: 0, error: 'conflict' },
         { who: { role: 'operator', label: 'bob (on call)' }, action: 'pause', queue: queueName, target: { kind: 'email' }, count: 1 },
         { who: { role: 'operator', label: 'bob (on call)' }, action: 'redrive-failed', queue: queueName, target: {}, count: 2 },

@@ -65,6 +65,7 @@ describe('the authorize hook', () => {
       expect(vic.status).toBe(403);
       expect(vic.body.error.code).toBe('read_only');
       expect((await d.call('GET', `api/queues/${queueName}/audit`, { session: olga, headers: { 'x-sso-user': 'vic@corp' } })).status).toBe(200);
+      expect(asked.at(-1)).toEqual({ action: 'read', queue: queueName });
       expect((await queue.stats()).pausedKinds).toEqual(['email']);
       expect((await queue.auditTrail()).entries.map((entry) => ({ who: entry.who, action: entry.action, target: entry.target }))).toEqual([
         { who: { role: 'operator', label: 'olga@corp' }, action: 'pause', target: { kind: 'email' } },

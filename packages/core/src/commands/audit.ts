@@ -28,7 +28,7 @@ export interface AuditTarget {
 export interface AuditRecord {
   /** Who acted: the role (`operator`, `viewer`, `cli`, or one a dashboard's `authorize` hook gave): 1-32 printable characters. */
   readonly role: string;
-  /** Which of that role's users: a token's label, an SSO user, `user@host`: 1-64 printable characters. */
+  /** Which of that role's users: a token's label, an SSO user, `user@host`: see {@link AUDIT_LABEL_PATTERN}. */
   readonly label: string;
   /** What was done: `retry`, `purge`, `bulk:cancel`...: 1-64 letters, digits and `. _ : -`. */
   readonly action: string;
@@ -61,6 +61,13 @@ export interface AuditPage {
   readonly next: string | null;
 }
 
+/**
+ * A label (who acted): 1-64 characters, none a control, format or line-separator character, no
+ * white space at either end. Names in any script pass (`José`, `李雷`); what would hide or
+ * rewrite text on a page or a terminal does not.
+ */
+export const AUDIT_LABEL_PATTERN = /^[^\p{C}\p{Zl}\p{Zp}\s](?:[^\p{C}\p{Zl}\p{Zp}]{0,62}[^\p{C}\p{Zl}\p{Zp}\s])?$/u;
+
 const ACTION = /^[A-Za-z0-9._:-]{1,64}$/;
 const STREAM_ID = /^\d{1,16}-\d{1,16}$/;
 
@@ -86,7 +93,7 @@ function targetText(target: AuditTarget): string {
 function assertRecord(record: AuditRecord): void {
   if (typeof record !== 'object' || record === null) throw new InvalidArgumentError('record', 'expected an object');
   assertPrintable('role', record.role, 32);
-  assertPrintable('label', record.label, 64);
+  if (typeof record.label !== 'string' || !AUDIT_LABEL_PATTERN.test(record.label)) throw new InvalidArgumentError('label', 'expected 1 to 64 characters, no control characters, no space at either end');
   if (typeof record.action !== 'string' || !ACTION.test(record.action)) throw new InvalidArgumentError('action', "expected 1 to 64 letters, digits, '.', '_', ':' or '-'");
   if (record.queue !== undefined) assertPrintable('queue', record.queue, 128);
   if (record.target !== undefined && (typeof record.target !== 'object' || record.target === null || Array.isArray(record.target))) throw new InvalidArgumentError('target', 'expected an object');
