@@ -14,6 +14,8 @@ export type { PartitionedEnqueueRequest } from './commands/enqueue.ts';
 export { JobQueue, PartitionedQueue } from './deprecated-queues.ts';
 export type { JobQueueOptions, PartitionedQueueOptions } from './deprecated-queues.ts';
 export { partitionOfKey } from './partitions.ts';
+export { AUDIT_LABEL_PATTERN, AUDIT_MAX_ENTRIES, AUDIT_PAGE_MAX, AUDIT_TARGET_MAX_CHARS } from './commands/audit.ts';
+export type { AuditEntry, AuditPage, AuditRecord, AuditTarget } from './commands/audit.ts';
 export type { CancelOutcome } from './commands/cancel.ts';
 export type { ChangePriorityOutcome } from './commands/change-priority.ts';
 export type { PauseOptions } from './commands/pause.ts';

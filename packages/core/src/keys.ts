@@ -41,6 +41,7 @@ import { InvalidArgumentError } from './errors.ts';
  * | `queue:{NAME}:groups` | sorted set: groups with jobs waiting, scored by when their next turn may be taken | ours |
  * | `queue:{NAME}:group:<g>` | list: waiting jobs of group `g` (behind its carrier in pending) | ours |
  * | `queue:{NAME}:workers` | sorted set: the worker registry, worker id scored by the time (ms, Redis clock) until which it counts as alive (a member below now is dead); capped, expires with its last member | ours |
+ * | `queue:{NAME}:audit` | stream: the audit trail, one entry per dashboard or `jobsctl` action (who, what, how many jobs), capped; a purge keeps it | ours |
  * | `queue:{NAME}:worker:<id>` | hash: worker `id`'s last heartbeat (host, pid, version, kinds, concurrency, running jobs, started, last seen), expiring at the same time | ours |
  * | `queue:{NAME}:metrics:<kind>` | string of fixed size: kind `kind`'s metrics history, a ring of minutes and a ring of hours (scripts/lib/metrics.lua), expiring 14 days after its last write | ours |
  * | `queue:{NAME}:metrics-kinds` | sorted set: the kinds with a metrics history, scored by their last write (ms, Redis clock); capped | ours |
@@ -132,6 +133,8 @@ export interface QueueKeys {
   group(group: string): string;
   /** The worker registry: worker id scored by the time (ms, Redis clock) until which it counts as alive. */
   readonly workers: string;
+  /** The audit trail: a capped stream of who did what to the queue (a partitioned queue keeps it in partition 0). */
+  readonly audit: string;
   /** `queue:{NAME}:worker:`, to which a worker id is appended. */
   readonly workerPrefix: string;
   /** The hash of worker `id`'s last heartbeat. */
@@ -277,6 +280,7 @@ export function queueKeys(name: string): QueueKeys {
     groups: `${prefix}${ADMISSION_KEY_SUFFIXES.groups}`,
     group: (group: string) => `${prefix}${ADMISSION_KEY_SUFFIXES.group}${group}`,
     workers: `${prefix}${WORKER_KEY_SUFFIXES.workers}`,
+    audit: `${prefix}audit`,
     workerPrefix: `${prefix}${WORKER_KEY_SUFFIXES.worker}`,
     worker: (id: string) => `${prefix}${WORKER_KEY_SUFFIXES.worker}${id}`,
     metricsKinds: `${prefix}${METRICS_KEY_SUFFIXES.metricsKinds}`,

@@ -1,3 +1,4 @@
+import { readAudit, type AuditPage } from './commands/audit.ts';
 import type { ChildResult } from './commands/flow.ts';
 import { readHistory, type HistoryOptions, type QueueHistory } from './commands/history.ts';
 import { limits } from './commands/limits.ts';
@@ -177,6 +178,15 @@ export abstract class QueueReads<P> {
    */
   workers(): Promise<WorkerInfo[]> {
     return readWorkers((this.partitions[0] as Partition<P>).ctx);
+  }
+
+  /**
+   * A page of the queue's audit trail (who did what, when, to how many jobs: see
+   * {@link Queue.recordAudit}), newest first: `limit` entries (default 50, at most 1000) before
+   * the entry id `before` (a page's `next`), in one read of partition 0's stream.
+   */
+  auditTrail(options: { limit?: number; before?: string } = {}): Promise<AuditPage> {
+    return readAudit((this.partitions[0] as Partition<P>).ctx, options);
   }
 
   /** The queue's limits as stored in Redis, and the kinds a handler's pushback holds back (until when). */

@@ -1,3 +1,4 @@
+import { recordAudit, type AuditEntry, type AuditRecord } from './commands/audit.ts';
 import { cancel, type CancelOutcome } from './commands/cancel.ts';
 import { changePriority, type ChangePriorityOutcome } from './commands/change-priority.ts';
 import type { ClaimOptions } from './commands/claim.ts';
@@ -17,6 +18,7 @@ import type { ClaimedJob } from './job-record.ts';
 import type { KindName } from './kinds.ts';
 import type { QueueLimits } from './limits.ts';
 import type { PartitionedEnqueueOptions } from './partition-routing.ts';
+import type { Partition } from './partition.ts';
 import { QueueReads } from './queue-reads.ts';
 
 /**
@@ -209,7 +211,18 @@ export class Queue<P> extends QueueReads<P> {
     return tidyHistory((this.sole ?? this.routing.whole('tidyHistory')).ctx, batch);
   }
 
-  /** Deletes every key of the queue (lists, sets, counters, job hashes) and returns how many. Not atomic: stop its producers and workers first. */
+  /**
+   * Appends an entry to the queue's audit trail (partition 0's capped stream, kept by a purge):
+   * who acted (role and label), what, on which target, how many jobs it changed. The entry's
+   * time is the Redis clock's. The trail keeps its newest `maxEntries` (default 10000). Bad
+   * input throws `JOBS_INVALID_ARGUMENT`, writing nothing. The dashboard and `jobsctl` record
+   * their actions here.
+   */
+  recordAudit(record: AuditRecord, options: { maxEntries?: number } = {}): Promise<AuditEntry> {
+    return recordAudit((this.partitions[0] as Partition<P>).ctx, record, options);
+  }
+
+  /** Deletes every key of the queue (lists, sets, counters, job hashes) but its audit trail, and returns how many. Not atomic: stop its producers and workers first. */
   purge(): Promise<number> {
     return purge((this.sole ?? this.routing.whole('purge')).ctx);
   }

@@ -1,7 +1,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { isJobsError, JOB_ID_PATTERN, KIND_NAME_PATTERN, LIST_STATES, type JobRecord, type ListState, type Logger } from '@jobs/core';
 import { toJobsError } from '@jobs/core/internal';
-import type { DashboardRole } from './credentials.ts';
+import { auditActionOf, audited, auditRoute, auditTargetOf } from './audit-trail.ts';
+import type { AccessCheck, DashboardCaller } from './authorize.ts';
 import type { DashboardDataSource, ScheduleInfo, TimelineEntry } from './data-source.ts';
 import { historyAnswer, historyQuery } from './history-route.ts';
 import { decodePathPart, HttpError, readJsonBody, sendJson } from './http-io.ts';
@@ -19,6 +20,8 @@ export interface ApiContext {
   readonly scanLimit: number;
   readonly maxPageSize: number;
   readonly redriveLimit: number;
+  /** The most entries a queue's audit trail keeps. */
+  readonly auditMaxEntries: number;
   readonly log: Logger;
 }
 
@@ -170,11 +173,22 @@ async function overview(ctx: ApiContext): Promise<unknown> {
   return { queues };
 }
 
-/** Answers `GET` and `POST` under `/api/queues/...` and `/api/overview`; false when the path is not an API route. */
-export async function handleApi(ctx: ApiContext, request: IncomingMessage, response: ServerResponse, path: string, params: URLSearchParams, role: DashboardRole): Promise<boolean> {
+/**
+ * Answers `GET` and `POST` under `/api/queues/...` and `/api/overview`; false when the path is not
+ * an API route. Reads were let through by the caller; each action asks `check` (with its queue,
+ * id, kind and count) and is recorded in the queue's audit trail, whatever the action.
+ */
+export async function handleApi(ctx: ApiContext, request: IncomingMessage, response: ServerResponse, path: string, params: URLSearchParams, check: AccessCheck): Promise<boolean> {
   const method = request.method ?? 'GET';
   if (path === '/api/overview' && method === 'GET') {
     sendJson(response, 200, await overview(ctx));
+    return true;
+  }
+  const audit = /^\/api\/queues\/([^/]+)\/audit$/.exec(path);
+  if (audit && method === 'GET') {
+    const queue = decodePathPart(audit[1] as string, 'queue');
+    if (!(await ctx.source.queueNames()).includes(queue)) throw new HttpError(404, 'no_queue', `no queue ${JSON.stringify(queue)} on this dashboard`);
+    await auditRoute(ctx, response, queue, params);
     return true;
   }
   const match = /^\/api\/queues\/([^/]+)\/(jobs|jobs\/([^/]+)|jobs\/([^/]+)\/(retry|cancel|promote|priority|delete)|redrive-failed|purge|pause|resume|bulk|schedules|history)$/.exec(path);
@@ -208,13 +222,16 @@ export async function handleApi(ctx: ApiContext, request: IncomingMessage, respo
     return true;
   }
   if (method !== 'POST') throw new HttpError(405, 'method', `${action} takes a POST`);
-  if (role !== 'operator') throw new HttpError(403, 'read_only', 'a viewer cannot act on jobs or queues: sign in with the operator token');
+  const jobId = id === undefined ? undefined : decodePathPart(id, 'id');
   const body = await readJsonBody(request);
-  sendJson(response, 200, await act(ctx, queue, action, id === undefined ? undefined : decodePathPart(id, 'id'), body, role));
+  const target = auditTargetOf(jobId, body);
+  const expected = typeof body.expected === 'number' ? { count: body.expected } : {};
+  const who = await check({ action, queue, ...(target.id !== undefined && { id: target.id }), ...(target.kind !== undefined && { kind: target.kind }), ...expected });
+  sendJson(response, 200, await audited(ctx, { queue, action: auditActionOf(action, body), who, target }, () => act(ctx, queue, action, jobId, body, who)));
   return true;
 }
 
-async function act(ctx: ApiContext, queue: string, action: string, id: string | undefined, body: Record<string, unknown>, role: DashboardRole): Promise<unknown> {
+async function act(ctx: ApiContext, queue: string, action: string, id: string | undefined, body: Record<string, unknown>, who: DashboardCaller): Promise<unknown> {
   const { source, log } = ctx;
   switch (action) {
     case 'retry': {
@@ -248,6 +265,7 @@ async function act(ctx: ApiContext, queue: string, action: string, id: string | 
       const deletedKeys = await source.purge(queue);
       ctx.history.keepOnly([]);
       log.warn({ queue, action, deletedKeys }, 'dashboard action');
+      // count: the one queue purged (its jobs went with its keys, uncounted).
       return { queue, deletedKeys, count: 1 };
     }
     case 'pause':
@@ -258,7 +276,7 @@ async function act(ctx: ApiContext, queue: string, action: string, id: string | 
       if (kind !== undefined && (typeof kind !== 'string' || !KIND_NAME_PATTERN.test(kind))) {
         throw new HttpError(400, 'bad_body', 'kind must be a kind name: a letter, then up to 63 letters, digits, "_", "." or "-"');
       }
-      await run.call(source, queue, { ...(kind !== undefined && { kind }), ...(action === 'pause' && { by: `dashboard ${role}` }) });
+      await run.call(source, queue, { ...(kind !== undefined && { kind }), ...(action === 'pause' && { by: pausedBy(who) }) });
       log.info({ queue, ...(kind !== undefined && { kind }), action }, 'dashboard action');
       return { queue, ...(kind !== undefined && { kind }), paused: action === 'pause', count: 1 };
     }
@@ -277,6 +295,11 @@ async function act(ctx: ApiContext, queue: string, action: string, id: string | 
     }
   }
   throw new HttpError(404, 'not_found', 'no such action');
+}
+
+/** Who paused, as core keeps it (printable ASCII, at most 64 characters): the dashboard and the caller's label. */
+function pausedBy(who: DashboardCaller): string {
+  return `dashboard ${who.label}`.replace(/[^\x20-\x7e]/g, '?').slice(0, 64);
 }
 
 /** The answer for an error a route threw: typed errors say what was wrong, others are logged and kept vague. */

@@ -3,9 +3,10 @@ import { InvalidArgumentError, silentLogger, type Logger } from '@jobs/core';
 import { assertOptionKeys, assertWholeNumber, type OptionKeys } from '@jobs/core/internal';
 import { handleApi, httpErrorOf, type ApiContext } from './api-routes.ts';
 import { ASSETS } from './assets.generated.ts';
-import { assertCredentials, requiresLogin, roleForToken, type DashboardCredentials } from './credentials.ts';
+import { accessCheck, HOOK_SESSION_LABEL, type DashboardAuthorize } from './authorize.ts';
+import { assertCredentials, requiresLogin, tokenFor, type DashboardCredentials } from './credentials.ts';
 import { capabilitiesOf, type DashboardDataSource } from './data-source.ts';
-import { HttpError, readBody, redirect, sendAsset, sendError, sendJson } from './http-io.ts';
+import { decodePathPart, HttpError, readBody, redirect, sendAsset, sendError, sendJson } from './http-io.ts';
 import { jobQueueSource, type DashboardQueue } from './job-queue-source.ts';
 import { RateHistory } from './rate-history.ts';
 import { csrfMatches, hostAllowed, isLoopbackHost, isLoopbackPeer, originProblem } from './request-checks.ts';
@@ -17,8 +18,16 @@ export interface DashboardOptions {
   queues?: readonly DashboardQueue[] | (() => readonly DashboardQueue[]);
   /** Where to read and act instead of `queues`; its optional members light up pause, timelines... */
   source?: DashboardDataSource;
-  /** The tokens that open it. None: no login, everyone is an operator, and it listens on and answers loopback only. */
+  /** The tokens that open it. None (and no `authorize`): no login, everyone is an operator, and it listens on and answers loopback only. */
   credentials?: DashboardCredentials;
+  /**
+   * Your own check of every API request (an SSO proxy's headers, say): it names the caller (role
+   * and label, recorded in the audit trail) or refuses. It counts as a login: the dashboard then
+   * answers and listens beyond loopback. Tokens, when given too, still sign in, and the hook is
+   * told of the token session a request carries; it decides all the same. CSRF and Origin checks
+   * still apply to every action.
+   */
+  authorize?: DashboardAuthorize;
   /** The page's default time between polls; the operator can change it on the page. Default 5000 ms. */
   pollIntervalMs?: number;
   /** Most ids a filtered list (kind, payload field) reads per request. Default 1000. */
@@ -35,6 +44,10 @@ export interface DashboardOptions {
   trustedOrigins?: readonly string[];
   /** Idle time after which a session ends (its signed cookie expires). Default 12 h. */
   sessionTtlMs?: number;
+  /** The longest a session lasts after its sign-in, however often it is renewed. Default 12 h. */
+  sessionMaxAgeMs?: number;
+  /** The most entries each queue's audit trail keeps (older ones are trimmed). Default 10000. */
+  auditMaxEntries?: number;
   /** How often `listen()` samples rates in the background. Default 5000 ms; 0: only while polled. */
   sampleIntervalMs?: number;
   /** Structured logs (actions, failures); tokens and cookies are never logged. Default: silent. */
@@ -46,6 +59,7 @@ const DASHBOARD_OPTION_KEYS: OptionKeys<DashboardOptions> = {
   queues: true,
   source: true,
   credentials: true,
+  authorize: true,
   pollIntervalMs: true,
   scanLimit: true,
   maxPageSize: true,
@@ -54,6 +68,8 @@ const DASHBOARD_OPTION_KEYS: OptionKeys<DashboardOptions> = {
   allowedHosts: true,
   trustedOrigins: true,
   sessionTtlMs: true,
+  sessionMaxAgeMs: true,
+  auditMaxEntries: true,
   sampleIntervalMs: true,
   logger: true,
 };
@@ -114,6 +130,11 @@ export function createDashboard(options: DashboardOptions): Dashboard {
   const credentials = options.credentials ?? {};
   assertCredentials(credentials);
   const loginRequired = requiresLogin(credentials);
+  const hook = options.authorize;
+  if (hook !== undefined && typeof hook !== 'function') throw new InvalidArgumentError('authorize', 'expected a function (request, access) => { allow, role, label }');
+  // A hook is a login too: the loopback-only rules are for a dashboard that has neither.
+  const authenticated = loginRequired || hook !== undefined;
+  const noLoginLabel = hook ? HOOK_SESSION_LABEL : 'loopback';
   const basePath = normalizeBasePath(options.basePath);
   const cookiePath = basePath || '/';
   const log = options.logger ?? silentLogger;
@@ -121,7 +142,10 @@ export function createDashboard(options: DashboardOptions): Dashboard {
   const sampleIntervalMs = assertWholeNumber('sampleIntervalMs', options.sampleIntervalMs ?? 5_000, 0, 3_600_000);
   const sessions = new SessionSigner({
     ttlMs: assertWholeNumber('sessionTtlMs', options.sessionTtlMs ?? 12 * 3_600_000, 1_000, 30 * 86_400_000),
+    maxAgeMs: assertWholeNumber('sessionMaxAgeMs', options.sessionMaxAgeMs ?? 12 * 3_600_000, 1_000, 30 * 86_400_000),
     credentials,
+    // Sessions without a token: the operator of a dashboard without login, or a hooked one's CSRF-only session.
+    builtIn: hook || !loginRequired ? [{ label: noLoginLabel, role: hook ? 'viewer' : 'operator', token: '' }] : [],
     ...(credentials.sessionSecret !== undefined && { secret: credentials.sessionSecret }),
   });
   const history = new RateHistory();
@@ -133,6 +157,7 @@ export function createDashboard(options: DashboardOptions): Dashboard {
     scanLimit: assertWholeNumber('scanLimit', options.scanLimit ?? 1_000, 1, 100_000),
     maxPageSize: assertWholeNumber('maxPageSize', options.maxPageSize ?? 100, 1, 1_000),
     redriveLimit: assertWholeNumber('redriveLimit', options.redriveLimit ?? 100_000, 1, 10_000_000),
+    auditMaxEntries: assertWholeNumber('auditMaxEntries', options.auditMaxEntries ?? 10_000, 1, 1_000_000),
     log,
   };
   const capabilities = capabilitiesOf(source);
@@ -141,11 +166,12 @@ export function createDashboard(options: DashboardOptions): Dashboard {
 
   /**
    * The request's session, its cookie renewed (at most once a minute) on the answer; without a
-   * login, a new operator session for a browser that has none.
+   * login, a new operator session for a browser that has none; with a hook, a session that
+   * carries the browser's CSRF token alone (the hook says who it is).
    */
   const sessionOf = (request: IncomingMessage, response: ServerResponse): DashboardSession | undefined => {
     const session = sessions.fromRequest(request);
-    const issued = session ? sessions.renewed(session) : loginRequired ? undefined : sessions.create('operator');
+    const issued = session ? sessions.renewed(session) : loginRequired && !hook ? undefined : sessions.create(noLoginLabel);
     if (issued) response.setHeader('set-cookie', sessions.cookie(issued, cookiePath, secureCookie(request)));
     return issued ?? session;
   };
@@ -159,14 +185,14 @@ export function createDashboard(options: DashboardOptions): Dashboard {
     const problem = originProblem(request, trustedOrigins);
     if (problem) throw new HttpError(403, 'origin', `refused: ${problem}`);
     const form = new URLSearchParams(await readBody(request));
-    const role = roleForToken(credentials, form.get('token') ?? '');
-    if (!role) {
+    const token = tokenFor(credentials, form.get('token') ?? '');
+    if (!token) {
       log.warn({ remote: request.socket.remoteAddress }, 'dashboard login refused');
       loginPage(response, true);
       return;
     }
-    const session = sessions.create(role);
-    log.info({ role, remote: request.socket.remoteAddress }, 'dashboard login');
+    const session = sessions.create(token.label);
+    log.info({ role: token.role, label: token.label, remote: request.socket.remoteAddress }, 'dashboard login');
     redirect(response, `${basePath}/`, { 'set-cookie': sessions.cookie(session, cookiePath, secureCookie(request)) });
   };
 
@@ -179,8 +205,8 @@ export function createDashboard(options: DashboardOptions): Dashboard {
     }
     const path = url.pathname.slice(basePath.length);
     const method = request.method ?? 'GET';
-    if (!loginRequired && !isLoopbackPeer(request.socket.remoteAddress)) throw new HttpError(403, 'loopback_only', 'this dashboard has no login, so it answers this machine only: give it credentials');
-    if (!loginRequired && !hostAllowed(request, allowedHosts)) throw new HttpError(421, 'host', 'this dashboard answers to loopback names only (see allowedHosts)');
+    if (!authenticated && !isLoopbackPeer(request.socket.remoteAddress)) throw new HttpError(403, 'loopback_only', 'this dashboard has no login, so it answers this machine only: give it credentials');
+    if (!authenticated && !hostAllowed(request, allowedHosts)) throw new HttpError(421, 'host', 'this dashboard answers to loopback names only (see allowedHosts)');
     const asset = /^\/assets\/([a-z-]+\.(js|css|svg))$/.exec(path);
     if (asset && method === 'GET') {
       const body = ASSETS[asset[1] as string];
@@ -212,15 +238,19 @@ export function createDashboard(options: DashboardOptions): Dashboard {
       sendJson(response, 200, { signedOut: true }, { 'set-cookie': sessions.clearCookie(cookiePath) });
       return;
     }
-    if (path === '/api/session' && method === 'GET') {
+    const check = accessCheck({ hook, request, session, log });
+    // A read names its queue when its path does: a hook may give each team its own queues.
+    const readQueue = /^\/api\/queues\/([^/]+)\//.exec(path);
+    const reader = method === 'GET' ? await check({ action: 'read', ...(readQueue && { queue: decodePathPart(readQueue[1] as string, 'queue') }) }) : undefined;
+    if (path === '/api/session' && reader) {
       sendJson(
         response,
         200,
-        { role: session.role, csrfToken: session.csrfToken, loginRequired, capabilities, pollIntervalMs, scanLimit: api.scanLimit, maxPageSize: api.maxPageSize, redriveLimit: api.redriveLimit },
+        { role: reader.role, label: reader.label, csrfToken: session.csrfToken, loginRequired, capabilities, pollIntervalMs, scanLimit: api.scanLimit, maxPageSize: api.maxPageSize, redriveLimit: api.redriveLimit },
       );
       return;
     }
-    if (!(await handleApi(api, request, response, path, url.searchParams, session.role))) throw new HttpError(404, 'not_found', 'no such API route');
+    if (!(await handleApi(api, request, response, path, url.searchParams, check))) throw new HttpError(404, 'not_found', 'no such API route');
   };
 
   const handler: RequestListener = (request, response) => {
@@ -243,7 +273,7 @@ export function createDashboard(options: DashboardOptions): Dashboard {
     handler,
     basePath,
     async listen({ port, host = '127.0.0.1' }) {
-      if (!loginRequired && !isLoopbackHost(host)) {
+      if (!authenticated && !isLoopbackHost(host)) {
         throw new InvalidArgumentError('host', `the dashboard has no credentials, so it listens on loopback only; set JOBS_DASHBOARD_TOKEN (and JOBS_DASHBOARD_VIEWER_TOKEN) to bind ${host}`);
       }
       const server = createServer(handler);

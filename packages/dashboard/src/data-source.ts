@@ -1,4 +1,4 @@
-import type { CancelOutcome, ChangePriorityOutcome, JobAttempts, JobLogs, JobRecord, JobWhy, ListState, PromoteOutcome, QueueHistory, QueueStats, RemoveOutcome, WorkerInfo } from '@jobs/core';
+import type { AuditPage, AuditRecord, CancelOutcome, ChangePriorityOutcome, JobAttempts, JobLogs, JobRecord, JobWhy, ListState, PromoteOutcome, QueueHistory, QueueStats, RemoveOutcome, WorkerInfo } from '@jobs/core';
 
 /**
  * What a queue's admission says (its pauses and limits: what decides whether a waiting job may
@@ -107,6 +107,10 @@ export interface DashboardDataSource {
   attempts?(queue: string, id: string): Promise<JobAttempts | null>;
   /** Capability: a job's log lines, the newest `limit`, oldest first (core's `Queue.logs`); null when there is no such job. */
   logs?(queue: string, id: string, limit: number): Promise<JobLogs | null>;
+  /** Capability (with `auditTrail`): appends an action to the queue's audit trail (core's `Queue.recordAudit`). */
+  recordAudit?(queue: string, record: AuditRecord, options: { maxEntries: number }): Promise<unknown>;
+  /** Capability (with `recordAudit`): a page of the queue's audit trail, newest first (core's `Queue.auditTrail`). */
+  auditTrail?(queue: string, page: { limit: number; before?: string }): Promise<AuditPage>;
 }
 
 /** What the history charts ask of a {@link DashboardDataSource.history}: the span (ms) and, optionally, one kind. */
@@ -118,6 +122,7 @@ export interface HistoryQuery {
 /** The optional members of a {@link DashboardDataSource} that it has, for the page. */
 export interface DashboardCapabilities {
   readonly attempts: boolean;
+  readonly audit: boolean;
   readonly changePriority: boolean;
   readonly flowState: boolean;
   readonly history: boolean;
@@ -134,6 +139,7 @@ export interface DashboardCapabilities {
 export function capabilitiesOf(source: DashboardDataSource): DashboardCapabilities {
   return {
     attempts: typeof source.attempts === 'function',
+    audit: typeof source.recordAudit === 'function' && typeof source.auditTrail === 'function',
     changePriority: typeof source.changePriority === 'function',
     flowState: typeof source.flowState === 'function',
     history: typeof source.history === 'function',

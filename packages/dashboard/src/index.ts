@@ -13,6 +13,7 @@ export type { DashboardCapabilities, DashboardDataSource, PauseTarget, QueueAdmi
 export type { FlowTarget, QueueFlowState } from './data-source.ts';
 export type { HistoryQuery } from './data-source.ts';
 export { credentialsFromEnv, DASHBOARD_TOKEN_ENV } from './credentials.ts';
-export type { DashboardCredentials, DashboardRole } from './credentials.ts';
+export type { DashboardCredentials, DashboardRole, DashboardToken } from './credentials.ts';
+export type { DashboardAccess, DashboardAuthorization, DashboardAuthorize, DashboardCaller } from './authorize.ts';
 /** The queue and its kinds from @jobs/core, to build the queues a dashboard shows without a second install. */
 export { defineKinds, Queue } from '@jobs/core';

@@ -10,7 +10,7 @@ export type DashboardQueue = Pick<Queue<unknown>, 'name' | 'client' | 'stats' | 
   readonly schedules: { list(options?: { offset?: number; limit?: number }): Promise<ScheduleRecord[]> };
   /** Its live workers (a `Queue` has them): without it the page says nothing of workers. */
   readonly workers?: Queue<unknown>['workers'];
-} & Partial<Pick<Queue<unknown>, 'why' | 'limits' | 'promote' | 'changePriority' | 'remove' | 'attempts' | 'logs' | 'history'>>;
+} & Partial<Pick<Queue<unknown>, 'why' | 'limits' | 'promote' | 'changePriority' | 'remove' | 'attempts' | 'logs' | 'history' | 'recordAudit' | 'auditTrail'>>;
 
 /** Options of {@link jobQueueSource}. */
 export interface JobQueueSourceOptions {
@@ -78,8 +78,8 @@ async function onKind(queue: DashboardQueue, kind: string, action: 'pause' | 're
  * when asked (for a set that changes, as the daemon's does). It has the `flowState` (admission), pause and
  * schedules capabilities (with the limits its queues' `limits()` read, or `options.limits`), timelines: a job's
  * events from its queue's event log (none when the queue keeps no log), live workers, why a
- * job is not running, a job's attempts and log lines, and the metrics history (empty while the
- * queues' `metricsHistory` is off).
+ * job is not running, a job's attempts and log lines, the metrics history (empty while the
+ * queues' `metricsHistory` is off) and the audit trail.
  */
 export function jobQueueSource(queues: readonly DashboardQueue[] | (() => readonly DashboardQueue[]), options: JobQueueSourceOptions = {}): DashboardDataSource {
   const all = typeof queues === 'function' ? queues : () => queues;
@@ -90,6 +90,7 @@ export function jobQueueSource(queues: readonly DashboardQueue[] | (() => readon
     if (!queue) throw new Error(`no queue ${JSON.stringify(name)}`);
     return queue;
   };
+  const holderOf = (name: string): string => registryHolderOf(name, new Set(all().map((queue) => queue.name)));
   const pauseAction = (action: 'pause' | 'resume') => async (name: string, target: PauseTarget = {}) => {
     const queue = byName(name);
     if (target.kind === undefined) await queue[action](action === 'pause' && target.by !== undefined ? { by: target.by } : {});
@@ -154,7 +155,10 @@ export function jobQueueSource(queues: readonly DashboardQueue[] | (() => readon
     timeline: async (name, id) => ((await byName(name).timeline(id))?.events ?? []).map(timelineEntry),
     schedules: async (name) => (await byName(name).schedules.list({ limit: SCHEDULES_SHOWN })).map(scheduleInfo),
     // A partition of a partitioned queue shown too: its workers are in partition 0's registry.
-    workers: async (name) => (await byName(registryHolderOf(name, new Set(all().map((queue) => queue.name)))).workers?.()) ?? [],
+    workers: async (name) => (await byName(holderOf(name)).workers?.()) ?? [],
+    // Likewise the audit trail: a partitioned queue keeps it in partition 0 (entries name the partition acted on).
+    recordAudit: async (name, record, { maxEntries }) => byName(holderOf(name)).recordAudit?.(record, { maxEntries }),
+    auditTrail: async (name, page) => (await byName(holderOf(name)).auditTrail?.(page)) ?? { entries: [], next: null },
   };
 }
 

@@ -15,7 +15,7 @@ export interface TestDashboard {
   // The answers are read loosely in tests: each test asserts the fields it cares about.
   /** A request as the dashboard's own page sends it (same Origin), with the session's cookie and CSRF token. */
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
-  call(method: string, path: string, options?: { session?: Session; body?: unknown; csrf?: string | null; origin?: string | null; host?: string }): Promise<{ status: number; body: any; headers: Headers }>;
+  call(method: string, path: string, options?: { session?: Session; body?: unknown; csrf?: string | null; origin?: string | null; host?: string; headers?: Record<string, string> }): Promise<{ status: number; body: any; headers: Headers }>;
   close(): Promise<void>;
 }
 
@@ -33,7 +33,7 @@ export async function startTestDashboard(queues: readonly DashboardQueue[] | und
   const url = server.url;
   const origin = url.replace(/\/$/, '');
   const call: TestDashboard['call'] = async (method, path, options = {}) => {
-    const headers: Record<string, string> = { accept: 'application/json' };
+    const headers: Record<string, string> = { accept: 'application/json', ...options.headers };
     if (options.session) headers.cookie = options.session.cookie;
     const csrf = options.csrf === undefined ? options.session?.csrfToken : options.csrf;
     if (csrf) headers['x-csrf-token'] = csrf;

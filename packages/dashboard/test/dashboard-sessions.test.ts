@@ -2,12 +2,14 @@ import type { IncomingMessage } from 'node:http';
 import { defineKinds, isJobsError, Queue } from '@jobs/core';
 import { redisTest as test } from '@jobs/testing';
 import { describe, expect, test as plainTest } from 'vitest';
-import { credentialsFromEnv, DASHBOARD_TOKEN_ENV } from '../src/index.ts';
+import { createDashboard, credentialsFromEnv, DASHBOARD_TOKEN_ENV, jobQueueSource } from '../src/index.ts';
 import { SESSION_COOKIE, SessionSigner } from '../src/sessions.ts';
 import { startTestDashboard, TOKENS, type TestDashboard } from './dashboard-client.ts';
 
 const kinds = defineKinds({ email: { schema: { type: 'object', properties: { to: { type: 'string' } } } } });
 const SECRET = 'a-session-secret-shared-by-replicas-0123456789';
+/** A source with no queues: for option checks that fail before any is read. */
+const emptySource = jobQueueSource([]);
 
 /** A request carrying `cookie` as the session cookie's value. */
 function requestWith(value: string): IncomingMessage {
@@ -54,21 +56,24 @@ describe('dashboard sessions', () => {
     }
   }, 300_000);
 
-  test('a session cookie changed in any part is refused: role, id, expiry, signature', async ({ redis, queueName }) => {
+  test('a session cookie changed in any part is refused: label, id, sign-in time, expiry, signature', async ({ redis, queueName }) => {
     const queue = new Queue({ redis, queue: queueName, kinds });
     const d = await startTestDashboard([queue], { credentials: { operatorToken: TOKENS.operator, viewerToken: TOKENS.viewer } });
     try {
       const viewer = await d.login(TOKENS.viewer);
-      const [role, id, expires, mac] = valueOf(viewer.cookie).split('.') as [string, string, string, string];
-      expect(role).toBe('viewer');
+      const [label, id, started, expires, mac] = valueOf(viewer.cookie).split('.') as [string, string, string, string, string];
+      expect(Buffer.from(label, 'base64url').toString()).toBe('viewer');
+      const operator = Buffer.from('operator').toString('base64url');
       const flip = (text: string): string => (text[0] === 'A' ? 'B' : 'A') + text.slice(1);
       const forged = [
-        `operator.${id}.${expires}.${mac}`,
-        `viewer.${flip(id)}.${expires}.${mac}`,
-        `viewer.${id}.${Number(expires) + 86_400_000}.${mac}`,
-        `viewer.${id}.${expires}.${flip(mac)}`,
-        `viewer.${id}.${expires}.${mac}x`,
-        `viewer.${id}.${expires}`,
+        `${operator}.${id}.${started}.${expires}.${mac}`,
+        `${label}.${flip(id)}.${started}.${expires}.${mac}`,
+        `${label}.${id}.${Number(started) + 86_400_000}.${expires}.${mac}`,
+        `${label}.${id}.${started}.${Number(expires) + 86_400_000}.${mac}`,
+        `${label}.${id}.${started}.${expires}.${flip(mac)}`,
+        `${label}.${id}.${started}.${expires}.${mac}x`,
+        `${label}.${id}.${started}.${expires}`,
+        `viewer.${id}.${expires}.${mac}`,
         'nonsense',
       ];
       for (const value of forged) {
@@ -174,5 +179,94 @@ describe('dashboard sessions', () => {
     })();
     expect(isJobsError(short, 'JOBS_INVALID_ARGUMENT')).toBe(true);
     expect(short).toMatchObject({ field: 'sessionSecret' });
+  });
+
+  test("a labelled token's cookie opens another replica with the same secret, which records its actions under that label; a removed token ends its sessions", async ({ redis, queueName }) => {
+    const queue = new Queue({ redis, queue: queueName, kinds });
+    const tokens = [
+      { token: 'alice-token-0123456789', role: 'operator' as const, label: 'alice' },
+      { token: 'dave-token-0123456789a', role: 'operator' as const, label: 'dave' },
+    ];
+    const a = await startTestDashboard([queue], { credentials: { tokens, sessionSecret: SECRET } });
+    const b = await startTestDashboard([queue], { credentials: { tokens, sessionSecret: SECRET } });
+    const withoutDave = await startTestDashboard([queue], { credentials: { tokens: tokens.slice(0, 1), sessionSecret: SECRET } });
+    try {
+      const alice = await a.login('alice-token-0123456789');
+      const dave = await a.login('dave-token-0123456789a');
+      expect((await b.call('GET', 'api/session', { session: dave })).body).toMatchObject({ role: 'operator', label: 'dave', csrfToken: dave.csrfToken });
+      expect((await b.call('POST', `api/queues/${queueName}/pause`, { session: dave })).status).toBe(200);
+      expect((await queue.auditTrail()).entries[0]).toMatchObject({ who: { role: 'operator', label: 'dave' }, action: 'pause', count: 1 });
+      expect((await withoutDave.call('GET', 'api/overview', { session: dave })).status).toBe(401);
+      expect((await withoutDave.call('GET', 'api/session', { session: alice })).body).toMatchObject({ label: 'alice' });
+    } finally {
+      await Promise.all([a.close(), b.close(), withoutDave.close()]);
+      await queue.close();
+    }
+  });
+
+  plainTest('a session ends sessionMaxAgeMs after its sign-in however often it is renewed (an injected clock)', () => {
+    let now = 1_000_000;
+    const signer = new SessionSigner({ ttlMs: 3_600_000, maxAgeMs: 2 * 3_600_000, credentials: { operatorToken: TOKENS.operator }, secret: SECRET, now: () => now });
+    let session = signer.create('operator');
+    const started = session.startedAtMs;
+    // Used every 20 minutes: each renewal moves the idle expiry, never past sign-in + 2 h.
+    for (let step = 1; step <= 5; step += 1) {
+      now = started + step * 20 * 60_000;
+      const renewed = signer.renewed(session);
+      if (renewed) session = renewed;
+      expect(session.expiresAtMs).toBe(Math.min(now + 3_600_000, started + 2 * 3_600_000));
+      expect(signer.fromRequest(requestWith(valueOf(signer.cookie(session, '/', false))))?.id).toBe(session.id);
+    }
+    now = started + 2 * 3_600_000 - 1;
+    const last = valueOf(signer.cookie(session, '/', false));
+    expect(signer.renewed(session)).toBeUndefined();
+    expect(signer.fromRequest(requestWith(last))?.label).toBe('operator');
+    now = started + 2 * 3_600_000;
+    expect(signer.fromRequest(requestWith(last))).toBeUndefined();
+    // A cookie signed for longer (a replica with a longer maximum age) is cut to this one's.
+    const lenient = new SessionSigner({ ttlMs: 86_400_000, maxAgeMs: 86_400_000, credentials: { operatorToken: TOKENS.operator }, secret: SECRET, now: () => now });
+    const long = lenient.create('operator');
+    now += 2 * 3_600_000;
+    expect(lenient.fromRequest(requestWith(valueOf(lenient.cookie(long, '/', false))))?.id).toBe(long.id);
+    expect(signer.fromRequest(requestWith(valueOf(lenient.cookie(long, '/', false))))).toBeUndefined();
+  });
+
+  plainTest('labelled tokens: from JOBS_DASHBOARD_TOKENS as label:role:token, and bad labels, roles or repeats are typed errors', () => {
+    expect(DASHBOARD_TOKEN_ENV.tokens).toBe('JOBS_DASHBOARD_TOKENS');
+    expect(credentialsFromEnv({ JOBS_DASHBOARD_TOKEN: TOKENS.operator, JOBS_DASHBOARD_TOKENS: ' alice:operator:alice-token-0123456789,\n bob:viewer:bob-token-0123:456789ab ' })).toEqual({
+      operatorToken: TOKENS.operator,
+      tokens: [
+        { label: 'alice', role: 'operator', token: 'alice-token-0123456789' },
+        { label: 'bob', role: 'viewer', token: 'bob-token-0123:456789ab' },
+      ],
+    });
+    const fieldOf = (run: () => unknown): string | undefined => {
+      try {
+        run();
+      } catch (error) {
+        return isJobsError(error, 'JOBS_INVALID_ARGUMENT') ? (error.field as string) : `not typed: ${String(error)}`;
+      }
+      return undefined;
+    };
+    expect(fieldOf(() => credentialsFromEnv({ JOBS_DASHBOARD_TOKENS: 'alice-token-0123456789' }))).toBe('JOBS_DASHBOARD_TOKENS');
+    expect(fieldOf(() => credentialsFromEnv({ JOBS_DASHBOARD_TOKENS: 'alice:admin:alice-token-0123456789' }))).toBe('JOBS_DASHBOARD_TOKENS');
+    const good = { token: 'alice-token-0123456789', role: 'operator' as const, label: 'alice' };
+    const cases: [string, unknown][] = [
+      ['tokens[0].label', { tokens: [{ ...good, label: '' }] }],
+      ['tokens[0].label', { tokens: [{ ...good, label: 'x'.repeat(65) }] }],
+      ['tokens[0].label', { tokens: [{ ...good, label: ' alice' }] }],
+      ['tokens[0].label', { tokens: [{ ...good, label: 'al\u202ece' }] }],
+      ['tokens[0].label', { tokens: [{ ...good, label: 'bob\nmallory' }] }],
+      ['tokens[0].role', { tokens: [{ ...good, role: 'admin' }] }],
+      ['tokens[0].token', { tokens: [{ ...good, token: 'short' }] }],
+      ['tokens[0].extra', { tokens: [{ ...good, extra: 1 }] }],
+      ['tokens[1].label', { tokens: [good, { ...good, token: 'other-token-0123456789' }] }],
+      ['tokens[0].label', { operatorToken: TOKENS.operator, tokens: [{ ...good, label: 'operator' }] }],
+      ['tokens[1]', { tokens: [good, { ...good, label: 'alice-2' }] }],
+      ['credentials.operatortoken', { operatortoken: TOKENS.operator }],
+    ];
+    for (const [field, credentials] of cases) expect(fieldOf(() => createDashboard({ source: emptySource, credentials: credentials as never })), field).toBe(field);
+    expect(fieldOf(() => createDashboard({ source: emptySource, sessionMaxAgeMs: 999 }))).toBe('sessionMaxAgeMs');
+    expect(fieldOf(() => createDashboard({ source: emptySource, auditMaxEntries: 0 }))).toBe('auditMaxEntries');
   });
 });

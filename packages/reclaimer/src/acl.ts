@@ -23,9 +23,9 @@ const CONNECTION_COMMANDS = ['auth', 'hello', 'ping', 'select', 'quit', 'client|
  * of one library, once the client read it back (FUNCTION LIST ... WITHCODE, which shows code, no
  * keys) and found it to be ours; else they run through EVALSHA, whose content is its hash.
  * `cluster|slots` and `cluster|info`: how a cluster client learns the slot map and that the
- * cluster is ready.
+ * cluster is ready. `xrevrange` (and the scripts' `xadd`): the audit trail, read newest first.
  */
-const CLIENT_COMMANDS = ['fcall', 'function|list', 'evalsha', 'eval', 'script|load', 'script|exists', 'blmove', 'subscribe', 'unsubscribe', 'unlink', 'cluster|slots', 'cluster|info', 'xread', 'xinfo|stream', 'multi', 'exec'];
+const CLIENT_COMMANDS = ['fcall', 'function|list', 'evalsha', 'eval', 'script|load', 'script|exists', 'blmove', 'subscribe', 'unsubscribe', 'unlink', 'cluster|slots', 'cluster|info', 'xread', 'xrevrange', 'xinfo|stream', 'multi', 'exec'];
 
 /**
  * What only the operator's user sends: loading the function library (code that runs inside every

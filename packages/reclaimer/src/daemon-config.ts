@@ -68,7 +68,7 @@ function daemonProgram(take: (flags: DaemonFlags) => void): Command {
     .option('--event-log <on|maxlen>', "write reclaims to the queues' event log, capped near MAXLEN (on: 100000), as their producers and workers do [JOBS_EVENT_LOG] (default: off)")
     .option('--metrics-port <n>', `serve /metrics and /healthz on this port; 0 turns them off [JOBS_METRICS_PORT] (default ${DEFAULT_METRICS_PORT})`)
     .option('--metrics-host <host>', 'address to bind [JOBS_METRICS_HOST] (default 127.0.0.1; 0.0.0.0 in a container)')
-    .option('--dashboard-port <n>', 'serve the ops dashboard on this port, 0 for any free one [JOBS_DASHBOARD_PORT] (default: off); tokens only from JOBS_DASHBOARD_TOKEN / JOBS_DASHBOARD_VIEWER_TOKEN, and JOBS_DASHBOARD_SESSION_SECRET (32+ characters) so that replicas accept each other\'s sessions')
+    .option('--dashboard-port <n>', 'serve the ops dashboard on this port, 0 for any free one [JOBS_DASHBOARD_PORT] (default: off); tokens only from JOBS_DASHBOARD_TOKEN / JOBS_DASHBOARD_VIEWER_TOKEN / JOBS_DASHBOARD_TOKENS (label:role:token,...), and JOBS_DASHBOARD_SESSION_SECRET (32+ characters) so that replicas accept each other\'s sessions')
     .option('--dashboard-host <host>', 'address to bind [JOBS_DASHBOARD_HOST] (default 127.0.0.1; another address needs a token)')
     .addOption(new Option('--log-level <level>', `${LOG_LEVELS.join(', ')} [JOBS_LOG_LEVEL] (default info)`))
     .option('--once', 'sweep once and exit (1 if a sweep failed)')

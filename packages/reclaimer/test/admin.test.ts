@@ -124,7 +124,7 @@ describe('jobsctl (the admin CLI, run as a child process)', () => {
     await queue.close();
   });
 
-  test('purge asks for --yes, then deletes every key of the queue', async ({ redis, redisUrl, queueName }) => {
+  test('purge asks for --yes, then deletes every key of the queue but its audit trail, which records the purge', async ({ redis, redisUrl, queueName }) => {
     const queue = new Queue({ redis, queue: queueName, kinds });
     await queue.enqueue('task', { n: 1 });
     const env = { REDIS_URL: redisUrl };
@@ -135,7 +135,8 @@ describe('jobsctl (the admin CLI, run as a child process)', () => {
     const purged = await runCli(BIN.jobsctl, ['purge', '--queue', queueName, '--yes'], env);
     expect(purged.code).toBe(0);
     expect(purged.stdout).toMatch(/purged .*: deleted \d+ key/);
-    expect(await queueKeysIn(redis, queueName)).toEqual([]);
+    expect(await queueKeysIn(redis, queueName)).toEqual([queue.keys.audit]);
+    expect((await queue.auditTrail()).entries.map((entry) => [entry.who.role, entry.action])).toEqual([['cli', 'purge']]);
     await queue.close();
   });
 

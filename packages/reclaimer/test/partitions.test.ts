@@ -69,6 +69,9 @@ describe('partitioned queues in the reclaimer and the admin CLI', () => {
       for (const key of [partition.keys.pending, partition.keys.stats, partition.keys.job(ids[0] as string)]) expect(await redis.exists(key)).toBe(0);
     }
     expect(await redis.exists(queue.keys.partitions)).toBe(0);
+    // The purge is recorded in partition 0's trail, which it kept.
+    expect((await queue.auditTrail()).entries[0]).toMatchObject({ who: { role: 'cli' }, action: 'purge', count: 1 });
+    expect(await redis.exists(queue.partitions[0]!.keys.audit)).toBe(1);
     await queue.close();
   });
 });

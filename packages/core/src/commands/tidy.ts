@@ -31,7 +31,8 @@ export async function tidyHistory<P>(ctx: QueueContext<P>, batch = 1_000): Promi
  * See {@link Queue.purge}. The keys go in an order that keeps what is left visible should the
  * caller die halfway: the job hashes first (the ids left in lists are then dropped by claims and
  * counted by stats until a second purge), then every list, and last the indexes through which
- * stats and lists find other lists (the admission hash, the levels and groups sets).
+ * stats and lists find other lists (the admission hash, the levels and groups sets). The audit
+ * trail is kept.
  */
 export async function purge<P>(ctx: QueueContext<P>): Promise<number> {
   await ctx.ready();
@@ -40,6 +41,8 @@ export async function purge<P>(ctx: QueueContext<P>): Promise<number> {
   if (ctx.client instanceof Cluster) await refreshSlots(ctx.client);
   const nodes: Redis[] = ctx.client instanceof Cluster ? ctx.client.nodes('master') : [ctx.client];
   const indexes = new Set([k.admission, k.priorities, k.groups]);
+  // The audit trail outlives a purge: the purge is the entry its readers most need.
+  const kept = new Set([...indexes, k.audit]);
   let deleted = 0;
   // The name holds no glob characters (assertQueueName), so the patterns are this queue's only.
   for (const pattern of [`${k.jobPrefix}*`, `${k.prefix}*`]) {
@@ -55,7 +58,7 @@ export async function purge<P>(ctx: QueueContext<P>): Promise<number> {
           throw mapped;
         });
         cursor = next;
-        const keys = found.filter((key) => !indexes.has(key));
+        const keys = found.filter((key) => !kept.has(key));
         if (keys.length > 0) deleted += await withRedisErrors(() => node.unlink(...keys));
       } while (cursor !== '0');
     }

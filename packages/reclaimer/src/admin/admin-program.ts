@@ -5,6 +5,7 @@ import { checkRedisUrl, parseWholeNumber, UsageError } from '../usage-error.ts';
 import { VERSION } from '../version.ts';
 import { check, kindsOption, queueOption, type GlobalFlags } from './admin-options.ts';
 import { loadKinds } from './kinds-module.ts';
+import type { AuditCommand } from './run-audit.ts';
 import { addJobVerbCommands, type JobVerbCommand } from './job-verbs.ts';
 import { defaultPausedBy, type PauseCommand } from './run-pause.ts';
 import type { FunctionsCommand } from './run-functions.ts';
@@ -27,6 +28,7 @@ export type AdminCommand =
   | { name: 'purge'; queue: string }
   | { name: 'export-failed'; queue: string; out: string | undefined }
   | { name: 'acl'; user: string; queues: string[]; partitions: number; operator: boolean }
+  | AuditCommand
   | FunctionsCommand
   | HistoryCommand
   | JobVerbCommand
@@ -285,6 +287,23 @@ works on a cluster and under the queue's ACL user. --json gives every running jo
 100 of each worker, with runningCount) and the times in epoch ms.`,
     )
     .action((flags: { queue?: string }, command: Command) => take({ name: 'workers', queue: needQueue('workers', flags.queue) }, globals(command)));
+
+  program
+    .command('audit')
+    .description("a queue's audit trail, newest first: who (role and label) did what, when, to how many jobs")
+    .addOption(queueOption())
+    .option('--limit <n>', 'entries to show, 1-1000 (default 50)')
+    .addHelpText(
+      'after',
+      `
+The dashboard records every action it runs (retry, cancel, redrive, purge, pause, resume...) with
+the role and label of the token or authorize hook behind it; jobsctl records its own (role cli,
+label user@host). The trail is queue:{NAME}:audit, a capped stream (partition 0's for a
+partitioned queue) that a purge keeps. --json gives the times in epoch ms and each target whole.`,
+    )
+    .action((flags: { queue?: string; limit?: string }, command: Command) =>
+      take({ name: 'audit', queue: needQueue('audit', flags.queue), limit: parseWholeNumber('--limit', flags.limit, 50, 1, 1_000) }, globals(command)),
+    );
 
   program
     .command('acl')

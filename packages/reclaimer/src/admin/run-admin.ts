@@ -6,6 +6,7 @@ import { humanDuration, renderPairs, renderTable } from '../table.ts';
 import type { AdminCommand } from './admin-program.ts';
 import { eventLine, readEvents } from './event-lines.ts';
 import { partitionQueues } from './partition-queues.ts';
+import { runAuditCommand } from './run-audit.ts';
 import { runJobVerb } from './job-verbs.ts';
 import { runPauseCommand } from './run-pause.ts';
 import { runFunctionsCommand } from './run-functions.ts';
@@ -156,6 +157,8 @@ export async function runAdminCommand(command: Exclude<AdminCommand, { name: 'ex
   switch (command.name) {
     case 'acl':
       return aclResult(command.user, command.queues, command.partitions, command.operator);
+    case 'audit':
+      return runAuditCommand(command, client);
     case 'functions':
       return runFunctionsCommand(command, client);
     case 'pause':

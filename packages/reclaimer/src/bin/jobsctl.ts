@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 import { once } from 'node:events';
 import { createWriteStream, type WriteStream } from 'node:fs';
-import { describeRedis, type RedisClient } from '@jobs/core';
+import { describeRedis, queueKeys, type RedisClient } from '@jobs/core';
 import { closeClient, connectRedis } from '@jobs/core/internal';
 import { parseAdminCommandLine, type AdminCommand } from '../admin/admin-program.ts';
 import { exitQuietlyOnClosedPipe } from '../command-line.ts';
@@ -11,6 +11,7 @@ import { exportFailed } from '../admin/export-failed.ts';
 import { followEvents } from '../admin/event-lines.ts';
 import { partitionQueues } from '../admin/partition-queues.ts';
 import { aclResult, openNamed, runAdminCommand, type AdminResult } from '../admin/run-admin.ts';
+import { recordCliAction, trailFor } from '../admin/run-audit.ts';
 import { discoverQueues, queueExists } from '../discover-queues.ts';
 
 const COMMAND_TIMEOUT_MS = 5_000;
@@ -75,11 +76,18 @@ async function main(): Promise<number> {
   const connectionError = watchConnectionErrors(client);
   const where = describeRedis(redisUrl);
   try {
-    if ('queue' in command && command.queue !== undefined && !(await queueExists(client, command.queue))) {
+    // A purged queue keeps its audit trail: `audit` reads it still.
+    const trailOnly = command.name === 'audit' && (await client.exists(queueKeys(command.queue).audit)) === 1;
+    if ('queue' in command && command.queue !== undefined && !trailOnly && !(await queueExists(client, command.queue))) {
       process.stderr.write(`jobsctl: ${await noSuchQueue(client, command.queue, where)}\n`);
       return 1;
     }
-    return print(command.name === 'export-failed' ? await runExport(command, client) : await runAdminCommand(command, client));
+    if (command.name === 'export-failed') return print(await runExport(command, client));
+    // The acting commands go in their queue's audit trail, as the dashboard's actions do.
+    const trail = await trailFor(command, client);
+    const result = await runAdminCommand(command, client);
+    if (trail) await recordCliAction(command, result, trail);
+    return print(result);
   } catch (error) {
     process.stderr.write(`jobsctl: ${describeFailure(error, where, connectionError(), COMMAND_TIMEOUT_MS)}\n`);
     return 1;

@@ -13,16 +13,17 @@ export function assertDaemonDashboard(host: string, env: NodeJS.ProcessEnv): voi
   try {
     credentials = credentialsFromEnv(env);
   } catch (error) {
-    throw new UsageError(isJobsError(error) ? error.message.replace('operatorToken', 'JOBS_DASHBOARD_TOKEN').replace('viewerToken', 'JOBS_DASHBOARD_VIEWER_TOKEN').replace('sessionSecret', 'JOBS_DASHBOARD_SESSION_SECRET') : String(error));
+    throw new UsageError(isJobsError(error) ? error.message.replace('operatorToken', 'JOBS_DASHBOARD_TOKEN').replace('viewerToken', 'JOBS_DASHBOARD_VIEWER_TOKEN').replace('sessionSecret', 'JOBS_DASHBOARD_SESSION_SECRET').replace(/\btokens\[(\d+)\]/g, (_, n: string) => `JOBS_DASHBOARD_TOKENS entry ${Number(n) + 1}`) : String(error));
   }
   if (!isLoopbackHost(host) && !requiresLogin(credentials)) {
-    throw new UsageError(`--dashboard-host ${host} is reachable from other machines: set JOBS_DASHBOARD_TOKEN (and JOBS_DASHBOARD_VIEWER_TOKEN for read-only users) in the environment first`);
+    throw new UsageError(`--dashboard-host ${host} is reachable from other machines: set JOBS_DASHBOARD_TOKEN (and JOBS_DASHBOARD_VIEWER_TOKEN for read-only users, or JOBS_DASHBOARD_TOKENS for labelled ones) in the environment first`);
   }
 }
 
 /**
  * Starts the daemon's dashboard: the queues the reclaimer sweeps, on a Redis connection of its
- * own, with tokens from the environment (`JOBS_DASHBOARD_TOKEN`, `JOBS_DASHBOARD_VIEWER_TOKEN`)
+ * own, with tokens from the environment (`JOBS_DASHBOARD_TOKEN`, `JOBS_DASHBOARD_VIEWER_TOKEN`,
+ * the labelled `JOBS_DASHBOARD_TOKENS`)
  * and the session secret replicas share (`JOBS_DASHBOARD_SESSION_SECRET`).
  * Resolves with the server; its `close()` also closes the connection.
  */
