@@ -6,6 +6,8 @@ import type { DashboardDataSource, ScheduleInfo, TimelineEntry } from './data-so
 import { decodePathPart, HttpError, readJsonBody, sendJson } from './http-io.ts';
 import { findJobs, type JobQuery } from './job-search.ts';
 import type { RateHistory } from './rate-history.ts';
+import { readRoute } from './read-routes.ts';
+import { searchFilters } from './search-query.ts';
 import { clipText, detailText, detailValue, shownNumber, shownTime } from './shown-values.ts';
 import { reasonLine } from '@jobs/core/internal';
 
@@ -19,7 +21,8 @@ export interface ApiContext {
   readonly log: Logger;
 }
 
-const STATES: readonly ListState[] = ['pending', 'waiting', 'processing', 'delayed', 'completed', 'failed'];
+/** The states the jobs list takes (the session tells the page). */
+export const STATES: readonly ListState[] = ['pending', 'waiting', 'processing', 'delayed', 'completed', 'failed'];
 const FIELD_PATH = /^[A-Za-z0-9_$-]{1,64}(\.[A-Za-z0-9_$-]{1,64}){0,7}$/;
 
 function wholeNumber(raw: string | null, name: string, fallback: number, max: number): number {
@@ -49,6 +52,7 @@ function jobQuery(params: URLSearchParams, maxPageSize: number): JobQuery {
     ...(kind !== undefined && { kind }),
     ...(field !== undefined && { field }),
     ...(value !== undefined && { value }),
+    ...searchFilters(params),
   };
 }
 
@@ -170,6 +174,7 @@ export async function handleApi(ctx: ApiContext, request: IncomingMessage, respo
     sendJson(response, 200, await overview(ctx));
     return true;
   }
+  if (method === 'GET' && (await readRoute(ctx, response, path))) return true;
   const match = /^\/api\/queues\/([^/]+)\/(jobs|jobs\/([^/]+)|jobs\/([^/]+)\/(retry|cancel)|redrive-failed|purge|pause|resume|schedules)$/.exec(path);
   if (!match) return false;
   const queue = decodePathPart(match[1] as string, 'queue');

@@ -1,13 +1,14 @@
 import { createServer, type IncomingMessage, type RequestListener, type ServerResponse } from 'node:http';
 import { InvalidArgumentError, silentLogger, type Logger } from '@jobs/core';
 import { assertOptionKeys, assertWholeNumber, type OptionKeys } from '@jobs/core/internal';
-import { handleApi, httpErrorOf, type ApiContext } from './api-routes.ts';
+import { handleApi, httpErrorOf, STATES, type ApiContext } from './api-routes.ts';
 import { ASSETS } from './assets.generated.ts';
 import { assertCredentials, requiresLogin, roleForToken, type DashboardCredentials } from './credentials.ts';
 import { capabilitiesOf, type DashboardDataSource } from './data-source.ts';
 import { HttpError, readBody, redirect, sendAsset, sendError, sendJson } from './http-io.ts';
 import { jobQueueSource, type DashboardQueue } from './job-queue-source.ts';
 import { RateHistory } from './rate-history.ts';
+import { isUiPath, pageUnder } from './ui-paths.ts';
 import { csrfMatches, hostAllowed, isLoopbackHost, isLoopbackPeer, originProblem } from './request-checks.ts';
 import { SessionSigner, type DashboardSession } from './sessions.ts';
 
@@ -136,6 +137,8 @@ export function createDashboard(options: DashboardOptions): Dashboard {
     log,
   };
   const capabilities = capabilitiesOf(source);
+  const indexPage = pageUnder(ASSETS['index.html'] as string, basePath);
+  const loginHtml = pageUnder(ASSETS['login.html'] as string, basePath);
 
   const secureCookie = (request: IncomingMessage): boolean => request.headers['x-forwarded-proto'] === 'https';
 
@@ -151,7 +154,7 @@ export function createDashboard(options: DashboardOptions): Dashboard {
   };
 
   const loginPage = (response: ServerResponse, failed: boolean): void => {
-    const page = (ASSETS['login.html'] as string).replace('<p id="login-error" hidden>', failed ? '<p id="login-error">' : '<p id="login-error" hidden>');
+    const page = loginHtml.replace('<p id="login-error" hidden>', failed ? '<p id="login-error">' : '<p id="login-error" hidden>');
     sendAsset(response, CONTENT_TYPES.html as string, page, { 'cache-control': 'no-store' }, failed ? 401 : 200);
   };
 
@@ -195,9 +198,10 @@ export function createDashboard(options: DashboardOptions): Dashboard {
       return;
     }
     const session = sessionOf(request, response);
-    if (path === '/' && method === 'GET') {
+    // Every page of the workspace answers the same document; the script routes by the path.
+    if (method === 'GET' && isUiPath(path)) {
       if (!session) redirect(response, `${basePath}/login`);
-      else sendAsset(response, CONTENT_TYPES.html as string, ASSETS['index.html'] as string, { 'cache-control': 'no-store' });
+      else sendAsset(response, CONTENT_TYPES.html as string, indexPage, { 'cache-control': 'no-store' });
       return;
     }
     if (!path.startsWith('/api/') && path !== '/logout') throw new HttpError(404, 'not_found', 'not found');
@@ -216,7 +220,7 @@ export function createDashboard(options: DashboardOptions): Dashboard {
       sendJson(
         response,
         200,
-        { role: session.role, csrfToken: session.csrfToken, loginRequired, capabilities, pollIntervalMs, scanLimit: api.scanLimit, maxPageSize: api.maxPageSize, redriveLimit: api.redriveLimit },
+        { role: session.role, csrfToken: session.csrfToken, loginRequired, capabilities, listStates: STATES, pollIntervalMs, scanLimit: api.scanLimit, maxPageSize: api.maxPageSize, redriveLimit: api.redriveLimit },
       );
       return;
     }

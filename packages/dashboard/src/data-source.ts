@@ -42,6 +42,16 @@ export interface TimelineEntry {
   readonly detail?: string;
 }
 
+/** A child of a flow's parent job, as its tree shows it. */
+export interface ChildInfo {
+  readonly id: string;
+  readonly kind: string;
+  /** `waiting` until it settles, then `completed`, `failed` or `cancelled`. */
+  readonly status: string;
+  /** Why it failed or was cancelled, as its parent recorded it. */
+  readonly error?: string;
+}
+
 /** A schedule (a repeating job), when the queues have them. */
 export interface ScheduleInfo {
   readonly name: string;
@@ -91,12 +101,15 @@ export interface DashboardDataSource {
   why?(queue: string, id: string): Promise<JobWhy | null>;
   /** Capability: the queue's schedules with their next run. */
   schedules?(queue: string): Promise<readonly ScheduleInfo[]>;
+  /** Capability: the children of flow parent `id` (core's `Queue.children`), in the order they were enqueued; empty for a job without. */
+  children?(queue: string, id: string): Promise<readonly ChildInfo[]>;
   /** Capability: the queue's live workers, from their heartbeats (one read): the card says when there is none. */
   workers?(queue: string): Promise<readonly WorkerInfo[]>;
 }
 
 /** The optional members of a {@link DashboardDataSource} that it has, for the page. */
 export interface DashboardCapabilities {
+  readonly children: boolean;
   readonly flowState: boolean;
   readonly pause: boolean;
   readonly timeline: boolean;
@@ -107,6 +120,7 @@ export interface DashboardCapabilities {
 /** Which capabilities `source` has. */
 export function capabilitiesOf(source: DashboardDataSource): DashboardCapabilities {
   return {
+    children: typeof source.children === 'function',
     flowState: typeof source.flowState === 'function',
     pause: typeof source.pause === 'function' && typeof source.resume === 'function',
     timeline: typeof source.timeline === 'function',

@@ -1,6 +1,6 @@
 import { defineKinds, Queue, type LogEvent, type RedisClient, type ScheduleRecord } from '@jobs/core';
 import { registryHolderOf } from '@jobs/core/internal';
-import type { DashboardDataSource, PauseTarget, ScheduleInfo, ShownLimits, TimelineEntry } from './data-source.ts';
+import type { ChildInfo, DashboardDataSource, PauseTarget, ScheduleInfo, ShownLimits, TimelineEntry } from './data-source.ts';
 
 /** What the dashboard uses of a `Queue`: any queue fits, whatever its kinds. */
 export type DashboardQueue = Pick<Queue<unknown>, 'name' | 'client' | 'stats' | 'list' | 'getJob' | 'retry' | 'retryFailed' | 'cancel' | 'purge' | 'pause' | 'resume' | 'timeline'> & {
@@ -8,7 +8,7 @@ export type DashboardQueue = Pick<Queue<unknown>, 'name' | 'client' | 'stats' | 
   readonly schedules: { list(options?: { offset?: number; limit?: number }): Promise<ScheduleRecord[]> };
   /** Its live workers (a `Queue` has them): without it the page says nothing of workers. */
   readonly workers?: Queue<unknown>['workers'];
-} & Partial<Pick<Queue<unknown>, 'why'>>;
+} & Partial<Pick<Queue<unknown>, 'why' | 'children'>>;
 
 /** Options of {@link jobQueueSource}. */
 export interface JobQueueSourceOptions {
@@ -116,6 +116,11 @@ export function jobQueueSource(queues: readonly DashboardQueue[] | (() => readon
     why: async (name, id) => {
       const queue = byName(name);
       return queue.why ? queue.why(id) : null;
+    },
+    children: async (name, id) => {
+      const queue = byName(name);
+      if (!queue.children) return [];
+      return Object.entries(await queue.children(id)).map(([child, entry]): ChildInfo => ({ id: child, kind: entry.kind, status: entry.status, ...('error' in entry && { error: entry.error }) }));
     },
     timeline: async (name, id) => ((await byName(name).timeline(id))?.events ?? []).map(timelineEntry),
     schedules: async (name) => (await byName(name).schedules.list({ limit: SCHEDULES_SHOWN })).map(scheduleInfo),

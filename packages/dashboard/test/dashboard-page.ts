@@ -29,3 +29,22 @@ export async function signIn(page: Page, url: string, token: string): Promise<vo
   await page.click('#login-form button[type=submit]');
   await expect.poll(() => page.locator('#role').textContent()).toBe(token === TOKENS.viewer ? 'viewer' : 'operator');
 }
+
+/**
+ * Collects what must not happen on a page: script errors, and console errors (a refused CSP
+ * directive is one). Read `problems` at the end of a test: it should be empty.
+ */
+export function watchPage(page: Page): { readonly problems: string[] } {
+  const problems: string[] = [];
+  page.on('pageerror', (error) => problems.push(`pageerror: ${error.message}`));
+  page.on('console', (message) => {
+    // A request the test meant to fail (a 403, a 404) logs a resource error: not the page's fault.
+    if (message.type() === 'error' && !/Failed to load resource/.test(message.text())) problems.push(`console: ${message.text()}`);
+  });
+  return { problems };
+}
+
+/** The page's width beyond its viewport, in CSS pixels (0 when nothing overflows sideways). */
+export function overflowX(page: Page): Promise<number> {
+  return page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+}
