@@ -219,13 +219,15 @@ describe('the dashboard API: capabilities of the data source', () => {
     const queue = openQueue(redis, queueName);
     const id = await queue.enqueue('email', { to: 't@example.com' });
     // A source with only the required members: no capability shows.
-    const { flowState: _f, pause: _p, resume: _r, schedules: _s, timeline: _t, workers: _w, ...required } = jobQueueSource([queue]);
+    const { children: _c, flowState: _f, pause: _p, resume: _r, schedules: _s, timeline: _t, workers: _w, ...required } = jobQueueSource([queue]);
     const bare = await startTestDashboard(undefined, { source: required });
     try {
       const session = await bare.call('GET', 'api/session');
-      expect(session.body.capabilities).toEqual({ flowState: false, pause: false, timeline: false, schedules: false, workers: false });
+      expect(session.body.capabilities).toEqual({ children: false, flowState: false, pause: false, timeline: false, schedules: false, workers: false });
       expect((await bare.call('POST', `api/queues/${queueName}/pause`, { session: { cookie: session.headers.get('set-cookie')!.split(';')[0]!, csrfToken: session.body.csrfToken, role: 'operator' } })).status).toBe(404);
       expect((await bare.call('GET', `api/queues/${queueName}/schedules`)).status).toBe(404);
+      expect((await bare.call('GET', `api/queues/${queueName}/workers`)).body.error.code).toBe('no_capability');
+      expect((await bare.call('GET', `api/queues/${queueName}/jobs/${id}/children`)).body.error.code).toBe('no_capability');
       expect((await bare.call('GET', 'api/overview')).body.queues[0].flow).toBeUndefined();
       expect((await bare.call('GET', 'api/overview')).body.queues[0].liveWorkers).toBeUndefined();
       expect((await bare.call('GET', `api/queues/${queueName}/jobs/${id}`)).body.timeline).toBeUndefined();
@@ -235,7 +237,7 @@ describe('the dashboard API: capabilities of the data source', () => {
     // JobQueues have admission state, pause, schedules and timelines (shown when the queue keeps an event log).
     const real = await startTestDashboard([queue]);
     try {
-      expect((await real.call('GET', 'api/session')).body.capabilities).toEqual({ flowState: true, pause: true, timeline: true, schedules: true, workers: true });
+      expect((await real.call('GET', 'api/session')).body.capabilities).toEqual({ children: true, flowState: true, pause: true, timeline: true, schedules: true, workers: true });
       expect((await real.call('GET', 'api/overview')).body.queues[0].liveWorkers).toBe(0);
     } finally {
       await real.close();
@@ -248,7 +250,7 @@ describe('the dashboard API: capabilities of the data source', () => {
     const custom = await startTestDashboard(undefined, { source });
     try {
       const first = await custom.call('GET', 'api/session');
-      expect(first.body.capabilities).toEqual({ flowState: true, pause: false, timeline: true, schedules: false, workers: false });
+      expect(first.body.capabilities).toEqual({ children: false, flowState: true, pause: false, timeline: true, schedules: false, workers: false });
       expect((await custom.call('GET', 'api/overview')).body.queues[0].flow).toEqual({ paused: false, limits: { concurrency: 4 } });
       expect((await custom.call('GET', `api/queues/${queueName}/jobs/${id}`)).body.timeline).toEqual([{ atMs: 1, event: 'enqueued', detail: id }]);
     } finally {
