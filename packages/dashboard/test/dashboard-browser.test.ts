@@ -6,7 +6,7 @@ import { describe, expect } from 'vitest';
 import { jobQueueSource, type DashboardDataSource } from '../src/index.ts';
 import { namedQueues } from '../src/job-queue-source.ts';
 import { startTestDashboard, TOKENS } from './dashboard-client.ts';
-import { RESULTS, signIn, suiteBrowser } from './dashboard-page.ts';
+import { SCREENSHOTS, signIn, suiteBrowser } from './dashboard-page.ts';
 
 const kinds = defineKinds({
   email: { schema: { type: 'object', properties: { to: { type: 'string' } } } },
@@ -46,7 +46,7 @@ describe('the dashboard in a real browser', () => {
       await page.fill('#token', 'not-the-token-at-all');
       await page.click('#login-form button[type=submit]');
       await expect.poll(() => page.locator('#login-error').isVisible()).toBe(true);
-      await page.screenshot({ path: `${RESULTS}dashboard-login.png` });
+      await page.screenshot({ path: `${SCREENSHOTS}dashboard-login.png` });
       await page.fill('#token', TOKENS.operator);
       await page.click('#login-form button[type=submit]');
       await expect.poll(() => page.locator('#role').textContent()).toBe('operator');
@@ -72,7 +72,7 @@ describe('the dashboard in a real browser', () => {
       expect(await page.locator('#job-payload').textContent()).toContain(JSON.stringify(hostile));
       expect(await page.locator('#job img, #jobs img').count()).toBe(0);
       expect(await page.evaluate(() => (globalThis as { __pwned?: number }).__pwned)).toBeUndefined();
-      await page.screenshot({ path: `${RESULTS}dashboard-failed-job.png`, fullPage: true });
+      await page.screenshot({ path: `${SCREENSHOTS}dashboard-failed-job.png`, fullPage: true });
 
       await page.click('#job-retry');
       await expect.poll(() => page.locator('#message').textContent()).toBe(`redrove job ${id} to pending`);
@@ -158,7 +158,7 @@ describe('the dashboard in a real browser', () => {
       expect(await chart.locator('canvas').count()).toBe(1);
       await page.locator(`article[data-queue="${queueName}"] [data-stat="failed"] a`).click();
       await expect.poll(() => page.locator('#jobs tbody tr[data-id]').count()).toBeGreaterThan(0);
-      await page.screenshot({ path: `${RESULTS}dashboard-overview.png`, fullPage: true });
+      await page.screenshot({ path: `${SCREENSHOTS}dashboard-overview.png`, fullPage: true });
       expect((await queue.stats()).completedTotal).toBeGreaterThan(0);
     } finally {
       await worker.close();
@@ -273,7 +273,7 @@ describe('the dashboard in a real browser', () => {
       expect(await page.locator('#state-tabs [data-state="waiting"] .count').textContent()).toBe('4');
       expect(await page.locator('#state-tabs [data-state="pending"] .count').textContent()).toBe('2');
       await expect.poll(() => page.locator('#jobs tbody tr[data-id]').evaluateAll((rows) => rows.map((row) => row.getAttribute('data-id')))).toEqual([urgent, first, ...acme]);
-      await page.screenshot({ path: `${RESULTS}dashboard-waiting.png`, fullPage: true });
+      await page.screenshot({ path: `${SCREENSHOTS}dashboard-waiting.png`, fullPage: true });
       // And one claim at a time starts them in that order.
       const started: string[] = [];
       for (let i = 0; i < 4; i++) started.push(...(await queue.claim({ max: 1 })).map((job) => job.id));
@@ -338,7 +338,7 @@ describe('the dashboard in a real browser', () => {
       // The kinds the queue knows are offered when pausing one, and jobs at other priorities are counted.
       expect(await page.locator('#known-kinds option').evaluateAll((options) => options.map((option) => option.getAttribute('value')))).toEqual(['email', 'report']);
       expect(await page.locator('#queue-elsewhere').textContent()).toBe('+3 waiting at other priorities');
-      await page.screenshot({ path: `${RESULTS}dashboard-flow-schedules.png`, fullPage: true });
+      await page.screenshot({ path: `${SCREENSHOTS}dashboard-flow-schedules.png`, fullPage: true });
     } finally {
       await page.close();
       await d.close();

@@ -57,11 +57,11 @@ export async function contractRoutes(page: Page, answers: ContractAnswers): Prom
   );
   if (answers.history) {
     const history = answers.history;
-    await page.route((url) => url.pathname.endsWith('/history'), (route) => json(route, history(new URL(route.request().url()).searchParams)));
+    await page.route((url) => /\/api\/queues\/[^/]+\/history$/.test(url.pathname), (route) => json(route, history(new URL(route.request().url()).searchParams)));
   }
   if (answers.audit) {
     const audit = answers.audit;
-    await page.route((url) => url.pathname.endsWith('/audit'), (route) => json(route, audit(new URL(route.request().url()).searchParams)));
+    await page.route((url) => /\/api\/queues\/[^/]+\/audit$/.test(url.pathname), (route) => json(route, audit(new URL(route.request().url()).searchParams)));
   }
   await page.route(
     (url) => ACTION.test(url.pathname),

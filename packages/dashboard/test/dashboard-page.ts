@@ -8,6 +8,12 @@ import { TOKENS } from './dashboard-client.ts';
 /** Where the browser tests leave their screenshots. */
 export const RESULTS = fileURLToPath(new URL('../test-results/', import.meta.url));
 
+/**
+ * Where the tests write the README's screenshots: docs/ when `JOBS_DASHBOARD_SCREENSHOTS=docs`
+ * (run the browser tests so to refresh them), else beside the other results.
+ */
+export const SCREENSHOTS = process.env.JOBS_DASHBOARD_SCREENSHOTS === 'docs' ? fileURLToPath(new URL('../docs/', import.meta.url)) : RESULTS;
+
 /** A Chromium for the tests of the calling `describe`: launched before them, closed after. */
 export function suiteBrowser(): { readonly current: Browser } {
   const holder = {} as { current: Browser };
