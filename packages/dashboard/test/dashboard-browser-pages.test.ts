@@ -1,7 +1,6 @@
 import { defineKinds, Queue, type RedisClient } from '@jobs/core';
 import { sendHeartbeat } from '@jobs/core/internal';
 import { redisTest as test } from '@jobs/testing';
-import type { Page } from 'playwright-core';
 import { describe, expect } from 'vitest';
 import { contractRoutes, historyOf, type ContractAnswers } from './dashboard-contract.ts';
 import { startTestDashboard, TOKENS } from './dashboard-client.ts';

@@ -2,9 +2,9 @@ import { defineKinds, Queue, type RedisClient } from '@jobs/core';
 import { redisTest as test } from '@jobs/testing';
 import type { Page } from 'playwright-core';
 import { describe, expect } from 'vitest';
-import { contractRoutes, historyOf } from './dashboard-contract.ts';
-import { startTestDashboard, TOKENS } from './dashboard-client.ts';
-import { signIn, suiteBrowser, watchPage } from './dashboard-page.ts';
+import { contractRoutes } from './dashboard-contract.ts';
+import { startTestDashboard } from './dashboard-client.ts';
+import { suiteBrowser, watchPage } from './dashboard-page.ts';
 
 const kinds = defineKinds({
   email: { schema: { type: 'object', properties: { to: { type: 'string' } } } },

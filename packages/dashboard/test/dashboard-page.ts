@@ -52,5 +52,9 @@ export function watchPage(page: Page): { readonly problems: string[] } {
 
 /** The page's width beyond its viewport, in CSS pixels (0 when nothing overflows sideways). */
 export function overflowX(page: Page): Promise<number> {
-  return page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+  // Runs in the page: the test's own types have no DOM.
+  return page.evaluate(() => {
+    const root = (globalThis as unknown as { document: { documentElement: { scrollWidth: number; clientWidth: number } } }).document.documentElement;
+    return root.scrollWidth - root.clientWidth;
+  });
 }
