@@ -68,7 +68,7 @@ async function onKind(queue: DashboardQueue, kind: string, action: 'pause' | 're
  * A {@link DashboardDataSource} over `Queue`s: the queues given, or those a function returns
  * when asked (for a set that changes, as the daemon's does). It has the `flowState` (admission), pause and
  * schedules capabilities (limits when `options.limits` reads them), timelines: a job's
- * events from its queue's event log (none when the queue keeps no log), live workers, and why a
+ * events from its queue's event log (none when the queue keeps no log), live workers, a flow's children, and why a
  * job is not running.
  */
 export function jobQueueSource(queues: readonly DashboardQueue[] | (() => readonly DashboardQueue[]), options: JobQueueSourceOptions = {}): DashboardDataSource {

@@ -156,9 +156,10 @@ describe('the dashboard in a real browser', () => {
         )
         .toBe(true);
       expect(await chart.locator('canvas').count()).toBe(1);
+      await page.screenshot({ path: `${SCREENSHOTS}dashboard-overview.png`, fullPage: true });
       await page.locator(`article[data-queue="${queueName}"] [data-stat="failed"] a`).click();
       await expect.poll(() => page.locator('#jobs tbody tr[data-id]').count()).toBeGreaterThan(0);
-      await page.screenshot({ path: `${SCREENSHOTS}dashboard-overview.png`, fullPage: true });
+      await page.screenshot({ path: `${SCREENSHOTS}dashboard-failed-list.png` });
       expect((await queue.stats()).completedTotal).toBeGreaterThan(0);
     } finally {
       await worker.close();
