@@ -20,3 +20,15 @@ export function isUiPath(path: string): boolean {
 export function pageUnder(html: string, basePath: string): string {
   return html.replaceAll('"assets/', `"${basePath}/assets/`).replace('<meta name="jobs-base-path" content="">', `<meta name="jobs-base-path" content="${basePath}">`);
 }
+
+/** A path as a browser sends it: letters, digits, `%`-escapes and `/ . _ ~ -` only. */
+const PLAIN_PATH = /^\/[A-Za-z0-9._~%/-]{1,1000}$/;
+
+/**
+ * The page to return to after signing in, from the `next` of the login's address: a page of
+ * the workspace other than the overview, in plain path characters (so it can be written into
+ * the login form's address as it is), else undefined.
+ */
+export function returnPath(next: string | null): string | undefined {
+  return next !== null && next !== '/' && PLAIN_PATH.test(next) && isUiPath(next) ? next : undefined;
+}

@@ -4,7 +4,7 @@ import { redisTest as test } from '@jobs/testing';
 import { describe, expect } from 'vitest';
 import { contractRoutes, historyOf, type ContractAnswers } from './dashboard-contract.ts';
 import { startTestDashboard, TOKENS } from './dashboard-client.ts';
-import { overflowX, SCREENSHOTS, signIn, suiteBrowser, watchPage } from './dashboard-page.ts';
+import { overflowX, SCREENSHOTS, suiteBrowser, watchPage } from './dashboard-page.ts';
 
 const kinds = defineKinds({
   email: { schema: { type: 'object', properties: { to: { type: 'string' } } } },
@@ -154,7 +154,13 @@ describe('the workspace in a real browser: every page', () => {
     const watch = watchPage(page);
     await contractRoutes(page, answersFor(queueName, failed, nowMs));
     try {
-      await signIn(page, d.url, TOKENS.viewer);
+      // A link to a job's page, opened signed out, comes back to that page after the sign-in.
+      await page.goto(`${d.url}queues/${queueName}/jobs/${failed}`);
+      await expect.poll(() => page.url()).toBe(`${d.url}login?next=/queues/${queueName}/jobs/${failed}`);
+      await page.fill('#token', TOKENS.viewer);
+      await page.click('#login-form button[type=submit]');
+      await expect.poll(() => page.locator('#job-id').textContent()).toBe(failed);
+      expect(new URL(page.url()).pathname).toBe(`/queues/${queueName}/jobs/${failed}`);
       const pages: [string, string][] = [
         ['failed', '#jobs tr[data-id]'],
         ['pending', '#jobs tr[data-id]'],

@@ -99,9 +99,24 @@ describe('the workspace API: search filters, flows, workers and page URLs', () =
         expect(page.body, path).toContain('src="/ops/jobs/assets/app.js"');
         expect(page.body, path).toContain('href="/ops/jobs/assets/app.css"');
         expect(page.body, path).toContain('<meta name="jobs-base-path" content="/ops/jobs">');
+        // Signed out: to the login, which comes back to this page.
         const signedOut = await d.call('GET', path);
         expect(signedOut.status, path).toBe(303);
-        expect(signedOut.headers.get('location'), path).toBe('/ops/jobs/login');
+        expect(signedOut.headers.get('location'), path).toBe(path === '' ? '/ops/jobs/login' : `/ops/jobs/login?next=/${path}`);
+      }
+      const login = await d.call('GET', 'login?next=/queues/q/jobs/abc-1');
+      expect(login.body).toContain('action="login?next=/queues/q/jobs/abc-1"');
+      const back = await fetch(new URL('login?next=/queues/q/jobs/abc-1', d.url), {
+        method: 'POST',
+        redirect: 'manual',
+        headers: { origin: new URL(d.url).origin, 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ token: TOKENS.operator }).toString(),
+      });
+      expect(back.headers.get('location')).toBe('/ops/jobs/queues/q/jobs/abc-1');
+      // Anywhere else (another site, a path that is no page, markup) goes to the overview.
+      for (const next of ['https://evil.example/', '//evil.example/x', '/api/overview', '/queues/q/"><b>x</b>', '/queues/q/a/b/c']) {
+        const page = await d.call('GET', `login?next=${encodeURIComponent(next)}`);
+        expect(page.body, next).toContain('action="login"');
       }
       for (const path of ['queues', 'queues/q/jobs/a/b', 'other', 'assets/app.ts']) expect((await d.call('GET', path, { session })).status, path).toBe(404);
       expect((await d.call('GET', 'assets/app.js', { session })).status).toBe(200);
