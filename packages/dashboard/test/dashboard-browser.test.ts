@@ -336,6 +336,11 @@ describe('the dashboard in a real browser', () => {
         new Date(nextRunAt as number).toISOString().replace('T', ' ').replace('Z', ' UTC'),
       ]);
       expect(await page.locator('#schedules tr[data-schedule="mail-poll"] td').allTextContents()).toEqual(['mail-poll', 'email', 'every 30 s', 'paused', '–']);
+      // Each schedule has a URL of its own, which marks its row.
+      await page.click('#schedules tr[data-schedule="mail-poll"] a');
+      await expect.poll(() => page.locator('#schedules tr[data-schedule="mail-poll"]').getAttribute('aria-current')).toBe('true');
+      expect(new URL(page.url()).pathname).toBe(`/queues/${queueName}/schedules/mail-poll`);
+      expect(await page.locator('#schedules tr.selected').count()).toBe(1);
       // The kinds the queue knows are offered when pausing one, and jobs at other priorities are counted.
       expect(await page.locator('#known-kinds option').evaluateAll((options) => options.map((option) => option.getAttribute('value')))).toEqual(['email', 'report']);
       expect(await page.locator('#queue-elsewhere').textContent()).toBe('+3 waiting at other priorities');

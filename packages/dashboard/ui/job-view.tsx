@@ -36,7 +36,7 @@ function Links({ queue, fields }: { queue: string; fields: Readonly<Record<strin
       {schedule && (
         <>
           schedule{' '}
-          <a id="job-schedule" class="mono" href={queueHref(queue, 'schedules')}>
+          <a id="job-schedule" class="mono" href={queueHref(queue, `schedules/${encodeURIComponent(schedule)}`)}>
             {schedule}
           </a>{' '}
         </>

@@ -197,7 +197,7 @@ export function QueueFrame({ route, overview }: { route: Exclude<Route, { view: 
       <Tabs queue={queue} route={route} />
       {route.view === 'list' && <JobList queue={queue} state={route.state ?? DEFAULT_STATE} query={route.query} />}
       {route.view === 'job' && <JobView queue={queue.name} id={route.id} />}
-      {route.view === 'schedules' && <SchedulesView queue={queue.name} />}
+      {route.view === 'schedules' && <SchedulesView queue={queue.name} name={route.name} />}
       {route.view === 'workers' && <WorkersView queue={queue.name} id={route.id} />}
       {route.view === 'history' && <HistoryView queue={queue.name} query={route.query} />}
       {route.view === 'audit' && <AuditView queue={queue.name} query={route.query} />}

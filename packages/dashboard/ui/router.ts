@@ -9,7 +9,7 @@ export type Route =
   | { readonly view: 'overview' }
   | { readonly view: 'list'; readonly queue: string; readonly state: string | undefined; readonly query: URLSearchParams }
   | { readonly view: 'job'; readonly queue: string; readonly id: string }
-  | { readonly view: 'schedules'; readonly queue: string }
+  | { readonly view: 'schedules'; readonly queue: string; readonly name: string | undefined }
   | { readonly view: 'workers'; readonly queue: string; readonly id: string | undefined }
   | { readonly view: 'history'; readonly queue: string; readonly query: URLSearchParams }
   | { readonly view: 'audit'; readonly queue: string; readonly query: URLSearchParams }
@@ -34,7 +34,7 @@ export function parseRoute(pathname: string, search: string): Route {
   const [, , section, id] = parts;
   if (section === undefined) return { view: 'list', queue, state: undefined, query };
   if (section === 'jobs' && id !== undefined) return { view: 'job', queue, id };
-  if (section === 'schedules') return { view: 'schedules', queue };
+  if (section === 'schedules') return { view: 'schedules', queue, name: id };
   if (section === 'workers') return { view: 'workers', queue, id };
   if (section === 'history') return { view: 'history', queue, query };
   if (section === 'audit') return { view: 'audit', queue, query };
