@@ -37,10 +37,10 @@ export function Chart({ data, series, title, height = 150, unit = '', id }: Char
     const options: uPlot.Options = {
       width: widthOf(element),
       height,
-      legend: { show: true },
+      legend: { show: true, live: false },
       cursor: { drag: { x: false, y: false } },
       scales: { x: { time: true }, y: { range: (_u, _min, max) => [0, max > 0 ? max * 1.1 : 1] } },
-      axes: [{}, { size: 48, values: (_u, ticks) => ticks.map((tick) => `${Math.round(tick * 100) / 100}${unit}`) }],
+      axes: [{}, { size: unit ? 66 : 48, values: (_u, ticks) => ticks.map((tick) => `${Math.round(tick * 100) / 100}${unit}`) }],
       series: [{}, ...series.map((s) => ({ label: s.label, stroke: s.color, width: 1.6, ...(s.dash && { dash: [...s.dash] }), spanGaps: false }))],
     };
     plot.current = new uPlot(options, data as uPlot.AlignedData, element);
