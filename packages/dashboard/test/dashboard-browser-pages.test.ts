@@ -87,6 +87,15 @@ describe('the workspace in a real browser: every page', () => {
       expect(await page.locator('#job-logs-trimmed').textContent()).toBe('3 earlier line(s) not kept');
       await page.screenshot({ path: `${SCREENSHOTS}dashboard-job-attempts.png`, fullPage: true });
 
+      // A running job's progress, as its handler reported it.
+      const running = await queue.enqueue('email', { to: 'progress@example.com' });
+      const claimed = (await queue.claim({ max: 10 })).find((job) => job.id === running);
+      expect(claimed?.id).toBe(running);
+      await queue.progress(claimed!, 40);
+      await page.goto(`${d.url}queues/${queueName}/jobs/${running}`);
+      await expect.poll(() => page.locator('#job-progress').textContent()).toBe(' 40%');
+      expect(await page.locator('#job-progress progress').getAttribute('value')).toBe('40');
+
       await page.goto(`${d.url}queues/${queueName}/jobs/${flow.id}`);
       await expect.poll(() => page.locator('#job-children > li[data-child]').count()).toBe(2);
       expect(await page.locator('#job-status').textContent()).toBe('waiting-children');

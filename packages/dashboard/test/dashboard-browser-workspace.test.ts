@@ -164,6 +164,19 @@ describe('the workspace in a real browser: lists, filters and actions', () => {
       await expect.poll(() => sent.at(-1)?.body.action).toBe('cancel');
       expect(sent.at(-1)?.body).toEqual({ action: 'cancel', expected: 2, filter: { state: 'pending', kind: 'email', offset: 0 } });
 
+      // From a job's page: its priority starts at the job's own, delete asks first.
+      await page.click(`#jobs tr[data-id="${mail[0]}"] a`);
+      await page.click('#job-priority');
+      expect(await page.inputValue('#confirm-number')).toBe('0');
+      await page.click('#confirm button[value=cancel]');
+      await page.click('#job-delete');
+      expect(await page.locator('#confirm-text').textContent()).toBe(`Delete job ${mail[0]} of ${queueName}: its record and its place in its list. This cannot be undone.`);
+      expect(await page.locator('#confirm-ok').textContent()).toBe('Delete 1 job');
+      await page.click('#confirm-ok');
+      await expect.poll(() => page.locator('#message').textContent()).toBe(`deleted job ${mail[0]}`);
+      expect(sent.at(-1)).toEqual({ path: `/api/queues/${queueName}/jobs/${mail[0]}/delete`, body: {} });
+      await page.goBack();
+
       await page.check(`[data-select="${mail[1]}"]`);
       await page.click('#bulk [data-bulk="delete"]');
       expect(await page.locator('#confirm-text').textContent()).toBe(`Delete the 1 job selected in ${queueName}? This cannot be undone.`);

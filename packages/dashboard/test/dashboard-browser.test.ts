@@ -91,6 +91,13 @@ describe('the dashboard in a real browser', () => {
       expect(await page.locator('#confirm-ok').isDisabled()).toBe(true);
       await page.click('#confirm button[value=cancel]');
       expect((await queue.stats()).pendingDepth).toBe(5);
+      // The queue's name typed: the purge runs, and says how many keys it deleted.
+      await page.click('#purge');
+      await page.fill('#confirm-input', queueName);
+      expect(await page.locator('#confirm-ok').isDisabled()).toBe(false);
+      await page.click('#confirm-ok');
+      await expect.poll(() => page.locator('#message').textContent()).toMatch(new RegExp(`^purged ${queueName}: deleted \\d+ key\\(s\\)$`));
+      expect((await queue.stats()).pendingDepth).toBe(0);
       expect(pageErrors).toEqual([]);
     } finally {
       await page.close();

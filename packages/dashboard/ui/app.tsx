@@ -2,7 +2,7 @@
 // the message line, and the view the URL names.
 
 import { useEffect, useState } from 'preact/hooks';
-import { get, post, BASE } from './api.ts';
+import { ApiError, get, post, BASE } from './api.ts';
 import { ConfirmDialog } from './confirm.tsx';
 import { count } from './format.ts';
 import { OverviewView } from './overview.tsx';
@@ -54,7 +54,8 @@ function PollControl({ session }: { session: Session }) {
     () =>
       onPolled((atMs, error) => {
         setUpdated(error ? 'update failed' : `updated ${new Date(atMs).toLocaleTimeString()}`);
-        if (error) sayError(error);
+        // A view shows its own missing job or bad id; the message line keeps the last action's outcome.
+        if (error && !(error instanceof ApiError && (error.status === 404 || error.status === 400))) sayError(error);
       }),
     [],
   );

@@ -53,6 +53,16 @@ function Links({ queue, fields }: { queue: string; fields: Readonly<Record<strin
   );
 }
 
+/** The progress a handler reported, from the hash's text (JSON) when the detail has no `progress`. */
+function storedProgress(text: string | undefined): unknown {
+  if (text === undefined || text === '') return undefined;
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return text;
+  }
+}
+
 function Progress({ progress }: { progress: unknown }) {
   if (progress === undefined || progress === null) return null;
   const percent = typeof progress === 'number' && Number.isFinite(progress) ? Math.max(0, Math.min(100, progress)) : undefined;
@@ -154,7 +164,7 @@ export function JobView({ queue, id }: { queue: string; id: string }) {
           </pre>
         )
       )}
-      <Progress progress={job.progress} />
+      <Progress progress={job.progress !== undefined ? job.progress : storedProgress(job.fields.progress)} />
       {caps.attempts && data.attempts && <Attempts attempts={data.attempts} />}
       {caps.logs && data.logs && <Logs logs={data.logs} />}
       {caps.children && <ChildTree queue={queue} id={job.id} />}

@@ -53,6 +53,8 @@ function QueueActions({ queue }: { queue: QueueOverview }) {
     if (!answer.ok) return;
     await act(async () => {
       const done = await post<{ deletedKeys: number }>(queuePath(name, 'purge'), { confirm: name });
+      // Its jobs are gone: back to the queue's page, not a job that no longer exists.
+      navigate(queueHref(name), true);
       return `purged ${name}: deleted ${count(done.deletedKeys)} key(s)`;
     });
   };
