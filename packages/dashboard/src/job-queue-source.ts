@@ -1,5 +1,6 @@
 import { defineKinds, Queue, type LogEvent, type RedisClient, type ScheduleRecord } from '@jobs/core';
 import { registryHolderOf } from '@jobs/core/internal';
+import { shownLimits } from './shown-limits.ts';
 import type { ChildInfo, DashboardDataSource, PauseTarget, ScheduleInfo, ShownLimits, TimelineEntry } from './data-source.ts';
 
 /** What the dashboard uses of a `Queue`: any queue fits, whatever its kinds. */
@@ -8,15 +9,21 @@ export type DashboardQueue = Pick<Queue<unknown>, 'name' | 'client' | 'stats' | 
   readonly schedules: { list(options?: { offset?: number; limit?: number }): Promise<ScheduleRecord[]> };
   /** Its live workers (a `Queue` has them): without it the page says nothing of workers. */
   readonly workers?: Queue<unknown>['workers'];
-} & Partial<Pick<Queue<unknown>, 'why' | 'children'>>;
+} & Partial<Pick<Queue<unknown>, 'why' | 'limits' | 'children'>>;
 
 /** Options of {@link jobQueueSource}. */
 export interface JobQueueSourceOptions {
   /**
    * The queue's limits (rate limits, concurrency caps...) to show beside its paused state, read
-   * on each overview. Default: none shown.
+   * on each overview. Default: what the queue's `limits()` reads from Redis (its rates, caps and
+   * pushbacks), when it has that method.
    */
   limits?: (queue: DashboardQueue) => Promise<ShownLimits | undefined>;
+}
+
+/** `limits`, or undefined when it has none (nothing to show). */
+function nonEmpty(limits: ShownLimits): ShownLimits | undefined {
+  return Object.keys(limits).length > 0 ? limits : undefined;
 }
 
 /** The most dead-lettered jobs one redrive call moves (one script call each). */
@@ -67,12 +74,13 @@ async function onKind(queue: DashboardQueue, kind: string, action: 'pause' | 're
 /**
  * A {@link DashboardDataSource} over `Queue`s: the queues given, or those a function returns
  * when asked (for a set that changes, as the daemon's does). It has the `flowState` (admission), pause and
- * schedules capabilities (limits when `options.limits` reads them), timelines: a job's
+ * schedules capabilities (with the limits its queues' `limits()` read, or `options.limits`), timelines: a job's
  * events from its queue's event log (none when the queue keeps no log), live workers, a flow's children, and why a
  * job is not running.
  */
 export function jobQueueSource(queues: readonly DashboardQueue[] | (() => readonly DashboardQueue[]), options: JobQueueSourceOptions = {}): DashboardDataSource {
   const all = typeof queues === 'function' ? queues : () => queues;
+  const readLimits = options.limits ?? (async (queue: DashboardQueue) => (queue.limits ? nonEmpty(shownLimits(await queue.limits())) : undefined));
   const byName = (name: string): DashboardQueue => {
     const queue = all().find((candidate) => candidate.name === name);
     // The routes check the name against queueNames() first; this guards a set that just changed.
@@ -108,7 +116,7 @@ export function jobQueueSource(queues: readonly DashboardQueue[] | (() => readon
     // The paused state is part of the stats snapshot: the overview's own is used when given.
     flowState: async (name, snapshot) => {
       const queue = byName(name);
-      const [stats, limits] = await Promise.all([snapshot ?? queue.stats(), options.limits?.(queue)]);
+      const [stats, limits] = await Promise.all([snapshot ?? queue.stats(), readLimits(queue)]);
       return { paused: stats.paused, pausedKinds: stats.pausedKinds, kinds: queue.kinds.names, ...(limits && { limits }) };
     },
     pause: pauseAction('pause'),

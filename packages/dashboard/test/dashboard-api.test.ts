@@ -258,6 +258,28 @@ describe('the dashboard API: capabilities of the data source', () => {
     }
   });
 
+  test("a queue's rate limits, caps and pushbacks show on its card without an option, for the daemon's queues by name too", async ({ redis, queueName }) => {
+    const queue = openQueue(redis, queueName);
+    const daemonQueues = namedQueues(redis, () => [queueName]);
+    const named = await startTestDashboard(undefined, { source: jobQueueSource(daemonQueues) });
+    try {
+      expect((await named.call('GET', 'api/overview')).body.queues[0].flow.limits).toBeUndefined();
+      await queue.setLimits({ rate: { max: 100, windowMs: 1000 }, kinds: { email: { concurrency: 2 } }, groups: { rate: { max: 5, windowMs: 60_000 } } });
+      expect((await named.call('GET', 'api/overview')).body.queues[0].flow.limits).toEqual({
+        rate: '100 / 1000 ms',
+        'email concurrency': 2,
+        'groups rate': '5 / 60000 ms',
+      });
+      await queue.enqueue('email', { to: 'a@example.com' });
+      const [job] = await queue.claim();
+      const until = await queue.rateLimited(job!, 60_000, 'provider says slow down');
+      expect((await named.call('GET', 'api/overview')).body.queues[0].flow.limits['email held until']).toBe(new Date(until).toISOString());
+    } finally {
+      await named.close();
+      for (const open of daemonQueues()) await open.close();
+    }
+  });
+
   test("a job's timeline comes from its queue's event log: attempt, worker and error code per event", async ({ redis, queueName }) => {
     const queue = new Queue({ redis, queue: queueName, kinds, eventLog: true, workerId: 'w-3' });
     const id = await deadLetter(queue, 'full@example.com');
