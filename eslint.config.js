@@ -27,14 +27,6 @@ export default tseslint.config(
     },
   },
   {
-    // The dashboard's page scripts run in the browser, as ES modules.
-    files: ['packages/dashboard/src/assets/**/*.js'],
-    languageOptions: {
-      sourceType: 'module',
-      globals: { document: 'readonly', window: 'readonly', fetch: 'readonly', URLSearchParams: 'readonly', localStorage: 'readonly', Option: 'readonly', Event: 'readonly', Node: 'readonly', Response: 'readonly', HTMLElement: 'readonly' },
-    },
-  },
-  {
     // README examples and test fixture scripts print what they do.
     files: ['**/examples/**', '**/test/fixtures/**'],
     rules: { 'no-console': 'off' },

@@ -10,6 +10,8 @@ import { findJobs, type JobQuery } from './job-search.ts';
 import { bulk, jobAction } from './job-actions.ts';
 import { shownError, trailOf } from './job-trail-detail.ts';
 import type { RateHistory } from './rate-history.ts';
+import { readRoute } from './read-routes.ts';
+import { searchFilters } from './search-query.ts';
 import { clipText, detailText, detailValue, shownNumber, shownTime } from './shown-values.ts';
 import { reasonLine } from '@jobs/core/internal';
 
@@ -25,7 +27,8 @@ export interface ApiContext {
   readonly log: Logger;
 }
 
-const STATES: readonly ListState[] = LIST_STATES;
+/** The states the jobs list takes (the session tells the page). */
+export const STATES: readonly ListState[] = LIST_STATES;
 const FIELD_PATH = /^[A-Za-z0-9_$-]{1,64}(\.[A-Za-z0-9_$-]{1,64}){0,7}$/;
 
 function wholeNumber(raw: string | null, name: string, fallback: number, max: number): number {
@@ -55,6 +58,7 @@ function jobQuery(params: URLSearchParams, maxPageSize: number): JobQuery {
     ...(kind !== undefined && { kind }),
     ...(field !== undefined && { field }),
     ...(value !== undefined && { value }),
+    ...searchFilters(params),
   };
 }
 
@@ -191,6 +195,7 @@ export async function handleApi(ctx: ApiContext, request: IncomingMessage, respo
     await auditRoute(ctx, response, queue, params);
     return true;
   }
+  if (method === 'GET' && (await readRoute(ctx, response, path))) return true;
   const match = /^\/api\/queues\/([^/]+)\/(jobs|jobs\/([^/]+)|jobs\/([^/]+)\/(retry|cancel|promote|priority|delete)|redrive-failed|purge|pause|resume|bulk|schedules|history)$/.exec(path);
   if (!match) return false;
   const queue = decodePathPart(match[1] as string, 'queue');

@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type RequestListener, type ServerResponse } from 'node:http';
 import { InvalidArgumentError, silentLogger, type Logger } from '@jobs/core';
 import { assertOptionKeys, assertWholeNumber, type OptionKeys } from '@jobs/core/internal';
-import { handleApi, httpErrorOf, type ApiContext } from './api-routes.ts';
+import { handleApi, httpErrorOf, STATES, type ApiContext } from './api-routes.ts';
 import { ASSETS } from './assets.generated.ts';
 import { accessCheck, HOOK_SESSION_LABEL, type DashboardAuthorize } from './authorize.ts';
 import { assertCredentials, requiresLogin, tokenFor, type DashboardCredentials } from './credentials.ts';
@@ -9,6 +9,7 @@ import { capabilitiesOf, type DashboardDataSource } from './data-source.ts';
 import { decodePathPart, HttpError, readBody, redirect, sendAsset, sendError, sendJson } from './http-io.ts';
 import { jobQueueSource, type DashboardQueue } from './job-queue-source.ts';
 import { RateHistory } from './rate-history.ts';
+import { isUiPath, pageUnder, returnPath } from './ui-paths.ts';
 import { csrfMatches, hostAllowed, isLoopbackHost, isLoopbackPeer, originProblem } from './request-checks.ts';
 import { SessionSigner, type DashboardSession } from './sessions.ts';
 
@@ -161,6 +162,8 @@ export function createDashboard(options: DashboardOptions): Dashboard {
     log,
   };
   const capabilities = capabilitiesOf(source);
+  const indexPage = pageUnder(ASSETS['index.html'] as string, basePath);
+  const loginHtml = pageUnder(ASSETS['login.html'] as string, basePath);
 
   const secureCookie = (request: IncomingMessage): boolean => request.headers['x-forwarded-proto'] === 'https';
 
@@ -176,24 +179,26 @@ export function createDashboard(options: DashboardOptions): Dashboard {
     return issued ?? session;
   };
 
-  const loginPage = (response: ServerResponse, failed: boolean): void => {
-    const page = (ASSETS['login.html'] as string).replace('<p id="login-error" hidden>', failed ? '<p id="login-error">' : '<p id="login-error" hidden>');
+  // `next`: a page to return to (see returnPath), carried in the form's address.
+  const loginPage = (response: ServerResponse, failed: boolean, next: string | undefined): void => {
+    const form = next === undefined ? loginHtml : loginHtml.replace('action="login"', `action="login?next=${next}"`);
+    const page = form.replace('<p id="login-error" hidden>', failed ? '<p id="login-error">' : '<p id="login-error" hidden>');
     sendAsset(response, CONTENT_TYPES.html as string, page, { 'cache-control': 'no-store' }, failed ? 401 : 200);
   };
 
-  const login = async (request: IncomingMessage, response: ServerResponse): Promise<void> => {
+  const login = async (request: IncomingMessage, response: ServerResponse, next: string | undefined): Promise<void> => {
     const problem = originProblem(request, trustedOrigins);
     if (problem) throw new HttpError(403, 'origin', `refused: ${problem}`);
     const form = new URLSearchParams(await readBody(request));
     const token = tokenFor(credentials, form.get('token') ?? '');
     if (!token) {
       log.warn({ remote: request.socket.remoteAddress }, 'dashboard login refused');
-      loginPage(response, true);
+      loginPage(response, true, next);
       return;
     }
     const session = sessions.create(token.label);
     log.info({ role: token.role, label: token.label, remote: request.socket.remoteAddress }, 'dashboard login');
-    redirect(response, `${basePath}/`, { 'set-cookie': sessions.cookie(session, cookiePath, secureCookie(request)) });
+    redirect(response, `${basePath}${next ?? '/'}`, { 'set-cookie': sessions.cookie(session, cookiePath, secureCookie(request)) });
   };
 
   const route = async (request: IncomingMessage, response: ServerResponse): Promise<void> => {
@@ -216,14 +221,17 @@ export function createDashboard(options: DashboardOptions): Dashboard {
     }
     if (path === '/login') {
       if (!loginRequired) redirect(response, `${basePath}/`);
-      else if (method === 'POST') await login(request, response);
-      else loginPage(response, false);
+      else if (method === 'POST') await login(request, response, returnPath(url.searchParams.get('next')));
+      else loginPage(response, false, returnPath(url.searchParams.get('next')));
       return;
     }
     const session = sessionOf(request, response);
-    if (path === '/' && method === 'GET') {
-      if (!session) redirect(response, `${basePath}/login`);
-      else sendAsset(response, CONTENT_TYPES.html as string, ASSETS['index.html'] as string, { 'cache-control': 'no-store' });
+    // Every page of the workspace answers the same document; the script routes by the path.
+    if (method === 'GET' && isUiPath(path)) {
+      if (!session) {
+        const next = returnPath(path);
+        redirect(response, `${basePath}/login${next === undefined ? '' : `?next=${next}`}`);
+      } else sendAsset(response, CONTENT_TYPES.html as string, indexPage, { 'cache-control': 'no-store' });
       return;
     }
     if (!path.startsWith('/api/') && path !== '/logout') throw new HttpError(404, 'not_found', 'not found');
@@ -246,7 +254,7 @@ export function createDashboard(options: DashboardOptions): Dashboard {
       sendJson(
         response,
         200,
-        { role: reader.role, label: reader.label, csrfToken: session.csrfToken, loginRequired, capabilities, pollIntervalMs, scanLimit: api.scanLimit, maxPageSize: api.maxPageSize, redriveLimit: api.redriveLimit },
+        { role: reader.role, label: reader.label, csrfToken: session.csrfToken, loginRequired, capabilities, listStates: STATES, pollIntervalMs, scanLimit: api.scanLimit, maxPageSize: api.maxPageSize, redriveLimit: api.redriveLimit },
       );
       return;
     }

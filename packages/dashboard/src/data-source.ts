@@ -44,6 +44,16 @@ export interface TimelineEntry {
   readonly detail?: string;
 }
 
+/** A child of a flow's parent job, as its tree shows it. */
+export interface ChildInfo {
+  readonly id: string;
+  readonly kind: string;
+  /** `waiting` until it settles, then `completed`, `failed` or `cancelled`. */
+  readonly status: string;
+  /** Why it failed or was cancelled, as its parent recorded it. */
+  readonly error?: string;
+}
+
 /** A schedule (a repeating job), when the queues have them. */
 export interface ScheduleInfo {
   readonly name: string;
@@ -95,6 +105,8 @@ export interface DashboardDataSource {
   why?(queue: string, id: string): Promise<JobWhy | null>;
   /** Capability: the queue's schedules with their next run. */
   schedules?(queue: string): Promise<readonly ScheduleInfo[]>;
+  /** Capability: the children of flow parent `id` (core's `Queue.children`), in the order they were enqueued; empty for a job without. */
+  children?(queue: string, id: string): Promise<readonly ChildInfo[]>;
   /** Capability: the queue's live workers, from their heartbeats (one read): the card says when there is none. */
   workers?(queue: string): Promise<readonly WorkerInfo[]>;
   /** Capability: starts a delayed job now (core's `Queue.promote`). */
@@ -124,6 +136,7 @@ export interface DashboardCapabilities {
   readonly attempts: boolean;
   readonly audit: boolean;
   readonly changePriority: boolean;
+  readonly children: boolean;
   readonly flowState: boolean;
   readonly history: boolean;
   readonly logs: boolean;
@@ -141,6 +154,7 @@ export function capabilitiesOf(source: DashboardDataSource): DashboardCapabiliti
     attempts: typeof source.attempts === 'function',
     audit: typeof source.recordAudit === 'function' && typeof source.auditTrail === 'function',
     changePriority: typeof source.changePriority === 'function',
+    children: typeof source.children === 'function',
     flowState: typeof source.flowState === 'function',
     history: typeof source.history === 'function',
     logs: typeof source.logs === 'function',

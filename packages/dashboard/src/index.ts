@@ -9,7 +9,7 @@ export type { Dashboard, DashboardOptions, DashboardServer } from './dashboard.t
 export { jobQueueSource } from './job-queue-source.ts';
 export type { DashboardQueue, JobQueueSourceOptions } from './job-queue-source.ts';
 export { capabilitiesOf } from './data-source.ts';
-export type { DashboardCapabilities, DashboardDataSource, PauseTarget, QueueAdmissionState, ScheduleInfo, ShownLimits, TimelineEntry } from './data-source.ts';
+export type { ChildInfo, DashboardCapabilities, DashboardDataSource, PauseTarget, QueueAdmissionState, ScheduleInfo, ShownLimits, TimelineEntry } from './data-source.ts';
 export type { FlowTarget, QueueFlowState } from './data-source.ts';
 export type { HistoryQuery } from './data-source.ts';
 export { credentialsFromEnv, DASHBOARD_TOKEN_ENV } from './credentials.ts';

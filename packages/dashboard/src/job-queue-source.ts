@@ -2,7 +2,7 @@ import { defineKinds, Queue, type LogEvent, type RedisClient, type ScheduleRecor
 import { registryHolderOf } from '@jobs/core/internal';
 import { HttpError } from './http-io.ts';
 import { shownLimits } from './shown-limits.ts';
-import type { DashboardDataSource, PauseTarget, ScheduleInfo, ShownLimits, TimelineEntry } from './data-source.ts';
+import type { ChildInfo, DashboardDataSource, PauseTarget, ScheduleInfo, ShownLimits, TimelineEntry } from './data-source.ts';
 
 /** What the dashboard uses of a `Queue`: any queue fits, whatever its kinds. */
 export type DashboardQueue = Pick<Queue<unknown>, 'name' | 'client' | 'stats' | 'list' | 'getJob' | 'retry' | 'retryFailed' | 'cancel' | 'purge' | 'pause' | 'resume' | 'timeline'> & {
@@ -10,7 +10,7 @@ export type DashboardQueue = Pick<Queue<unknown>, 'name' | 'client' | 'stats' | 
   readonly schedules: { list(options?: { offset?: number; limit?: number }): Promise<ScheduleRecord[]> };
   /** Its live workers (a `Queue` has them): without it the page says nothing of workers. */
   readonly workers?: Queue<unknown>['workers'];
-} & Partial<Pick<Queue<unknown>, 'why' | 'limits' | 'promote' | 'changePriority' | 'remove' | 'attempts' | 'logs' | 'history' | 'recordAudit' | 'auditTrail'>>;
+} & Partial<Pick<Queue<unknown>, 'why' | 'limits' | 'promote' | 'changePriority' | 'remove' | 'attempts' | 'logs' | 'history' | 'recordAudit' | 'auditTrail' | 'children'>>;
 
 /** Options of {@link jobQueueSource}. */
 export interface JobQueueSourceOptions {
@@ -77,9 +77,9 @@ async function onKind(queue: DashboardQueue, kind: string, action: 'pause' | 're
  * A {@link DashboardDataSource} over `Queue`s: the queues given, or those a function returns
  * when asked (for a set that changes, as the daemon's does). It has the `flowState` (admission), pause and
  * schedules capabilities (with the limits its queues' `limits()` read, or `options.limits`), timelines: a job's
- * events from its queue's event log (none when the queue keeps no log), live workers, why a
- * job is not running, a job's attempts and log lines, the metrics history (empty while the
- * queues' `metricsHistory` is off) and the audit trail.
+ * events from its queue's event log (none when the queue keeps no log), live workers, a flow's
+ * children, why a job is not running, a job's attempts and log lines, the metrics history (empty
+ * while the queues' `metricsHistory` is off) and the audit trail.
  */
 export function jobQueueSource(queues: readonly DashboardQueue[] | (() => readonly DashboardQueue[]), options: JobQueueSourceOptions = {}): DashboardDataSource {
   const all = typeof queues === 'function' ? queues : () => queues;
@@ -151,6 +151,11 @@ export function jobQueueSource(queues: readonly DashboardQueue[] | (() => readon
       const queue = byName(name);
       if (!queue.history) throw new HttpError(404, 'no_capability', `queue ${name} has no metrics history reader`);
       return queue.history({ since: query.sinceMs, ...(query.kind !== undefined && { kind: query.kind }) });
+    },
+    children: async (name, id) => {
+      const queue = byName(name);
+      if (!queue.children) return [];
+      return Object.entries(await queue.children(id)).map(([child, entry]): ChildInfo => ({ id: child, kind: entry.kind, status: entry.status, ...('error' in entry && { error: entry.error }) }));
     },
     timeline: async (name, id) => ((await byName(name).timeline(id))?.events ?? []).map(timelineEntry),
     schedules: async (name) => (await byName(name).schedules.list({ limit: SCHEDULES_SHOWN })).map(scheduleInfo),

@@ -12,7 +12,20 @@ export interface JobQuery {
   /** Only jobs whose payload has this value at this field (a dotted path: `user.id`). */
   readonly field?: string;
   readonly value?: string;
+  /** Only jobs whose last error has this code (see {@link errorCodeOf}). */
+  readonly code?: string;
+  /** Only jobs whose id contains this text. */
+  readonly id?: string;
+  /** Only jobs whose stored payload contains this text (case-insensitive). */
+  readonly text?: string;
+  /** Only jobs whose time in this state ({@link JobSummary.atMs}) is at or after this (Unix ms). */
+  readonly fromMs?: number;
+  /** ...and at or before this (Unix ms). */
+  readonly toMs?: number;
 }
+
+/** The query's filter keys: a query with any of them set is a bounded scan. */
+export const FILTER_KEYS = ['kind', 'field', 'value', 'code', 'id', 'text', 'fromMs', 'toMs'] as const;
 
 /** A job as a list row shows it: times a `Date` holds (else null), texts cut to a row's size. */
 export interface JobSummary {
@@ -23,6 +36,10 @@ export interface JobSummary {
   readonly maxAttempts: number | null;
   readonly enqueuedAtMs: number | null;
   readonly lastError: string | undefined;
+  /** The last error's code, when it has one (see {@link errorCodeOf}). */
+  readonly errorCode: string | undefined;
+  /** The time that places it in its state: failed, completed, run (delayed), claimed (running), else enqueued. */
+  readonly atMs: number | null;
   readonly payloadPreview: string;
 }
 
@@ -51,8 +68,50 @@ function preview(text: string | undefined): string {
   return text ? clipText(text, PREVIEW_CHARS) : '';
 }
 
+const ERROR_CODE = /^([A-Za-z][A-Za-z0-9_.-]{0,63}): /;
+
+/**
+ * The code of a job's last error: the hash's `last_error_code`, else the `code` of a last error
+ * stored as JSON (`{ code, message }`), else the name before `: ` in `Name: message` (a class
+ * name or a code, as core writes them); undefined for a bare message.
+ */
+export function errorCodeOf(job: JobRecord): string | undefined {
+  const stored = job.fields.last_error_code;
+  if (stored) return stored;
+  const text = job.lastError;
+  if (!text) return undefined;
+  if (text.startsWith('{')) {
+    try {
+      const parsed = JSON.parse(text) as { code?: unknown };
+      if (typeof parsed.code === 'string' && parsed.code !== '') return parsed.code;
+    } catch {
+      // Not JSON: a message that starts with a brace.
+    }
+  }
+  return ERROR_CODE.exec(text)?.[1];
+}
+
+/** The time that places `job` in its state's list. */
+function stateTime(job: JobRecord): number | undefined {
+  switch (job.status) {
+    case 'failed':
+      return job.failedAtMs ?? job.lastErrorAtMs;
+    case 'completed':
+      return job.completedAtMs;
+    case 'delayed':
+      return job.runAtMs;
+    case 'processing':
+      return job.claimedAtMs;
+    case 'cancelled':
+      return job.cancelledAtMs;
+    default:
+      return job.enqueuedAtMs;
+  }
+}
+
 /** The summary of a job for a list row. */
 export function summarize(job: JobRecord): JobSummary {
+  const code = errorCodeOf(job);
   return {
     id: clipText(job.id, NAME_CHARS),
     status: clipText(job.status, NAME_CHARS),
@@ -61,6 +120,8 @@ export function summarize(job: JobRecord): JobSummary {
     maxAttempts: shownNumber(job.maxAttempts),
     enqueuedAtMs: shownTime(job.enqueuedAtMs),
     lastError: preview(job.lastError),
+    errorCode: code === undefined ? undefined : clipText(code, NAME_CHARS),
+    atMs: shownTime(stateTime(job)),
     payloadPreview: preview(job.rawPayload),
   };
 }
@@ -84,9 +145,24 @@ function sameJson(value: unknown, text: string): boolean {
   }
 }
 
-/** True when `job` passes the query's filters. A field's value matches as text, or as its JSON. */
-export function matches(job: JobRecord, query: Pick<JobQuery, 'kind' | 'field' | 'value'>): boolean {
+/** True when `query` has a filter set. */
+export function isFiltered(query: Partial<Pick<JobQuery, (typeof FILTER_KEYS)[number]>>): boolean {
+  return FILTER_KEYS.some((key) => query[key] !== undefined);
+}
+
+/**
+ * True when `job` passes the query's filters. A field's value matches as text, or as its JSON;
+ * a time range needs the job's state time ({@link stateTime}) inside it.
+ */
+export function matches(job: JobRecord, query: Partial<Pick<JobQuery, (typeof FILTER_KEYS)[number]>>): boolean {
   if (query.kind !== undefined && job.kind !== query.kind) return false;
+  if (query.code !== undefined && errorCodeOf(job) !== query.code) return false;
+  if (query.id !== undefined && !job.id.includes(query.id)) return false;
+  if (query.text !== undefined && !(job.rawPayload ?? '').toLowerCase().includes(query.text.toLowerCase())) return false;
+  if (query.fromMs !== undefined || query.toMs !== undefined) {
+    const at = stateTime(job);
+    if (at === undefined || (query.fromMs !== undefined && at < query.fromMs) || (query.toMs !== undefined && at > query.toMs)) return false;
+  }
   if (query.field !== undefined) {
     const value = valueAt(job.payload, query.field);
     if (value === undefined) return false;
@@ -96,14 +172,14 @@ export function matches(job: JobRecord, query: Pick<JobQuery, 'kind' | 'field' |
 }
 
 /**
- * A page of a state's list. Unfiltered it reads `limit` ids from `offset`. Filtered (kind, payload
- * field) it reads the `scanLimit` ids from `offset`, in chunks, and returns every match among
+ * A page of a state's list. Unfiltered it reads `limit` ids from `offset`. Filtered (kind, error
+ * code, payload field, id or payload text, time range) it reads the `scanLimit` ids from `offset`, in chunks, and returns every match among
  * them: a bounded amount of work per request whatever the list's length, and `nextOffset` lets
  * the page scan the next window. Never a scan of the whole list. With `depth` null (not counted)
  * the list's end is where a read comes back short.
  */
 export async function findJobs(source: DashboardDataSource, queue: string, query: JobQuery, depth: number | null, scanLimit: number): Promise<JobPage> {
-  const filtered = query.kind !== undefined || query.field !== undefined;
+  const filtered = isFiltered(query);
   const end = depth ?? Number.MAX_SAFE_INTEGER;
   if (!filtered) {
     const jobs = query.offset < end ? await source.list(queue, query.state, { offset: query.offset, limit: query.limit }) : [];

@@ -30,9 +30,14 @@ describe('the page mounted under a path, in Chromium', () => {
       await signIn(page, `${origin}${BASE_PATH}/?poll=500`, TOKENS.operator);
       const card = page.locator(`article[data-queue="${queueName}"]`);
       await expect.poll(() => card.locator('[data-stat="pending"] dd').textContent()).toBe('1');
-      await card.locator('h2 button').click();
+      await card.locator('h2 a').click();
       await page.click('[data-state="pending"]');
-      await page.locator(`#jobs tbody tr[data-id="${jobId}"] button`).click();
+      expect(new URL(page.url()).pathname).toBe(`${BASE_PATH}/queues/${queueName}/pending`);
+      await page.locator(`#jobs tbody tr[data-id="${jobId}"] a`).click();
+      expect(new URL(page.url()).pathname).toBe(`${BASE_PATH}/queues/${queueName}/jobs/${jobId}`);
+      // A reload of the job's URL opens the job's page again, under the base path.
+      await page.reload();
+      await expect.poll(() => page.locator('#job-status').textContent()).toBe('pending');
       await page.click('#job-cancel');
       await expect.poll(() => page.locator('#message').textContent()).toBe(`cancelled job ${jobId}`);
       expect((await queue.getJob(jobId))?.status).toBe('cancelled');

@@ -240,6 +240,8 @@ describe('the dashboard API: capabilities of the data source', () => {
       const operator = { cookie: session.headers.get('set-cookie')!.split(';')[0]!, csrfToken: session.body.csrfToken, role: 'operator' };
       expect((await bare.call('POST', `api/queues/${queueName}/jobs/${id}/delete`, { session: operator })).body.error.code).toBe('no_capability');
       expect((await bare.call('POST', `api/queues/${queueName}/bulk`, { session: operator, body: { action: 'promote', ids: [id], expected: 1 } })).body.error.code).toBe('no_capability');
+      expect((await bare.call('GET', `api/queues/${queueName}/workers`)).body.error.code).toBe('no_capability');
+      expect((await bare.call('GET', `api/queues/${queueName}/jobs/${id}/children`)).body.error.code).toBe('no_capability');
       expect((await bare.call('GET', 'api/overview')).body.queues[0].flow).toBeUndefined();
       expect((await bare.call('GET', 'api/overview')).body.queues[0].liveWorkers).toBeUndefined();
       expect((await bare.call('GET', `api/queues/${queueName}/jobs/${id}`)).body.timeline).toBeUndefined();
@@ -250,7 +252,7 @@ describe('the dashboard API: capabilities of the data source', () => {
     const real = await startTestDashboard([queue]);
     try {
       expect((await real.call('GET', 'api/session')).body.capabilities).toEqual(
-        capabilityFlags('attempts', 'audit', 'changePriority', 'flowState', 'history', 'logs', 'pause', 'promote', 'remove', 'timeline', 'schedules', 'workers'),
+        capabilityFlags('attempts', 'audit', 'changePriority', 'children', 'flowState', 'history', 'logs', 'pause', 'promote', 'remove', 'timeline', 'schedules', 'workers'),
       );
       expect((await real.call('GET', 'api/overview')).body.queues[0].liveWorkers).toBe(0);
     } finally {

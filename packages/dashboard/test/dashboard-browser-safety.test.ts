@@ -42,10 +42,10 @@ describe('the dashboard in a real browser, against hostile data and for each rol
       const card = page.locator(`article[data-queue="${queueName}"]`);
       await expect.poll(() => card.locator('[data-stat="failed"] dd').textContent(), { timeout: 15_000 }).toBe(String(HOSTILE.length));
       expect(await card.locator('[data-stat="oldest"] dd').textContent()).not.toBe('');
-      await card.locator('h2 button').click();
+      await card.locator('h2 a').click();
       for (const state of STATES) {
         await page.click(`#state-tabs [data-state="${state}"]`);
-        await expect.poll(() => page.locator(`#state-tabs [data-state="${state}"]`).getAttribute('aria-pressed'), { timeout: 15_000 }).toBe('true');
+        await expect.poll(() => page.locator(`#state-tabs [data-state="${state}"]`).getAttribute('aria-current'), { timeout: 15_000 }).toBe('page');
         // The rows are this state's: its hostile jobs (waiting lists the pending ones, after the real jobs).
         const listed = state === 'waiting' ? 'pending' : state;
         await expect.poll(() => page.locator(`#jobs tbody tr[data-id^="h-${listed}-"]`).count(), { message: state, timeout: 15_000 }).toBeGreaterThanOrEqual(23);
@@ -59,6 +59,7 @@ describe('the dashboard in a real browser, against hostile data and for each rol
           await page.screenshot({ path: `${RESULTS}dashboard-hostile-list.png`, fullPage: true });
         }
       }
+      await page.click('#queue-nav [data-page="schedules"]');
       const schedules = page.locator('#schedules tr[data-schedule]');
       await expect.poll(() => schedules.count(), { timeout: 15_000 }).toBe(HOSTILE.length + 1);
       expect(await page.locator('#schedules').textContent()).toContain(SCRIPT);
@@ -95,7 +96,7 @@ describe('the dashboard in a real browser, against hostile data and for each rol
     try {
       const viewer = await viewerContext.newPage();
       await signIn(viewer, d.url, TOKENS.viewer);
-      await viewer.locator(`article[data-queue="${queueName}"] h2 button`).click();
+      await viewer.locator(`article[data-queue="${queueName}"] h2 a`).click();
       await expect.poll(() => viewer.locator('#queue-actions').textContent()).toBe('read-only');
       await expect.poll(() => viewer.locator('#queue-flow [data-paused-kind="email"]').count()).toBe(1);
       expect(await viewer.locator('#kind-pause-form').isVisible()).toBe(false);
@@ -105,7 +106,7 @@ describe('the dashboard in a real browser, against hostile data and for each rol
 
       const operator = await operatorContext.newPage();
       await signIn(operator, d.url, TOKENS.operator);
-      await operator.locator(`article[data-queue="${queueName}"] h2 button`).click();
+      await operator.locator(`article[data-queue="${queueName}"] h2 a`).click();
       await expect.poll(() => operator.locator('#kind-pause-form').isVisible()).toBe(true);
       expect(await operator.locator('#pause-toggle').isVisible()).toBe(true);
       expect(await operator.locator('[data-resume-kind="email"]').isVisible()).toBe(true);

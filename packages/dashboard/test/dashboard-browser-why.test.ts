@@ -40,7 +40,7 @@ describe('the dashboard in a real browser: why a job is not running', () => {
     page.on('pageerror', (error) => pageErrors.push(error.message));
     try {
       await page.goto(`${d.url}?poll=1000`);
-      await page.locator(`article[data-queue="${queueName}"] h2 button`).click();
+      await page.locator(`article[data-queue="${queueName}"] h2 a`).click();
       await expect.poll(() => page.locator('#queue-title').textContent()).toBe(queueName);
       await openJob(page, second);
       expect(await codes(page)).toEqual(['kind-cap-full', 'parked', 'no-live-worker']);
@@ -83,7 +83,7 @@ describe('the dashboard in a real browser: why a job is not running', () => {
     page.on('pageerror', (error) => pageErrors.push(error.message));
     try {
       await page.goto(`${d.url}?poll=1000`);
-      await page.locator(`article[data-queue="${queueName}"] h2 button`).click();
+      await page.locator(`article[data-queue="${queueName}"] h2 a`).click();
       await expect.poll(() => page.locator('#queue-title').textContent()).toBe(queueName);
       await openJob(page, 'h-why-1');
       // The claims below met it and set it aside: its kind is paused.

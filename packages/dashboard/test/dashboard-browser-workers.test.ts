@@ -23,13 +23,23 @@ describe('the dashboard in a real browser: live workers', () => {
       expect(await card.locator('[data-flow]').count()).toBe(0);
       await page.screenshot({ path: `${RESULTS}dashboard-no-live-worker.png` });
       // The queue's own view says the same.
-      await card.locator('h2 button').click();
+      await card.locator('h2 a').click();
       await expect.poll(() => page.locator('#queue-flow [data-workers="none"]').count()).toBe(1);
+      await page.click('#queue-nav [data-page="workers"]');
+      await expect.poll(() => page.locator('#workers h3').textContent()).toBe('Live workers: 0');
 
       live = createWorker({ redis, queue: queueName, kinds, heartbeatIntervalMs: 200, handlers: { email: () => 'sent' } });
+      await expect.poll(() => page.locator('#queue-flow [data-flow]').textContent()).toBe('running');
+      await expect.poll(() => page.locator('#workers tr[data-worker]').count()).toBe(1);
+      // The worker's row links to its page: host, kinds, and the URL names it.
+      await page.locator('#workers tr[data-worker] a').click();
+      await expect.poll(() => page.locator('#worker-kinds').textContent()).toBe('email');
+      expect(await page.locator('#worker-host').textContent()).not.toBe('');
+      expect(decodeURIComponent(new URL(page.url()).pathname)).toMatch(new RegExp(`^/queues/${queueName}/workers/.+`));
+      await page.screenshot({ path: `${RESULTS}dashboard-worker.png` });
+      await page.goto(`${d.url}?poll=300`);
       await expect.poll(() => card.locator('[data-flow]').textContent()).toBe('running');
       expect(await card.locator('[data-workers]').count()).toBe(0);
-      await expect.poll(() => page.locator('#queue-flow [data-flow]').textContent()).toBe('running');
       await within(live.close(), 15_000, () => 'worker close');
       live = undefined;
       await expect.poll(() => card.locator('[data-workers="none"]').textContent()).toBe('no live worker');

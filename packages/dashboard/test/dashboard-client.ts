@@ -31,7 +31,7 @@ export async function startTestDashboard(queues: readonly DashboardQueue[] | und
   const dashboard = createDashboard({ ...(queues && { queues }), sampleIntervalMs: 0, ...options });
   const server = await dashboard.listen({ port: 0 });
   const url = server.url;
-  const origin = url.replace(/\/$/, '');
+  const origin = new URL(url).origin;
   const call: TestDashboard['call'] = async (method, path, options = {}) => {
     const headers: Record<string, string> = { accept: 'application/json', ...options.headers };
     if (options.session) headers.cookie = options.session.cookie;
