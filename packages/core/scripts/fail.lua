@@ -82,7 +82,7 @@ if dead then
 end
 
 redis.call('HSET', key, 'claim_token', '', 'claimed_at_ms', 0, 'last_error', reason,
-  'last_error_at_ms', now, 'last_error_json', ARGV[16])
+  'last_error_at_ms', now, 'last_error_json', ARGV[16], 'trail', '1')
 redis.call('HDEL', key, 'lease_expires_at_ms', 'first_claimed_at_ms', 'first_claim_token')
 redis.call('HINCRBY', KEYS[7], 'retried_total', 1)
 publish_event(ARGV[10], id, 'retry')

@@ -57,7 +57,7 @@ local attempts = tonumber(f[1])
 load_job_trail()
 record_attempt(key, tonumber(ARGV[11]), ARGV[9], now, 'rate_limited', ARGV[10], tonumber(ARGV[4]) / 1000)
 redis.call('HSET', key, 'status', 'pending', 'claim_token', '', 'claimed_at_ms', '0', 'last_error', ARGV[5],
-  'last_error_at_ms', int_text(now), 'last_error_json', ARGV[10])
+  'last_error_at_ms', int_text(now), 'last_error_json', ARGV[10], 'trail', '1')
 if attempts and attempts >= 1 then redis.call('HSET', key, 'attempts', int_text(attempts - 1)) end
 redis.call('HDEL', key, 'lease_expires_at_ms', 'first_claimed_at_ms', 'first_claim_token', 'slots')
 local slots_ctx = { prefix = ARGV[7], job_prefix = ARGV[1], pending = KEYS[3] }

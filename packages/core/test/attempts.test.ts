@@ -133,11 +133,14 @@ describe('attempt history', () => {
     const id = await queue.enqueue('email', { recipient: 'a@example.com' });
     await queue.fail(await claimOne(queue), chainedError(1));
     expect(await redis.exists(queue.keys.jobAttempts(id))).toBe(0);
-    expect(await redis.hget(queue.keys.job(id), 'trail')).toBeNull();
     const job = await queue.getJob(id);
     expect(job?.error?.code).toBe('SMTP_DOWN');
     expect(job?.error?.stack).toBeUndefined();
     expect((await queue.attempts(id))?.entries.map((entry) => entry.outcome)).toEqual(['retried']);
+    // Completed at the next attempt: its error goes, JSON form included.
+    await queue.complete(await claimOne(queue), 'ok');
+    expect(await redis.hmget(queue.keys.job(id), 'last_error', 'last_error_json')).toEqual([null, null]);
+    expect((await queue.getJob(id))?.error).toBeUndefined();
     await queue.close();
   });
 

@@ -22,7 +22,8 @@
 -- With no history kept (cap 0) and none left over from an earlier cap, each hash would be
 -- written and trimmed off again at once: it is deleted outright instead (the same end state).
 -- A job with a trail (it failed or logged before, see lib/job-trail.lua) has it expired or
--- deleted with its hash; the field that says so is read with the fence's.
+-- deleted with its hash, and its last error's JSON form cleared; the field that says so is read
+-- with the fence's, so a job that never failed nor logged pays nothing more.
 -- Appends per job CLAIM_DONE (completed) or NOT_OWNER (not the caller's to complete; nothing changed) to `out`.
 local function complete_jobs(ctx, argv, first, out)
   local done = {}
@@ -59,12 +60,16 @@ local function complete_jobs(ctx, argv, first, out)
         redis.call('HSET', key, 'status', 'completed', 'completed_at_ms', now_text, 'result', argv[i + 2],
           'claim_token', '')
         if slots[n] then
-          redis.call('HDEL', key, 'lease_expires_at_ms', 'last_error', 'last_error_at_ms', 'last_error_json', 'slots')
+          redis.call('HDEL', key, 'lease_expires_at_ms', 'last_error', 'last_error_at_ms', 'slots')
         else
-          redis.call('HDEL', key, 'lease_expires_at_ms', 'last_error', 'last_error_at_ms', 'last_error_json')
+          redis.call('HDEL', key, 'lease_expires_at_ms', 'last_error', 'last_error_at_ms')
         end
         if ctx.ttl > 0 then redis.call('EXPIRE', key, ttl_text) end
-        if trails[n] then load_job_trail(); trail_keep(key, ttl_text or 0) end
+        if trails[n] then
+          redis.call('HDEL', key, 'last_error_json')
+          load_job_trail()
+          trail_keep(key, ttl_text or 0)
+        end
       else
         gone[#gone + 1] = key
         if trails[n] then load_job_trail(); trail_add_keys(gone, key) end

@@ -21,7 +21,7 @@ local function dead_letter(ctx, id, reason, code, event, error_json)
     error_json = (code and code ~= '') and cjson.encode({ code = code, message = reason }) or cjson.encode({ message = reason })
   end
   redis.call('HSET', key, 'status', 'failed', 'claim_token', '', 'last_error', reason,
-    'last_error_at_ms', ctx.now, 'failed_at_ms', ctx.now, 'last_error_json', error_json)
+    'last_error_at_ms', ctx.now, 'failed_at_ms', ctx.now, 'last_error_json', error_json, 'trail', '1')
   redis.call('HDEL', key, 'lease_expires_at_ms')
   -- Logged before the history push, which may trim (delete) this very hash when the cap is 0.
   log_event(ctx.log, id, event or 'failed', nil, ctx.worker, code)
