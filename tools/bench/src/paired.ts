@@ -38,12 +38,14 @@ interface Side {
   createProducer: (options: Record<string, unknown>) => { enqueue(kind: string, payload: unknown): Promise<string>; enqueueMany(jobs: unknown[]): Promise<unknown>; close(): Promise<void> };
   createWorker: (options: Record<string, unknown>) => { on(event: 'completed', listener: () => void): void; close(options?: { graceMs?: number }): Promise<void> };
   kinds: unknown;
+  /** Options this side's producers and workers get besides the scenario's (a feature turned on). */
+  options: Record<string, unknown>;
   totals: SideTotals;
 }
 
 const SCHEMA = { type: 'object', properties: { n: { type: 'integer' } }, required: ['n'], additionalProperties: false };
 
-async function loadSide(name: 'head' | 'base', root: string | undefined): Promise<Side> {
+async function loadSide(name: 'head' | 'base', root: string | undefined, options: Record<string, unknown> = {}): Promise<Side> {
   const load = (pkg: string): Promise<Record<string, unknown>> =>
     root === undefined ? import(`@jobs/${pkg}`) : import(pathToFileURL(join(root, 'packages', pkg, 'dist', 'index.js')).href);
   const producer = await load('producer');
@@ -54,13 +56,14 @@ async function loadSide(name: 'head' | 'base', root: string | undefined): Promis
     createProducer: producer.createProducer as Side['createProducer'],
     createWorker: worker.createWorker as Side['createWorker'],
     kinds: defineKinds({ bench: { schema: SCHEMA } }),
+    options,
     totals: { jobs: 0, ms: 0, nodeCpuUs: 0, redisCpuUs: 0 },
   };
 }
 
 /** Runs one block on `side`: the timed part only is added to its totals. */
 async function block(side: Side, scenario: PairedScenario, url: string, admin: Redis, jobs: number, queue: string): Promise<void> {
-  const producer = side.createProducer({ redis: url, queue, kinds: side.kinds });
+  const producer = side.createProducer({ redis: url, queue, kinds: side.kinds, ...side.options });
   let worker: ReturnType<Side['createWorker']> | undefined;
   let timed: () => Promise<void>;
   if (scenario === 'enqueue-64') {
@@ -74,7 +77,7 @@ async function block(side: Side, scenario: PairedScenario, url: string, admin: R
     timed = () =>
       new Promise<void>((resolve) => {
         let done = 0;
-        worker = side.createWorker({ redis: url, queue, kinds: side.kinds, concurrency: scenario === 'process-16' ? 16 : 64, completedHistory: 1_000, completedTtlSeconds: 0, reclaimIntervalMs: 0, handlers: { bench: () => null } });
+        worker = side.createWorker({ redis: url, queue, kinds: side.kinds, concurrency: scenario === 'process-16' ? 16 : 64, completedHistory: 1_000, completedTtlSeconds: 0, reclaimIntervalMs: 0, handlers: { bench: () => null }, ...side.options });
         worker.on('completed', () => { if (++done === jobs) resolve(); });
       });
   }
@@ -103,6 +106,11 @@ export interface PairedOptions {
   /** Measured blocks per side and scenario (one unmeasured warm-up block each comes first). */
   blocks?: number;
   jobsPerBlock?: number;
+  /**
+   * Options for this side's producers and workers only, such as `{ metricsHistory: true }`: with
+   * `base` the same checkout, the pairs measure what a feature costs when it is on.
+   */
+  headOptions?: Record<string, unknown>;
   log?: (line: string) => void;
 }
 
@@ -114,7 +122,7 @@ export async function runPaired(options: PairedOptions): Promise<PairedResult[]>
   const results: PairedResult[] = [];
   try {
     for (const scenario of options.scenarios ?? PAIRED_SCENARIOS) {
-      const head = await loadSide('head', options.head);
+      const head = await loadSide('head', options.head, options.headOptions);
       const base = await loadSide('base', options.base);
       const firstPerBlock: ('head' | 'base')[] = [];
       for (let b = -1; b < blocks; b += 1) {
