@@ -6,7 +6,7 @@ const SCRIPT_COMMANDS = [
   'time', 'type', 'exists', 'persist', 'expire', 'del', 'get', 'set',
   'hget', 'hmget', 'hset', 'hsetnx', 'hdel', 'hgetall', 'hincrby', 'hexists', 'hkeys', 'pexpire', 'pexpireat',
   'lmove', 'lpush', 'rpush', 'lpop', 'rpop', 'lrem', 'lpos', 'lrange', 'ltrim', 'llen', 'lindex',
-  'zadd', 'zrem', 'zrange', 'zscore', 'zcard', 'zremrangebyscore', 'publish',
+  'zadd', 'zrem', 'zrange', 'zscore', 'zcard', 'zremrangebyscore', 'zremrangebyrank', 'publish',
   'xadd', 'xrange',
   'bitfield', 'getrange',
 ];

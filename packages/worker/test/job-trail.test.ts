@@ -76,6 +76,8 @@ describe("a failed job's attempts and logs, through the worker", () => {
       logger,
       concurrency: 1,
       reclaimIntervalMs: 0,
+      // A short lease: its renewal, which finds the claim lost, comes about every second.
+      visibilityMs: 3_000,
       handlers: {
         ...okHandlers,
         email: async (_payload, ctx) => {
@@ -100,7 +102,7 @@ describe("a failed job's attempts and logs, through the worker", () => {
       await redis.zadd(queue.keys.leases, 0, id);
       return (await queue.reclaimStuck()).reclaimed.includes(id);
     }, { what: 'the job reclaimed once its lease was expired by hand' });
-    await waitFor(() => signal?.aborted, { what: 'the first attempt told its claim was lost' });
+    await waitFor(() => signal?.aborted, { what: 'the first attempt told its claim was lost', timeoutMs: 30_000 });
     expect(isJobsError(signal?.reason, 'JOBS_LOST_CLAIM')).toBe(true);
     logAfterLoss?.('from the lost attempt');
     release();

@@ -32,7 +32,7 @@ const examples = PUBLISHED_PACKAGES.flatMap((name) => readdirSync(join(WORKSPACE
 /** Examples that serve until told to stop, and those with checks of their own; every other one must run to its end. */
 /** The dashboard's README examples that mount it in a server (node:http, express, fastify, hono). */
 const embeddings = examples.filter((file) => file.startsWith('embed-'));
-const checkedOnTheirOwn = ['queue.ts', 'enqueue.ts', 'worker.ts', 'reclaimer.ts', 'dashboard.ts', 'observed-worker.ts', ...embeddings];
+const checkedOnTheirOwn = ['queue.ts', 'enqueue.ts', 'worker.ts', 'reclaimer.ts', 'dashboard.ts', 'sso-audit.ts', 'observed-worker.ts', ...embeddings];
 
 let project: ScratchProject;
 /** The strict `module: nodenext` compile of the copied sources, which also emits them to dist/ for the runs. */
@@ -251,6 +251,22 @@ describe('the README examples and the migration guide in a fresh npm project', (
       expect((await fetch(new URL('/api/overview', url))).status).toBe(404);
     } finally {
       const exit = await within(app.stop(), 20_000, () => `${file} did not exit after SIGTERM:\n${app.output()}`);
+      expect(exit.code, describeResult(exit)).toBe(0);
+    }
+  });
+
+  test('examples/sso-audit.ts (dashboard) runs: its authorize hook names callers by the proxy header, refuses the unnamed, and it exits 0 on SIGTERM', async () => {
+    const app = startCommand(process.execPath, ['dist/examples/sso-audit.js'], { cwd: project.dir, env: { ...project.env, REDIS_URL: redisUrl, PORT: '0' }, timeoutMs: 90_000 });
+    try {
+      const [, url] = await app.waitForOutput(/dashboard on (http:\/\/127\.0\.0\.1:\d+\/)/);
+      const sessionAs = async (user?: string) => fetch(new URL('api/session', url), { headers: user === undefined ? {} : { 'x-forwarded-user': user } });
+      expect((await sessionAs()).status).toBe(403);
+      expect(await (await sessionAs('olga@example.com')).json()).toMatchObject({ role: 'operator', label: 'olga@example.com' });
+      expect(await (await sessionAs('vic@example.com')).json()).toMatchObject({ role: 'viewer', label: 'vic@example.com' });
+      const overview = (await (await fetch(new URL('api/overview', url), { headers: { 'x-forwarded-user': 'vic@example.com' } })).json()) as { queues: { name: string }[] };
+      expect(overview.queues.map((queue) => queue.name)).toEqual([queueOf('sso-audit', 'sso')]);
+    } finally {
+      const exit = await within(app.stop(), 20_000, () => `sso-audit.ts did not exit after SIGTERM:\n${app.output()}`);
       expect(exit.code, describeResult(exit)).toBe(0);
     }
   });
