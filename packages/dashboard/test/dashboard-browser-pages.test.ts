@@ -1,6 +1,7 @@
 import { defineKinds, Queue, type AuditEntry, type RedisClient } from '@jobs/core';
 import { sendHeartbeat } from '@jobs/core/internal';
-import { redisTest as test } from '@jobs/testing';
+import { redisTest as test, within } from '@jobs/testing';
+import { createWorker } from '@jobs/worker';
 import { describe, expect } from 'vitest';
 import { startTestDashboard, TOKENS, type Session, type TestDashboard } from './dashboard-client.ts';
 import { overflowX, SCREENSHOTS, signIn, suiteBrowser, watchPage } from './dashboard-page.ts';
@@ -8,6 +9,7 @@ import { overflowX, SCREENSHOTS, signIn, suiteBrowser, watchPage } from './dashb
 const kinds = defineKinds({
   email: { schema: { type: 'object', properties: { to: { type: 'string' } } } },
   report: { schema: { type: 'object', properties: { n: { type: 'integer' } } } },
+  digest: { schema: { type: 'object', properties: { n: { type: 'integer' } } } },
 });
 /** Every control that acts: none may show to a viewer. */
 const CONTROLS = '[data-row-action], [data-bulk], [data-bulk-filter], [data-select], #select-all, #bulk, #job-retry, #job-cancel, #job-delete, #job-promote, #job-priority, #pause-toggle, #redrive-all, #purge, #kind-pause-form, [data-resume-kind]';
@@ -78,6 +80,38 @@ async function busyQueue(queue: TestQueue) {
   return { failed, flow, pending };
 }
 
+/**
+ * Digests run by a real @jobs/worker, every fourth failing its first attempt: the worker counts
+ * completions, retries and run times and adds them to the metrics history as it closes.
+ */
+async function runDigests(redis: RedisClient, queue: TestQueue, count: number): Promise<void> {
+  for (let n = 0; n < count; n++) await queue.enqueue('digest', { n });
+  const worker = createWorker({
+    redis,
+    queue: queue.name,
+    kinds,
+    metricsHistory: true,
+    backoff: { type: 'fixed', delayMs: 0 },
+    concurrency: 4,
+    handlers: {
+      // The work takes a few ms, more for a bigger digest: the run-time chart has a spread to draw.
+      digest: async ({ n }, { attempt, log }) => {
+        log(`digest ${n}, attempt ${attempt}`);
+        await new Promise((done) => setTimeout(done, 2 + 3 * (n ?? 0)));
+        if (attempt === 1 && (n ?? 0) % 4 === 0) throw new Error('upstream busy');
+        return { n };
+      },
+      email: () => 'sent',
+      report: () => 'done',
+    },
+  });
+  try {
+    await expect.poll(async () => (await queue.stats()).completedTotal, { timeout: 30_000 }).toBe(count);
+  } finally {
+    await within(worker.close(), 15_000, () => 'worker close');
+  }
+}
+
 /** A pause and a resume of the queue through the dashboard's API, as `session`: two entries of its audit trail. */
 async function pauseAndResume(d: TestDashboard, queueName: string, session: Session): Promise<void> {
   for (const action of ['pause', 'resume']) {
@@ -141,6 +175,7 @@ describe('the workspace in a real browser: every page', () => {
 
   test('history draws what Redis counted for 1 h and 24 h with uPlot, and a kind of its own; the audit trail records the page\'s actions and pages back with its cursor', async ({ redis, queueName }) => {
     const queue = openQueue(redis, queueName);
+    await runDigests(redis, queue, 12);
     const { failed, pending } = await busyQueue(queue);
     const d = await startTestDashboard([queue], { credentials: { tokens: [OPS_TEAM] } });
     const page = await browser.current.newPage({ viewport: { width: 1280, height: 1000 } });
@@ -155,12 +190,18 @@ describe('the workspace in a real browser: every page', () => {
       const hour = await queue.history({ since: 3_600_000 });
       expect(Math.max(...hour.enqueued)).toBeGreaterThan(0);
       expect(Number(await page.locator('#history-counts').getAttribute('data-max-1'))).toBe(Math.max(...hour.enqueued));
+      // Completions and retries, as the worker counted them, and their run times.
+      expect(Math.max(...hour.completed)).toBeGreaterThan(0);
+      expect(Number(await page.locator('#history-counts').getAttribute('data-max-2'))).toBe(Math.max(...hour.completed));
+      expect(Number(await page.locator('#history-counts').getAttribute('data-max-4'))).toBe(Math.max(...hour.retried));
       expect(await page.locator('#history-runtime').getAttribute('data-points')).toBe('60');
+      expect(Number(await page.locator('#history-runtime').getAttribute('data-max-1'))).toBe(Math.max(0, ...hour.runMsP50.filter((p): p is number => p !== null)));
+      expect(Number(await page.locator('#history-runtime').getAttribute('data-max-1'))).toBeGreaterThan(0);
       await page.screenshot({ path: `${SCREENSHOTS}dashboard-history.png`, fullPage: true });
       await page.click('#history-ranges [data-range="24h"]');
       await expect.poll(() => page.locator('#history-counts').getAttribute('data-points')).toBe(String((await queue.history({ since: 86_400_000 })).atMs.length));
       expect(new URL(page.url()).searchParams.get('range')).toBe('24h');
-      expect(await page.locator('#history-kind option').allTextContents()).toEqual(['every kind', 'email', 'report']);
+      expect(await page.locator('#history-kind option').allTextContents()).toEqual(['every kind', 'digest', 'email', 'report']);
       await page.selectOption('#history-kind', 'report');
       await expect.poll(() => new URL(page.url()).searchParams.get('kind')).toBe('report');
       // Reports alone: the flow's two and the delayed one, all in the same minute or two.
