@@ -185,7 +185,8 @@ describe('the workspace in a real browser: every page', () => {
       await page.goto(`${d.url}queues/${queueName}`);
       await page.click('#queue-nav [data-page="history"]');
       await expect.poll(() => page.locator('#history-counts').getAttribute('data-points')).toBe('60');
-      expect(await page.locator('#history-counts canvas').count()).toBe(1);
+      // uPlot draws its canvas in an effect, just after the chart's box is rendered.
+      await expect.poll(() => page.locator('#history-counts canvas').count()).toBe(1);
       // The most enqueued in a minute, as Redis counted it (the test's jobs, within the hour).
       const hour = await queue.history({ since: 3_600_000 });
       expect(Math.max(...hour.enqueued)).toBeGreaterThan(0);
