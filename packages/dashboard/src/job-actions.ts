@@ -106,15 +106,19 @@ export async function jobAction(source: DashboardDataSource, queue: string, acti
   return { id, deleted: true, count: 1 };
 }
 
-/** The keys a bulk filter may have: those of the jobs list's query (offset is where its scan starts). */
-const FILTER_KEYS = new Set(['state', 'kind', 'field', 'value', 'offset']);
+/**
+ * The keys a bulk filter may have: every filter of the jobs list's query, the search filters
+ * (error code, id, payload text, time range) too, as the page sends what it shows (offset is
+ * where its scan starts).
+ */
+const FILTER_KEYS = new Set(['state', 'kind', 'field', 'value', 'code', 'id', 'text', 'from', 'to', 'offset']);
 
 /**
  * The bulk body's filter as a jobs-list query (`toQuery`: the list route's own checks, fed the
  * filter's values as its query parameters), its page as long as `expected`.
  */
 function filterQuery(filter: unknown, expected: number, toQuery: (params: URLSearchParams) => JobQuery): JobQuery {
-  if (typeof filter !== 'object' || filter === null || Array.isArray(filter)) throw new HttpError(400, 'bad_body', 'filter must be an object: { state, kind?, field?, value? }');
+  if (typeof filter !== 'object' || filter === null || Array.isArray(filter)) throw new HttpError(400, 'bad_body', 'filter must be an object: { state, kind?, field?, value?, code?, id?, text?, from?, to? }');
   const params = new URLSearchParams();
   for (const [key, value] of Object.entries(filter)) {
     if (!FILTER_KEYS.has(key)) throw new HttpError(400, 'bad_body', `filter.${key} is not a filter (expected ${[...FILTER_KEYS].join(', ')})`);

@@ -71,13 +71,16 @@ function preview(text: string | undefined): string {
 const ERROR_CODE = /^([A-Za-z][A-Za-z0-9_.-]{0,63}): /;
 
 /**
- * The code of a job's last error: the hash's `last_error_code`, else the `code` of a last error
- * stored as JSON (`{ code, message }`), else the name before `: ` in `Name: message` (a class
- * name or a code, as core writes them); undefined for a bare message.
+ * The code of a job's last error: the hash's `last_error_code`, else the code of its error form
+ * (`job.error`, core's `last_error_json`: a thrown error's `code`, else its class name), else the
+ * `code` of a last error stored as JSON (`{ code, message }`), else the name before `: ` in
+ * `Name: message` (a class name or a code, as core writes them); undefined for a bare message.
  */
 export function errorCodeOf(job: JobRecord): string | undefined {
   const stored = job.fields.last_error_code;
   if (stored) return stored;
+  const formCode = (job.error as { code?: unknown } | undefined)?.code;
+  if (typeof formCode === 'string' && formCode !== '') return formCode;
   const text = job.lastError;
   if (!text) return undefined;
   if (text.startsWith('{')) {

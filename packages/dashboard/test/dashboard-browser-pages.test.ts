@@ -1,67 +1,123 @@
-import { defineKinds, Queue, type RedisClient } from '@jobs/core';
+import { defineKinds, Queue, type AuditEntry, type RedisClient } from '@jobs/core';
 import { sendHeartbeat } from '@jobs/core/internal';
-import { redisTest as test } from '@jobs/testing';
+import { redisTest as test, within } from '@jobs/testing';
+import { createWorker } from '@jobs/worker';
 import { describe, expect } from 'vitest';
-import { contractRoutes, historyOf, type ContractAnswers } from './dashboard-contract.ts';
-import { startTestDashboard, TOKENS } from './dashboard-client.ts';
-import { overflowX, SCREENSHOTS, suiteBrowser, watchPage } from './dashboard-page.ts';
+import { startTestDashboard, TOKENS, type Session, type TestDashboard } from './dashboard-client.ts';
+import { overflowX, SCREENSHOTS, signIn, suiteBrowser, watchPage } from './dashboard-page.ts';
 
 const kinds = defineKinds({
   email: { schema: { type: 'object', properties: { to: { type: 'string' } } } },
   report: { schema: { type: 'object', properties: { n: { type: 'integer' } } } },
+  digest: { schema: { type: 'object', properties: { n: { type: 'integer' } } } },
 });
-const ALL = { attempts: true, logs: true, history: true, audit: true, promote: true, changePriority: true, remove: true };
 /** Every control that acts: none may show to a viewer. */
 const CONTROLS = '[data-row-action], [data-bulk], [data-bulk-filter], [data-select], #select-all, #bulk, #job-retry, #job-cancel, #job-delete, #job-promote, #job-priority, #pause-toggle, #redrive-all, #purge, #kind-pause-form, [data-resume-kind]';
+/** An operator's token with a label of its own: the trail says who acted. */
+const OPS_TEAM = { token: 'ops-team-token-0123456789', role: 'operator', label: 'ops-team' } as const;
+
+/** Kept log lines per job: a job that logs more shows how many were not kept. */
+const LOG_LINES_KEPT = 2;
 
 function openQueue(redis: RedisClient, queueName: string, workerId = 'w-pages') {
-  return new Queue({ redis, queue: queueName, kinds, eventLog: true, workerId });
+  // A retry runs again at once (no backoff), so the test claims it again without waiting.
+  return new Queue({ redis, queue: queueName, kinds, eventLog: true, workerId, metricsHistory: true, jobLogs: { lines: LOG_LINES_KEPT }, backoff: { type: 'fixed', delayMs: 0 } });
 }
 type TestQueue = ReturnType<typeof openQueue>;
 
-/** A queue with a bit of everything: failed (with a code), pending, delayed, a flow, a schedule, a live worker. */
-async function busyQueue(queue: TestQueue) {
-  const [claimed] = await Promise.all([queue.enqueue('email', { to: 'fail@example.com' }, { maxAttempts: 1 })]);
-  const [job] = await queue.claim();
-  if (job?.id !== claimed) throw new Error('expected to claim the job just enqueued');
-  await queue.fail(job, Object.assign(new Error('SMTP 552: mailbox full'), { name: 'SmtpError' }));
-  const flow = await queue.enqueueFlow({ kind: 'report', payload: { n: 1 }, children: [{ kind: 'email', payload: { to: 'child@example.com' } }, { kind: 'report', payload: { n: 2 } }] });
-  await queue.enqueue('report', { n: 3 }, { delayMs: 3_600_000 });
-  for (let i = 0; i < 3; i++) await queue.enqueue('email', { to: `user${i}@example.com` });
-  await queue.schedules.upsert({ id: 'nightly-report', kind: 'report', payload: { n: 7 }, cron: '0 3 * * *' });
-  await sendHeartbeat(queue.partitions[0]!.ctx, { id: 'w-1', host: 'worker-host-1', pid: 4242, version: '1.0.0', kinds: ['email', 'report'], concurrency: 4, running: [], ttlMs: 600_000 });
-  return { failed: claimed, flow };
+class SmtpError extends Error {
+  override name = 'SmtpError';
 }
 
-/** The contract's answers for a queue: a failed job's attempts, error and logs, history, audit. */
-function answersFor(queueName: string, failed: string, nowMs: number, text = (s: string) => s): ContractAnswers {
-  return {
-    capabilities: ALL,
-    label: text('ops-team'),
-    detail: (id) =>
-      id === failed
-        ? {
-            error: { code: text('SmtpError'), message: text('SMTP 552: mailbox full'), stack: text('SmtpError: SMTP 552\n    at send (mailer.js:10:5)'), cause: { code: text('ECONNRESET'), message: text('socket hang up') } },
-            attempts: {
-              entries: [
-                { attempt: 1, workerId: text('w-1'), claimedAtMs: nowMs - 60_000, endedAtMs: nowMs - 59_000, durationMs: 1_000, outcome: 'retried', error: { code: 'ETIMEDOUT', message: text('timed out') } },
-                { attempt: 2, workerId: text('w-1'), claimedAtMs: nowMs - 30_000, endedAtMs: nowMs - 29_500, durationMs: 500, outcome: 'failed', error: { code: 'SmtpError', message: text('SMTP 552: mailbox full') } },
-              ],
-              trimmed: 0,
-            },
-            logs: { lines: [{ atMs: nowMs - 30_000, attempt: 2, line: text('connecting to smtp.example.com') }, { atMs: nowMs - 29_600, attempt: 2, line: text('552 mailbox full') }], trimmed: 3 },
-          }
-        : undefined,
-    history: (query) => historyOf(queueName, query.get('range') ?? '1h', query.get('kind') || null, [text('email'), 'report'], query.get('range') === '24h' ? 288 : 60, nowMs, 12),
-    audit: (query) => ({
-      queue: queueName,
-      entries: [
-        { id: 'a-2', atMs: nowMs - 5_000, who: { role: 'operator', label: text('ops-team') }, action: text('retry'), target: { id: failed }, count: 1 },
-        { id: 'a-1', atMs: nowMs - 60_000, who: { role: 'operator', label: text('ops-team') }, action: 'bulk', target: { filter: { state: 'failed', kind: text('email') } }, count: 12 },
-      ],
-      next: query.get('before') ? null : 'a-1',
-    }),
-  };
+/** What a mail handler throws: an error with a code (its class), a stack through `sendMail`, and its cause. */
+function sendMail(): Error {
+  try {
+    throw new SmtpError('SMTP 552: mailbox full', { cause: Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' }) });
+  } catch (error) {
+    return error as Error;
+  }
+}
+
+/** Claims the job `id` (the only one due), or throws. */
+async function claimOnly(queue: TestQueue, id: string) {
+  const [job] = await queue.claim();
+  if (job?.id !== id) throw new Error(`expected to claim job ${id}, claimed ${job?.id}`);
+  return job;
+}
+
+/**
+ * A job that logs and fails twice, as a handler would: attempt 1 times out and is retried,
+ * attempt 2 fails with an error, a stack and a cause and is dead-lettered. Five lines logged,
+ * two kept.
+ */
+async function failTwice(queue: TestQueue): Promise<string> {
+  const id = await queue.enqueue('email', { to: 'fail@example.com' }, { maxAttempts: 2 });
+  const first = await claimOnly(queue, id);
+  await queue.appendLogs(first, [{ atMs: first.claimedAtMs, line: 'resolving smtp.example.com' }, { atMs: first.claimedAtMs + 1, line: 'connect timed out' }]);
+  expect(await queue.fail(first, Object.assign(new Error('timed out'), { code: 'ETIMEDOUT' }))).toBe('retried');
+  const second = await claimOnly(queue, id);
+  await queue.appendLogs(second, [
+    { atMs: second.claimedAtMs, line: 'resolving smtp.example.com' },
+    { atMs: second.claimedAtMs + 1, line: 'connecting to smtp.example.com' },
+    { atMs: second.claimedAtMs + 2, line: '552 mailbox full' },
+  ]);
+  expect(await queue.fail(second, sendMail())).toBe('failed');
+  return id;
+}
+
+/**
+ * A queue with a bit of everything: a dead-lettered job with its attempts and logs, pending,
+ * delayed, a flow, a schedule, a live worker, and a metrics history of what was enqueued.
+ */
+async function busyQueue(queue: TestQueue) {
+  const failed = await failTwice(queue);
+  const flow = await queue.enqueueFlow({ kind: 'report', payload: { n: 1 }, children: [{ kind: 'email', payload: { to: 'child@example.com' } }, { kind: 'report', payload: { n: 2 } }] });
+  await queue.enqueue('report', { n: 3 }, { delayMs: 3_600_000 });
+  const pending = [];
+  for (let i = 0; i < 3; i++) pending.push(await queue.enqueue('email', { to: `user${i}@example.com` }));
+  await queue.schedules.upsert({ id: 'nightly-report', kind: 'report', payload: { n: 7 }, cron: '0 3 * * *' });
+  await sendHeartbeat(queue.partitions[0]!.ctx, { id: 'w-1', host: 'worker-host-1', pid: 4242, version: '1.0.0', kinds: ['email', 'report'], concurrency: 4, running: [], ttlMs: 600_000 });
+  return { failed, flow, pending };
+}
+
+/**
+ * Digests run by a real @jobs/worker, every fourth failing its first attempt: the worker counts
+ * completions, retries and run times and adds them to the metrics history as it closes.
+ */
+async function runDigests(redis: RedisClient, queue: TestQueue, count: number): Promise<void> {
+  for (let n = 0; n < count; n++) await queue.enqueue('digest', { n });
+  const worker = createWorker({
+    redis,
+    queue: queue.name,
+    kinds,
+    metricsHistory: true,
+    backoff: { type: 'fixed', delayMs: 0 },
+    concurrency: 4,
+    handlers: {
+      // The work takes a few ms, more for a bigger digest: the run-time chart has a spread to draw.
+      digest: async ({ n }, { attempt, log }) => {
+        log(`digest ${n}, attempt ${attempt}`);
+        await new Promise((done) => setTimeout(done, 2 + 3 * (n ?? 0)));
+        if (attempt === 1 && (n ?? 0) % 4 === 0) throw new Error('upstream busy');
+        return { n };
+      },
+      email: () => 'sent',
+      report: () => 'done',
+    },
+  });
+  try {
+    await expect.poll(async () => (await queue.stats()).completedTotal, { timeout: 30_000 }).toBe(count);
+  } finally {
+    await within(worker.close(), 15_000, () => 'worker close');
+  }
+}
+
+/** A pause and a resume of the queue through the dashboard's API, as `session`: two entries of its audit trail. */
+async function pauseAndResume(d: TestDashboard, queueName: string, session: Session): Promise<void> {
+  for (const action of ['pause', 'resume']) {
+    const answer = await d.call('POST', `api/queues/${queueName}/${action}`, { session, body: {} });
+    expect(answer.status, action).toBe(200);
+  }
 }
 
 describe('the workspace in a real browser: every page', () => {
@@ -70,20 +126,23 @@ describe('the workspace in a real browser: every page', () => {
   test("a failed job's page shows its error with stack and cause, its attempts and logs; a flow's page its children, each linking back to its parent", async ({ redis, queueName }) => {
     const queue = openQueue(redis, queueName);
     const { failed, flow } = await busyQueue(queue);
-    const nowMs = (await queue.stats()).nowMs;
     const d = await startTestDashboard([queue]);
     const page = await browser.current.newPage({ viewport: { width: 1280, height: 1100 } });
     const watch = watchPage(page);
-    await contractRoutes(page, answersFor(queueName, failed, nowMs));
     try {
       await page.goto(`${d.url}queues/${queueName}/jobs/${failed}`);
       await expect.poll(() => page.locator('#job-status').textContent()).toBe('failed');
+      await page.locator('#job-logs li').first().waitFor();
       expect(await page.locator('#job-error-shape [data-error-depth="0"] [data-error-code]').textContent()).toBe('SmtpError');
-      expect(await page.locator('#job-error-shape .stack').textContent()).toContain('at send (mailer.js:10:5)');
+      expect(await page.locator('#job-error-shape [data-error-depth="0"] .error-message').textContent()).toBe('SmtpError: SMTP 552: mailbox full');
+      expect(await page.locator('#job-error-shape [data-error-depth="0"] .stack').textContent()).toContain('at sendMail (');
       expect(await page.locator('#job-error-shape [data-error-depth="1"]').textContent()).toContain('ECONNRESET socket hang up');
       expect(await page.locator('#job-attempt-list tbody tr').evaluateAll((rows) => rows.map((row) => row.getAttribute('data-attempt')))).toEqual(['1', '2']);
-      expect(await page.locator('#job-attempt-list tr[data-attempt="1"]').textContent()).toContain('retried');
+      const [retried, dead] = [await page.locator('#job-attempt-list tr[data-attempt="1"]').textContent(), await page.locator('#job-attempt-list tr[data-attempt="2"]').textContent()];
+      for (const text of ['retried', 'w-pages', 'ETIMEDOUT timed out']) expect(retried).toContain(text);
+      for (const text of ['failed', 'w-pages', 'SmtpError']) expect(dead).toContain(text);
       expect(await page.locator('#job-logs li').allTextContents()).toEqual([expect.stringContaining('connecting to smtp.example.com'), expect.stringContaining('552 mailbox full')]);
+      expect(await page.locator('#job-logs li').evaluateAll((items) => items.map((item) => item.getAttribute('data-attempt')))).toEqual(['2', '2']);
       expect(await page.locator('#job-logs-trimmed').textContent()).toBe('3 earlier line(s) not kept');
       await page.screenshot({ path: `${SCREENSHOTS}dashboard-job-attempts.png`, fullPage: true });
 
@@ -114,37 +173,74 @@ describe('the workspace in a real browser: every page', () => {
     }
   });
 
-  test('history draws 1 h and 24 h with uPlot and a kind of its own; the audit trail pages back with its cursor', async ({ redis, queueName }) => {
+  test('history draws what Redis counted for 1 h and 24 h with uPlot, and a kind of its own; the audit trail records the page\'s actions and pages back with its cursor', async ({ redis, queueName }) => {
     const queue = openQueue(redis, queueName);
-    const { failed } = await busyQueue(queue);
-    const nowMs = (await queue.stats()).nowMs;
-    const d = await startTestDashboard([queue]);
+    await runDigests(redis, queue, 12);
+    const { failed, pending } = await busyQueue(queue);
+    const d = await startTestDashboard([queue], { credentials: { tokens: [OPS_TEAM] } });
     const page = await browser.current.newPage({ viewport: { width: 1280, height: 1000 } });
     const watch = watchPage(page);
-    await contractRoutes(page, answersFor(queueName, failed, nowMs));
     try {
+      await signIn(page, d.url, OPS_TEAM.token);
       await page.goto(`${d.url}queues/${queueName}`);
       await page.click('#queue-nav [data-page="history"]');
       await expect.poll(() => page.locator('#history-counts').getAttribute('data-points')).toBe('60');
-      expect(await page.locator('#history-counts canvas').count()).toBe(1);
-      expect(Number(await page.locator('#history-counts').getAttribute('data-max-2'))).toBeGreaterThan(0);
+      // uPlot draws its canvas in an effect, just after the chart's box is rendered.
+      await expect.poll(() => page.locator('#history-counts canvas').count()).toBe(1);
+      // The most enqueued in a minute, as Redis counted it (the test's jobs, within the hour).
+      const hour = await queue.history({ since: 3_600_000 });
+      expect(Math.max(...hour.enqueued)).toBeGreaterThan(0);
+      expect(Number(await page.locator('#history-counts').getAttribute('data-max-1'))).toBe(Math.max(...hour.enqueued));
+      // Completions and retries, as the worker counted them, and their run times.
+      expect(Math.max(...hour.completed)).toBeGreaterThan(0);
+      expect(Number(await page.locator('#history-counts').getAttribute('data-max-2'))).toBe(Math.max(...hour.completed));
+      expect(Number(await page.locator('#history-counts').getAttribute('data-max-4'))).toBe(Math.max(...hour.retried));
       expect(await page.locator('#history-runtime').getAttribute('data-points')).toBe('60');
+      expect(Number(await page.locator('#history-runtime').getAttribute('data-max-1'))).toBe(Math.max(0, ...hour.runMsP50.filter((p): p is number => p !== null)));
+      expect(Number(await page.locator('#history-runtime').getAttribute('data-max-1'))).toBeGreaterThan(0);
       await page.screenshot({ path: `${SCREENSHOTS}dashboard-history.png`, fullPage: true });
       await page.click('#history-ranges [data-range="24h"]');
-      await expect.poll(() => page.locator('#history-counts').getAttribute('data-points')).toBe('288');
+      await expect.poll(() => page.locator('#history-counts').getAttribute('data-points')).toBe(String((await queue.history({ since: 86_400_000 })).atMs.length));
       expect(new URL(page.url()).searchParams.get('range')).toBe('24h');
-      await page.selectOption('#history-kind', 'email');
-      await expect.poll(() => new URL(page.url()).searchParams.get('kind')).toBe('email');
+      expect(await page.locator('#history-kind option').allTextContents()).toEqual(['every kind', 'digest', 'email', 'report']);
+      await page.selectOption('#history-kind', 'report');
+      await expect.poll(() => new URL(page.url()).searchParams.get('kind')).toBe('report');
+      // Reports alone: the flow's two and the delayed one, all in the same minute or two.
+      await expect.poll(() => page.locator('#history-counts').getAttribute('data-max-1')).toBe(String(Math.max(...(await queue.history({ since: 86_400_000, kind: 'report' })).enqueued)));
       await page.goBack();
       await expect.poll(() => new URL(page.url()).searchParams.get('kind')).toBeNull();
 
+      // Older entries first, through the API as the same token, then two actions in the page.
+      const api = await d.login(OPS_TEAM.token);
+      for (let i = 0; i < 25; i++) await pauseAndResume(d, queueName, api);
+      await page.goto(`${d.url}queues/${queueName}/failed?kind=email`);
+      await expect.poll(() => page.locator('#jobs tr[data-id]').count()).toBe(1);
+      await page.click('#bulk [data-bulk-filter="retry"]');
+      await page.click('#confirm-ok');
+      await expect.poll(() => page.locator('#message').textContent()).toBe('retried 1 of 1 job');
+      expect((await queue.getJob(failed))?.status).toBe('pending');
+      await page.click('#state-tabs [data-state="pending"]');
+      await page.click(`#jobs tr[data-id="${pending[0]}"] [data-row-action="cancel"]`);
+      await expect.poll(() => page.locator('#message').textContent()).toBe(`cancelled job ${pending[0]}`);
+      expect((await queue.getJob(pending[0]!))?.status).toBe('cancelled');
+
+      const newest = await queue.auditTrail({ limit: 50 });
+      const [cancelled, bulk] = newest.entries as [AuditEntry, AuditEntry];
+      expect([cancelled.action, bulk.action, newest.next]).toEqual(['cancel', 'bulk:retry', expect.any(String)]);
       await page.click('#queue-nav [data-page="audit"]');
-      await expect.poll(() => page.locator('#audit tr[data-audit]').count()).toBe(2);
-      expect(await page.locator('#audit tr[data-audit="a-1"]').textContent()).toContain('{"state":"failed","kind":"email"}');
-      expect(await page.locator('#audit tr[data-audit="a-2"]').textContent()).toContain('ops-team');
+      await expect.poll(() => page.locator('#audit tr[data-audit]').count()).toBe(50);
+      expect(await page.locator('#audit tr[data-audit]').evaluateAll((rows) => rows.map((row) => row.getAttribute('data-audit')))).toEqual(newest.entries.map((entry) => entry.id));
+      const cancelRow = await page.locator(`#audit tr[data-audit="${cancelled.id}"]`).textContent();
+      for (const text of ['operator', 'ops-team', 'cancel', pending[0]!]) expect(cancelRow).toContain(text);
+      const bulkRow = await page.locator(`#audit tr[data-audit="${bulk.id}"]`).textContent();
+      for (const text of ['bulk:retry', '{"state":"failed","kind":"email","offset":0}']) expect(bulkRow).toContain(text);
+      expect(await page.locator(`#audit tr[data-audit="${bulk.id}"] td`).first().textContent()).toBe(new Date(bulk.atMs).toISOString().replace('T', ' ').replace('Z', ' UTC'));
       await page.click('#audit-older');
-      await expect.poll(() => new URL(page.url()).searchParams.get('before')).toBe('a-1');
-      await expect.poll(() => page.locator('#audit-older').count()).toBe(0);
+      await expect.poll(() => new URL(page.url()).searchParams.get('before')).toBe(newest.next);
+      await expect.poll(() => page.locator('#audit tr[data-audit]').count()).toBe(2);
+      // The oldest two: the first pause and resume, newest first.
+      expect(await page.locator('#audit tr[data-audit] td:nth-child(3)').allTextContents()).toEqual(['resume', 'pause']);
+      expect(await page.locator('#audit-older').count()).toBe(0);
       expect(await page.locator('#session-label').textContent()).toBe('ops-team');
       expect(watch.problems).toEqual([]);
     } finally {
@@ -156,12 +252,12 @@ describe('the workspace in a real browser: every page', () => {
   test('a viewer sees every page and no action control on any of them', async ({ redis, queueName }) => {
     const queue = openQueue(redis, queueName);
     const { failed, flow } = await busyQueue(queue);
-    const nowMs = (await queue.stats()).nowMs;
     const d = await startTestDashboard([queue], { credentials: { operatorToken: TOKENS.operator, viewerToken: TOKENS.viewer } });
+    // An operator acted: the trail has entries for the viewer to read.
+    await pauseAndResume(d, queueName, await d.login(TOKENS.operator));
     const context = await browser.current.newContext({ viewport: { width: 1280, height: 900 } });
     const page = await context.newPage();
     const watch = watchPage(page);
-    await contractRoutes(page, answersFor(queueName, failed, nowMs));
     try {
       // A link to a job's page, opened signed out, comes back to that page after the sign-in.
       await page.goto(`${d.url}queues/${queueName}/jobs/${failed}`);
@@ -199,13 +295,12 @@ describe('the workspace in a real browser: every page', () => {
   test('every page fits a 390 px and a 360 px wide screen: nothing scrolls sideways', async ({ redis, queueName }) => {
     const queue = openQueue(redis, queueName);
     const { failed, flow } = await busyQueue(queue);
-    const nowMs = (await queue.stats()).nowMs;
     const d = await startTestDashboard([queue]);
+    await pauseAndResume(d, queueName, await d.loopbackSession());
     try {
       for (const width of [390, 360]) {
         const page = await browser.current.newPage({ viewport: { width, height: 844 }, isMobile: true, hasTouch: true });
         const watch = watchPage(page);
-        await contractRoutes(page, answersFor(queueName, failed, nowMs));
         const pages: [string, string][] = [
           ['', `article[data-queue="${queueName}"] canvas`],
           [`queues/${queueName}/failed`, '#jobs tr[data-id]'],

@@ -12,6 +12,8 @@ export interface TestDashboard {
   readonly url: string;
   /** Signs in with `token`; resolves with the session cookie and CSRF token. */
   login(token: string): Promise<Session>;
+  /** A dashboard without a login: the operator session it gives a client that has none. */
+  loopbackSession(): Promise<Session>;
   // The answers are read loosely in tests: each test asserts the fields it cares about.
   /** A request as the dashboard's own page sends it (same Origin), with the session's cookie and CSRF token. */
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -63,5 +65,12 @@ export async function startTestDashboard(queues: readonly DashboardQueue[] | und
     const session = await call('GET', 'api/session', { session: { cookie, csrfToken: '', role: '' } });
     return { cookie, csrfToken: session.body.csrfToken, role: session.body.role };
   };
-  return { dashboard, server, url, login, call, close: () => dashboard.close() };
+  const loopbackSession = async (): Promise<Session> => {
+    const response = await fetch(new URL('api/session', url), { headers: { accept: 'application/json' } });
+    if (response.status !== 200) throw new Error(`the session answered ${response.status}: this dashboard has a login`);
+    const cookie = (response.headers.get('set-cookie') ?? '').split(';')[0] as string;
+    const body = (await response.json()) as { csrfToken: string; role: string };
+    return { cookie, csrfToken: body.csrfToken, role: body.role };
+  };
+  return { dashboard, server, url, login, loopbackSession, call, close: () => dashboard.close() };
 }

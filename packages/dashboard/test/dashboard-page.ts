@@ -58,3 +58,22 @@ export function overflowX(page: Page): Promise<number> {
     return root.scrollWidth - root.clientWidth;
   });
 }
+
+/** A POST the page sent to the dashboard's API, as the real server received it. */
+export interface SentPost {
+  readonly path: string;
+  readonly body: Record<string, unknown>;
+}
+
+/**
+ * Records the POSTs `page` sends to the API, in order, as they leave the browser: the requests
+ * are only watched, the real server answers them.
+ */
+export function watchPosts(page: Page): SentPost[] {
+  const sent: SentPost[] = [];
+  page.on('request', (request) => {
+    const url = new URL(request.url());
+    if (request.method() === 'POST' && url.pathname.includes('/api/')) sent.push({ path: url.pathname, body: (request.postDataJSON() ?? {}) as Record<string, unknown> });
+  });
+  return sent;
+}

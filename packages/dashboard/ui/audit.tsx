@@ -11,8 +11,13 @@ function Target({ queue, target }: { queue: string; target: AuditEntry['target']
   const parts = [];
   if (target.id) parts.push(<a key="id" class="mono" href={jobHref(queue, target.id)}>{target.id}</a>);
   if (target.kind) parts.push(<span key="kind">{`kind ${target.kind}`}</span>);
-  if (target.filter) parts.push(<code key="filter">{JSON.stringify(target.filter)}</code>);
-  return parts.length === 0 ? <span class="muted">the queue</span> : <>{parts}</>;
+  if (target.filter) parts.push(<code key="filter">{typeof target.filter === 'string' ? target.filter : JSON.stringify(target.filter)}</code>);
+  if (target.ids && target.ids.length > 0) {
+    const links = target.ids.flatMap((id, i) => [...(i > 0 ? [' '] : []), <a key={id} class="mono" href={jobHref(queue, id)}>{id}</a>]);
+    parts.push(<span key="ids" class="audit-ids">{links}</span>);
+  }
+  if (target.clipped) parts.push(<span key="clipped" class="muted">(cut)</span>);
+  return parts.length === 0 ? <span class="muted">the queue</span> : <>{parts.flatMap((part, i) => (i > 0 ? [' ', part] : [part]))}</>;
 }
 
 export function AuditView({ queue, query }: { queue: string; query: URLSearchParams }) {
@@ -44,7 +49,11 @@ export function AuditView({ queue, query }: { queue: string; query: URLSearchPar
                   <td>
                     <span class="badge">{entry.who.role}</span> {entry.who.label}
                   </td>
-                  <td>{entry.action}</td>
+                  <td>
+                    {entry.action}
+                    {entry.error && ' '}
+                    {entry.error && <span class="badge code audit-error" data-audit-error={entry.error}>{`refused: ${entry.error}`}</span>}
+                  </td>
                   <td>
                     <Target queue={queue} target={entry.target} />
                   </td>

@@ -195,13 +195,19 @@ export interface History {
   readonly runMsP99: readonly (number | null)[];
 }
 
+/** `GET /api/queues/:q/audit`'s entries (see the route's `shownEntry`). */
 export interface AuditEntry {
   readonly id: string;
-  readonly atMs: number;
-  readonly who: { role: string; label: string };
+  readonly atMs: number | null;
+  readonly who: { role?: string; label?: string };
   readonly action: string;
-  readonly target: { id?: string; kind?: string; filter?: Readonly<Record<string, unknown>> };
-  readonly count: number;
+  /** The queue as the action named it, when not the trail's own (a partition). */
+  readonly queue?: string;
+  /** A clipped target's filter is its JSON text, cut. */
+  readonly target: { id?: string; kind?: string; filter?: Readonly<Record<string, unknown>> | string; ids?: readonly string[]; clipped?: boolean };
+  readonly count: number | null;
+  /** The error code of an action that was refused or failed (count 0). */
+  readonly error?: string;
 }
 
 export interface BulkAnswer {
