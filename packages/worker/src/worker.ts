@@ -81,6 +81,13 @@ export interface WorkerOptions<P> extends QueueOptions {
    */
   readyTimeoutMs?: number;
   /**
+   * Whether the worker starts claiming as soon as it is created. Default true. With false it opens
+   * its connection but claims nothing, runs no schedule and sends no heartbeat until
+   * {@link Worker.run} is called: for a service that wires its events or waits for its own
+   * start-up first.
+   */
+  autorun?: boolean;
+  /**
    * Fire the queue's schedules' ticks (see the producer's `schedules`). Any number of workers and
    * reclaimers may: each tick makes one job. Default true; false leaves it to others.
    */
@@ -124,6 +131,7 @@ const WORKER_OPTION_KEYS: OptionKeys<WorkerOptions<unknown>> = {
   metrics: true,
   tracing: true,
   readyTimeoutMs: true,
+  autorun: true,
 };
 
 /** Options of {@link Worker.close}. */
@@ -145,8 +153,17 @@ export class Worker<P> extends EventEmitter<WorkerEventMap> {
   /** Jobs run at once. */
   readonly concurrency: number;
   readonly #group: Queue<P>;
-  /** Slots, lanes, the claim loop, outcomes, the reclaim timer and shutdown (see scheduler.ts). */
-  readonly #scheduler: WorkerScheduler<P>;
+  /** Slots, lanes, the claim loop, outcomes, the reclaim timer and shutdown (see scheduler.ts); made by {@link run}. */
+  #scheduler: WorkerScheduler<P> | undefined;
+  /** Makes the scheduler: what {@link run} starts. */
+  readonly #makeScheduler: () => WorkerScheduler<P>;
+  /** Settles when {@link run} starts the scheduler (true) or the worker is closed first (false). */
+  readonly #runs: Promise<boolean>;
+  #settleRuns: (ran: boolean) => void = () => undefined;
+  /** The close of a worker closed before it ran: its connections only. */
+  #closedUnrun: Promise<void> | undefined;
+  readonly #closeUnrun: () => Promise<void>;
+  readonly #log: Logger;
   readonly #readyTimeoutMs: number;
   /** Why the last start-up check failed, for a {@link ready} that runs out of time. */
   #startFailure: unknown;
@@ -155,7 +172,8 @@ export class Worker<P> extends EventEmitter<WorkerEventMap> {
     super();
     if (typeof options !== 'object' || options === null) throw new InvalidArgumentError('options', 'expected { redis, queue, kinds, handlers }');
     assertOptionKeys('options', options, WORKER_OPTION_KEYS);
-    const { redis, queue, kinds, handlers, concurrency = 1, partitions = 1, reclaimIntervalMs, idleWaitMs = 1_000, heartbeatIntervalMs = 5_000, logger = silentLogger, connectionName, metrics, tracing, schedules = true, workerId, readyTimeoutMs = 30_000, ...queueOptions } = options;
+    const { redis, queue, kinds, handlers, concurrency = 1, partitions = 1, reclaimIntervalMs, idleWaitMs = 1_000, heartbeatIntervalMs = 5_000, logger = silentLogger, connectionName, metrics, tracing, schedules = true, workerId, readyTimeoutMs = 30_000, autorun = true, ...queueOptions } = options;
+    if (typeof autorun !== 'boolean') throw new InvalidArgumentError('autorun', `expected true or false, got ${typeof autorun}`);
     assertWholeNumber('concurrency', concurrency, 1, 10_000);
     this.#readyTimeoutMs = assertWholeNumber('readyTimeoutMs', readyTimeoutMs, 1, 3_600_000);
     assertWholeNumber('idleWaitMs', idleWaitMs, 10, 60_000);
@@ -202,32 +220,52 @@ export class Worker<P> extends EventEmitter<WorkerEventMap> {
     this.concurrency = concurrency;
     // One pub/sub connection for the delayed-job notices and the schedule wakes of every partition.
     const subscriber = new SharedSubscriber(group.client);
-    const stopSchedules = schedules ? keepSchedules(group.partitions, subscriber, (error) => this.#scheduler.reportError(error, 'schedule runner failed')) : async () => undefined;
-    this.#scheduler = new WorkerScheduler({
-      // The schedule runners stop before the connections they share close.
-      group: {
-        kinds: group.kinds,
-        partitions: group.partitions,
-        // The start-up check: Redis answers this worker (connected, and its credentials taken), and the layout matches.
-        ensureLayout: () => this.#checkStart(group),
-        close: () => stopSchedules().then(() => Promise.all([subscriber.close(), group.close()])).then(() => undefined),
-      },
-      handlers,
-      concurrency,
-      reclaimIntervalMs: interval,
-      idleWaitMs,
-      log,
-      events: this,
-      clock: systemClock,
-      metrics: workerMetrics,
-      tracing: workerTracing,
-      heartbeat: heartbeatIntervalMs === 0 ? undefined : { sink: registrySink(group, this.id, concurrency, heartbeatIntervalMs), intervalMs: heartbeatIntervalMs },
-      // At the heartbeat's cadence (5 s when heartbeats are off), nothing per job.
-      history: group.options.metricsHistory ? historySink(group, heartbeatIntervalMs === 0 ? 5_000 : heartbeatIntervalMs) : undefined,
-      // Hears when a delayed job added meanwhile comes due, so that a waiting worker starts it on time.
-      listenForDueJobs: (hasRoom, onError) => new DueNotices(subscriber, group.partitions, hasRoom, onError),
+    this.#log = log;
+    this.#runs = new Promise<boolean>((resolve) => {
+      this.#settleRuns = resolve;
     });
-    log.info({ concurrency }, 'worker started');
+    this.#closeUnrun = () => Promise.all([subscriber.close(), group.close()]).then(() => undefined);
+    this.#makeScheduler = () => {
+      const stopSchedules = schedules ? keepSchedules(group.partitions, subscriber, (error) => this.#scheduler?.reportError(error, 'schedule runner failed')) : async () => undefined;
+      return new WorkerScheduler({
+        // The schedule runners stop before the connections they share close.
+        group: {
+          kinds: group.kinds,
+          partitions: group.partitions,
+          // The start-up check: Redis answers this worker (connected, and its credentials taken), and the layout matches.
+          ensureLayout: () => this.#checkStart(group),
+          close: () => stopSchedules().then(() => Promise.all([subscriber.close(), group.close()])).then(() => undefined),
+        },
+        handlers,
+        concurrency,
+        reclaimIntervalMs: interval,
+        idleWaitMs,
+        log,
+        events: this,
+        clock: systemClock,
+        metrics: workerMetrics,
+        tracing: workerTracing,
+        heartbeat: heartbeatIntervalMs === 0 ? undefined : { sink: registrySink(group, this.id, concurrency, heartbeatIntervalMs), intervalMs: heartbeatIntervalMs },
+        // At the heartbeat's cadence (5 s when heartbeats are off), nothing per job.
+        history: group.options.metricsHistory ? historySink(group, heartbeatIntervalMs === 0 ? 5_000 : heartbeatIntervalMs) : undefined,
+        // Hears when a delayed job added meanwhile comes due, so that a waiting worker starts it on time.
+        listenForDueJobs: (hasRoom, onError) => new DueNotices(subscriber, group.partitions, hasRoom, onError),
+      });
+    };
+    if (autorun) this.run();
+  }
+
+  /**
+   * Starts a worker created with `autorun: false`: from now on it claims, runs its schedules and
+   * heartbeats. Calling it again, or on a worker that started by itself, does nothing. Throws
+   * `JOBS_CLOSED` on a worker already closed.
+   */
+  run(): void {
+    if (this.#scheduler !== undefined) return;
+    if (this.#closedUnrun !== undefined) throw new JobsError(JOBS_ERROR_CODES.CLOSED, `the worker of queue ${this.queue} was closed before it ran`);
+    this.#scheduler = this.#makeScheduler();
+    this.#settleRuns(true);
+    this.#log.info({ concurrency: this.concurrency }, 'worker started');
   }
 
   /**
@@ -252,7 +290,7 @@ export class Worker<P> extends EventEmitter<WorkerEventMap> {
     const timeoutMs = this.#readyTimeoutMs;
     return new Promise<void>((resolve, reject) => {
       const timer = setTimeout(() => reject(this.#notReady(timeoutMs)), timeoutMs);
-      void this.#scheduler.started.then((started) => {
+      void this.#runs.then((ran) => (ran ? (this.#scheduler as WorkerScheduler<P>).started : false)).then((started) => {
         clearTimeout(timer);
         if (started) resolve();
         else reject(new JobsError(JOBS_ERROR_CODES.CLOSED, `the worker of queue ${this.queue} was closed before it was ready`));
@@ -286,7 +324,7 @@ export class Worker<P> extends EventEmitter<WorkerEventMap> {
 
   /** How many jobs are running now. */
   get running(): number {
-    return this.#scheduler.running;
+    return this.#scheduler?.running ?? 0;
   }
 
   /** The queue's depths and counters. */
@@ -310,7 +348,13 @@ export class Worker<P> extends EventEmitter<WorkerEventMap> {
     } catch (error) {
       return Promise.reject(error);
     }
-    return this.#scheduler.close(graceMs);
+    if (this.#scheduler !== undefined) return this.#scheduler.close(graceMs);
+    // Never ran: no job to wait for, only its connections to close.
+    if (this.#closedUnrun === undefined) {
+      this.#closedUnrun = this.#closeUnrun();
+      this.#settleRuns(false);
+    }
+    return this.#closedUnrun;
   }
 }
 
