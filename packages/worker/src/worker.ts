@@ -224,7 +224,10 @@ export class Worker<P> extends EventEmitter<WorkerEventMap> {
     this.#runs = new Promise<boolean>((resolve) => {
       this.#settleRuns = resolve;
     });
-    this.#closeUnrun = () => Promise.all([subscriber.close(), group.close()]).then(() => undefined);
+    this.#closeUnrun = () => {
+      workerMetrics?.close();
+      return Promise.all([subscriber.close(), group.close()]).then(() => undefined);
+    };
     this.#makeScheduler = () => {
       const stopSchedules = schedules ? keepSchedules(group.partitions, subscriber, (error) => this.#scheduler?.reportError(error, 'schedule runner failed')) : async () => undefined;
       return new WorkerScheduler({
@@ -258,7 +261,8 @@ export class Worker<P> extends EventEmitter<WorkerEventMap> {
   /**
    * Starts a worker created with `autorun: false`: from now on it claims, runs its schedules and
    * heartbeats. Calling it again, or on a worker that started by itself, does nothing. Throws
-   * `JOBS_CLOSED` on a worker already closed.
+   * `JOBS_CLOSED` on a worker already closed. A {@link ready} called before it waits for it, for
+   * `readyTimeoutMs` at most.
    */
   run(): void {
     if (this.#scheduler !== undefined) return;
