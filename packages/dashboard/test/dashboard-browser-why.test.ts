@@ -13,6 +13,13 @@ function openQueue(redis: TestRedis, queueName: string, workerId = 'w-browser') 
   return new Queue({ redis, queue: queueName, kinds, eventLog: true, workerId });
 }
 
+/** Opens the dashboard at `url` and goes to queue `queueName`'s view from its card. */
+async function openQueueView(page: Page, url: string, queueName: string): Promise<void> {
+  await page.goto(`${url}?poll=1000`);
+  await page.locator(`article[data-queue="${queueName}"] h2 a`).click();
+  await expect.poll(() => page.locator('#queue-title').textContent()).toBe(queueName);
+}
+
 /** Opens job `id`'s detail through the find box and waits for its reasons. */
 async function openJob(page: Page, id: string): Promise<void> {
   await page.fill('#find-id', id);
@@ -39,9 +46,7 @@ describe('the dashboard in a real browser: why a job is not running', () => {
     const pageErrors: string[] = [];
     page.on('pageerror', (error) => pageErrors.push(error.message));
     try {
-      await page.goto(`${d.url}?poll=1000`);
-      await page.locator(`article[data-queue="${queueName}"] h2 a`).click();
-      await expect.poll(() => page.locator('#queue-title').textContent()).toBe(queueName);
+      await openQueueView(page, d.url, queueName);
       await openJob(page, second);
       expect(await codes(page)).toEqual(['kind-cap-full', 'parked', 'no-live-worker']);
       expect(await page.locator('#job h3').first().textContent()).toBe('Why it is not running');
@@ -82,9 +87,7 @@ describe('the dashboard in a real browser: why a job is not running', () => {
     const pageErrors: string[] = [];
     page.on('pageerror', (error) => pageErrors.push(error.message));
     try {
-      await page.goto(`${d.url}?poll=1000`);
-      await page.locator(`article[data-queue="${queueName}"] h2 a`).click();
-      await expect.poll(() => page.locator('#queue-title').textContent()).toBe(queueName);
+      await openQueueView(page, d.url, queueName);
       await openJob(page, 'h-why-1');
       // The claims below met it and set it aside: its kind is paused.
       expect(await codes(page)).toEqual(['kind-paused', 'group-cap-full', 'parked', 'no-live-worker']);

@@ -96,6 +96,30 @@ async function provesTheWorkerExample(worker: RunningCommand): Promise<void> {
   }
 }
 
+/**
+ * Bundles the copied `examples/<name>.ts` with esbuild into a fresh folder of its own, away from
+ * any node_modules; returns the folder and the bundle's path.
+ */
+async function bundleExample(name: string): Promise<{ out: string; file: string }> {
+  const out = mkdtempSync(join(tmpdir(), 'jobs-bundle-'));
+  leftovers.push(out);
+  const file = join(out, `${name}.mjs`);
+  await build({
+    absWorkingDir: project.dir,
+    entryPoints: [`src/examples/${name}.ts`],
+    outfile: file,
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    target: 'node20',
+    // ioredis and ajv are CommonJS: an ES module bundle gives their require() of Node's modules a
+    // require. Under an alias, since the bundled code may import createRequire itself.
+    banner: { js: "import { createRequire as bannerCreateRequire } from 'node:module'; const require = bannerCreateRequire(import.meta.url);" },
+    logLevel: 'silent',
+  });
+  return { out, file };
+}
+
 describe('the packed packages', () => {
   const manifest = (name: string): Record<string, unknown> & { exports: Record<string, unknown>; dependencies?: Record<string, string> } =>
     JSON.parse(readFileSync(join(project.dir, 'node_modules', '@jobs', name, 'package.json'), 'utf8'));
@@ -279,39 +303,13 @@ describe('the README examples and the migration guide in a fresh npm project', (
   // Awaits the core reshape (Lua embedded in the code): until then the bundle cannot find
   // scripts/*.lua and exits at start.
   test('examples/worker.ts bundled with esbuild runs on its own: it processes jobs with no node_modules near it', async () => {
-    const out = mkdtempSync(join(tmpdir(), 'jobs-bundle-'));
-    leftovers.push(out);
-    await build({
-      absWorkingDir: project.dir,
-      entryPoints: ['src/examples/worker.ts'],
-      outfile: join(out, 'worker.mjs'),
-      bundle: true,
-      platform: 'node',
-      format: 'esm',
-      target: 'node20',
-      // ioredis and ajv are CommonJS: an ES module bundle gives their require() of Node's modules a
-      // require. Under an alias, since the bundled code may import createRequire itself.
-      banner: { js: "import { createRequire as bannerCreateRequire } from 'node:module'; const require = bannerCreateRequire(import.meta.url);" },
-      logLevel: 'silent',
-    });
-    await provesTheWorkerExample(startExample(join(out, 'worker.mjs'), out));
+    const { out, file } = await bundleExample('worker');
+    await provesTheWorkerExample(startExample(file, out));
   });
 
   test('examples/dashboard.ts bundled with esbuild runs on its own: its page and scripts ship inside the bundle, with no node_modules near it', async () => {
-    const out = mkdtempSync(join(tmpdir(), 'jobs-bundle-'));
-    leftovers.push(out);
-    await build({
-      absWorkingDir: project.dir,
-      entryPoints: ['src/examples/dashboard.ts'],
-      outfile: join(out, 'dashboard.mjs'),
-      bundle: true,
-      platform: 'node',
-      format: 'esm',
-      target: 'node20',
-      banner: { js: "import { createRequire as bannerCreateRequire } from 'node:module'; const require = bannerCreateRequire(import.meta.url);" },
-      logLevel: 'silent',
-    });
-    await provesTheDashboardExample([queueOf('dashboard', 'billing'), queueOf('dashboard', 'mail')], startCommand(process.execPath, [join(out, 'dashboard.mjs')], { cwd: out, env: { ...project.env, REDIS_URL: redisUrl, PORT: '0' }, timeoutMs: 90_000 }));
+    const { out, file } = await bundleExample('dashboard');
+    await provesTheDashboardExample([queueOf('dashboard', 'billing'), queueOf('dashboard', 'mail')], startCommand(process.execPath, [file], { cwd: out, env: { ...project.env, REDIS_URL: redisUrl, PORT: '0' }, timeoutMs: 90_000 }));
   });
 });
 
