@@ -5,9 +5,9 @@ import { checkRedisUrl, parseWholeNumber, UsageError } from '../usage-error.ts';
 import { VERSION } from '../version.ts';
 import { check, kindsOption, queueOption, type GlobalFlags } from './admin-options.ts';
 import { loadKinds } from './kinds-module.ts';
-import type { AuditCommand } from './run-audit.ts';
+import { cliLabel, type AuditCommand } from './run-audit.ts';
 import { addJobVerbCommands, type JobVerbCommand } from './job-verbs.ts';
-import { defaultPausedBy, type PauseCommand } from './run-pause.ts';
+import type { PauseCommand } from './run-pause.ts';
 import type { FunctionsCommand } from './run-functions.ts';
 import { parseDuration, type HistoryCommand } from './run-history.ts';
 import type { SchedulesCommand } from './run-schedules.ts';
@@ -250,7 +250,7 @@ queue (or already paused), or, with --kinds, one your code defines.`,
     )
     .action(async (flags: { queue?: string; kind?: string; kinds?: string; by?: string }, command: Command) => {
       const queue = needQueue('pause', flags.queue);
-      const by = flags.by ?? defaultPausedBy();
+      const by = flags.by ?? cliLabel();
       if (by.length < 1 || by.length > 64 || /[^\x20-\x7e]/.test(by)) throw new UsageError('--by: 1 to 64 printable characters');
       const kind = kindName(flags.kind);
       if (flags.kinds !== undefined && kind === undefined) throw new UsageError('--kinds checks --kind: give --kind too, or neither');

@@ -41,7 +41,7 @@ export async function runAuditCommand(command: AuditCommand, client: RedisClient
   return { code: 0, text: renderTable(HEADERS, page.entries.map(row)), json: page.entries };
 }
 
-/** Who runs this jobsctl, for the trail: `user@host`, printable and at most 64 characters. */
+/** Who runs this jobsctl, for the audit trail and as who paused: `user@host`, printable ASCII without spaces, at most 64 characters. */
 export function cliLabel(): string {
   let user = 'unknown';
   try {

@@ -1,4 +1,3 @@
-import { hostname, userInfo } from 'node:os';
 import { defineKinds, Queue, type Kinds, type ListState, type RedisClient } from '@jobs/core';
 import { recordedPartitions } from '@jobs/core/internal';
 import { closestNames } from './closest-names.ts';
@@ -13,19 +12,8 @@ export interface PauseCommand {
   readonly kind: string | undefined;
   /** The queue's kinds from `--kinds`, to check `kind` against instead of the jobs in Redis. */
   readonly kinds: Kinds<unknown> | undefined;
-  /** Who pauses (`--by`, default {@link defaultPausedBy}), recorded with the pause. */
+  /** Who pauses (`--by`, default `user@host`: run-audit.ts's `cliLabel`), recorded with the pause. */
   readonly by: string | undefined;
-}
-
-/** `user@host` of this process, cut to a pause label's 64 printable characters. */
-export function defaultPausedBy(): string {
-  let user = 'unknown';
-  try {
-    user = userInfo().username;
-  } catch {
-    // A user without a passwd entry (a container's): the host alone says enough.
-  }
-  return `${user}@${hostname()}`.replace(/[^\x20-\x7e]/g, '?').slice(0, 64);
 }
 
 /** The lists whose newest and oldest jobs say which kinds a queue carries. */
