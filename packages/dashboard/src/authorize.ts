@@ -1,5 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import type { Logger } from '@jobs/core';
+import { toJobsError } from '@jobs/core/internal';
 import { LABEL_PATTERN, type DashboardRole } from './credentials.ts';
 import { HttpError } from './http-io.ts';
 import type { DashboardSession } from './sessions.ts';
@@ -65,7 +66,8 @@ export function accessCheck(options: { hook: DashboardAuthorize | undefined; req
     try {
       answer = await hook(request, { ...access, ...(signedIn && { session: signedIn }) });
     } catch (error) {
-      log.error({ err: error, action: access.action }, 'dashboard authorize hook failed');
+      // Typed first, as every logged error here: a raw Redis error from the hook carries its command's arguments.
+      log.error({ err: toJobsError(error), action: access.action }, 'dashboard authorize hook failed');
       throw new HttpError(500, 'authorize_failed', 'the dashboard could not check this request; see its logs');
     }
     if (answer?.allow === false) throw new HttpError(403, 'forbidden', 'refused by this dashboard\'s authorization');
