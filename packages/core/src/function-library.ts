@@ -1,6 +1,7 @@
 import { Cluster, type Redis } from 'ioredis';
 import { FUNCTION_LIBRARY } from './generated/library.ts';
 import type { RedisClient } from './redis-connection.ts';
+import { refreshSlots } from './cluster-redirects.ts';
 
 /**
  * Whether a client runs the scripts as Redis functions (FCALL of the generated library, whose
@@ -150,15 +151,41 @@ async function ensureOn(node: Redis, state: LibraryState): Promise<LibraryOnNode
   }
 }
 
+/** Times a cluster's slot map is read again when a node it names as a master has become a replica. */
+const STALE_MASTER_REFRESHES = 3;
+
+/** A node that is a replica now (a failover the client's slot map has not seen yet) refused a write. */
+function isReadOnly(error: unknown): boolean {
+  return error instanceof Error && error.message.startsWith('READONLY');
+}
+
+/**
+ * {@link ensureOn} on the server, or on every master of a cluster. A node of a stale slot map
+ * that answers READONLY (a replica since a failover) makes it read the slot map again and start
+ * over, so a failover does not fail the check; other errors reject.
+ */
+async function ensureOnMasters(client: RedisClient, state: LibraryState): Promise<LibraryOnNode[]> {
+  if (!(client instanceof Cluster)) return [await ensureOn(client, state)];
+  for (let refreshes = 0; ; refreshes += 1) {
+    // A cluster client that has not read its slot map yet knows no node: a command waits for it.
+    if (client.nodes('master').length === 0) await client.call('CLUSTER', 'INFO');
+    const nodes = client.nodes('master');
+    if (nodes.length === 0) return ['missing'];
+    try {
+      return await Promise.all(nodes.map((node) => ensureOn(node, state)));
+    } catch (error) {
+      if (!isReadOnly(error) || refreshes >= STALE_MASTER_REFRESHES) throw error;
+      await refreshSlots(client);
+    }
+  }
+}
+
 /** Reads (and where missing and allowed, loads) the library on every node `client` talks to, and sets its mode. */
 function checkLibrary(client: RedisClient): Promise<void> {
   const state = stateOf(client);
   state.checking ??= (async () => {
     try {
-      // A cluster client that has not read its slot map yet knows no node: a command waits for it.
-      if (client instanceof Cluster && client.nodes('master').length === 0) await client.call('CLUSTER', 'INFO');
-      const nodes: Redis[] = client instanceof Cluster ? client.nodes('master') : [client];
-      const found = nodes.length === 0 ? ['missing'] : await Promise.all(nodes.map((node) => ensureOn(node, state)));
+      const found = await ensureOnMasters(client, state);
       if (found.every((what) => what === 'ours')) {
         state.mode = 'functions';
         return;

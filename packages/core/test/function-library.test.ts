@@ -1,4 +1,5 @@
 import { redisTest, scriptsMode } from '@jobs/testing';
+import { Cluster } from 'ioredis';
 import { describe, expect, test } from 'vitest';
 import { libraryChecked, recoverFunctions, usesFunctions } from '../src/function-library.ts';
 import { Queue } from '../src/index.ts';
@@ -23,6 +24,23 @@ function fakeClient(replies: { list: Reply; load?: Reply }): { client: RedisClie
     },
   } as unknown as RedisClient;
   return { client, sent };
+}
+
+/**
+ * A cluster client whose slot map names `stale` as its masters until it is refreshed, then
+ * `fresh`; counts the refreshes.
+ */
+function fakeCluster(stale: RedisClient[], fresh: RedisClient[]): { client: RedisClient; refreshes: () => number } {
+  let refreshed = 0;
+  const client = Object.create(Cluster.prototype) as Cluster;
+  Object.assign(client, {
+    nodes: () => (refreshed === 0 ? stale : fresh),
+    refreshSlotsCache: (done: () => void) => {
+      refreshed += 1;
+      done();
+    },
+  });
+  return { client, refreshes: () => refreshed };
 }
 
 const missing = new Error('ERR Function not found');
@@ -98,6 +116,24 @@ describe('checking the function library', () => {
     await expect(recoverFunctions(client, new Error('WRONGTYPE Operation against a key holding the wrong kind of value'))).resolves.toBe(false);
     expect(usesFunctions(client)).toBe(true);
     expect(sent).toHaveLength(1);
+  });
+
+  test('a master of a stale slot map that is a replica now (READONLY to the load) makes the check read the slot map again and load on the new master', async () => {
+    const replica = fakeClient({ list: [], load: new Error("READONLY You can't write against a read only replica.") });
+    const master = fakeClient({ list: [], load: FUNCTION_LIBRARY.name });
+    const { client, refreshes } = fakeCluster([replica.client], [master.client]);
+    await libraryChecked(client);
+    expect(refreshes()).toBe(1);
+    expect(master.sent).toEqual(['FUNCTION LIST', 'FUNCTION LOAD']);
+    expect(usesFunctions(client)).toBe(true);
+  });
+
+  test('a node that keeps answering READONLY after the slot map was read again fails the check with that reply', async () => {
+    const replica = fakeClient({ list: [], load: new Error("READONLY You can't write against a read only replica.") });
+    const { client, refreshes } = fakeCluster([replica.client], [replica.client]);
+    await expect(libraryChecked(client)).rejects.toThrow(/^READONLY/);
+    expect(refreshes()).toBe(3);
+    expect(usesFunctions(client)).toBe(false);
   });
 
   test('after "Function not found" the library is read again before the next FCALL', async () => {
