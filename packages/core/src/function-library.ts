@@ -160,19 +160,18 @@ function isReadOnly(error: unknown): boolean {
 }
 
 /**
- * {@link ensureOn} on the server, or on every master of a cluster. A node of a stale slot map
- * that answers READONLY (a replica since a failover) makes it read the slot map again and start
- * over, so a failover does not fail the check; other errors reject.
+ * `perNode` on the server, or on every master of a cluster. A node of a stale slot map that
+ * answers READONLY (a replica since a failover) makes it read the slot map again and start over
+ * on the masters it names then, so a failover does not fail the call; other errors reject.
+ * `perNode` must be safe to run again on a node it already ran on.
  */
-async function ensureOnMasters(client: RedisClient, state: LibraryState): Promise<LibraryOnNode[]> {
-  if (!(client instanceof Cluster)) return [await ensureOn(client, state)];
+async function onEveryMaster<T>(client: RedisClient, perNode: (node: Redis) => Promise<T>): Promise<T[]> {
+  if (!(client instanceof Cluster)) return [await perNode(client)];
   for (let refreshes = 0; ; refreshes += 1) {
     // A cluster client that has not read its slot map yet knows no node: a command waits for it.
-    if (client.nodes('master').length === 0) await client.call('CLUSTER', 'INFO');
-    const nodes = client.nodes('master');
-    if (nodes.length === 0) return ['missing'];
+    if (client.status !== 'ready' || client.nodes('master').length === 0) await client.call('CLUSTER', 'INFO');
     try {
-      return await Promise.all(nodes.map((node) => ensureOn(node, state)));
+      return await Promise.all(client.nodes('master').map(perNode));
     } catch (error) {
       if (!isReadOnly(error) || refreshes >= STALE_MASTER_REFRESHES) throw error;
       await refreshSlots(client);
@@ -185,7 +184,8 @@ function checkLibrary(client: RedisClient): Promise<void> {
   const state = stateOf(client);
   state.checking ??= (async () => {
     try {
-      const found = await ensureOnMasters(client, state);
+      const found = await onEveryMaster(client, (node) => ensureOn(node, state));
+      if (found.length === 0) found.push('missing');
       if (found.every((what) => what === 'ours')) {
         state.mode = 'functions';
         return;
@@ -251,18 +251,24 @@ export interface LibraryLoad {
  * `function|list` and `function|load`.
  */
 export async function loadLibrary(client: RedisClient, options: { replace?: boolean } = {}): Promise<LibraryLoad[]> {
-  if (client instanceof Cluster && client.status !== 'ready') await client.call('CLUSTER', 'INFO');
-  const nodes: Redis[] = client instanceof Cluster ? client.nodes('master') : [client];
-  return Promise.all(
-    nodes.map(async (node) => {
-      const name = `${node.options.host ?? '127.0.0.1'}:${node.options.port ?? 6379}`;
-      const found = await libraryOn(node);
-      if (found === 'ours' || (found === 'foreign' && options.replace !== true)) return { node: name, found, loaded: false };
+  // What each node reported the first time: a round started over after a stale slot map does not
+  // report a node this call loaded as one that held ours already.
+  const reported = new Map<string, LibraryLoad>();
+  return onEveryMaster(client, async (node) => {
+    const name = `${node.options.host ?? '127.0.0.1'}:${node.options.port ?? 6379}`;
+    const earlier = reported.get(name);
+    if (earlier) return earlier;
+    const found = await libraryOn(node);
+    let loaded = false;
+    if (found === 'missing' || (found === 'foreign' && options.replace === true)) {
       await node.call('FUNCTION', 'LOAD', ...(found === 'foreign' ? ['REPLACE'] : []), FUNCTION_LIBRARY.source);
       // Read back: a library another user loaded between the two calls would fail the load.
-      return { node: name, found, loaded: (await libraryOn(node)) === 'ours' };
-    }),
-  );
+      loaded = (await libraryOn(node)) === 'ours';
+    }
+    const load = { node: name, found, loaded };
+    reported.set(name, load);
+    return load;
+  });
 }
 
 /** The name of the function library this release of @jobs loads (it carries a hash of its code). */

@@ -1,7 +1,7 @@
 import { redisTest, scriptsMode } from '@jobs/testing';
 import { Cluster } from 'ioredis';
 import { describe, expect, test } from 'vitest';
-import { libraryChecked, recoverFunctions, usesFunctions } from '../src/function-library.ts';
+import { libraryChecked, loadLibrary, recoverFunctions, usesFunctions } from '../src/function-library.ts';
 import { Queue } from '../src/index.ts';
 import { kinds } from './fixtures.ts';
 import { FUNCTION_LIBRARY } from '../src/generated/library.ts';
@@ -34,6 +34,7 @@ function fakeCluster(stale: RedisClient[], fresh: RedisClient[]): { client: Redi
   let refreshed = 0;
   const client = Object.create(Cluster.prototype) as Cluster;
   Object.assign(client, {
+    status: 'ready',
     nodes: () => (refreshed === 0 ? stale : fresh),
     refreshSlotsCache: (done: () => void) => {
       refreshed += 1;
@@ -134,6 +135,22 @@ describe('checking the function library', () => {
     await expect(libraryChecked(client)).rejects.toThrow(/^READONLY/);
     expect(refreshes()).toBe(3);
     expect(usesFunctions(client)).toBe(false);
+  });
+
+  test("the operator's load on a stale slot map reads it again and loads on the new master, reporting that load", async () => {
+    const replica = fakeClient({ list: [], load: new Error("READONLY You can't write against a read only replica.") });
+    Object.assign(replica.client, { options: { host: '127.0.0.1', port: 7000 } });
+    let held = false;
+    const master = {
+      options: { host: '127.0.0.1', port: 7001 },
+      call: async (...args: string[]) => {
+        if (args[1] === 'LOAD') held = true;
+        return args[1] === 'LIST' && held ? listed(FUNCTION_LIBRARY.source) : args[1] === 'LIST' ? [] : FUNCTION_LIBRARY.name;
+      },
+    } as unknown as RedisClient;
+    const { client, refreshes } = fakeCluster([replica.client], [master]);
+    await expect(loadLibrary(client)).resolves.toEqual([{ node: '127.0.0.1:7001', found: 'missing', loaded: true }]);
+    expect(refreshes()).toBe(1);
   });
 
   test('after "Function not found" the library is read again before the next FCALL', async () => {
