@@ -185,8 +185,8 @@ function checkLibrary(client: RedisClient): Promise<void> {
   state.checking ??= (async () => {
     try {
       const found = await onEveryMaster(client, (node) => ensureOn(node, state));
-      if (found.length === 0) found.push('missing');
-      if (found.every((what) => what === 'ours')) {
+      // A cluster that names no master yet holds no library for us.
+      if (found.length > 0 && found.every((what) => what === 'ours')) {
         state.mode = 'functions';
         return;
       }

@@ -11,14 +11,18 @@ type Reply = unknown | Error;
 
 /**
  * A client that answers FUNCTION LIST and FUNCTION LOAD with the replies given (an Error is
- * thrown), recording every command it was sent.
+ * thrown; `listAfterLoad`, when given, answers FUNCTION LIST once a load succeeded), recording
+ * every command it was sent.
  */
-function fakeClient(replies: { list: Reply; load?: Reply }): { client: RedisClient; sent: string[] } {
+function fakeClient(replies: { list: Reply; load?: Reply; listAfterLoad?: Reply }): { client: RedisClient; sent: string[] } {
   const sent: string[] = [];
+  let loaded = false;
   const client = {
     call: async (...args: string[]) => {
       sent.push(`${args.slice(0, 2).join(' ')}${args.includes('REPLACE') ? ' REPLACE' : ''}`);
-      const reply = args[1] === 'LIST' ? replies.list : replies.load;
+      const list = loaded && 'listAfterLoad' in replies ? replies.listAfterLoad : replies.list;
+      const reply = args[1] === 'LIST' ? list : replies.load;
+      if (args[1] === 'LOAD' && !(reply instanceof Error)) loaded = true;
       if (reply instanceof Error) throw reply;
       return reply;
     },
@@ -45,6 +49,7 @@ function fakeCluster(stale: RedisClient[], fresh: RedisClient[]): { client: Redi
 }
 
 const missing = new Error('ERR Function not found');
+const readOnly = new Error("READONLY You can't write against a read only replica.");
 const listed = (code: string): unknown[] => [['library_name', FUNCTION_LIBRARY.name, 'engine', 'LUA', 'functions', [], 'library_code', code]];
 
 describe('checking the function library', () => {
@@ -120,7 +125,7 @@ describe('checking the function library', () => {
   });
 
   test('a master of a stale slot map that is a replica now (READONLY to the load) makes the check read the slot map again and load on the new master', async () => {
-    const replica = fakeClient({ list: [], load: new Error("READONLY You can't write against a read only replica.") });
+    const replica = fakeClient({ list: [], load: readOnly });
     const master = fakeClient({ list: [], load: FUNCTION_LIBRARY.name });
     const { client, refreshes } = fakeCluster([replica.client], [master.client]);
     await libraryChecked(client);
@@ -130,7 +135,7 @@ describe('checking the function library', () => {
   });
 
   test('a node that keeps answering READONLY after the slot map was read again fails the check with that reply', async () => {
-    const replica = fakeClient({ list: [], load: new Error("READONLY You can't write against a read only replica.") });
+    const replica = fakeClient({ list: [], load: readOnly });
     const { client, refreshes } = fakeCluster([replica.client], [replica.client]);
     await expect(libraryChecked(client)).rejects.toThrow(/^READONLY/);
     expect(refreshes()).toBe(3);
@@ -138,17 +143,11 @@ describe('checking the function library', () => {
   });
 
   test("the operator's load on a stale slot map reads it again and loads on the new master, reporting that load", async () => {
-    const replica = fakeClient({ list: [], load: new Error("READONLY You can't write against a read only replica.") });
+    const replica = fakeClient({ list: [], load: readOnly });
+    const master = fakeClient({ list: [], load: FUNCTION_LIBRARY.name, listAfterLoad: listed(FUNCTION_LIBRARY.source) });
     Object.assign(replica.client, { options: { host: '127.0.0.1', port: 7000 } });
-    let held = false;
-    const master = {
-      options: { host: '127.0.0.1', port: 7001 },
-      call: async (...args: string[]) => {
-        if (args[1] === 'LOAD') held = true;
-        return args[1] === 'LIST' && held ? listed(FUNCTION_LIBRARY.source) : args[1] === 'LIST' ? [] : FUNCTION_LIBRARY.name;
-      },
-    } as unknown as RedisClient;
-    const { client, refreshes } = fakeCluster([replica.client], [master]);
+    Object.assign(master.client, { options: { host: '127.0.0.1', port: 7001 } });
+    const { client, refreshes } = fakeCluster([replica.client], [master.client]);
     await expect(loadLibrary(client)).resolves.toEqual([{ node: '127.0.0.1:7001', found: 'missing', loaded: true }]);
     expect(refreshes()).toBe(1);
   });
