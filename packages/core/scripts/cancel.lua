@@ -6,7 +6,7 @@
   job that is processing, or already finished, is left alone. A cancelled parent's unstarted
   children are cancelled too, down the tree; a cancelled child fails its parent, or counts as
   settled, as the parent's on_child_failure says (see lib/flow-children.lua). Each job it
-  cancels is logged 'cancelled'.
+  cancels is logged 'cancelled'. Its dedupe key is released unless it holds for cancelled jobs.
 
   KEYS[1]  job: the job's hash
   KEYS[2]  pending: pending list
@@ -36,6 +36,7 @@
 --@include lib/dead-letter.lua
 --@include lib/log-event.lua
 --@include lib/job-trail.lua
+--@include lib/dedupe.lua
 
 -- The reply's first value.
 -- The lazy libraries this script may call (see tools/generate-scripts.mjs).
@@ -63,6 +64,9 @@ redis.call('HSET', key, 'status', 'cancelled', 'cancelled_at_ms', now)
 if tonumber(ARGV[2]) > 0 then redis.call('EXPIRE', key, tonumber(ARGV[2])) end
 -- Its trail (lib/job-trail.lua), from attempts before this wait, goes with it.
 if redis.call('HGET', key, 'trail') then load_job_trail(); trail_keep(key, ARGV[2]) end
+-- Its dedupe key is released, or kept with the hash (lib/dedupe.lua).
+local dedupe_key = redis.call('HGET', key, 'dedupe_key')
+if dedupe_key then load_dedupe(); dedupe_end(ARGV[4], key, id, dedupe_key, 'x', ARGV[2], true) end
 publish_event(ARGV[3], id, 'cancelled')
 -- Logged before the cascade, so that the log reads cause first: this job, then its children.
 local log = open_log(KEYS[6], ARGV[9], ARGV[5])

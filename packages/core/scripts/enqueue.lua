@@ -4,7 +4,9 @@
   ours) and either goes onto the pending list (LPUSH, as the recipe does; a job of another
   priority than 0 onto its priority's list, see lib/admission.lua) or, when it is due later, into
   the delayed set. A job with an idempotency key whose key is still held is not
-  written: the id of the job that holds the key is returned instead.
+  written: the id of the job that holds the key is returned instead. So is a job whose dedupe
+  key is owned by a job in one of the states it names (see lib/dedupe.lua): it is absorbed into
+  that job, which may take its payload and (debounce) wait longer.
   Runs only when Redis has memory to spare (no allow-oom flag): under maxmemory with noeviction
   the whole call is refused before it writes anything.
 
@@ -12,7 +14,8 @@
   KEYS[2]   delayed: delayed sorted set (member: id, score: due time in ms)
   KEYS[3]   stats: stats hash
   KEYS[4]   log: the event log stream (see lib/log-event.lua)
-  KEYS[5..] idempotencyKeys: the idempotency keys of the jobs that have one, in job order
+  KEYS[5..] jobKeys: per job in job order, its idempotency key if it has one, then its dedupe
+            key if it has one
   ARGV[1]   count: number of jobs N
   ARGV[2]   jobPrefix: job key prefix ("queue:{NAME}:job:"): a job's hash is this plus its id
   ARGV[3]   wakeChannel: the wake channel (see lib/due-notice.lua)
@@ -26,9 +29,14 @@
             queue's default), idempotencyTtlMs (the job has an idempotency key), priority (may
             be negative), ttlMs, expiresAtMs, whole numbers; traceparent, the W3C traceparent
             stored on the job (checked by the caller); group, the job's group (see
-            lib/limits.lua: it waits in its group's turn)
+            lib/limits.lua: it waits in its group's turn); with a dedupe key: dedupeStates (the
+            states it holds in, see lib/dedupe.lua), dedupePeriodMs, dedupeReplace (1: take the
+            payload of the jobs absorbed), debounceMs and debounceMaxWaitMs (the job is
+            debounced: its delayMs is debounceMs)
   Returns:  flat array, per job: id, ENQUEUE_WRITTEN if written (now, or by an earlier run of this
-            same call) or ENQUEUE_HELD if an earlier job holds its idempotency key
+            same call), ENQUEUE_HELD if an earlier job holds its idempotency key, or
+            ENQUEUE_DEDUPED if it was absorbed (now, or by an earlier run of this same call)
+            into the job whose id is given
   Reply:    (string | number)[]
   Errors:   "JOBS_DUPLICATE_ID <id>" when a job hash with that id exists with another payload
             (nothing is written)
@@ -41,11 +49,13 @@
 --@include lib/push-pending.lua
 --@include lib/log-event.lua
 --@include lib/metrics.lua
+--@include lib/dedupe.lua
 
 local FIELDS = 4
 local FIRST_JOB = 7
 local ENQUEUE_WRITTEN = 1 --@export
 local ENQUEUE_HELD = 0 --@export
+local ENQUEUE_DEDUPED = 2 --@export
 local n = tonumber(ARGV[1])
 local job_prefix = ARGV[2]
 local prefix = ARGV[4]
@@ -58,8 +68,9 @@ if ARGV[6] == '1' then by_kind = {} end
 
 -- Pass 1: check before writing anything, so a refused call leaves nothing half-written. A job
 -- whose hash exists with the same payload is this very call run again (the client resent it
--- after a lost reply): it was written the first time and is not written twice.
-local replayed = {}
+-- after a lost reply): it was written the first time and is not written twice. So is a job
+-- with a dedupe key whose marker (lib/dedupe.lua) names the job it was absorbed into.
+local replayed, absorbed = {}, {}
 for j = 0, n - 1 do
   local base = FIRST_JOB + j * FIELDS
   local job_key = job_prefix .. ARGV[base]
@@ -68,6 +79,9 @@ for j = 0, n - 1 do
       return redis.error_reply('JOBS_DUPLICATE_ID ' .. ARGV[base])
     end
     replayed[j] = true
+  elseif string.find(ARGV[base + 3], '"dedupeStates"', 1, true) then
+    load_dedupe()
+    absorbed[j] = redis.call('GET', dedupe_marker(prefix, ARGV[base]))
   end
 end
 
@@ -79,21 +93,36 @@ local by_level, levels = {}, {}
 local written = 0
 -- The earliest due time of the jobs this call delays: waiting workers hear of it (see due-notice.lua).
 local earliest = nil
-local idem_index = 5
+local key_index = 5
 for j = 0, n - 1 do
   local base = FIRST_JOB + j * FIELDS
   local id, payload, kind = ARGV[base], ARGV[base + 1], ARGV[base + 2]
-  local delay_text, run_at_text, max_attempts, visibility_ms, idem_ms, priority, expiry, traceparent, group = job_options(ARGV[base + 3], now, 'enqueue')
+  local delay_text, run_at_text, max_attempts, visibility_ms, idem_ms, priority, expiry, traceparent, group, o = job_options(ARGV[base + 3], now, 'enqueue')
   local job_key = job_prefix .. id
   local holder = false
   local idem_key = false
   if idem_ms > 0 then
-    idem_key = KEYS[idem_index]
-    idem_index = idem_index + 1
-    if not replayed[j] then
-      holder = redis.call('GET', idem_key)
-      if not holder then redis.call('SET', idem_key, id, 'PX', idem_ms) end
+    idem_key = KEYS[key_index]
+    key_index = key_index + 1
+    if not replayed[j] and not absorbed[j] then holder = redis.call('GET', idem_key) end
+  end
+  -- The job's dedupe key, and the job that owns it when that one absorbs this one.
+  local dedupe_key, owner, owner_status = false, absorbed[j], nil
+  if o and o.dedupeStates then
+    load_dedupe()
+    dedupe_key = KEYS[key_index]
+    key_index = key_index + 1
+    if not replayed[j] and not owner and not holder then
+      owner, owner_status = dedupe_owner(dedupe_key, o.dedupeStates, job_prefix)
+      if owner then
+        dedupe_absorb(prefix, job_prefix, owner, owner_status, id, payload, o.dedupeReplace == 1, o.debounceMs or 0,
+          o.debounceMaxWaitMs or 0, KEYS[2], now, log)
+      end
     end
+  end
+  -- A new idempotency key names the job this enqueue made, or the one that absorbed it.
+  if idem_key and not replayed[j] and not holder and not absorbed[j] then
+    redis.call('SET', idem_key, owner or id, 'PX', idem_ms)
   end
 
   -- A replayed or deduplicated job writes nothing new, yet its reply acknowledges a write that
@@ -107,6 +136,11 @@ for j = 0, n - 1 do
     redis.call('SET', idem_key, holder, 'XX', 'KEEPTTL')
     out[#out + 1] = holder
     out[#out + 1] = ENQUEUE_HELD
+  elseif owner then
+    -- A resend rewrites its marker as it is, for the same reason as a replayed job above.
+    if absorbed[j] then redis.call('SET', dedupe_marker(prefix, id), owner, 'XX', 'KEEPTTL') end
+    out[#out + 1] = owner
+    out[#out + 1] = ENQUEUE_DEDUPED
   else
     local due = now + tonumber(delay_text)
     if run_at_text ~= '0' then due = tonumber(run_at_text) end
@@ -115,6 +149,7 @@ for j = 0, n - 1 do
     write_job_hash(job_key, id, payload, kind, status, now_text, max_attempts, visibility_ms, traceparent, priority, expiry, group)
     -- Named in the hash so that a removal (remove.lua) can release it.
     if idem_key then redis.call('HSET', job_key, 'idempotency_key', idem_key) end
+    if dedupe_key then dedupe_take(dedupe_key, o.dedupeStates, o.dedupePeriodMs or 0, (o.debounceMs or 0) > 0, job_key, id, now) end
     if status == 'delayed' then
       local due_text = int_text(due)
       redis.call('HSET', job_key, 'run_at_ms', due_text)

@@ -4,7 +4,8 @@
   lib/unlist-pending.lua), delayed, a flow's parent waiting for its children, completed, failed
   or cancelled. It leaves every list and set it is in, its hash goes (and with it its timeline
   index), and the idempotency key it holds is released (one recorded at enqueue in its hash's
-  idempotency_key, and only while it still names this job). A flow stays consistent: a parent
+  idempotency_key, and only while it still names this job), as is its dedupe key (see
+  lib/dedupe.lua). A flow stays consistent: a parent
   waiting for its children cancels its unstarted children first, as a cancel does (a running
   child finishes, and its parent, gone, hears nothing); a child its parent still waits for
   settles there as cancelled with the error 'removed' (so the parent fails, or counts it
@@ -46,6 +47,7 @@
 --@include lib/dead-letter.lua
 --@include lib/log-event.lua
 --@include lib/job-trail.lua
+--@include lib/dedupe.lua
 
 -- The lazy libraries this script may call (see tools/generate-scripts.mjs).
 load_admission()
@@ -78,7 +80,7 @@ end
 
 local log = open_log(KEYS[7], ARGV[4], ARGV[3])
 log_event(log, id, 'removed', nil, ARGV[5], '')
-local f = redis.call('HMGET', key, 'parent_id', 'kind', 'idempotency_key', 'trail')
+local f = redis.call('HMGET', key, 'parent_id', 'kind', 'idempotency_key', 'trail', 'dedupe_key')
 local flow = { prefix = prefix, job_prefix = ARGV[3], pending = KEYS[2], delayed = KEYS[3], stats = KEYS[6],
   failed = KEYS[5], cancelled_ttl = tonumber(ARGV[7]), ttl = tonumber(ARGV[9]), cap = tonumber(ARGV[10]),
   channel = ARGV[8], wake = ARGV[11], now = now, log = log, worker = ARGV[5] }
@@ -95,6 +97,8 @@ if cancelled > 0 then redis.call('HINCRBY', KEYS[6], 'cancelled_total', cancelle
 -- queue's; released only while it names this job: a later job may hold the same key now.
 local idem = f[3]
 if idem and string.find(idem, prefix, 1, true) == 1 and redis.call('GET', idem) == id then redis.call('DEL', idem) end
+-- Its dedupe key too, in whatever state it held (lib/dedupe.lua).
+if f[5] then load_dedupe(); dedupe_end(prefix, key, id, f[5], '', 0, false) end
 -- Its trail (lib/job-trail.lua: attempts and log lines) goes with its hash.
 local gone = { key }
 if f[4] then load_job_trail(); trail_add_keys(gone, key) end

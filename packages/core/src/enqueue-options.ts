@@ -1,3 +1,4 @@
+import { resolveDedupe, resolveUnique, type DedupeOptions, type ResolvedDedupe, type UniqueOptions } from './dedupe-options.ts';
 import { InvalidArgumentError } from './errors.ts';
 import { assertGroupKey } from './limits.ts';
 import { assertOptionKeys, type OptionKeys } from './option-keys.ts';
@@ -44,6 +45,14 @@ export interface EnqueueOptions {
    * active OpenTelemetry context; give it here when you enqueue through `Queue` yourself.
    */
   traceparent?: string;
+  /**
+   * Collapse enqueues with the same key (per kind) into one job, until it ends (`until-done`),
+   * for a window (`throttle`) or while it waits (`debounce`, the latest payload wins). An
+   * absorbed enqueue writes nothing and answers with the id of the job that absorbed it.
+   */
+  dedupe?: DedupeOptions;
+  /** At most one job per key (per kind) in the given states; a conflict answers with its id. */
+  unique?: UniqueOptions;
 }
 
 /** The checked, script-ready form of {@link EnqueueOptions}. */
@@ -62,6 +71,8 @@ export interface ResolvedEnqueueOptions {
   group: string | undefined;
   /** Undefined: none. */
   traceparent: string | undefined;
+  /** From `dedupe` or `unique`; undefined: none. */
+  dedupe: ResolvedDedupe | undefined;
 }
 
 /** A W3C `traceparent` of version 00 with a valid (not all-zero) trace id and span id. */
@@ -82,6 +93,8 @@ export const ENQUEUE_OPTION_KEYS: OptionKeys<EnqueueOptions> = {
   expiresAt: true,
   group: true,
   traceparent: true,
+  dedupe: true,
+  unique: true,
 };
 
 /** The latest `runAt` or `expiresAt` accepted: a year from now (this machine's clock). */
@@ -92,7 +105,7 @@ export function latestTimeMs(): number {
 /** Checks `options` (from untrusted callers too) and fills in defaults. */
 export function resolveEnqueueOptions(options: EnqueueOptions | undefined, defaultIdempotencyTtlMs: number, field = 'options'): ResolvedEnqueueOptions {
   if (options === undefined) {
-    return { delayMs: 0, runAtMs: 0, maxAttempts: undefined, visibilityMs: undefined, idempotencyKey: undefined, idempotencyTtlMs: 0, priority: undefined, ttlMs: 0, expiresAtMs: 0, group: undefined, traceparent: undefined };
+    return { delayMs: 0, runAtMs: 0, maxAttempts: undefined, visibilityMs: undefined, idempotencyKey: undefined, idempotencyTtlMs: 0, priority: undefined, ttlMs: 0, expiresAtMs: 0, group: undefined, traceparent: undefined, dedupe: undefined };
   }
   assertOptionKeys(field, options, ENQUEUE_OPTION_KEYS);
   const delayMs = options.delayMs === undefined ? 0 : assertWholeNumber(`${field}.delayMs`, options.delayMs, 0, YEAR_MS);
@@ -130,5 +143,16 @@ export function resolveEnqueueOptions(options: EnqueueOptions | undefined, defau
   if (traceparent !== undefined && (typeof traceparent !== 'string' || !TRACEPARENT.test(traceparent))) {
     throw new InvalidArgumentError(`${field}.traceparent`, 'expected a W3C traceparent: 00-<32 hex trace id>-<16 hex span id>-<2 hex flags>, lowercase, ids not all zero');
   }
-  return { delayMs, runAtMs, maxAttempts, visibilityMs, idempotencyKey, idempotencyTtlMs, priority, ttlMs, expiresAtMs, group, traceparent };
+  if (options.dedupe !== undefined && options.unique !== undefined) throw new InvalidArgumentError(`${field}.unique`, 'give dedupe or unique, not both');
+  let dedupe: ResolvedDedupe | undefined;
+  if (options.dedupe !== undefined) {
+    dedupe = resolveDedupe(`${field}.dedupe`, options.dedupe);
+    // A debounced job's start is the debounce's to set.
+    if (dedupe.debounceMs > 0 && (options.delayMs !== undefined || options.runAt !== undefined)) {
+      throw new InvalidArgumentError(`${field}.${options.delayMs !== undefined ? 'delayMs' : 'runAt'}`, "a debounced job starts ttlMs after the last enqueue: give no delayMs or runAt");
+    }
+  } else if (options.unique !== undefined) {
+    dedupe = resolveUnique(`${field}.unique`, options.unique);
+  }
+  return { delayMs, runAtMs, maxAttempts, visibilityMs, idempotencyKey, idempotencyTtlMs, priority, ttlMs, expiresAtMs, group, traceparent, dedupe };
 }

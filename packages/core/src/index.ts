@@ -44,6 +44,7 @@ export type { FollowOptions } from './event-follower.ts';
 export { compareLogIds, parseLogEntry } from './log-entry.ts';
 export type { LogEvent, LogEventName, LogGap, LogItem } from './log-entry.ts';
 export type { EnqueueOptions } from './enqueue-options.ts';
+export type { DedupeOptions, DedupeState, UniqueOptions } from './dedupe-options.ts';
 export { assertPriority, MAX_PRIORITY, MIN_PRIORITY } from './priority.ts';
 export { MAX_PROGRESS_BYTES } from './commands/progress.ts';
 export { assertGroupKey, MAX_CONCURRENCY, MAX_GROUP_KEY_LENGTH, MAX_RATE, MAX_RATE_WINDOW_MS, MIN_RATE_WINDOW_MS } from './limits.ts';

@@ -22,6 +22,8 @@ import { InvalidArgumentError } from './errors.ts';
  * | `queue:{NAME}:leases` | sorted set: claimed id, scored by lease deadline (ms) | ours |
  * | `queue:{NAME}:delayed` | sorted set: id waiting for its time, scored by due time (ms) | ours |
  * | `queue:{NAME}:idem:<key>` | string: id of the job holding an idempotency key | ours |
+ * | `queue:{NAME}:dedupe:<kind>:<key>` | string: id of the job that owns dedupe (or unique) key `key` of kind `kind`; released by the script that ends it (scripts/lib/dedupe.lua) | ours |
+ * | `queue:{NAME}:deduped:<id>` | string: the job an enqueue of job `id` was absorbed into, for a resend; expiring | ours |
  * | `queue:{NAME}:waiting-children` | sorted set: flow parents waiting for their children, in enqueue order (scored by enqueue time, ms, nudged past ties) | ours |
  * | `queue:{NAME}:removals` | sorted set: recent removals (`<request id> <job id>`, scored by when, ms), so a resent remove answers as the first did; bounded, expiring | ours |
  * | `queue:{NAME}:log` | stream: the durable event log, one entry per state change, capped (when the queue's `eventLog` is on) | ours |
@@ -103,6 +105,8 @@ export interface QueueKeys {
   jobLogs(id: string): string;
   /** The key that holds idempotency key `key`. */
   idempotency(key: string): string;
+  /** The key that holds dedupe (or unique) key `key` of kind `kind` (see {@link DEDUPE_KEY_SUFFIXES}). */
+  dedupe(kind: string, key: string): string;
   /** Every schedule's id, in a sorted set scored 0 (so listed in id order). */
   readonly schedules: string;
   /** The active schedules' ids, scored by their next run (ms, Redis clock). */
@@ -188,6 +192,16 @@ export const JOB_TRAIL_SUFFIXES = Object.freeze({
 });
 
 /**
+ * The suffixes of the dedupe keys, appended to the queue's `prefix` here and in
+ * scripts/lib/dedupe.lua: a key's owner (`dedupe:<kind>:<key>`: kind names hold no `:`) and an
+ * absorbed enqueue's marker (`deduped:<id>`), which scripts/enqueue.lua reads for a resend.
+ */
+export const DEDUPE_KEY_SUFFIXES = Object.freeze({
+  dedupe: 'dedupe:',
+  deduped: 'deduped:',
+});
+
+/**
  * The suffixes of the metrics history's keys, appended to the queue's `prefix` here and in
  * scripts/lib/metrics.lua: the sorted set of kinds with history and a kind's string (`metrics:<kind>`).
  */
@@ -265,6 +279,7 @@ export function queueKeys(name: string): QueueKeys {
     jobAttempts: (id: string) => `${jobPrefix}${id}${JOB_TRAIL_SUFFIXES.attempts}`,
     jobLogs: (id: string) => `${jobPrefix}${id}${JOB_TRAIL_SUFFIXES.logs}`,
     idempotency: (key: string) => `${prefix}idem:${key}`,
+    dedupe: (kind: string, key: string) => `${prefix}${DEDUPE_KEY_SUFFIXES.dedupe}${kind}:${key}`,
     schedules: `${prefix}schedules`,
     schedulesDue: `${prefix}schedules-due`,
     schedulePrefix: `${prefix}schedule:`,

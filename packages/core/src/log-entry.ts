@@ -7,8 +7,10 @@
  * The state changes the scripts log. A flow's parent also logs `waiting-children` (enqueued
  * with children), `child-settled` (a child's outcome recorded; extra `child` and `status`) and
  * `children-done` (its last child settled: it is pending or delayed now). An operator's
- * `reprioritized` carries extra `priority`; `removed` is a job's last entry (its hash is gone). Later features may
- * add their own.
+ * `reprioritized` carries extra `priority`; `removed` is a job's last entry (its hash is gone);
+ * `deduplicated` is logged on the job that absorbed an enqueue (its `dedupe` or `unique` key),
+ * with extra `duplicate`, the id the absorbed enqueue would have had. Later features may add
+ * their own.
  */
 export type LogEventName =
   | 'enqueued'
@@ -25,6 +27,7 @@ export type LogEventName =
   | 'redriven'
   | 'reprioritized'
   | 'removed'
+  | 'deduplicated'
   | 'waiting-children'
   | 'child-settled'
   | 'children-done'

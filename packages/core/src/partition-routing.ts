@@ -19,7 +19,10 @@ import { assertWholeNumber } from './whole-number.ts';
  */
 const ROUND_ROBIN_RUN = 1024;
 
-/** Where an enqueue goes: by `partitionKey`, else by `group`, else by `idempotencyKey`, else round robin. */
+/**
+ * Where an enqueue goes: by `partitionKey`, else by `group`, else by the `dedupe` or `unique`
+ * key (a key holds within one partition), else by `idempotencyKey`, else round robin.
+ */
 export interface PartitionedEnqueueOptions extends EnqueueOptions {
   /**
    * Jobs with the same key go to the same partition (a stable hash of the key), so they are
@@ -97,6 +100,7 @@ export class PartitionRouting<P> {
     if (options?.partitionKey !== undefined) index = partitionOfKey(options.partitionKey, count);
     // A group's jobs share a partition, where its limits and turns hold.
     else if (typeof options?.group === 'string' && options.group.length > 0) index = partitionOfKey(options.group, count);
+    else if (typeof (options?.dedupe ?? options?.unique)?.key === 'string' && ((options?.dedupe ?? options?.unique)?.key as string).length > 0) index = partitionOfKey((options?.dedupe ?? options?.unique)?.key as string, count);
     else if (typeof options?.idempotencyKey === 'string' && options.idempotencyKey.length > 0) index = partitionOfKey(options.idempotencyKey, count);
     else {
       // Round robin in runs (see ROUND_ROBIN_RUN): the enqueues of one tick still fill whole

@@ -70,7 +70,7 @@ describe('enqueue', () => {
       { kind: 'email', payload: { recipient: 'e@example.com' }, options: { idempotencyKey: 'batch-1' } },
     ]);
     expect(a).toEqual({ id: a?.id, created: true });
-    expect(b).toEqual({ id: a?.id, created: false });
+    expect(b).toEqual({ id: a?.id, created: false, heldBy: 'idempotency' });
     await queue.close();
   });
 
@@ -89,7 +89,7 @@ describe('enqueue', () => {
     const k = queueKeys(queueName);
     const argv = (payload: string): string[] =>
       enqueueScript.argv(
-        { pending: k.pending, delayed: k.delayed, stats: k.stats, log: k.log, idempotencyKeys: [] },
+        { pending: k.pending, delayed: k.delayed, stats: k.stats, log: k.log, jobKeys: [] },
         { count: 1, jobPrefix: k.jobPrefix, wakeChannel: k.wake, prefix: k.prefix, logMaxLen: 0, metrics: 0, jobs: ['aaaabbbbccccdddd', payload, 'email', ''] },
       );
     const run = (payload: string): Promise<unknown> => redis.eval(enqueueScript.source, ...(argv(payload).slice(1) as [string, string]));
@@ -112,7 +112,7 @@ describe('enqueue', () => {
         enqueueScript.source,
         ...(enqueueScript
           .argv(
-            { pending: k.pending, delayed: k.delayed, stats: k.stats, log: k.log, idempotencyKeys: [] },
+            { pending: k.pending, delayed: k.delayed, stats: k.stats, log: k.log, jobKeys: [] },
             { count: 1, jobPrefix: k.jobPrefix, wakeChannel: k.wake, prefix: k.prefix, logMaxLen: 0, metrics: 0, jobs: [id, '{"kind":"email","recipient":"a@example.com"}', 'email', options] },
           )
           .slice(1) as [string, string]),

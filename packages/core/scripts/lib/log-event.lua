@@ -15,7 +15,7 @@
 -- (maxlen '0' or ''), so that with the log off log_event costs one comparison.
 -- log_event(log, job_id, event, attempt, worker, code, extra, unindexed):
 --   event: enqueued | claimed | progress | completed | retried | failed | reclaimed | cancelled |
---          expired | promoted | released | redriven, and the flows' own: waiting-children,
+--          expired | promoted | released | redriven | deduplicated, and the flows' own: waiting-children,
 --          child-settled, children-done (see lib/flow-children.lua)
 --   attempt: the attempt it concerns (number or text; nil: read from the hash), worker: the worker's id
 --   ('' when none), code: an error code ('' when none), extra: nil or a table of more field,

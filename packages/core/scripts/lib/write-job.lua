@@ -21,13 +21,15 @@ end
 local JOB_OPTION_TYPES = {
   delayMs = 'n', runAtMs = 'n', maxAttempts = 'n', visibilityMs = 'n', idempotencyTtlMs = 'n',
   priority = 'i', ttlMs = 'n', expiresAtMs = 'n', traceparent = 's', group = 's',
+  dedupeStates = 's', dedupePeriodMs = 'n', debounceMs = 'n', debounceMaxWaitMs = 'n', dedupeReplace = 'n',
 }
 
 -- Reads a job's options: '' for none, else a JSON object of named fields (JOB_OPTION_TYPES; an
 -- absent field has its default, see enqueue.lua). Returns delay, run-at, max attempts and
 -- visibility as text ('0': none or default), the idempotency retention as a number, the
 -- priority as text, the expiry (ms on `now`'s clock, 0 = none), the traceparent and the group
--- (nil: none). `script` names the caller in the error a malformed text raises.
+-- (nil: none), and the options themselves (nil for none: the rarer ones are read from there,
+-- such as the dedupe fields of lib/dedupe.lua: dedupeStates says the job has a dedupe key). `script` names the caller in the error a malformed text raises.
 local function job_options(text, now, script)
   if text == '' then return '0', '0', '0', '0', 0, '0', 0, nil, nil end
   local ok, o = pcall(cjson.decode, text)
@@ -46,5 +48,5 @@ local function job_options(text, now, script)
   local expiry = o.expiresAtMs or 0
   if (o.ttlMs or 0) > 0 then expiry = now + o.ttlMs end
   return int_text(o.delayMs or 0), int_text(o.runAtMs or 0), int_text(o.maxAttempts or 0), int_text(o.visibilityMs or 0),
-    o.idempotencyTtlMs or 0, int_text(o.priority or 0), expiry, o.traceparent, o.group
+    o.idempotencyTtlMs or 0, int_text(o.priority or 0), expiry, o.traceparent, o.group, o
 end

@@ -1,7 +1,7 @@
 import { resolveEnqueueOptions, type EnqueueOptions } from '../enqueue-options.ts';
 import { assertOptionKeys, type OptionKeys } from '../option-keys.ts';
 import { InvalidArgumentError, NotReplicatedError } from '../errors.ts';
-import { ENQUEUE_WRITTEN } from '../generated/constants.ts';
+import { ENQUEUE_DEDUPED, ENQUEUE_HELD, ENQUEUE_WRITTEN } from '../generated/constants.ts';
 import { enqueueScript } from '../generated/enqueue.ts';
 import type { KindName } from '../kinds.ts';
 import type { PartitionedEnqueueOptions, PartitionRouting } from '../partition-routing.ts';
@@ -16,10 +16,18 @@ export type EnqueueRequest<P> = {
 
 /** What {@link Queue.enqueueMany} did with one job. */
 export interface EnqueueResult {
-  /** The job's id: the new job's, or, for an idempotency key still held, the earlier job's. */
+  /**
+   * The job's id: the new job's, or, when nothing was written, the earlier job's that holds the
+   * idempotency key, or that absorbed this one (`dedupe`, `unique`).
+   */
   readonly id: string;
-  /** False when an earlier job holds the idempotency key and nothing was written. */
+  /** False when nothing was written: see `heldBy`. */
   readonly created: boolean;
+  /**
+   * Why nothing was written (absent when `created`): an earlier job holds the idempotency key,
+   * or the job `id` holds the `dedupe` or `unique` key and absorbed this enqueue.
+   */
+  readonly heldBy?: 'idempotency' | 'dedupe' | 'unique';
 }
 
 /**
@@ -47,6 +55,9 @@ export interface PreparedEnqueue {
   readonly args: readonly string[];
   /** Its idempotency key in Redis, when it has one. */
   readonly idempotencyKey: string | undefined;
+  /** Its dedupe key in Redis, when it has one, and the option that named it. */
+  readonly dedupeKey: string | undefined;
+  readonly dedupeVia: 'dedupe' | 'unique' | undefined;
 }
 
 /**
@@ -66,6 +77,13 @@ export interface ScriptJobOptions {
   expiresAtMs?: number;
   traceparent?: string;
   group?: string;
+  /** Present when the job has a dedupe key (scripts/lib/dedupe.lua): the states it holds in. */
+  dedupeStates?: string;
+  dedupePeriodMs?: number;
+  /** 1: a job that absorbs this one takes its payload. */
+  dedupeReplace?: number;
+  debounceMs?: number;
+  debounceMaxWaitMs?: number;
 }
 
 /** The names of {@link ScriptJobOptions}, for the test that holds them to the Lua's. */
@@ -80,6 +98,11 @@ export const SCRIPT_JOB_OPTION_NAMES: OptionKeys<ScriptJobOptions> = {
   expiresAtMs: true,
   traceparent: true,
   group: true,
+  dedupeStates: true,
+  dedupePeriodMs: true,
+  dedupeReplace: true,
+  debounceMs: true,
+  debounceMaxWaitMs: true,
 };
 
 /** Validates and encodes one job for the enqueue script (throws, writing nothing, when it is bad). */
@@ -104,12 +127,24 @@ export function encodeEnqueue<P>(ctx: QueueContext<P>, job: EnqueueRequest<P>, p
   if (options.expiresAtMs !== 0) fields.expiresAtMs = options.expiresAtMs;
   if (options.traceparent !== undefined) fields.traceparent = options.traceparent;
   if (options.group !== undefined) fields.group = options.group;
+  const dedupe = options.dedupe;
+  if (dedupe !== undefined) {
+    fields.dedupeStates = dedupe.states;
+    if (dedupe.periodMs > 0) fields.dedupePeriodMs = dedupe.periodMs;
+    if (dedupe.replace) fields.dedupeReplace = 1;
+    if (dedupe.debounceMs > 0) {
+      fields.debounceMs = dedupe.debounceMs;
+      fields.delayMs = dedupe.debounceMs;
+    }
+    if (dedupe.maxWaitMs > 0) fields.debounceMaxWaitMs = dedupe.maxWaitMs;
+  }
   let encoded = '';
   for (const _ in fields) {
     encoded = JSON.stringify(fields);
     break;
   }
-  return { id, args: [id, json, job.kind, encoded], idempotencyKey };
+  const dedupeKey = dedupe === undefined ? undefined : ctx.keys.dedupe(job.kind, dedupe.key);
+  return { id, args: [id, json, job.kind, encoded], idempotencyKey, dedupeKey, dedupeVia: dedupe?.via };
 }
 
 /**
@@ -139,26 +174,35 @@ export function prepareEnqueueMany<P>(ctx: QueueContext<P>, jobs: readonly Enque
  */
 export async function writeEnqueues<P>(ctx: QueueContext<P>, jobs: readonly PreparedEnqueue[]): Promise<(EnqueueResult | Error)[]> {
   const keys = ctx.keys;
-  const idempotencyKeys: string[] = [];
+  const jobKeys: string[] = [];
   const args: string[] = [];
   for (const job of jobs) {
-    if (job.idempotencyKey !== undefined) idempotencyKeys.push(job.idempotencyKey);
+    if (job.idempotencyKey !== undefined) jobKeys.push(job.idempotencyKey);
+    if (job.dedupeKey !== undefined) jobKeys.push(job.dedupeKey);
     for (const arg of job.args) args.push(arg);
   }
   const argv = enqueueScript.argv(
-    { pending: keys.pending, delayed: keys.delayed, stats: keys.stats, log: keys.log, idempotencyKeys },
+    { pending: keys.pending, delayed: keys.delayed, stats: keys.stats, log: keys.log, jobKeys },
     { count: jobs.length, jobPrefix: keys.jobPrefix, wakeChannel: keys.wake, prefix: keys.prefix, logMaxLen: ctx.logMaxLen, metrics: ctx.metrics, jobs: args },
   );
   // Not held to the end of the tick: enqueues are batched already, and a full batch should
   // reach Redis while the tick's other calls are still being prepared.
   const { reply, replicas } = await ctx.scripts.runAcknowledged(enqueueScript, argv, false);
   const results: (EnqueueResult | Error)[] = [];
-  for (let i = 0; i < reply.length; i += 2) results.push({ id: String(reply[i]), created: Number(reply[i + 1]) === ENQUEUE_WRITTEN });
+  for (let i = 0; i < reply.length; i += 2) results.push(enqueueResult(String(reply[i]), Number(reply[i + 1]), jobs[i / 2] as PreparedEnqueue));
   const { replicas: required, timeoutMs } = ctx.options.durability;
   if (replicas !== undefined && replicas < required) {
     return results.map((result) => new NotReplicatedError(`job ${(result as EnqueueResult).id}`, replicas, required, timeoutMs, [(result as EnqueueResult).id]));
   }
   return results;
+}
+
+/** One job's result from its reply code (scripts/enqueue.lua). */
+function enqueueResult(id: string, code: number, job: PreparedEnqueue): EnqueueResult {
+  if (code === ENQUEUE_WRITTEN) return { id, created: true };
+  if (code === ENQUEUE_HELD) return { id, created: false, heldBy: 'idempotency' };
+  if (code === ENQUEUE_DEDUPED) return { id, created: false, heldBy: job.dedupeVia ?? 'dedupe' };
+  throw new Error(`enqueue: unexpected reply code ${code}`);
 }
 
 /** Writes jobs from {@link prepareEnqueue} in one round trip and one atomic script. */

@@ -13,7 +13,7 @@ import type { QueueContext } from './queue-context.ts';
 export type ChildFailurePolicy = 'fail' | 'ignore';
 
 /** Options of one job of a flow: those of an enqueue (no idempotency key), and for a parent, `onChildFailure`. */
-export interface FlowJobOptions extends Omit<EnqueueOptions, 'idempotencyKey' | 'idempotencyTtlMs'> {
+export interface FlowJobOptions extends Omit<EnqueueOptions, 'idempotencyKey' | 'idempotencyTtlMs' | 'dedupe' | 'unique'> {
   /**
    * `'fail'` (default): a child that fails for good fails this parent, with last_error
    * `JOBS_CHILD_FAILED: child <id> ...`, and that failure goes on up the tree. `'ignore'`: the
@@ -63,10 +63,14 @@ function encodeNode<P>(walk: Walk<P>, node: FlowRequest<P>, field: string, paren
   if (depth > MAX_DEPTH) throw new InvalidArgumentError(field, `a flow nests at most ${MAX_DEPTH} levels`);
   walk.count += 1;
   if (walk.count > MAX_JOBS) throw new InvalidArgumentError('flow', `at most ${MAX_JOBS} jobs per flow`);
-  const options = node.options as (FlowJobOptions & { idempotencyKey?: unknown }) | undefined;
+  const options = node.options as (FlowJobOptions & { idempotencyKey?: unknown; dedupe?: unknown; unique?: unknown }) | undefined;
   if (options !== undefined) {
     if (typeof options !== 'object' || options === null) throw new InvalidArgumentError(`${field}.options`, 'expected an object');
     if (options.idempotencyKey !== undefined) throw new InvalidArgumentError(`${field}.options.idempotencyKey`, 'a flow job cannot have an idempotency key');
+    // A parent waits for each child by id: a child absorbed into another job would never report.
+    for (const name of ['dedupe', 'unique'] as const) {
+      if (options[name] !== undefined) throw new InvalidArgumentError(`${field}.options.${name}`, `a flow job cannot take ${name}: its parent waits for the child it made`);
+    }
     if (options.onChildFailure !== undefined && options.onChildFailure !== 'fail' && options.onChildFailure !== 'ignore') {
       throw new InvalidArgumentError(`${field}.options.onChildFailure`, `expected 'fail' or 'ignore', got ${JSON.stringify(options.onChildFailure)}`);
     }

@@ -22,6 +22,12 @@ export const CLAIM_STRIDE = 10;
 /** `CLAIM_TRACED_STRIDE` of the Lua scripts. */
 export const CLAIM_TRACED_STRIDE = 11;
 
+/** `DEDUPE_REPLAY_MS` of the Lua scripts. */
+export const DEDUPE_REPLAY_MS = 600000;
+
+/** `ENQUEUE_DEDUPED` of the Lua scripts. */
+export const ENQUEUE_DEDUPED = 2;
+
 /** `ENQUEUE_HELD` of the Lua scripts. */
 export const ENQUEUE_HELD = 0;
 
