@@ -37,6 +37,7 @@
 --@include lib/log-event.lua
 --@include lib/job-trail.lua
 --@include lib/dedupe.lua
+--@include lib/batch.lua
 
 -- The reply's first value.
 -- The lazy libraries this script may call (see tools/generate-scripts.mjs).
@@ -74,5 +75,8 @@ log_event(log, id, 'cancelled', nil, ARGV[10], '')
 local flow = { prefix = ARGV[4], job_prefix = ARGV[5], pending = KEYS[2], delayed = KEYS[3], stats = KEYS[4],
   failed = KEYS[5], cancelled_ttl = tonumber(ARGV[2]), ttl = tonumber(ARGV[6]), cap = tonumber(ARGV[7]),
   channel = ARGV[3], wake = ARGV[8], now = now, log = log, worker = ARGV[10] }
+-- Its batch counts it cancelled (lib/batch.lua).
+local batch = redis.call('HGET', key, 'batch')
+if batch then load_batch(); batch_job_ended(flow, key, batch, 'cancelled') end
 redis.call('HINCRBY', KEYS[4], 'cancelled_total', 1 + flow_cancelled(flow, key, id, dead_letter))
 return { CANCELLED }

@@ -32,14 +32,16 @@
             lib/limits.lua: it waits in its group's turn); with a dedupe key: dedupeStates (the
             states it holds in, see lib/dedupe.lua), dedupePeriodMs, dedupeReplace (1: take the
             payload of the jobs absorbed), debounceMs and debounceMaxWaitMs (the job is
-            debounced: its delayMs is debounceMs)
+            debounced: its delayMs is debounceMs); batch, the id of the open batch the job
+            joins (see lib/batch.lua)
   Returns:  flat array, per job: id, ENQUEUE_WRITTEN if written (now, or by an earlier run of this
             same call), ENQUEUE_HELD if an earlier job holds its idempotency key, or
             ENQUEUE_DEDUPED if it was absorbed (now, or by an earlier run of this same call)
             into the job whose id is given
   Reply:    (string | number)[]
   Errors:   "JOBS_DUPLICATE_ID <id>" when a job hash with that id exists with another payload
-            (nothing is written)
+            (nothing is written); "JOBS_BATCH_CLOSED <batch>" when a job joins a batch that
+            is sealed or was never opened (nothing is written)
   Publishes: on the wake channel, the ms until the earliest job it delays is due, when that
             job is now the first one due (see lib/due-notice.lua)
 ]]
@@ -50,6 +52,7 @@
 --@include lib/log-event.lua
 --@include lib/metrics.lua
 --@include lib/dedupe.lua
+--@include lib/batch.lua
 
 local FIELDS = 4
 local FIRST_JOB = 7
@@ -79,9 +82,16 @@ for j = 0, n - 1 do
       return redis.error_reply('JOBS_DUPLICATE_ID ' .. ARGV[base])
     end
     replayed[j] = true
-  elseif string.find(ARGV[base + 3], '"dedupeStates"', 1, true) then
-    load_dedupe()
-    absorbed[j] = redis.call('GET', dedupe_marker(prefix, ARGV[base]))
+  else
+    if string.find(ARGV[base + 3], '"dedupeStates"', 1, true) then
+      load_dedupe()
+      absorbed[j] = redis.call('GET', dedupe_marker(prefix, ARGV[base]))
+    end
+    local batch = string.find(ARGV[base + 3], '"batch"', 1, true) and cjson.decode(ARGV[base + 3]).batch
+    if batch then
+      load_batch()
+      if redis.call('HGET', batch_key(prefix, batch), 'sealed') ~= '0' then return redis.error_reply('JOBS_BATCH_CLOSED ' .. batch) end
+    end
   end
 end
 
@@ -150,6 +160,10 @@ for j = 0, n - 1 do
     -- Named in the hash so that a removal (remove.lua) can release it.
     if idem_key then redis.call('HSET', job_key, 'idempotency_key', idem_key) end
     if dedupe_key then dedupe_take(dedupe_key, o.dedupeStates, o.dedupePeriodMs or 0, (o.debounceMs or 0) > 0, job_key, id, now) end
+    if o and o.batch then
+      redis.call('HSET', job_key, 'batch', o.batch)
+      redis.call('HINCRBY', batch_key(prefix, o.batch), 'total', 1)
+    end
     if status == 'delayed' then
       local due_text = int_text(due)
       redis.call('HSET', job_key, 'run_at_ms', due_text)

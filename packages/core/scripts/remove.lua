@@ -48,6 +48,7 @@
 --@include lib/log-event.lua
 --@include lib/job-trail.lua
 --@include lib/dedupe.lua
+--@include lib/batch.lua
 
 -- The lazy libraries this script may call (see tools/generate-scripts.mjs).
 load_admission()
@@ -80,7 +81,7 @@ end
 
 local log = open_log(KEYS[7], ARGV[4], ARGV[3])
 log_event(log, id, 'removed', nil, ARGV[5], '')
-local f = redis.call('HMGET', key, 'parent_id', 'kind', 'idempotency_key', 'trail', 'dedupe_key')
+local f = redis.call('HMGET', key, 'parent_id', 'kind', 'idempotency_key', 'trail', 'dedupe_key', 'batch')
 local flow = { prefix = prefix, job_prefix = ARGV[3], pending = KEYS[2], delayed = KEYS[3], stats = KEYS[6],
   failed = KEYS[5], cancelled_ttl = tonumber(ARGV[7]), ttl = tonumber(ARGV[9]), cap = tonumber(ARGV[10]),
   channel = ARGV[8], wake = ARGV[11], now = now, log = log, worker = ARGV[5] }
@@ -99,6 +100,8 @@ local idem = f[3]
 if idem and string.find(idem, prefix, 1, true) == 1 and redis.call('GET', idem) == id then redis.call('DEL', idem) end
 -- Its dedupe key too, in whatever state it held (lib/dedupe.lua).
 if f[5] then load_dedupe(); dedupe_end(prefix, key, id, f[5], '', 0, false) end
+-- A job of a batch that had not ended counts there as cancelled (lib/batch.lua).
+if f[6] then load_batch(); batch_job_ended(flow, key, f[6], 'cancelled') end
 -- Its trail (lib/job-trail.lua: attempts and log lines) goes with its hash.
 local gone = { key }
 if f[4] then load_job_trail(); trail_add_keys(gone, key) end

@@ -69,6 +69,11 @@ export const JOBS_ERROR_CODES = {
    * cancelled): its `last_error` starts with this code and names the child.
    */
   CHILD_FAILED: 'JOBS_CHILD_FAILED',
+  /**
+   * Jobs were added to a batch that is sealed already, or was never opened (see
+   * `Producer.batch`); nothing was written.
+   */
+  BATCH_CLOSED: 'JOBS_BATCH_CLOSED',
 } as const;
 
 /** One of {@link JOBS_ERROR_CODES}. */

@@ -44,6 +44,8 @@ export type { FollowOptions } from './event-follower.ts';
 export { compareLogIds, parseLogEntry } from './log-entry.ts';
 export type { LogEvent, LogEventName, LogGap, LogItem } from './log-entry.ts';
 export type { EnqueueOptions } from './enqueue-options.ts';
+export { Batch } from './batch.ts';
+export { BATCH_ID_PATTERN, type BatchCallback, type BatchCallbackName, type BatchOptions, type BatchState } from './commands/batch.ts';
 export type { DedupeOptions, DedupeState, UniqueOptions } from './dedupe-options.ts';
 export { assertPriority, MAX_PRIORITY, MIN_PRIORITY } from './priority.ts';
 export { MAX_PROGRESS_BYTES } from './commands/progress.ts';

@@ -23,6 +23,8 @@ import { InvalidArgumentError } from './errors.ts';
  * | `queue:{NAME}:delayed` | sorted set: id waiting for its time, scored by due time (ms) | ours |
  * | `queue:{NAME}:idem:<key>` | string: id of the job holding an idempotency key | ours |
  * | `queue:{NAME}:dedupe:<kind>:<key>` | string: id of the job that owns dedupe (or unique) key `key` of kind `kind`; released by the script that ends it (scripts/lib/dedupe.lua) | ours |
+ * | `queue:{NAME}:batch:<id>` | hash: batch `id`: its counts (total, succeeded, failed, cancelled), whether it is sealed, its callbacks and which fired (scripts/lib/batch.lua); kept a week once finished | ours |
+ * | `queue:{NAME}:batches` | sorted set: every batch id, scored by when its hash expires (ms; +inf until it finishes) | ours |
  * | `queue:{NAME}:deduped:<id>` | string: the job an enqueue of job `id` was absorbed into, for a resend; expiring | ours |
  * | `queue:{NAME}:waiting-children` | sorted set: flow parents waiting for their children, in enqueue order (scored by enqueue time, ms, nudged past ties) | ours |
  * | `queue:{NAME}:removals` | sorted set: recent removals (`<request id> <job id>`, scored by when, ms), so a resent remove answers as the first did; bounded, expiring | ours |
@@ -105,6 +107,10 @@ export interface QueueKeys {
   jobLogs(id: string): string;
   /** The key that holds idempotency key `key`. */
   idempotency(key: string): string;
+  /** The hash of batch `id` (see {@link BATCH_KEY_SUFFIXES}). */
+  batch(id: string): string;
+  /** Every batch id, scored by when its hash expires. */
+  readonly batches: string;
   /** The key that holds dedupe (or unique) key `key` of kind `kind` (see {@link DEDUPE_KEY_SUFFIXES}). */
   dedupe(kind: string, key: string): string;
   /** Every schedule's id, in a sorted set scored 0 (so listed in id order). */
@@ -202,6 +208,15 @@ export const DEDUPE_KEY_SUFFIXES = Object.freeze({
 });
 
 /**
+ * The suffixes of the batches' keys, appended to the queue's `prefix` here and in
+ * scripts/lib/batch.lua: a batch's hash (`batch:<id>`) and the index of batches.
+ */
+export const BATCH_KEY_SUFFIXES = Object.freeze({
+  batch: 'batch:',
+  batches: 'batches',
+});
+
+/**
  * The suffixes of the metrics history's keys, appended to the queue's `prefix` here and in
  * scripts/lib/metrics.lua: the sorted set of kinds with history and a kind's string (`metrics:<kind>`).
  */
@@ -279,6 +294,8 @@ export function queueKeys(name: string): QueueKeys {
     jobAttempts: (id: string) => `${jobPrefix}${id}${JOB_TRAIL_SUFFIXES.attempts}`,
     jobLogs: (id: string) => `${jobPrefix}${id}${JOB_TRAIL_SUFFIXES.logs}`,
     idempotency: (key: string) => `${prefix}idem:${key}`,
+    batch: (id: string) => `${prefix}${BATCH_KEY_SUFFIXES.batch}${id}`,
+    batches: `${prefix}${BATCH_KEY_SUFFIXES.batches}`,
     dedupe: (kind: string, key: string) => `${prefix}${DEDUPE_KEY_SUFFIXES.dedupe}${kind}:${key}`,
     schedules: `${prefix}schedules`,
     schedulesDue: `${prefix}schedules-due`,

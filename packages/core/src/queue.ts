@@ -1,4 +1,6 @@
+import { Batch, batchPartition } from './batch.ts';
 import { recordAudit, type AuditEntry, type AuditRecord } from './commands/audit.ts';
+import { listBatches, prepareBatch, readBatch, type BatchOptions, type BatchState } from './commands/batch.ts';
 import { cancel, type CancelOutcome } from './commands/cancel.ts';
 import { changePriority, type ChangePriorityOutcome } from './commands/change-priority.ts';
 import type { ClaimOptions } from './commands/claim.ts';
@@ -225,6 +227,30 @@ export class Queue<P> extends QueueReads<P> {
   /** Deletes every key of the queue (lists, sets, counters, job hashes) but its audit trail, and returns how many. Not atomic: stop its producers and workers first. */
   purge(): Promise<number> {
     return purge((this.sole ?? this.routing.whole('purge')).ctx);
+  }
+
+  /**
+   * A batch: jobs of any kinds added with `add` (streamed 1,000 per call), then `seal`ed, with
+   * callbacks that are jobs too: `onDeath` when the first job fails for good; once sealed and
+   * every job ended, `onComplete`, and `onSuccess` when all completed. Each callback's job is
+   * enqueued once, by the script that ends the last job (or the seal), with the id
+   * `batch:<id>:<success|complete|death>`. Checks the options and payloads now; writes nothing
+   * until the first `add` or `seal`.
+   */
+  batch(options: BatchOptions<P> = {}): Batch<P> {
+    const id = prepareBatch((this.sole ?? (this.routing.partitions[0] as Partition<P>)).ctx, options).id;
+    return new Batch(this.routing, id, options);
+  }
+
+  /** The state of batch `id` (its counts and callbacks), or null when there is none. */
+  batchState(id: string): Promise<BatchState | null> {
+    return readBatch(batchPartition(this.routing, id).ctx, id);
+  }
+
+  /** The queue's batches (at most `limit` per partition), newest first; finished ones are kept a week. */
+  async batches(options: { limit?: number } = {}): Promise<BatchState[]> {
+    const lists = await Promise.all(this.routing.partitions.map((partition) => listBatches(partition.ctx, options.limit)));
+    return lists.flat().sort((a, b) => b.createdAtMs - a.createdAtMs);
   }
 
   /** Cancels a job that has not started (pending or delayed), on the partition that holds it. */

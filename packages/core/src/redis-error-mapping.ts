@@ -95,6 +95,7 @@ export function toJobsError(error: unknown): unknown {
   const scripted = /^(JOBS_[A-Z_]+) (.*)$/.exec(message);
   if (scripted && (SCRIPT_ERROR_CODES as readonly string[]).includes(scripted[1] as string)) {
     const code = scripted[1] as (typeof SCRIPT_ERROR_CODES)[number];
+    if (code === 'JOBS_BATCH_CLOSED') return new JobsError(code, `batch ${scripted[2]} is sealed or was never opened; nothing was written`, { field: 'batch' });
     return new JobsError(code, code === 'JOBS_DUPLICATE_ID' ? `job id ${scripted[2]} is taken by another job; nothing was written` : message, { field: 'id' });
   }
   if (message.startsWith('OOM ')) {

@@ -2,7 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, test } from 'vitest';
 import { SCRIPT_JOB_OPTION_NAMES } from '../src/commands/enqueue.ts';
 import { JOBS_ERROR_CODES } from '../src/errors.ts';
-import { ADMISSION_KEY_SUFFIXES, DEDUPE_KEY_SUFFIXES, WORKER_KEY_SUFFIXES, METRICS_KEY_SUFFIXES } from '../src/keys.ts';
+import { ADMISSION_KEY_SUFFIXES, BATCH_KEY_SUFFIXES, DEDUPE_KEY_SUFFIXES, WORKER_KEY_SUFFIXES, METRICS_KEY_SUFFIXES } from '../src/keys.ts';
 import { SCRIPT_ERROR_CODES } from '../src/generated/constants.ts';
 import { SCRIPTS } from '../src/generated/index.ts';
 import { expandLua, generateScripts, scriptNames } from '../tools/generate-scripts.mjs';
@@ -55,6 +55,11 @@ describe('Lua scripts', () => {
   test('lib/dedupe.lua builds the dedupe keys by appending the suffixes keys.ts uses to the queue prefix', () => {
     const dedupe = readFileSync(new URL('lib/dedupe.lua', dir), 'utf8');
     for (const [name, suffix] of Object.entries(DEDUPE_KEY_SUFFIXES)) expect(dedupe, name).toContain(`prefix .. '${suffix}'`);
+  });
+
+  test('lib/batch.lua builds the batch keys by appending the suffixes keys.ts uses to the queue prefix', () => {
+    const batch = readFileSync(new URL('lib/batch.lua', dir), 'utf8');
+    for (const [name, suffix] of Object.entries(BATCH_KEY_SUFFIXES)) expect(batch, name).toContain(`prefix .. '${suffix}'`);
   });
 
   test('lib/metrics.lua builds the metrics history keys by appending the suffixes keys.ts uses to the queue prefix', () => {

@@ -2,6 +2,9 @@ import {
   assertJobId,
   InvalidArgumentError,
   Queue,
+  type Batch,
+  type BatchOptions,
+  type BatchState,
   type CancelOutcome,
   type ChangePriorityOutcome,
   type ChildResult,
@@ -212,6 +215,28 @@ export class Producer<P> {
       (traceparent) => this.#queue.enqueueFlow(traceparent === undefined ? flow : ({ ...flow, options: withTraceparent(flow.options, traceparent) } as FlowRequest<P>)),
       (result) => [result.id],
     );
+  }
+
+  /**
+   * A batch: add jobs of any kinds (`batch.add`, streamed 1,000 per call), then `batch.seal()`.
+   * Its callbacks are jobs too, each enqueued exactly once: `onDeath` when the first job fails
+   * for good; once sealed and every job ended, `onComplete`, and `onSuccess` when every one
+   * completed. `batch.state()` (or {@link batchState}) reads its counts.
+   *
+   * @example
+   * ```ts
+   * const batch = producer.batch({ onSuccess: { kind: 'report', payload: { campaign: 'dec' } } });
+   * await batch.add(recipients.map((recipient) => ({ kind: 'email', payload: { recipient } })));
+   * await batch.seal();
+   * ```
+   */
+  batch(options: BatchOptions<P> = {}): Batch<P> {
+    return this.#queue.batch(options);
+  }
+
+  /** The state of batch `id` (total, succeeded, failed, cancelled, pending, callbacks fired), or null. */
+  batchState(id: string): Promise<BatchState | null> {
+    return this.#queue.batchState(id);
   }
 
   /** The children of flow parent `id` by child id, with their kind and how each settled so far. */

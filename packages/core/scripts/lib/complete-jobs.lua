@@ -8,6 +8,7 @@
 --@include lib/free-slots.lua
 --@include lib/job-trail.lua
 --@include lib/dedupe.lua
+--@include lib/batch.lua
 -- Completes claimed jobs given as (id, token, result JSON) triples in argv from index `first`.
 -- Each completion is fenced: the token must be non-empty and equal the job's claim_token, the
 -- job must be in status processing, and its id must be in the processing list. Then the id
@@ -25,7 +26,8 @@
 -- A job with a trail (it failed or logged before, see lib/job-trail.lua) has it expired or
 -- deleted with its hash, and its last error's JSON form cleared; the field that says so is read
 -- with the fence's, so a job that never failed nor logged pays nothing more. So is a job's dedupe
--- key, released (or kept with the hash) as lib/dedupe.lua says.
+-- key, released (or kept with the hash) as lib/dedupe.lua says, and its batch, which counts it
+-- (lib/batch.lua).
 -- Appends per job CLAIM_DONE (completed) or NOT_OWNER (not the caller's to complete; nothing changed) to `out`.
 local function complete_jobs(ctx, argv, first, out)
   local done = {}
@@ -34,14 +36,15 @@ local function complete_jobs(ctx, argv, first, out)
   if #argv - first + 1 > 3 then channel = heard_channel(ctx.channel, ctx.only_heard) end
   -- Fenced by token first (reading each job's parent and running slots in the same call); then
   -- the jobs that hold their claim leave processing in one go.
-  local held, parents, slots, trails, dedupes = {}, {}, {}, {}, {}
+  local held, parents, slots, trails, dedupes, batches = {}, {}, {}, {}, {}, {}
   for i = first, #argv, 3 do
-    local owned, f = holds_claim(ctx.job_prefix .. argv[i], argv[i + 1], 'parent_id', 'slots', 'trail', 'dedupe_key')
+    local owned, f = holds_claim(ctx.job_prefix .. argv[i], argv[i + 1], 'parent_id', 'slots', 'trail', 'dedupe_key', 'batch')
     held[#held + 1] = owned and argv[i]
     parents[#held] = owned and f[3]
     slots[#held] = owned and f[4]
     trails[#held] = owned and f[5]
     dedupes[#held] = owned and f[6]
+    batches[#held] = owned and f[7]
   end
   local removed = remove_many_from_list(ctx.processing, held)
   local keep = ctx.cap > 0 or redis.call('LLEN', ctx.completed) > 0
@@ -78,6 +81,7 @@ local function complete_jobs(ctx, argv, first, out)
         if trails[n] then load_job_trail(); trail_add_keys(gone, key) end
       end
       if dedupes[n] then load_dedupe(); dedupe_end(ctx.prefix, key, id, dedupes[n], 'c', ctx.ttl, keep) end
+      if batches[n] then load_batch(); batch_job_ended(ctx, key, batches[n], 'succeeded') end
       publish_event(channel, id, 'completed')
       if slots[n] then load_free_slots(); free_slots(ctx, id, slots[n]) end
       done[#done + 1] = id

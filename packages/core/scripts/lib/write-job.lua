@@ -22,6 +22,7 @@ local JOB_OPTION_TYPES = {
   delayMs = 'n', runAtMs = 'n', maxAttempts = 'n', visibilityMs = 'n', idempotencyTtlMs = 'n',
   priority = 'i', ttlMs = 'n', expiresAtMs = 'n', traceparent = 's', group = 's',
   dedupeStates = 's', dedupePeriodMs = 'n', debounceMs = 'n', debounceMaxWaitMs = 'n', dedupeReplace = 'n',
+  batch = 's',
 }
 
 -- Reads a job's options: '' for none, else a JSON object of named fields (JOB_OPTION_TYPES; an

@@ -84,6 +84,8 @@ export interface ScriptJobOptions {
   dedupeReplace?: number;
   debounceMs?: number;
   debounceMaxWaitMs?: number;
+  /** The open batch the job joins (scripts/lib/batch.lua). */
+  batch?: string;
 }
 
 /** The names of {@link ScriptJobOptions}, for the test that holds them to the Lua's. */
@@ -103,10 +105,14 @@ export const SCRIPT_JOB_OPTION_NAMES: OptionKeys<ScriptJobOptions> = {
   dedupeReplace: true,
   debounceMs: true,
   debounceMaxWaitMs: true,
+  batch: true,
 };
 
-/** Validates and encodes one job for the enqueue script (throws, writing nothing, when it is bad). */
-export function encodeEnqueue<P>(ctx: QueueContext<P>, job: EnqueueRequest<P>, payloadField: string, optionsField: string): PreparedEnqueue {
+/**
+ * Validates and encodes one job for the enqueue script (throws, writing nothing, when it is bad);
+ * `batch`: the id of the open batch it joins.
+ */
+export function encodeEnqueue<P>(ctx: QueueContext<P>, job: EnqueueRequest<P>, payloadField: string, optionsField: string, batch?: string): PreparedEnqueue {
   const json = ctx.kinds.encode(job.kind, job.payload, payloadField);
   const kindOptions = ctx.kinds.options(job.kind);
   const options = resolveEnqueueOptions(job.options, ctx.options.idempotencyTtlMs, optionsField);
@@ -138,6 +144,7 @@ export function encodeEnqueue<P>(ctx: QueueContext<P>, job: EnqueueRequest<P>, p
     }
     if (dedupe.maxWaitMs > 0) fields.debounceMaxWaitMs = dedupe.maxWaitMs;
   }
+  if (batch !== undefined) fields.batch = batch;
   let encoded = '';
   for (const _ in fields) {
     encoded = JSON.stringify(fields);
@@ -152,19 +159,19 @@ export function encodeEnqueue<P>(ctx: QueueContext<P>, job: EnqueueRequest<P>, p
  * index in the caller's batch, for the error's field). For a caller that must check jobs bound for
  * several queues before writing to any (a partitioned queue's batch), so no job is checked twice.
  */
-export function prepareEnqueue<P>(ctx: QueueContext<P>, job: EnqueueRequest<P>, at?: number): PreparedEnqueue {
+export function prepareEnqueue<P>(ctx: QueueContext<P>, job: EnqueueRequest<P>, at?: number, batch?: string): PreparedEnqueue {
   const prefix = at === undefined ? '' : `jobs[${at}].`;
   assertOptionKeys(at === undefined ? 'job' : `jobs[${at}]`, job, ENQUEUE_REQUEST_KEYS);
-  return encodeEnqueue(ctx, job, `${prefix}payload`, `${prefix}options`);
+  return encodeEnqueue(ctx, job, `${prefix}payload`, `${prefix}options`, batch);
 }
 
-/** Checks a whole enqueueMany batch, writing nothing. */
-export function prepareEnqueueMany<P>(ctx: QueueContext<P>, jobs: readonly EnqueueRequest<P>[]): PreparedEnqueue[] {
+/** Checks a whole enqueueMany batch, writing nothing (`max`: most jobs allowed; `batch`: see {@link encodeEnqueue}). */
+export function prepareEnqueueMany<P>(ctx: QueueContext<P>, jobs: readonly EnqueueRequest<P>[], max = MAX_JOBS, batch?: string): PreparedEnqueue[] {
   if (!Array.isArray(jobs)) throw new InvalidArgumentError('jobs', 'expected an array');
-  if (jobs.length > MAX_JOBS) throw new InvalidArgumentError('jobs', `at most ${MAX_JOBS} jobs per call, got ${jobs.length}`);
+  if (jobs.length > max) throw new InvalidArgumentError('jobs', `at most ${max} jobs per call, got ${jobs.length}`);
   return jobs.map((job, index) => {
     if (typeof job !== 'object' || job === null) throw new InvalidArgumentError(`jobs[${index}]`, 'expected { kind, payload, options? }');
-    return prepareEnqueue(ctx, job, jobs.length === 1 ? undefined : index);
+    return prepareEnqueue(ctx, job, jobs.length === 1 ? undefined : index, batch);
   });
 }
 

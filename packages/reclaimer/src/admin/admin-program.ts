@@ -12,6 +12,7 @@ import type { FunctionsCommand } from './run-functions.ts';
 import { parseDuration, type HistoryCommand } from './run-history.ts';
 import type { SchedulesCommand } from './run-schedules.ts';
 import type { WorkersCommand } from './run-workers.ts';
+import type { BatchesCommand } from './run-batches.ts';
 import { addSchedulesCommands } from './schedules-program.ts';
 
 /** A parsed `jobsctl` command. */
@@ -34,7 +35,8 @@ export type AdminCommand =
   | JobVerbCommand
   | PauseCommand
   | SchedulesCommand
-  | WorkersCommand;
+  | WorkersCommand
+  | BatchesCommand;
 
 /** What every command shares. */
 export interface AdminInvocation {
@@ -287,6 +289,23 @@ works on a cluster and under the queue's ACL user. --json gives every running jo
 100 of each worker, with runningCount) and the times in epoch ms.`,
     )
     .action((flags: { queue?: string }, command: Command) => take({ name: 'workers', queue: needQueue('workers', flags.queue) }, globals(command)));
+
+  program
+    .command('batches')
+    .description("a queue's batches, newest first: open, sealed or finished, their counts and callbacks")
+    .addOption(queueOption())
+    .option('--limit <n>', 'batches to show per partition, 1-10000 (default 100)')
+    .addHelpText(
+      'after',
+      `
+A batch (producer.batch) is a hash, queue:{NAME}:batch:<id>, counted by the scripts that end its
+jobs: total, succeeded, failed (for good), cancelled (or removed) and pending. A callback shows
+"(fired)" once its job (id batch:<id>:<callback>) was enqueued. A finished batch is kept a week.
+--json gives every field, times in epoch ms.`,
+    )
+    .action((flags: { queue?: string; limit?: string }, command: Command) =>
+      take({ name: 'batches', queue: needQueue('batches', flags.queue), limit: parseWholeNumber('--limit', flags.limit, 100, 1, 10_000) }, globals(command)),
+    );
 
   program
     .command('audit')
