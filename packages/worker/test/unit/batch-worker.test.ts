@@ -45,6 +45,29 @@ describe('batch kinds in the worker (fake queue, fake clock)', () => {
     await worker.scheduler.close(0);
   });
 
+  test('a job whose lease is lost while it is gathered is left out of its batch: lost is emitted, and the others run', async () => {
+    const clock = new FakeClock();
+    const queue = new FakeQueue(clock);
+    queue.push(2);
+    const batches: string[][] = [];
+    const entry: TaskBatch = { batch: { size: 3, maxWaitMs: 20_000 }, handler: (jobs) => void batches.push(jobs.map((job) => job.id)) };
+    const worker = startFakeWorker([queue], clock, 3, entry);
+    const lost: string[] = [];
+    worker.events.on('lost', ({ job }) => lost.push(job.id));
+    await runUntil(clock, () => worker.scheduler.running === 2, 0);
+    queue.lostLeases.add('fake-0');
+    // The first renewal comes a third of the 30 s lease in, before the batch's 20 s wait is over.
+    await runUntil(clock, () => lost.length === 1, 1_000);
+    expect(batches).toEqual([]);
+    expect(worker.scheduler.running).toBe(1);
+    await runUntil(clock, () => queue.completed.length === 1, 1_000);
+    expect(batches).toEqual([['fake-1']]);
+    expect(lost).toEqual(['fake-0']);
+    expect(queue.completed).toEqual(['fake-1']);
+    expect(queue.callsOf('fail')).toEqual([]);
+    await worker.scheduler.close(0);
+  });
+
   test('at close, jobs gathered below minSize run at once within the grace period, and nothing is handed back', async () => {
     const clock = new FakeClock();
     const queue = new FakeQueue(clock);
