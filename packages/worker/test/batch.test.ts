@@ -57,6 +57,35 @@ describe('batch kinds', () => {
     await Promise.all([worker.close(), producer.close()]);
   });
 
+  test('2,000 jobs in batches of at most 50 at concurrency 100 are each completed exactly once, with their own results', async ({ redis, queueName }) => {
+    const producer = createProducer({ redis, queue: queueName, kinds });
+    const runs = new Map<string, number>();
+    const sizes: number[] = [];
+    const worker = batchWorker(
+      redis,
+      queueName,
+      {
+        batch: { size: 50, maxWaitMs: 20 },
+        handler: async (jobs) => {
+          sizes.push(jobs.length);
+          for (const job of jobs) runs.set(job.id, (runs.get(job.id) ?? 0) + 1);
+          return jobs.map((job) => job.payload.n * 2);
+        },
+      },
+      { concurrency: 100, completedHistory: 5_000 },
+    );
+    const ids: string[] = [];
+    for (let chunk = 0; chunk < 4; chunk += 1) ids.push(...(await enqueueRows(producer, 500, chunk * 500)));
+    const results = await Promise.all(ids.map((id) => producer.waitForResult(id, { timeoutMs: 30_000 })));
+    expect(results).toEqual(ids.map((_, n) => n * 2));
+    expect(runs.size).toBe(2_000);
+    expect([...runs.values()].every((count) => count === 1)).toBe(true);
+    expect(Math.max(...sizes)).toBeLessThanOrEqual(50);
+    // Gathered, not run one by one: most jobs ran in full batches.
+    expect(sizes.filter((size) => size === 50).length * 50).toBeGreaterThan(1_000);
+    await Promise.all([worker.close(), producer.close()]);
+  });
+
   test('maxWaitMs runs a partial batch: 3 jobs of a batch of 10 run together, 200 ms or more after the first was claimed', async ({ redis, queueName }) => {
     const producer = createProducer({ redis, queue: queueName, kinds });
     const ids = await enqueueRows(producer, 3);
