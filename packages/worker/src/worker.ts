@@ -325,7 +325,7 @@ export class Worker<P> extends EventEmitter<WorkerEventMap> {
     return new TimeoutError(`the start of the worker of queue ${this.queue} (readyTimeoutMs)`, timeoutMs, 'readyTimeoutMs');
   }
 
-  /** How many jobs are running now. */
+  /** How many jobs it holds now: running, or gathered into a batch (see `handlers`). */
   get running(): number {
     return this.#scheduler?.running ?? 0;
   }
