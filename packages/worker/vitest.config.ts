@@ -1,6 +1,8 @@
 import { jobsVitestConfig } from '@jobs/testing/vitest-config';
+import { mergeConfig } from 'vitest/config';
 
-const config = jobsVitestConfig();
+// Type tests (test/*.test-d.ts) run in vitest's typecheck mode, with the runtime tests.
+const config = mergeConfig(jobsVitestConfig(), { test: { typecheck: { enabled: true, include: ['test/**/*.test-d.ts'] } } });
 // The shared config resolves the `module` condition, which picks @opentelemetry's ESM build,
 // whose extensionless imports Node cannot load: this package's tests resolve as Node does.
 const conditions = ['@jobs/source', 'node', 'import', 'default'];

@@ -66,6 +66,11 @@ export class Execution {
     return this.#controller.signal;
   }
 
+  /** True once the attempt was stopped (see {@link abort}). */
+  get aborted(): boolean {
+    return this.#aborted;
+  }
+
   /** Settles when the job's outcome is recorded (or it was handed back). Made on first use. */
   get done(): Promise<void> {
     if (this.#finished) return SETTLED;

@@ -56,8 +56,65 @@ export interface JobContext<N extends string = string> {
  */
 export type Handler<Payload, N extends string = string> = (payload: Payload, context: JobContext<N>) => unknown;
 
+/** One job of a batch: its payload beside what a single handler's context has (see {@link JobContext}). */
+export interface BatchJob<Payload, N extends string = string> extends JobContext<N> {
+  /** The job's payload, typed by its kind's schema. */
+  readonly payload: Payload;
+}
+
+/** What a batch handler gets beside its jobs. */
+export interface BatchContext<N extends string = string> {
+  /** The batch's kind. */
+  readonly kind: N;
+  /**
+   * Aborted when the whole batch must stop: past the kind's `timeoutMs` (counted from the
+   * batch's start), when the worker shuts down past its grace period, or once every job of the
+   * batch lost its lease. A job that alone must stop (its lease lost) aborts its own `signal`.
+   */
+  readonly signal: AbortSignal;
+}
+
+/**
+ * What a batch handler returns: nothing (every job completes, without a result), or one entry
+ * per job, in the jobs' order: a value completes its job with it as its result, an `Error`
+ * (any instance: `PermanentError`, `RateLimitedError` and the rest mean what they mean when a
+ * single handler throws them) fails only that job.
+ */
+export type BatchResults = readonly unknown[] | void;
+
+/**
+ * Runs a batch of jobs of one kind at once (bulk inserts, one LLM call for many prompts).
+ * Return {@link BatchResults} to settle each job on its own; throw to fail every job of the
+ * batch (each retried with its own attempts and the kind's backoff).
+ */
+export type BatchHandler<Payload, N extends string = string> = (jobs: readonly BatchJob<Payload, N>[], batch: BatchContext<N>) => BatchResults | Promise<BatchResults>;
+
+/** How a kind's jobs are gathered into batches (see {@link BatchHandlerEntry}). */
+export interface BatchOptions {
+  /** The most jobs a batch holds, and the worker slots it takes. Whole number from 1 to the worker's `concurrency`. */
+  readonly size: number;
+  /**
+   * The fewest jobs a batch runs with once `maxWaitMs` has passed: with fewer, the gathered jobs
+   * wait (their leases renewed) for more. Whole number from 1 to `size`. Default 1.
+   */
+  readonly minSize?: number;
+  /**
+   * How long after its first job a batch that is not full runs anyway (with `minSize` jobs at
+   * least). Whole ms from 0 (the jobs one claim brings) to 3,600,000.
+   */
+  readonly maxWaitMs: number;
+}
+
+/** A kind whose jobs run in batches: the handler and how its batches are gathered. */
+export interface BatchHandlerEntry<Payload, N extends string = string> {
+  readonly handler: BatchHandler<Payload, N>;
+  readonly batch: BatchOptions;
+}
+
 /**
  * One handler per kind of the registry, each typed by its kind's schema: a missing kind, an
- * extra one, or a handler whose payload type does not match is a compile error.
+ * extra one, or a handler whose payload type does not match is a compile error. A kind's entry
+ * is a {@link Handler} (one job at a time) or a {@link BatchHandlerEntry} (`{ handler, batch }`,
+ * jobs in batches).
  */
-export type HandlerMap<P> = { readonly [N in KindName<P>]: Handler<P[N], N> };
+export type HandlerMap<P> = { readonly [N in KindName<P>]: Handler<P[N], N> | BatchHandlerEntry<P[N], N> };

@@ -7,7 +7,7 @@ export { createWorker, Worker } from './worker.ts';
 export type { CloseOptions, WorkerOptions } from './worker.ts';
 export { closeOnSignals } from './signals.ts';
 export type { CloseOnSignalsOptions } from './signals.ts';
-export type { Handler, HandlerMap, JobContext } from './handler-map.ts';
+export type { BatchContext, BatchHandler, BatchHandlerEntry, BatchJob, BatchOptions, BatchResults, Handler, HandlerMap, JobContext } from './handler-map.ts';
 export type { JobLog } from './job-log.ts';
 export type { WorkerEventMap } from './worker-events.ts';
 export type { MetricsRegistry, PromClientModule, WorkerMetricsOptions } from './worker-metrics.ts';

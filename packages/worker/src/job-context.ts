@@ -1,7 +1,7 @@
 import { type ChildResult, type Logger } from '@jobs/core';
 import { childLogger } from '@jobs/core/internal';
 import type { Execution } from './execution.ts';
-import type { JobContext } from './handler-map.ts';
+import type { BatchJob, JobContext } from './handler-map.ts';
 import { JobLogBuffer, type JobLog } from './job-log.ts';
 
 /**
@@ -68,5 +68,15 @@ export class HandlerContext implements JobContext {
 
   children(): Promise<Record<string, ChildResult>> {
     return this.#execution.lane.queue.children(this.id);
+  }
+}
+
+/** One job as a batch handler sees it: a job's context with its payload. */
+export class BatchJobContext extends HandlerContext implements BatchJob<unknown> {
+  readonly payload: unknown;
+
+  constructor(execution: Execution, kind: string, maxAttempts: number, workerLog: Logger, payload: unknown) {
+    super(execution, kind, maxAttempts, workerLog);
+    this.payload = payload;
   }
 }

@@ -1,7 +1,9 @@
 import { PermanentError, TimeoutError, type ClaimedJob, type Kinds } from '@jobs/core';
+import { BatchGatherer, BatchGatherers } from './batch-gatherer.ts';
+import { runBatch, type AnyBatchHandler, type BatchMember } from './batch-run.ts';
 import { Execution, type HandlerOutcome } from './execution.ts';
 import type { HandlerMap, JobContext } from './handler-map.ts';
-import { HandlerContext } from './job-context.ts';
+import { BatchJobContext, HandlerContext } from './job-context.ts';
 import type { Lane } from './lane.ts';
 import type { OutcomeReporter } from './outcome-reporter.ts';
 import type { Slots } from './slots.ts';
@@ -9,14 +11,22 @@ import type { WorkerContext } from './worker-context.ts';
 import type { WorkerTracing } from './worker-tracing.ts';
 
 type AnyHandler = (payload: unknown, context: JobContext) => unknown;
+/** A batch kind's entry of the handler map (checked by the worker: see handler-check.ts). */
+interface AnyBatchEntry {
+  readonly handler: AnyBatchHandler;
+  readonly batch: { readonly size: number; readonly minSize?: number; readonly maxWaitMs: number };
+}
 
 /**
  * Starts a claimed job in its slot: checks its payload against its kind, keeps its lease, arms
- * the kind's timeout and calls its handler; the {@link OutcomeReporter} hears how it ended.
+ * the kind's timeout and calls its handler; the {@link OutcomeReporter} hears how it ended. A
+ * job of a batch kind is gathered instead (its lease kept meanwhile), and runs with its batch.
  */
 export class JobStarter<P> {
   readonly #kinds: Kinds<P>;
-  readonly #handlers: Readonly<Record<string, AnyHandler>>;
+  readonly #handlers: Readonly<Record<string, AnyHandler | AnyBatchEntry>>;
+  /** The batch kinds' gatherers; none when no kind runs in batches. */
+  readonly #batches: BatchGatherers<BatchMember> | undefined;
   readonly #slots: Slots;
   readonly #reporter: OutcomeReporter;
   readonly #context: WorkerContext;
@@ -24,9 +34,30 @@ export class JobStarter<P> {
   constructor(context: WorkerContext, kinds: Kinds<P>, handlers: HandlerMap<P>, slots: Slots, reporter: OutcomeReporter) {
     this.#context = context;
     this.#kinds = kinds;
-    this.#handlers = handlers as unknown as Readonly<Record<string, AnyHandler>>;
+    this.#handlers = handlers as unknown as Readonly<Record<string, AnyHandler | AnyBatchEntry>>;
     this.#slots = slots;
     this.#reporter = reporter;
+    this.#batches = this.#gatherers(slots.concurrency);
+  }
+
+  /** A gatherer per batch kind, which run what they hold once the worker stops claiming. */
+  #gatherers(concurrency: number): BatchGatherers<BatchMember> | undefined {
+    let gatherers: BatchGatherers<BatchMember> | undefined;
+    const { clock, stop } = this.#context;
+    for (const kind of this.#kinds.names) {
+      const entry = this.#handlers[kind];
+      if (entry === undefined || typeof entry === 'function') continue;
+      gatherers ??= new BatchGatherers(concurrency);
+      const { size, minSize = 1, maxWaitMs } = entry.batch;
+      const timeoutMs = this.#kinds.options(kind).timeoutMs;
+      const run = (members: BatchMember[]): void => runBatch(members, entry.handler, kind, timeoutMs, clock);
+      gatherers.set(kind, new BatchGatherer<BatchMember>({ size, minSize, maxWaitMs }, clock, gatherers, run, (member) => member.execution.aborted));
+    }
+    if (gatherers !== undefined) {
+      const all = gatherers;
+      stop.addEventListener('abort', () => all.stop(), { once: true });
+    }
+    return gatherers;
   }
 
   /** Runs `job`, claimed from `lane`, in a slot that is its own until its outcome is recorded. */
@@ -60,15 +91,29 @@ export class JobStarter<P> {
     if (metrics !== undefined) metrics.started(job, kind);
     execution.leaseMs = job.leaseExpiresAtMs - job.claimedAtMs > 0 ? job.leaseExpiresAtMs - job.claimedAtMs : queue.options.visibilityMs;
     lane.leases.add(job, execution.leaseMs, execution.onLeaseLost);
-    const context = new HandlerContext(execution, kind, job.maxAttempts ?? kindOptions.maxAttempts ?? queue.options.maxAttempts, this.#context.log);
-    if (kindOptions.timeoutMs !== undefined) {
-      const timeoutMs = kindOptions.timeoutMs;
-      execution.timer = clock.setTimeout(() => execution.abort(new TimeoutError(`job ${job.id} (${kind})`, timeoutMs)), timeoutMs);
+    const maxAttempts = job.maxAttempts ?? kindOptions.maxAttempts ?? queue.options.maxAttempts;
+    let handler = this.#handlers[kind] as AnyHandler | AnyBatchEntry;
+    let context: HandlerContext;
+    if (typeof handler === 'function') {
+      context = new HandlerContext(execution, kind, maxAttempts, this.#context.log);
+      if (kindOptions.timeoutMs !== undefined) {
+        const timeoutMs = kindOptions.timeoutMs;
+        execution.timer = clock.setTimeout(() => execution.abort(new TimeoutError(`job ${job.id} (${kind})`, timeoutMs)), timeoutMs);
+      }
+    } else {
+      // The job's "handler" waits for its batch, whose run arms the kind's timeout.
+      context = new BatchJobContext(execution, kind, maxAttempts, this.#context.log, decoded.payload);
+      handler = this.#gather(execution, kind);
     }
     execution.startedAt = clock.now();
-    const handler = this.#handlers[kind] as AnyHandler;
     if (tracing !== undefined) tracing.run(execution, kind, handler, decoded.payload, context);
     else execution.run(handler, decoded.payload, context);
+  }
+
+  /** What runs a batch kind's job: it joins its kind's batch and settles with its own entry of the batch's results. */
+  #gather(execution: Execution, kind: string): AnyHandler {
+    const gatherer = (this.#batches as BatchGatherers<BatchMember>).get(kind) as BatchGatherer<BatchMember>;
+    return (_payload, job) => new Promise((resolve, reject) => gatherer.add({ execution, job: job as BatchJobContext, resolve, reject }));
   }
 
   /** A handler ended (or its attempt was aborted): stop its timer and lease, then report. */

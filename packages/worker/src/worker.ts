@@ -21,6 +21,7 @@ import { historySink } from './history-sink.ts';
 import { systemClock } from './clock.ts';
 import { DueNotices } from './due-notices.ts';
 import { keepSchedules } from './schedule-keeping.ts';
+import { checkHandlers } from './handler-check.ts';
 import type { HandlerMap } from './handler-map.ts';
 import { WorkerScheduler } from './scheduler.ts';
 import type { WorkerEventMap } from './worker-events.ts';
@@ -35,7 +36,11 @@ export interface WorkerOptions<P> extends QueueOptions {
   queue: string;
   /** The job kinds, from `defineKinds`. */
   kinds: Kinds<P>;
-  /** One handler per kind. */
+  /**
+   * One handler per kind: `async (payload, ctx) => result`, or, for a kind whose jobs run in
+   * batches, `{ handler: async (jobs, batch) => results, batch: { size, minSize?, maxWaitMs } }`
+   * (a batch of `size` takes `size` of the worker's `concurrency` slots).
+   */
   handlers: HandlerMap<P>;
   /** Jobs run at once by this worker. Default 1. */
   concurrency?: number;
@@ -180,13 +185,7 @@ export class Worker<P> extends EventEmitter<WorkerEventMap> {
     if (assertWholeNumber('heartbeatIntervalMs', heartbeatIntervalMs, 0, 3_600_000) > 0 && heartbeatIntervalMs < 100) {
       throw new InvalidArgumentError('heartbeatIntervalMs', `expected 0 (off) or 100 to 3600000 ms, got ${heartbeatIntervalMs}`);
     }
-    if (typeof handlers !== 'object' || handlers === null) throw new InvalidArgumentError('handlers', 'expected an object with one handler per kind');
-    for (const kind of kinds.names) {
-      if (typeof (handlers as Record<string, unknown>)[kind] !== 'function') throw new InvalidArgumentError(`handlers.${kind}`, `no handler for kind "${kind}"`);
-    }
-    for (const key of Object.keys(handlers)) {
-      if (!kinds.has(key)) throw new InvalidArgumentError(`handlers.${key}`, `"${key}" is not a kind of this queue (${kinds.names.join(', ')})`);
-    }
+    checkHandlers(kinds, handlers, concurrency);
     const tracingOptions = checkTracingOptions(tracing);
     // Checked before the queue opens its connection, so a bad value leaves nothing open.
     const visibility = queueOptions.visibilityMs;
@@ -326,7 +325,7 @@ export class Worker<P> extends EventEmitter<WorkerEventMap> {
     return new TimeoutError(`the start of the worker of queue ${this.queue} (readyTimeoutMs)`, timeoutMs, 'readyTimeoutMs');
   }
 
-  /** How many jobs are running now. */
+  /** How many jobs it holds now: running, or gathered into a batch (see `handlers`). */
   get running(): number {
     return this.#scheduler?.running ?? 0;
   }

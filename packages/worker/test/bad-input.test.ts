@@ -48,6 +48,30 @@ describe('worker bad input', () => {
     }
   });
 
+  test('batch entries are checked before anything starts, with the field named; unknown keys are refused', ({ redis, queueName }) => {
+    const batchOf = (batch: unknown, extra: Record<string, unknown> = {}) => ({ handlers: { ...handlers, webhook: { handler: () => undefined, batch, ...extra } } });
+    const cases: [Record<string, unknown>, string][] = [
+      [batchOf({ size: 0, maxWaitMs: 10 }), 'handlers.webhook.batch.size'],
+      [batchOf({ size: 2.5, maxWaitMs: 10 }), 'handlers.webhook.batch.size'],
+      // A batch takes one slot per job: it must fit in the worker's concurrency (8 here).
+      [batchOf({ size: 9, maxWaitMs: 10 }), 'handlers.webhook.batch.size'],
+      [batchOf({ size: 4, minSize: 5, maxWaitMs: 10 }), 'handlers.webhook.batch.minSize'],
+      [batchOf({ size: 4, minSize: 0, maxWaitMs: 10 }), 'handlers.webhook.batch.minSize'],
+      [batchOf({ size: 4 }), 'handlers.webhook.batch.maxWaitMs'],
+      [batchOf({ size: 4, maxWaitMs: -1 }), 'handlers.webhook.batch.maxWaitMs'],
+      [batchOf({ size: 4, maxWaitMs: 3_600_001 }), 'handlers.webhook.batch.maxWaitMs'],
+      [batchOf({ size: 4, maxWaitMs: 10, timeout: 10 }), 'handlers.webhook.batch.timeout'],
+      [batchOf(undefined), 'handlers.webhook.batch'],
+      [batchOf([4]), 'handlers.webhook.batch'],
+      [batchOf({ size: 4, maxWaitMs: 10 }, { concurrency: 2 }), 'handlers.webhook.concurrency'],
+      [{ handlers: { ...handlers, webhook: { handler: 'bulk', batch: { size: 4, maxWaitMs: 10 } } } }, 'handlers.webhook.handler'],
+      [{ handlers: { ...handlers, webhook: null } }, 'handlers.webhook'],
+    ];
+    for (const [override, field] of cases) {
+      expect(() => createWorker({ redis, queue: queueName, kinds, handlers, concurrency: 8, ...override } as never), field).toThrow(expect.objectContaining({ code: 'JOBS_INVALID_ARGUMENT', field }));
+    }
+  });
+
   test('close refuses a grace period that is not a whole number of ms, then closes properly', async ({ redis, queueName }) => {
     const worker = createWorker({ redis, queue: queueName, kinds, handlers });
     await expect(worker.close({ graceMs: Number.NaN })).rejects.toMatchObject({ code: 'JOBS_INVALID_ARGUMENT', field: 'graceMs' });

@@ -49,6 +49,27 @@ describe('worker tracing', () => {
     await producer.close();
   });
 
+  test("each job of a batch gets its own attempt span, and a failed entry's error is recorded on its job's span only", async ({ redis, queueName }) => {
+    const { exporter, tracerProvider } = inMemory();
+    const producer = createProducer({ redis, queue: queueName, kinds });
+    const webhook = { batch: { size: 2, maxWaitMs: 100 }, handler: (jobs: readonly { payload: { url: string } }[]) => jobs.map((job) => (job.payload.url.endsWith('/bad') ? new Error('410 gone') : { posted: job.payload.url })) };
+    const worker = createWorker({ redis, queue: queueName, kinds, concurrency: 2, tracing: { tracerProvider }, handlers: { ...okHandlers, webhook } });
+    const [good, bad] = (await producer.enqueueMany(['https://example.com/ok', 'https://example.com/bad'].map((url) => ({ kind: 'webhook' as const, payload: { url } })))).map((job) => job.id);
+    await producer.waitForResult(good as string);
+    await producer.waitForResult(bad as string).catch(() => undefined);
+    await waitFor(() => byKind(exporter.getFinishedSpans(), SpanKind.CONSUMER).length >= 3, { what: 'the three attempts\' spans ended' });
+    const attempts = byKind(exporter.getFinishedSpans(), SpanKind.CONSUMER);
+    const of = (id: string | undefined) => attempts.filter((span) => span.attributes['jobs.id'] === id);
+    expect(of(good).map((span) => span.status.code)).toEqual([SpanStatusCode.UNSET]);
+    // webhook: 2 attempts; the bad one fails both, alone the second time.
+    expect(of(bad).map((span) => [span.attributes['jobs.attempt'], span.status.message])).toEqual([
+      [1, '410 gone'],
+      [2, '410 gone'],
+    ]);
+    await worker.close();
+    await producer.close();
+  });
+
   test("a tracer passed in (tracing.tracer) gets each attempt's span, and the handler's own spans are its children", async ({ redis, queueName }) => {
     const { exporter, tracerProvider } = inMemory();
     const tracer = tracerProvider.getTracer('mail-service');

@@ -178,8 +178,11 @@ export class FakeQueue implements LaneQueue {
     return this.#reply(this.#clock.now() + retryAfterMs);
   }
 
+  /** Ids whose lease renewals come back empty from now on, as for a job reclaimed meanwhile. */
+  readonly lostLeases = new Set<string>();
+
   extendLeases(jobs: readonly ClaimedJob[], leaseMs: number): Promise<(number | null)[]> {
-    return this.#reply(jobs.map(() => this.#clock.now() + leaseMs));
+    return this.#reply(jobs.map((job) => (this.lostLeases.has(job.id) ? null : this.#clock.now() + leaseMs)));
   }
 
   extendLease(_job: ClaimedJob, leaseMs: number): Promise<number> {

@@ -1,6 +1,6 @@
 import { EventEmitter } from 'node:events';
 import { expect } from 'vitest';
-import { silentLogger, type Handler } from '../../src/index.ts';
+import { silentLogger, type BatchHandlerEntry, type Handler } from '../../src/index.ts';
 import type { HeartbeatSink } from '../../src/heartbeats.ts';
 import { WorkerScheduler } from '../../src/scheduler.ts';
 import type { WorkerEventMap } from '../../src/worker-events.ts';
@@ -18,8 +18,8 @@ export interface FakeWorker {
   readonly group: ReturnType<typeof fakeGroup>;
 }
 
-/** Starts a worker's scheduling on `queues`, running `task` jobs with `handler`. */
-export function startFakeWorker(queues: readonly FakeQueue[], clock: FakeClock, concurrency: number, handler: Handler<TaskPayloads['task'], 'task'>, metrics?: WorkerMetrics, tracing?: WorkerTracing, heartbeat?: { sink: HeartbeatSink; intervalMs: number }): FakeWorker {
+/** Starts a worker's scheduling on `queues`, running `task` jobs with `handler` (one at a time, or in batches). */
+export function startFakeWorker(queues: readonly FakeQueue[], clock: FakeClock, concurrency: number, handler: Handler<TaskPayloads['task'], 'task'> | BatchHandlerEntry<TaskPayloads['task'], 'task'>, metrics?: WorkerMetrics, tracing?: WorkerTracing, heartbeat?: { sink: HeartbeatSink; intervalMs: number }): FakeWorker {
   const events = new EventEmitter<WorkerEventMap>();
   const errors: unknown[] = [];
   events.on('error', (error) => errors.push(error));
