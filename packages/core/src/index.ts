@@ -44,9 +44,10 @@ export type { FollowOptions } from './event-follower.ts';
 export { compareLogIds, parseLogEntry } from './log-entry.ts';
 export type { LogEvent, LogEventName, LogGap, LogItem } from './log-entry.ts';
 export type { EnqueueOptions } from './enqueue-options.ts';
+export { MAX_JOB_COST } from './enqueue-options.ts';
 export { assertPriority, MAX_PRIORITY, MIN_PRIORITY } from './priority.ts';
 export { MAX_PROGRESS_BYTES } from './commands/progress.ts';
-export { assertGroupKey, MAX_CONCURRENCY, MAX_GROUP_KEY_LENGTH, MAX_RATE, MAX_RATE_WINDOW_MS, MIN_RATE_WINDOW_MS } from './limits.ts';
+export { assertGroupKey, defaultBurst, MAX_CONCURRENCY, MAX_GROUP_KEY_LENGTH, MAX_RATE, MAX_RATE_WINDOW_MS, MIN_RATE_WINDOW_MS } from './limits.ts';
 export type { KindLimits, LimitsState, QueueLimits, RateLimit } from './limits.ts';
 
 export { defineKinds, Kinds, KIND_NAME_PATTERN } from './kinds.ts';

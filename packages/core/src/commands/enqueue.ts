@@ -66,6 +66,8 @@ export interface ScriptJobOptions {
   expiresAtMs?: number;
   traceparent?: string;
   group?: string;
+  /** Absent: 1. */
+  cost?: number;
 }
 
 /** The names of {@link ScriptJobOptions}, for the test that holds them to the Lua's. */
@@ -80,6 +82,7 @@ export const SCRIPT_JOB_OPTION_NAMES: OptionKeys<ScriptJobOptions> = {
   expiresAtMs: true,
   traceparent: true,
   group: true,
+  cost: true,
 };
 
 /** Validates and encodes one job for the enqueue script (throws, writing nothing, when it is bad). */
@@ -104,6 +107,7 @@ export function encodeEnqueue<P>(ctx: QueueContext<P>, job: EnqueueRequest<P>, p
   if (options.expiresAtMs !== 0) fields.expiresAtMs = options.expiresAtMs;
   if (options.traceparent !== undefined) fields.traceparent = options.traceparent;
   if (options.group !== undefined) fields.group = options.group;
+  if (options.cost !== 1) fields.cost = options.cost;
   let encoded = '';
   for (const _ in fields) {
     encoded = JSON.stringify(fields);
