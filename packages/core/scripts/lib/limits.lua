@@ -278,6 +278,10 @@ end
 -- job); or, when the queue's own limits ended the claim, says until when (see queue_limited).
 local function limits_after(c, out)
   for _, s in ipairs(c.scope_list) do scope_write(c, s) end
+  -- This claim filled the queue's cap (say, the slot its own completion freed): a token left
+  -- there would only wake workers to find it full.
+  local cap = c.scopes[queue_running(c.prefix)]
+  if cap and cap.added > 0 and scope_room(c, cap) <= 0 then redis.call('DEL', resume_list(c.prefix)) end
   if c.stop_at then
     queue_limited(c, out, c.stop_at)
   elseif c.hint and out[2] ~= CLAIM_PAUSED and (tonumber(out[2]) < 0 or c.hint < tonumber(out[2])) then
