@@ -25,9 +25,12 @@ local function free_slots(ctx, id, slots_text, part)
     redis.call('ZREM', running, id)
     local held = redis.call('HMGET', prefix .. 'flow', 'cap', 'paused')
     local cap = tonumber(held[1])
-    if cap and not held[2] and redis.call('ZCOUNT', running, '(' .. int_text(now_ms()), '+inf') + 1 >= cap
-      and redis.call('LLEN', resume_list(prefix)) == 0 then
-      redis.call('LPUSH', resume_list(prefix), '1')
+    if cap and not held[2] then
+      -- Live leases only, trimmed as a claim trims them (the commands a queue's ACL user has).
+      redis.call('ZREMRANGEBYSCORE', running, '-inf', now_ms())
+      if redis.call('ZCARD', running) + 1 >= cap and redis.call('LLEN', resume_list(prefix)) == 0 then
+        redis.call('LPUSH', resume_list(prefix), '1')
+      end
     end
   end
   if type(slots.k) == 'string' and part ~= 'g' then
