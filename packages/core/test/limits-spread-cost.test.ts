@@ -127,6 +127,22 @@ describe('job costs', () => {
     await queue.close();
   });
 
+  test("a kind's heavy job that does not fit is parked, and the kind's cheaper jobs wait behind it: they come back in order", async ({ redis, queueName }) => {
+    const queue = openQueue(redis, queueName);
+    await queue.setLimits({ kinds: { email: { rate: { max: 10, windowMs: 300 } } } });
+    const first = await queue.enqueue('email', mail(0), { cost: 8 });
+    const heavy = await queue.enqueue('email', mail(1), { cost: 5 });
+    const light = (await queue.enqueueMany(Array.from({ length: 3 }, (_, n) => ({ kind: 'email' as const, payload: mail(n + 2) })))).map((r) => r.id);
+    const other = await queue.enqueue('webhook', hook(0));
+    // 2 of the window's 10 are left: the cost-5 job does not fit, and the cost-1 ones do not pass it.
+    expect((await queue.claim({ max: 10 })).map((job) => job.id).sort()).toEqual([first, other].sort());
+    expect((await queue.stats()).parkedDepth).toBe(4);
+    // The window passes: they come back oldest first, as many as fit (5 + 3 of 10).
+    const next = await queue.claim({ max: 10, blockMs: 5_000 });
+    expect(next.map((job) => job.id)).toEqual([heavy, ...light]);
+    await queue.close();
+  });
+
   test('a bad cost is refused with a typed error naming the field, and nothing is written', async ({ redis, queueName }) => {
     const queue = openQueue(redis, queueName);
     for (const cost of [0, -1, 1.5, 1_001, '2']) {

@@ -45,13 +45,6 @@ local function payload_kind(payload)
   return nil
 end
 
--- A job's cost for the rate limits: its hash's 'cost' (absent or malformed: 1).
-local function job_cost(text)
-  local cost = tonumber(text)
-  if not cost or cost < 1 then return 1 end
-  return math.floor(cost)
-end
-
 -- Whether limits_hold said 'back' for the job at ids[last] (see lib/limits.lua): then it and the
 -- ids of the window not looked at yet, ids[1..last], go back onto the claim end of `list` in
 -- their order, and the caller claims no more from it.

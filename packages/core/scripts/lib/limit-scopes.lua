@@ -16,6 +16,13 @@
 -- (ZADD arguments of this claim's starts), added (tokens or slots this claim took) } and, by
 -- sort, used (window), live (cap), tat, tat0, t (spread, µs).
 
+-- A job's cost for the rate limits: its hash's 'cost' (absent or malformed: 1).
+local function job_cost(text)
+  local cost = tonumber(text)
+  if not cost or cost < 1 then return 1 end
+  return math.floor(cost)
+end
+
 local function new_scope(c, sort, key, limit, slot)
   local s = { sort = sort, key = key, limit = limit, slot = slot, adds = {}, added = 0 }
   if sort == 'window' then
@@ -98,6 +105,12 @@ local function scope_take(c, s, cost, token, id, deadline_s)
     s.added = s.added + cost
     s.tat = math.max(s.tat, c.now * 1000) + math.min(cost, s.limit[1]) * s.t
   end
+end
+
+-- A copy of scope `s` to try starts on (scope_fits, scope_take) without counting them.
+local function scope_trial(s)
+  return { sort = s.sort, key = s.key, limit = s.limit, slot = s.slot, adds = {}, added = s.added,
+    used = s.used, live = s.live, tat = s.tat, tat0 = s.tat0, t = s.t }
 end
 
 -- After the claim: the scope's starts written (one call or two).

@@ -126,6 +126,44 @@ local function group_ready(c, lim, group, cost)
   return room > 0, open_at
 end
 
+-- Moves the oldest of kind `kind`'s parked jobs (at most `most`) back to the claim end of their
+-- lists, as many as its limits have room for, taken in order (a job that costs more than the room
+-- left stops it: the cheaper ones behind it do not overtake it). Returns true when its limits
+-- stopped it with jobs left (the hint then says when the next may start).
+local function unpark_kind(c, lim, kind, parked, most)
+  local k = lim.kinds[kind]
+  if k.until_ms and k.until_ms > c.now then
+    note_hint(c, k.until_ms)
+    return true
+  end
+  local trials = {}
+  for _, s in ipairs(job_scopes(c, lim, kind, nil)) do trials[#trials + 1] = scope_trial(s) end
+  local ids = redis.call('LRANGE', parked, -most, -1)
+  local moving, stopped = {}, false
+  for i = #ids, 1, -1 do
+    local f = read_hash(c.job_prefix .. ids[i], 'priority', 'group', 'cost')
+    local cost = job_cost(f and f[3])
+    local room, open_at = room_in(c, trials, cost, 1, c.now)
+    if room <= 0 then
+      note_hint(c, open_at)
+      stopped = true
+      break
+    end
+    for _, t in ipairs(trials) do scope_take(c, t, cost, '', ids[i], '0') end
+    moving[#moving + 1] = { ids[i], f }
+    c.unparked[ids[i]] = true
+  end
+  -- Newest first onto the claim end, so the oldest is the next claimed.
+  for i = #moving, 1, -1 do
+    local f = moving[i][2]
+    push_pending(c.prefix, c.pending, moving[i][1], f and f[1], true, f and f[2])
+  end
+  if #moving > 0 then redis.call('LTRIM', parked, 0, -#moving - 1) end
+  -- More may start now than this claim asked for: the next claim need not wait.
+  if #moving == most and most < redis.call('LLEN', parked) + most then note_hint(c, c.now) end
+  return stopped
+end
+
 -- The queue's own limits have no room: the claim takes nothing more and answers until when,
 -- as minus that time, at most CLAIM_LIMITED_MAX, in out[2] (see lib/claim-jobs.lua). Its
 -- workers then wait on the resume list: a token left there (by a resume, or by a freed slot
@@ -141,7 +179,7 @@ end
 -- the claim may start.
 local function limits_before(c, admission, wanted, out)
   local lim = admission.lim
-  c.scopes, c.scope_list, c.hint, c.queue_scopes, c.stop_at, c.turn_back = {}, {}, nil, nil, nil, nil
+  c.scopes, c.scope_list, c.hint, c.queue_scopes, c.stop_at, c.turn_back, c.blocked, c.unparked = {}, {}, nil, nil, nil, nil, {}, {}
   local room, open_at = room_in(c, queue_scopes(c, lim), 1, wanted, c.now)
   if room <= 0 then
     queue_limited(c, out, open_at)
@@ -157,20 +195,10 @@ local function limits_before(c, admission, wanted, out)
     if k.until_ms and k.until_ms <= c.now and (k.rate or k.cap or paused or waiting <= wanted) then
       redis.call('HDEL', admission.key, 'limited_until:' .. kind)
     end
-    if not paused and waiting > 0 then
-      local kroom, kopen_at = kind_room(c, lim, kind, 1)
-      if kroom <= 0 then
-        note_hint(c, kopen_at)
-      else
-        local ids = redis.call('LRANGE', parked, -math.min(kroom, wanted, waiting), -1)
-        for i = 1, #ids do
-          local f = read_hash(c.job_prefix .. ids[i], 'priority', 'group')
-          push_pending(c.prefix, c.pending, ids[i], f and f[1], true, f and f[2])
-        end
-        redis.call('LTRIM', parked, 0, -#ids - 1)
-        -- More may start now than this claim asked for: the next claim need not wait.
-        if waiting > #ids and kroom > #ids then note_hint(c, c.now) end
-      end
+    if not paused and waiting > 0 and unpark_kind(c, lim, kind, parked, math.min(wanted, waiting)) then
+      -- The kind's oldest parked job has no room: the jobs of the kind the claim meets (but those
+      -- moved back, c.unparked) wait behind it, however little they cost.
+      c.blocked[kind] = true
     end
   end
   return wanted
@@ -188,7 +216,10 @@ local function limits_hold(c, lim, id, kind, group, cost)
     return 'back'
   end
   local room, open_at = kind_room(c, lim, kind, cost)
+  if kind and c.blocked[kind] and not c.unparked[id] then room = 0 end
   if room <= 0 then
+    -- Parked: and the jobs of its kind the claim meets after it wait behind it.
+    if kind and lim.kinds[kind] then c.blocked[kind] = true end
     redis.call('LPUSH', parked_list(c.prefix, kind), id)
     note_hint(c, open_at)
     -- A group's carrier parked: the group's turn goes back to the turns between groups (when
