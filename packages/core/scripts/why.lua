@@ -43,7 +43,7 @@ if not status then return '' end
 local now = now_ms()
 local f = redis.call('HMGET', job_key, 'kind', 'payload', 'priority', 'group', 'attempts', 'expires_at_ms',
   'completed_at_ms', 'failed_at_ms', 'cancelled_at_ms', 'last_error', 'claimed_at_ms', 'first_claimed_at_ms',
-  'lease_expires_at_ms', 'log_ids', 'children_left', 'children')
+  'lease_expires_at_ms', 'log_ids', 'children_left', 'children', 'cost')
 local kind = f[1]
 if not kind and f[2] then
   -- A recipe producer's job has no kind field: its payload's.
@@ -52,6 +52,8 @@ if not kind and f[2] then
 end
 local group = f[4]
 if group == '' then group = nil end
+-- What the job takes of each rate limit (see lib/limits.lua): its hash's 'cost', absent: 1.
+local cost = math.max(1, math.floor(tonumber(f[17] or '') or 1))
 local reasons = {}
 local function add(reason) reasons[#reasons + 1] = reason end
 -- A hash's number, or nil for none and for one JSON cannot hold (a hand-written 'inf' or 'nan').
@@ -70,11 +72,12 @@ end
 
 -- The rate limit of `text` ('max/windowMs' or, spread, 'max/windowMs/burst', see
 -- lib/admission.lua) when it has no room for a start: its numbers and when the next start
--- may come; nil when it has room. A sliding window (at `key`) holds the starts of
--- (now - window, now]: it is full when it holds a max-th newest start, and opens when that one
--- leaves it (read with ZRANGE alone, the commands a queue's ACL user has). A spread limit
--- (its arrival time at `spread_key`, see lib/limit-scopes.lua) has room while that time is at
--- most burst - 1 intervals ahead of now.
+-- may come; nil when it has room for the job's cost. A sliding window (at `key`) holds the
+-- starts of (now - window, now]: with c = min(cost, max), it is full when it holds a
+-- (max - c + 1)-th newest start, and opens when that one leaves it (read with ZRANGE alone, the
+-- commands a queue's ACL user has). A spread limit (its arrival time at `spread_key`, see
+-- lib/limit-scopes.lua) has room while that time is at most burst - min(cost, burst) intervals
+-- ahead of now.
 local function rate_full(key, spread_key, text)
   local rate = parse_rate(text)
   if not rate then return nil end
@@ -82,11 +85,11 @@ local function rate_full(key, spread_key, text)
   if burst then
     local t = spread_interval_us(rate)
     local tat = number_or_nil(redis.call('GET', spread_key)) or 0
-    local open_us = tat - (burst - 1) * t
+    local open_us = tat - (burst - math.min(cost, burst)) * t
     if open_us <= now * 1000 then return nil end
     return { max = max, windowMs = window, untilMs = math.ceil(open_us / 1000), spread = true, burst = burst }
   end
-  local at = redis.call('ZRANGE', key, '+inf', '(' .. int_text(now - window), 'BYSCORE', 'REV', 'LIMIT', max - 1, 1, 'WITHSCORES')
+  local at = redis.call('ZRANGE', key, '+inf', '(' .. int_text(now - window), 'BYSCORE', 'REV', 'LIMIT', max - math.min(cost, max), 1, 'WITHSCORES')
   local started = number_or_nil(at[2])
   if not started then return nil end
   return { max = max, windowMs = window, untilMs = started + window }

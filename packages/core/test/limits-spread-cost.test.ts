@@ -109,6 +109,18 @@ describe('job costs', () => {
     await queue.close();
   });
 
+  test("why counts a job's cost: a window with room for one more start is full for a job of cost 3", async ({ redis, queueName }) => {
+    const queue = openQueue(redis, queueName);
+    await queue.setLimits({ rate: { max: 10, windowMs: 60_000 } });
+    await queue.enqueueMany(Array.from({ length: 8 }, (_, n) => ({ kind: 'email' as const, payload: mail(n) })));
+    const started = await queue.claim({ max: 20 });
+    const heavy = await queue.enqueue('email', mail(0), { cost: 3 });
+    const light = await queue.enqueue('email', mail(1));
+    expect(reason(await queue.why(heavy), 'rate-limited')).toMatchObject({ scope: 'queue', max: 10, untilMs: started[0]!.claimedAtMs + 60_000 });
+    expect((await queue.why(light))?.reasons.map((r) => r.code)).not.toContain('rate-limited');
+    await queue.close();
+  });
+
   test('cost counts against spread limits, and against kind and group rates', async ({ redis, queueName }) => {
     const queue = openQueue(redis, queueName);
     await queue.setLimits({ rate: { max: 10, windowMs: 60_000, spread: true, burst: 10 }, kinds: { webhook: { rate: { max: 4, windowMs: 60_000 } } }, groups: { rate: { max: 3, windowMs: 60_000 } } });

@@ -7,8 +7,9 @@
 -- attempt ends (complete, fail, release, reclaim, a handler's pushback), and hands each freed
 -- slot on: the oldest parked job of the kind (unless the kind is paused or pushed back) and the
 -- next job of the group go back to the claim end of their lists, where that push wakes a
--- waiting worker. A job without slots costs nothing here: callers read 'slots' with fields they
--- read anyway. ctx: { prefix (the queue's key prefix, see lib/admission.lua), job_prefix, pending }.
+-- waiting worker; a slot of the queue's own cap, freed from a full cap, pushes a token onto the
+-- resume list, where its waiting workers block. A job without slots costs nothing here: callers
+-- read 'slots' with fields they read anyway. ctx: { prefix (the queue's key prefix, see lib/admission.lua), job_prefix, pending }.
 -- `part`: 'k' to give back the kind's and the queue's slots, 'g' only the group's; nil for all. A job
 -- that goes back to waiting (release, reclaim, pushback) gives its group slot back only once it
 -- is in its group's list again, so the group's turn comes back to it and the group keeps its order.
