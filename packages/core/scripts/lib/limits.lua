@@ -159,8 +159,9 @@ local function unpark_kind(c, lim, kind, parked, most)
     push_pending(c.prefix, c.pending, moving[i][1], f and f[1], true, f and f[2])
   end
   if #moving > 0 then redis.call('LTRIM', parked, 0, -#moving - 1) end
-  -- More may start now than this claim asked for: the next claim need not wait.
-  if #moving == most and most < redis.call('LLEN', parked) + most then note_hint(c, c.now) end
+  -- Stopped by `most` alone (what this claim asked for), with more parked: the next claim need
+  -- not wait.
+  if #moving == most and redis.call('LLEN', parked) > 0 then note_hint(c, c.now) end
   return stopped
 end
 
