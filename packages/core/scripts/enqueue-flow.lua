@@ -82,7 +82,7 @@ for j = 0, n - 1 do
   local base = FIRST_JOB + j * FIELDS
   local id, payload, kind, options = ARGV[base], ARGV[base + 1], ARGV[base + 2], ARGV[base + 3]
   local parent, on_failure = ARGV[base + 4], ARGV[base + 5]
-  local delay, run_at, max_attempts, visibility, idem, priority, expiry, traceparent, group = job_options(options, now, 'enqueue-flow')
+  local delay, run_at, max_attempts, visibility, idem, priority, expiry, traceparent, group, cost = job_options(options, now, 'enqueue-flow')
   -- A flow's jobs take no idempotency key.
   if idem ~= 0 then error('enqueue-flow: malformed job options "' .. options .. '"') end
   local job_key = job_prefix .. id
@@ -91,7 +91,7 @@ for j = 0, n - 1 do
   local waiting = children[id]
   local status = 'pending'
   if waiting then status = 'waiting-children' elseif due > now then status = 'delayed' end
-  write_job_hash(job_key, id, payload, kind, status, now_text, max_attempts, visibility, traceparent, priority, expiry, group)
+  write_job_hash(job_key, id, payload, kind, status, now_text, max_attempts, visibility, traceparent, priority, expiry, group, cost)
   if by_kind then by_kind[kind] = (by_kind[kind] or 0) + 1 end
   if parent ~= '' then
     redis.call('HSET', job_key, 'parent_id', parent)

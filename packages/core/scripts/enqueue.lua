@@ -29,11 +29,12 @@
             queue's default), idempotencyTtlMs (the job has an idempotency key), priority (may
             be negative), ttlMs, expiresAtMs, whole numbers; traceparent, the W3C traceparent
             stored on the job (checked by the caller); group, the job's group (see
-            lib/limits.lua: it waits in its group's turn); with a dedupe key: dedupeStates (the
-            states it holds in, see lib/dedupe.lua), dedupePeriodMs, dedupeReplace (1: take the
-            payload of the jobs absorbed), debounceMs and debounceMaxWaitMs (the job is
-            debounced: its delayMs is debounceMs); batch, the id of the open batch the job
-            joins (see lib/batch.lua)
+            lib/limits.lua: it waits in its group's turn); cost, its weight against rate
+            limits (a whole number above 1); with a dedupe key: dedupeStates (the states it
+            holds in, see lib/dedupe.lua), dedupePeriodMs, dedupeReplace (1: take the payload
+            of the jobs absorbed), debounceMs and debounceMaxWaitMs (the job is debounced: its
+            delayMs is debounceMs); batch, the id of the open batch the job joins (see
+            lib/batch.lua)
   Returns:  flat array, per job: id, ENQUEUE_WRITTEN if written (now, or by an earlier run of this
             same call), ENQUEUE_HELD if an earlier job holds its idempotency key, or
             ENQUEUE_DEDUPED if it was absorbed (now, or by an earlier run of this same call)
@@ -107,7 +108,7 @@ local key_index = 5
 for j = 0, n - 1 do
   local base = FIRST_JOB + j * FIELDS
   local id, payload, kind = ARGV[base], ARGV[base + 1], ARGV[base + 2]
-  local delay_text, run_at_text, max_attempts, visibility_ms, idem_ms, priority, expiry, traceparent, group, o = job_options(ARGV[base + 3], now, 'enqueue')
+  local delay_text, run_at_text, max_attempts, visibility_ms, idem_ms, priority, expiry, traceparent, group, cost, o = job_options(ARGV[base + 3], now, 'enqueue')
   local job_key = job_prefix .. id
   local holder = false
   local idem_key = false
@@ -156,7 +157,7 @@ for j = 0, n - 1 do
     if run_at_text ~= '0' then due = tonumber(run_at_text) end
     local status = 'pending'
     if due > now then status = 'delayed' end
-    write_job_hash(job_key, id, payload, kind, status, now_text, max_attempts, visibility_ms, traceparent, priority, expiry, group)
+    write_job_hash(job_key, id, payload, kind, status, now_text, max_attempts, visibility_ms, traceparent, priority, expiry, group, cost)
     -- Named in the hash so that a removal (remove.lua) can release it.
     if idem_key then redis.call('HSET', job_key, 'idempotency_key', idem_key) end
     if dedupe_key then dedupe_take(dedupe_key, o.dedupeStates, o.dedupePeriodMs or 0, (o.debounceMs or 0) > 0, job_key, id, now) end

@@ -24,13 +24,14 @@
 --@include lib/holds-claim.lua
 --@include lib/admission.lua
 
--- Moves the deadline of the running slots a job holds (JSON {k = kind, g = group}) with its lease.
+-- Moves the deadline of the running slots a job holds (JSON {q = true, k = kind, g = group}) with its lease.
 local function renew_slots(prefix, id, slots_text, deadline_text)
   load_admission()
   local ok, slots = pcall(cjson.decode, slots_text)
   if not ok or type(slots) ~= 'table' then return end
   if type(slots.k) == 'string' then redis.call('ZADD', kind_running(prefix, slots.k), 'XX', deadline_text, id) end
   if type(slots.g) == 'string' then redis.call('ZADD', group_running(prefix, slots.g), 'XX', deadline_text, id) end
+  if slots.q == true then redis.call('ZADD', queue_running(prefix), 'XX', deadline_text, id) end
 end
 
 local now = now_ms()

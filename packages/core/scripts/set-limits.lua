@@ -7,7 +7,9 @@
   'parking' (see lib/unpark-jobs.lua), so that its parked jobs stay counted and listed
   until they are back. What the reply says is read from the state, not from what this call
   changed: run twice (its reply lost), it says the same. The caller (or a sweep) then moves
-  them back with unpark.lua.
+  them back with unpark.lua. Workers waiting out the queue's own rate limit or cap (on the
+  resume list, see lib/limits.lua) are woken to claim under the new limits, unless the queue
+  is paused (they wait there for its resume).
 
   KEYS[1]   admission: admission hash
   ARGV[1]   prefix: the queue's key prefix ("queue:{NAME}:"), for the parked lists (see lib/admission.lua)
@@ -31,7 +33,7 @@ local gone, had = {}, {}
 for _, field in ipairs(fields) do
   local kind = limited_kind_of(field)
   if kind then had[kind] = true end
-  if kind or field == 'rate' or field == 'group_rate' or field == 'group_cap' then
+  if kind or field == 'rate' or field == 'cap' or field == 'group_rate' or field == 'group_cap' then
     gone[#gone + 1] = field
   end
 end
@@ -44,6 +46,8 @@ end
 for kind in pairs(had) do
   if redis.call('LLEN', parked_list(prefix, kind)) > 0 then redis.call('HSET', KEYS[1], 'parking:' .. kind, '1') end
 end
+local woken = redis.call('HEXISTS', KEYS[1], 'paused') == 0 and redis.call('LLEN', resume_list(prefix)) == 0
+if woken then redis.call('LPUSH', resume_list(prefix), '1') end
 local free = 0
 local held = redis.call('HKEYS', KEYS[1])
 for _, field in ipairs(held) do

@@ -3,7 +3,7 @@
   why: why a job is not running (or that it is), read in one step from the job's hash and the
   queue's state: where the job waits (its list and how many jobs are ahead of it there, the
   delayed set, its parent's children), what holds it back (a pause, a rate limit, a concurrency
-  cap and the jobs holding its slots, a handler's pushback, its group's turn, no live worker
+  cap (the queue's, its kind's, its group's) and the jobs holding its slots, a handler's pushback, its group's turn, no live worker
   for its kind in the worker registry, see lib/live-workers.lua), or how it ended.
   It changes nothing: rate windows and running sets are read as the claims would trim them.
   Work per call: one LPOS per list the job may wait in (each scanning at most WHY_SCAN_MAX ids
@@ -43,7 +43,7 @@ if not status then return '' end
 local now = now_ms()
 local f = redis.call('HMGET', job_key, 'kind', 'payload', 'priority', 'group', 'attempts', 'expires_at_ms',
   'completed_at_ms', 'failed_at_ms', 'cancelled_at_ms', 'last_error', 'claimed_at_ms', 'first_claimed_at_ms',
-  'lease_expires_at_ms', 'log_ids', 'children_left', 'children')
+  'lease_expires_at_ms', 'log_ids', 'children_left', 'children', 'cost')
 local kind = f[1]
 if not kind and f[2] then
   -- A recipe producer's job has no kind field: its payload's.
@@ -52,6 +52,8 @@ if not kind and f[2] then
 end
 local group = f[4]
 if group == '' then group = nil end
+-- What the job takes of each rate limit (see lib/limits.lua): its hash's 'cost', absent: 1.
+local cost = math.max(1, math.floor(tonumber(f[17] or '') or 1))
 local reasons = {}
 local function add(reason) reasons[#reasons + 1] = reason end
 -- A hash's number, or nil for none and for one JSON cannot hold (a hand-written 'inf' or 'nan').
@@ -68,16 +70,26 @@ local function since(value)
   return cjson.null
 end
 
--- The rate window at `key` ('max/windowMs' in `text`) when it is full: its numbers and when a
--- start leaves it; nil when it has room. The window holds the starts of (now - window, now]: it
--- is full when it holds a max-th newest start, and opens when that one leaves it. (Read with
--- ZRANGE alone, the commands a queue's ACL user has.)
-local function rate_full(key, text)
-  local max, window = string.match(text or '', '^(%d+)/(%d+)$')
-  if not max then return nil end
-  max, window = tonumber(max), tonumber(window)
-  if max < 1 then return nil end
-  local at = redis.call('ZRANGE', key, '+inf', '(' .. int_text(now - window), 'BYSCORE', 'REV', 'LIMIT', max - 1, 1, 'WITHSCORES')
+-- The rate limit of `text` ('max/windowMs' or, spread, 'max/windowMs/burst', see
+-- lib/admission.lua) when it has no room for a start: its numbers and when the next start
+-- may come; nil when it has room for the job's cost. A sliding window (at `key`) holds the
+-- starts of (now - window, now]: with c = min(cost, max), it is full when it holds a
+-- (max - c + 1)-th newest start, and opens when that one leaves it (read with ZRANGE alone, the
+-- commands a queue's ACL user has). A spread limit (its arrival time at `spread_key`, see
+-- lib/limit-scopes.lua) has room while that time is at most burst - min(cost, burst) intervals
+-- ahead of now.
+local function rate_full(key, spread_key, text)
+  local rate = parse_rate(text)
+  if not rate then return nil end
+  local max, window, burst = rate[1], rate[2], rate[3]
+  if burst then
+    local t = spread_interval_us(rate)
+    local tat = number_or_nil(redis.call('GET', spread_key)) or 0
+    local open_us = tat - (burst - math.min(cost, burst)) * t
+    if open_us <= now * 1000 then return nil end
+    return { max = max, windowMs = window, untilMs = math.ceil(open_us / 1000), spread = true, burst = burst }
+  end
+  local at = redis.call('ZRANGE', key, '+inf', '(' .. int_text(now - window), 'BYSCORE', 'REV', 'LIMIT', max - math.min(cost, max), 1, 'WITHSCORES')
   local started = number_or_nil(at[2])
   if not started then return nil end
   return { max = max, windowMs = window, untilMs = started + window }
@@ -114,10 +126,12 @@ local function holds(admission)
   if kind and admission['paused_kind:' .. kind] then
     add({ code = 'kind-paused', kind = kind, sinceMs = since(admission['paused_kind:' .. kind]), pausedBy = admission['paused_by:' .. kind] })
   end
-  local full = admission.rate and rate_full(queue_rate(prefix), admission.rate)
+  local full = admission.rate and rate_full(queue_rate(prefix), queue_spread(prefix), admission.rate)
   if full then full.code, full.scope = 'rate-limited', 'queue'; add(full) end
+  full = admission.cap and cap_full(queue_running(prefix), admission.cap)
+  if full then full.code = 'queue-cap-full'; add(full) end
   if kind then
-    full = admission['rate_kind:' .. kind] and rate_full(kind_rate(prefix, kind), admission['rate_kind:' .. kind])
+    full = admission['rate_kind:' .. kind] and rate_full(kind_rate(prefix, kind), kind_spread(prefix, kind), admission['rate_kind:' .. kind])
     if full then full.code, full.scope, full.kind = 'rate-limited', 'kind', kind; add(full) end
     local until_ms = number_or_nil(admission['limited_until:' .. kind])
     if until_ms and until_ms > now then add({ code = 'pushed-back', kind = kind, untilMs = until_ms }) end
@@ -125,7 +139,7 @@ local function holds(admission)
     if full then full.code, full.kind = 'kind-cap-full', kind; add(full) end
   end
   if group then
-    full = admission.group_rate and rate_full(group_rate(prefix, group), admission.group_rate)
+    full = admission.group_rate and rate_full(group_rate(prefix, group), group_spread(prefix, group), admission.group_rate)
     if full then full.code, full.scope, full.group = 'rate-limited', 'group', group; add(full) end
     full = admission.group_cap and cap_full(group_running(prefix, group), admission.group_cap)
     if full then full.code, full.group = 'group-cap-full', group; add(full) end

@@ -40,6 +40,11 @@ export interface EnqueueOptions {
    */
   group?: string;
   /**
+   * What the job takes of the rate limits it falls under (see `setLimits`): a whole number from
+   * 1 to {@link MAX_JOB_COST}, default 1. A job of cost 5 under 10 per window uses half the window.
+   */
+  cost?: number;
+  /**
    * A W3C `traceparent` (version 00) stored on the job, so the worker's span for each attempt
    * links to the trace that enqueued it. `@jobs/producer` with `tracing` on fills it in from the
    * active OpenTelemetry context; give it here when you enqueue through `Queue` yourself.
@@ -69,11 +74,16 @@ export interface ResolvedEnqueueOptions {
   /** 0: none. */
   expiresAtMs: number;
   group: string | undefined;
+  /** 1: the default. */
+  cost: number;
   /** Undefined: none. */
   traceparent: string | undefined;
   /** From `dedupe` or `unique`; undefined: none. */
   dedupe: ResolvedDedupe | undefined;
 }
+
+/** The highest `cost` a job may have (see {@link EnqueueOptions.cost}). */
+export const MAX_JOB_COST = 1_000;
 
 /** A W3C `traceparent` of version 00 with a valid (not all-zero) trace id and span id. */
 const TRACEPARENT = /^00-(?!0{32})[0-9a-f]{32}-(?!0{16})[0-9a-f]{16}-[0-9a-f]{2}$/;
@@ -92,6 +102,7 @@ export const ENQUEUE_OPTION_KEYS: OptionKeys<EnqueueOptions> = {
   ttlMs: true,
   expiresAt: true,
   group: true,
+  cost: true,
   traceparent: true,
   dedupe: true,
   unique: true,
@@ -105,7 +116,7 @@ export function latestTimeMs(): number {
 /** Checks `options` (from untrusted callers too) and fills in defaults. */
 export function resolveEnqueueOptions(options: EnqueueOptions | undefined, defaultIdempotencyTtlMs: number, field = 'options'): ResolvedEnqueueOptions {
   if (options === undefined) {
-    return { delayMs: 0, runAtMs: 0, maxAttempts: undefined, visibilityMs: undefined, idempotencyKey: undefined, idempotencyTtlMs: 0, priority: undefined, ttlMs: 0, expiresAtMs: 0, group: undefined, traceparent: undefined, dedupe: undefined };
+    return { delayMs: 0, runAtMs: 0, maxAttempts: undefined, visibilityMs: undefined, idempotencyKey: undefined, idempotencyTtlMs: 0, priority: undefined, ttlMs: 0, expiresAtMs: 0, group: undefined, cost: 1, traceparent: undefined, dedupe: undefined };
   }
   assertOptionKeys(field, options, ENQUEUE_OPTION_KEYS);
   const delayMs = options.delayMs === undefined ? 0 : assertWholeNumber(`${field}.delayMs`, options.delayMs, 0, YEAR_MS);
@@ -139,6 +150,7 @@ export function resolveEnqueueOptions(options: EnqueueOptions | undefined, defau
     expiresAtMs = assertWholeNumber(`${field}.expiresAt`, ms, 1, latestTimeMs());
   }
   const group = options.group === undefined ? undefined : assertGroupKey(`${field}.group`, options.group);
+  const cost = options.cost === undefined ? 1 : assertWholeNumber(`${field}.cost`, options.cost, 1, MAX_JOB_COST);
   const traceparent = options.traceparent;
   if (traceparent !== undefined && (typeof traceparent !== 'string' || !TRACEPARENT.test(traceparent))) {
     throw new InvalidArgumentError(`${field}.traceparent`, 'expected a W3C traceparent: 00-<32 hex trace id>-<16 hex span id>-<2 hex flags>, lowercase, ids not all zero');
@@ -154,5 +166,5 @@ export function resolveEnqueueOptions(options: EnqueueOptions | undefined, defau
   } else if (options.unique !== undefined) {
     dedupe = resolveUnique(`${field}.unique`, options.unique);
   }
-  return { delayMs, runAtMs, maxAttempts, visibilityMs, idempotencyKey, idempotencyTtlMs, priority, ttlMs, expiresAtMs, group, traceparent, dedupe };
+  return { delayMs, runAtMs, maxAttempts, visibilityMs, idempotencyKey, idempotencyTtlMs, priority, ttlMs, expiresAtMs, group, cost, traceparent, dedupe };
 }

@@ -47,9 +47,10 @@ export type { EnqueueOptions } from './enqueue-options.ts';
 export { Batch } from './batch.ts';
 export { BATCH_ID_PATTERN, type BatchCallback, type BatchCallbackName, type BatchOptions, type BatchState } from './commands/batch.ts';
 export type { DedupeOptions, DedupeState, UniqueOptions } from './dedupe-options.ts';
+export { MAX_JOB_COST } from './enqueue-options.ts';
 export { assertPriority, MAX_PRIORITY, MIN_PRIORITY } from './priority.ts';
 export { MAX_PROGRESS_BYTES } from './commands/progress.ts';
-export { assertGroupKey, MAX_CONCURRENCY, MAX_GROUP_KEY_LENGTH, MAX_RATE, MAX_RATE_WINDOW_MS, MIN_RATE_WINDOW_MS } from './limits.ts';
+export { assertGroupKey, defaultBurst, MAX_CONCURRENCY, MAX_GROUP_KEY_LENGTH, MAX_RATE, MAX_RATE_WINDOW_MS, MIN_RATE_WINDOW_MS } from './limits.ts';
 export type { KindLimits, LimitsState, QueueLimits, RateLimit } from './limits.ts';
 
 export { defineKinds, Kinds, KIND_NAME_PATTERN } from './kinds.ts';

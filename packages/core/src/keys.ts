@@ -39,9 +39,10 @@ import { InvalidArgumentError } from './errors.ts';
  * | `queue:{NAME}:priorities` | sorted set: the priority levels (other than 0) whose list may hold jobs | ours |
  * | `queue:{NAME}:priority:<p>` | list: waiting jobs of priority `p` (priority 0 is `pending`) | ours |
  * | `queue:{NAME}:parked:<kind>` | list: jobs of a paused or limited kind, set aside by the claims that met them | ours |
- * | `queue:{NAME}:resume` | list: a token pushed on resume, waking the claims of a paused queue's workers | ours |
- * | `queue:{NAME}:rate`, `:rate:kind:<k>`, `:rate:group:<g>` | sorted set: start times (ms) in a rate limit's sliding window, member: claim token | ours |
- * | `queue:{NAME}:running:kind:<k>`, `:running:group:<g>` | sorted set: ids holding a slot of a concurrency cap, scored by lease deadline | ours |
+ * | `queue:{NAME}:resume` | list: a token pushed on resume (or when the queue's full cap frees a slot, or on setLimits), waking the claims of workers waiting on it: a paused queue's, or one over its own rate limit or cap | ours |
+ * | `queue:{NAME}:rate`, `:rate:kind:<k>`, `:rate:group:<g>` | sorted set: start times (ms) in a rate limit's sliding window, member: claim token (a job of cost n: n members) | ours |
+ * | `queue:{NAME}:spread`, `:spread:kind:<k>`, `:spread:group:<g>` | string: a spread rate limit's theoretical arrival time (µs, Redis clock), expiring when it has passed | ours |
+ * | `queue:{NAME}:running`, `:running:kind:<k>`, `:running:group:<g>` | sorted set: ids holding a slot of the queue's, a kind's, a group's concurrency cap, scored by lease deadline | ours |
  * | `queue:{NAME}:groups` | sorted set: groups with jobs waiting, scored by when their next turn may be taken | ours |
  * | `queue:{NAME}:group:<g>` | list: waiting jobs of group `g` (behind its carrier in pending) | ours |
  * | `queue:{NAME}:workers` | sorted set: the worker registry, worker id scored by the time (ms, Redis clock) until which it counts as alive (a member below now is dead); capped, expires with its last member | ours |
@@ -135,6 +136,14 @@ export interface QueueKeys {
   groupRate(group: string): string;
   /** The running slots of kind `kind`'s concurrency cap. */
   kindRunning(kind: string): string;
+  /** The running slots of the queue's own concurrency cap. */
+  readonly queueRunning: string;
+  /** The arrival time of the queue's spread rate limit. */
+  readonly spread: string;
+  /** The arrival time of kind `kind`'s spread rate limit. */
+  kindSpread(kind: string): string;
+  /** The arrival time of group `group`'s spread rate limit. */
+  groupSpread(group: string): string;
   /** The running slots of group `group`'s concurrency cap. */
   groupRunning(group: string): string;
   /** The groups with jobs waiting, scored by when their next turn may be taken. */
@@ -159,9 +168,9 @@ export interface QueueKeys {
  * The suffixes of the admission keys, appended to the queue's `prefix` here and in
  * scripts/lib/admission.lua (which receives `prefix` in ARGV): the admission hash, the levels set, a
  * level's list (`priority:<p>`), a paused or limited kind's parked list (`parked:<kind>`), the
- * resume list, and for limits and groups (scripts/lib/limits.lua): the rate windows of the
- * queue, a kind and a group, the running sets of a kind's and a group's concurrency cap, the
- * groups waiting for a turn and a group's list.
+ * resume list, and for limits and groups (scripts/lib/limits.lua): the rate windows and spread
+ * arrival times of the queue, a kind and a group, the running sets of the queue's, a kind's and
+ * a group's concurrency cap, the groups waiting for a turn and a group's list.
  */
 export const ADMISSION_KEY_SUFFIXES = Object.freeze({
   admission: 'flow',
@@ -174,6 +183,10 @@ export const ADMISSION_KEY_SUFFIXES = Object.freeze({
   groupRate: 'rate:group:',
   kindRunning: 'running:kind:',
   groupRunning: 'running:group:',
+  queueRunning: 'running',
+  spread: 'spread',
+  kindSpread: 'spread:kind:',
+  groupSpread: 'spread:group:',
   groups: 'groups',
   group: 'group:',
 });
@@ -309,6 +322,10 @@ export function queueKeys(name: string): QueueKeys {
     groupRate: (group: string) => `${prefix}${ADMISSION_KEY_SUFFIXES.groupRate}${group}`,
     kindRunning: (kind: string) => `${prefix}${ADMISSION_KEY_SUFFIXES.kindRunning}${kind}`,
     groupRunning: (group: string) => `${prefix}${ADMISSION_KEY_SUFFIXES.groupRunning}${group}`,
+    queueRunning: `${prefix}${ADMISSION_KEY_SUFFIXES.queueRunning}`,
+    spread: `${prefix}${ADMISSION_KEY_SUFFIXES.spread}`,
+    kindSpread: (kind: string) => `${prefix}${ADMISSION_KEY_SUFFIXES.kindSpread}${kind}`,
+    groupSpread: (group: string) => `${prefix}${ADMISSION_KEY_SUFFIXES.groupSpread}${group}`,
     groups: `${prefix}${ADMISSION_KEY_SUFFIXES.groups}`,
     group: (group: string) => `${prefix}${ADMISSION_KEY_SUFFIXES.group}${group}`,
     workers: `${prefix}${WORKER_KEY_SUFFIXES.workers}`,

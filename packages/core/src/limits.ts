@@ -7,12 +7,29 @@ import { assertWholeNumber } from './whole-number.ts';
  * commands/limits.ts; the rules themselves run inside the claim script (scripts/lib/limits.lua).
  */
 
-/** At most `max` jobs started in any sliding window of `windowMs` (Redis clock). */
+/**
+ * At most `max` jobs started in any sliding window of `windowMs` (Redis clock). A job enqueued
+ * with `cost: n` counts as n starts (a cost above `max` as `max`).
+ */
 export interface RateLimit {
   /** Starts allowed per window: a whole number from 1 to 1,000,000. */
   readonly max: number;
   /** The window, in ms: from {@link MIN_RATE_WINDOW_MS} to one day. */
   readonly windowMs: number;
+  /**
+   * Spread the starts evenly instead of letting a window's `max` start together: one start
+   * every `windowMs / (max - burst + 1)` ms, and up to `burst` at once after a quiet spell
+   * (a GCRA limiter: one arrival time per limit in Redis). No sliding window of `windowMs`
+   * holds more than `max` starts, burst included. Default false: a sliding window.
+   */
+  readonly spread?: boolean;
+  /**
+   * With `spread`: how many may start at once after a quiet spell, from 1 to `max`. Default
+   * {@link defaultBurst}: `ceil(max / 50)` (100/s: 2, so at most 11 start in any 100 ms). A
+   * larger burst absorbs claim timing jitter; it slows the steady pace a little, so that the
+   * window still holds at most `max`.
+   */
+  readonly burst?: number;
 }
 
 /** The limits of one kind, or of every group. */
@@ -30,6 +47,11 @@ export interface KindLimits {
 export interface QueueLimits {
   /** The whole queue: at most `max` jobs started per sliding window. */
   readonly rate?: RateLimit;
+  /**
+   * The whole queue: at most this many jobs running at once across every worker (counted from
+   * live leases, so a killed worker's slot comes back when its lease ends).
+   */
+  readonly concurrency?: number;
   /** Per kind: a rate limit and a concurrency cap. */
   readonly kinds?: Readonly<Record<string, KindLimits>>;
   /** Each group (the enqueue option `group`) on its own: a rate limit and a concurrency cap. */
@@ -64,12 +86,28 @@ export function assertGroupKey(field: string, value: unknown): string {
   return value;
 }
 
+/** A spread limit's burst when none is given: `ceil(max / 50)`, so 1 up to 50 starts per window. */
+export function defaultBurst(max: number): number {
+  return Math.ceil(max / 50);
+}
+
+const RATE_KEYS: ReadonlySet<string> = new Set(['max', 'windowMs', 'spread', 'burst']);
+
 function rateText(field: string, rate: unknown): string {
-  if (typeof rate !== 'object' || rate === null) throw new InvalidArgumentError(field, 'expected { max, windowMs }');
-  const { max, windowMs } = rate as RateLimit;
+  if (typeof rate !== 'object' || rate === null) throw new InvalidArgumentError(field, 'expected { max, windowMs, spread?, burst? }');
+  for (const key of Object.keys(rate)) {
+    if (!RATE_KEYS.has(key)) throw new InvalidArgumentError(`${field}.${key}`, 'unknown option (expected max, windowMs, spread or burst)');
+  }
+  const { max, windowMs, spread, burst } = rate as RateLimit;
   assertWholeNumber(`${field}.max`, max, 1, MAX_RATE);
   assertWholeNumber(`${field}.windowMs`, windowMs, MIN_RATE_WINDOW_MS, MAX_RATE_WINDOW_MS);
-  return `${max}/${windowMs}`;
+  if (spread !== undefined && typeof spread !== 'boolean') throw new InvalidArgumentError(`${field}.spread`, `expected true or false, got ${typeof spread}`);
+  if (!spread) {
+    if (burst !== undefined) throw new InvalidArgumentError(`${field}.burst`, 'a burst is for a spread limit (spread: true)');
+    return `${max}/${windowMs}`;
+  }
+  const chosen = burst === undefined ? defaultBurst(max) : assertWholeNumber(`${field}.burst`, burst, 1, max);
+  return `${max}/${windowMs}/${chosen}`;
 }
 
 function kindFields(field: string, limits: unknown, rateField: string, capField: string, out: string[]): void {
@@ -88,13 +126,14 @@ function kindFields(field: string, limits: unknown, rateField: string, capField:
  * `JOBS_INVALID_ARGUMENT` on the first bad value, before anything is written.
  */
 export function limitFields(limits: unknown, isKind: (name: string) => boolean): string[] {
-  if (typeof limits !== 'object' || limits === null) throw new InvalidArgumentError('limits', 'expected { rate?, kinds?, groups? }');
-  const { rate, kinds, groups } = limits as QueueLimits;
+  if (typeof limits !== 'object' || limits === null) throw new InvalidArgumentError('limits', 'expected { rate?, concurrency?, kinds?, groups? }');
+  const { rate, concurrency, kinds, groups } = limits as QueueLimits;
   for (const key of Object.keys(limits)) {
-    if (key !== 'rate' && key !== 'kinds' && key !== 'groups') throw new InvalidArgumentError(`limits.${key}`, 'unknown option (expected rate, kinds or groups)');
+    if (key !== 'rate' && key !== 'concurrency' && key !== 'kinds' && key !== 'groups') throw new InvalidArgumentError(`limits.${key}`, 'unknown option (expected rate, concurrency, kinds or groups)');
   }
   const out: string[] = [];
   if (rate !== undefined) out.push('rate', rateText('limits.rate', rate));
+  if (concurrency !== undefined) out.push('cap', String(assertWholeNumber('limits.concurrency', concurrency, 1, MAX_CONCURRENCY)));
   if (kinds !== undefined) {
     if (typeof kinds !== 'object' || kinds === null) throw new InvalidArgumentError('limits.kinds', 'expected an object of kinds');
     for (const [kind, kindLimits] of Object.entries(kinds)) {
@@ -107,8 +146,10 @@ export function limitFields(limits: unknown, isKind: (name: string) => boolean):
 }
 
 function readRate(text: string | undefined): RateLimit | undefined {
-  const match = text === undefined ? null : /^(\d+)\/(\d+)$/.exec(text);
-  return match ? { max: Number(match[1]), windowMs: Number(match[2]) } : undefined;
+  const match = text === undefined ? null : /^(\d+)\/(\d+)(?:\/(\d+))?$/.exec(text);
+  if (!match) return undefined;
+  const rate = { max: Number(match[1]), windowMs: Number(match[2]) };
+  return match[3] === undefined ? rate : { ...rate, spread: true, burst: Number(match[3]) };
 }
 
 /** What the admission hash (`[field, value, ...]`) says of limits. */
@@ -132,6 +173,8 @@ export function readLimits(hash: readonly string[]): LimitsState {
   const state: { -readonly [K in keyof LimitsState]: LimitsState[K] } = { limitedUntil };
   const rate = readRate(fields.get('rate'));
   if (rate) state.rate = rate;
+  const cap = fields.get('cap');
+  if (cap !== undefined) state.concurrency = Number(cap);
   if (Object.keys(kinds).length > 0) state.kinds = kinds;
   if (groupRate || groupCap !== undefined) state.groups = { ...(groupRate ? { rate: groupRate } : {}), ...(groupCap !== undefined ? { concurrency: Number(groupCap) } : {}) };
   return state;

@@ -332,8 +332,8 @@ export class Queue<P> extends QueueReads<P> {
    * Replaces the queue's rate limits and concurrency caps ({@link QueueLimits}; `{}` removes them),
    * obeyed by every worker's next claim; bad limits throw `JOBS_INVALID_ARGUMENT`, writing nothing.
    * They hold per partition: a limit of K starts per window lets N partitions start up to N×K
-   * in all (Redis Cluster has no atomic step across slots); a group's jobs all go to one
-   * partition, so group limits hold exactly.
+   * in all, and a queue cap of n lets them run N×n (Redis Cluster has no atomic step across
+   * slots); a group's jobs all go to one partition, so group limits hold exactly.
    */
   setLimits(limits: QueueLimits): Promise<void> {
     return setLimits(this.routing.contexts, limits);

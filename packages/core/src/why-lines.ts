@@ -34,13 +34,15 @@ export function reasonLine(reason: WhyReason, now: number): string {
       return `kind ${reason.kind} is paused${reason.sinceMs === null ? ' (since when was not recorded)' : ` since ${at(reason.sinceMs, now)}`}${reason.pausedBy === undefined ? '' : ` by ${reason.pausedBy}`}: jobsctl resume --kind ${reason.kind}`;
     case 'rate-limited': {
       const whose = reason.scope === 'queue' ? "the queue's rate limit" : reason.scope === 'kind' ? `the rate limit of kind ${reason.kind}` : `the rate limit of group ${reason.group}`;
+      if (reason.spread) return `${whose} spreads its starts (${reason.max} in ${reason.windowMs} ms, ${reason.burst ?? 1} at once at most): the next start may come at ${at(reason.untilMs, now)}`;
       return `${whose} is full (${reason.max} starts in ${reason.windowMs} ms): the next start may come at ${at(reason.untilMs, now)}`;
     }
     case 'pushed-back':
       return `a handler said the service behind kind ${reason.kind} pushed back: held until ${at(reason.untilMs, now)}`;
+    case 'queue-cap-full':
     case 'kind-cap-full':
     case 'group-cap-full': {
-      const whose = reason.code === 'kind-cap-full' ? `kind ${reason.kind}` : `group ${reason.group}`;
+      const whose = reason.code === 'queue-cap-full' ? 'the queue' : reason.code === 'kind-cap-full' ? `kind ${reason.kind}` : `group ${reason.group}`;
       const frees = reason.freesAtMs === null ? '' : `; a slot frees at ${at(reason.freesAtMs, now)}`;
       return `${whose} may run ${reason.cap} at a time, and its slots are held by ${reason.heldBy.join(', ')}${reason.more ? ' and more' : ''}${frees}`;
     }

@@ -280,9 +280,10 @@ describe('the dashboard API: capabilities of the data source', () => {
     const named = await startTestDashboard(undefined, { source: jobQueueSource(daemonQueues) });
     try {
       expect((await named.call('GET', 'api/overview')).body.queues[0].flow.limits).toBeUndefined();
-      await queue.setLimits({ rate: { max: 100, windowMs: 1000 }, kinds: { email: { concurrency: 2 } }, groups: { rate: { max: 5, windowMs: 60_000 } } });
+      await queue.setLimits({ rate: { max: 100, windowMs: 1000, spread: true }, concurrency: 10, kinds: { email: { concurrency: 2 } }, groups: { rate: { max: 5, windowMs: 60_000 } } });
       expect((await named.call('GET', 'api/overview')).body.queues[0].flow.limits).toEqual({
-        rate: '100 / 1000 ms',
+        rate: '100 / 1000 ms, spread, burst 2',
+        concurrency: 10,
         'email concurrency': 2,
         'groups rate': '5 / 60000 ms',
       });

@@ -292,6 +292,8 @@ export class Producer<P> {
    * @example
    * ```ts
    * await producer.setLimits({ kinds: { webhook: { rate: { max: 100, windowMs: 1000 }, concurrency: 10 } }, groups: { concurrency: 1 } });
+   * // The whole queue: 50 running at once, 100 starts a second spread evenly.
+   * await producer.setLimits({ concurrency: 50, rate: { max: 100, windowMs: 1000, spread: true } });
    * ```
    */
   setLimits(limits: QueueLimits): Promise<void> {

@@ -47,6 +47,18 @@ describe('jobsctl (the admin CLI, run as a child process)', () => {
     await queue.close();
   });
 
+  test("stats shows the queue's own cap and a spread limit with its burst", async ({ redis, redisUrl, queueName }) => {
+    const queue = new Queue({ redis, queue: queueName, kinds });
+    await queue.enqueue('task', { n: 1 });
+    await queue.setLimits({ rate: { max: 100, windowMs: 1_000, spread: true }, concurrency: 50, kinds: { task: { rate: { max: 5, windowMs: 1_000, spread: true, burst: 5 } } } });
+    const env = { REDIS_URL: redisUrl };
+    const stats = await runCli(BIN.jobsctl, ['stats', '--queue', queueName], env);
+    expect(stats.stdout, stats.stderr).toMatch(/^limits\s+rate 100\/1000ms spread burst 2, concurrency 50; task: rate 5\/1000ms spread burst 5$/m);
+    const json = JSON.parse((await runCli(BIN.jobsctl, ['stats', '-q', queueName, '--json'], env)).stdout) as Record<string, unknown>;
+    expect(json).toMatchObject({ limits: { rate: { max: 100, windowMs: 1_000, spread: true, burst: 2 }, concurrency: 50 } });
+    await queue.close();
+  });
+
   test('ls, show, cancel, retry and retry --all-failed', async ({ redis, redisUrl, queueName }) => {
     const queue = new Queue({ redis, queue: queueName, kinds });
     const env = { REDIS_URL: redisUrl, JOBS_QUEUE: queueName };

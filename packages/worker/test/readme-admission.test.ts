@@ -13,6 +13,12 @@ const EXAMPLES = [
     logs: [[true, { page: 3, of: 3 }], ['JOBS_EXPIRED'], ['pending'], [{ posted: 'https://example.com/hook' }]],
   },
   { file: 'limits.ts', queue: 'example-limits', shows: 'the rate limit spreads the starts, the pushback uses no attempt', logs: [[true], [true], [1]] },
+  {
+    file: 'queue-limits.ts',
+    queue: 'example-queue-limits',
+    shows: 'the queue cap holds, a spread limit paces the starts, a cost takes its share',
+    logs: [[true], [true, true], [{ max: 20, windowMs: 1_000, spread: true, burst: 1 }]],
+  },
 ];
 
 for (const example of EXAMPLES) {

@@ -16,8 +16,12 @@
 --   <prefix>group:<g>     list: the waiting jobs of group g behind its carrier
 --   <prefix>rate, <prefix>rate:kind:<k>, <prefix>rate:group:<g>  sorted sets: the starts in a
 --                         rate limit's sliding window (see lib/limits.lua)
---   <prefix>running:kind:<k>, <prefix>running:group:<g>  sorted sets: the running slots of a
---                         concurrency cap (see lib/limits.lua)
+--   <prefix>spread, <prefix>spread:kind:<k>, <prefix>spread:group:<g>  strings: a spread rate
+--                         limit's theoretical arrival time (see lib/limit-scopes.lua)
+--   <prefix>running, <prefix>running:kind:<k>, <prefix>running:group:<g>  sorted sets: the
+--                         running slots of the queue's, a kind's, a group's concurrency cap
+--   <prefix>resume        list: a token that wakes the claims waiting on it (a paused queue's,
+--                         and those of a queue over its own rate limit or cap)
 -- A queue that uses none of them has no admission hash: a claim reads it (one HGETALL) and goes on.
 
 local function levels_set(prefix)
@@ -45,6 +49,28 @@ local function kind_rate(prefix, kind) return prefix .. 'rate:kind:' .. kind end
 local function group_rate(prefix, group) return prefix .. 'rate:group:' .. group end
 local function kind_running(prefix, kind) return prefix .. 'running:kind:' .. kind end
 local function group_running(prefix, group) return prefix .. 'running:group:' .. group end
+local function queue_running(prefix) return prefix .. 'running' end
+local function queue_spread(prefix) return prefix .. 'spread' end
+local function kind_spread(prefix, kind) return prefix .. 'spread:kind:' .. kind end
+local function group_spread(prefix, group) return prefix .. 'spread:group:' .. group end
+local function resume_list(prefix) return prefix .. 'resume' end
+
+-- A rate limit's admission-hash value: 'max/windowMs' (a sliding window), or
+-- 'max/windowMs/burst' (spread). Returns { max, windowMs, burst or nil }, or nil when malformed.
+local function parse_rate(text)
+  local max, window, burst = string.match(text or '', '^(%d+)/(%d+)/?(%d*)$')
+  if not max or tonumber(max) < 1 then return nil end
+  burst = tonumber(burst)
+  if burst and (burst < 1 or burst > tonumber(max)) then return nil end
+  return { tonumber(max), tonumber(window), burst }
+end
+
+-- A spread limit's emission interval, in whole microseconds rounded up: one start per interval,
+-- `burst` at once after a pause. It is windowMs / (max - burst + 1), not windowMs / max, so that
+-- no sliding window, burst included, holds more than max starts.
+local function spread_interval_us(rate)
+  return math.ceil(rate[2] * 1000 / (rate[1] - rate[3] + 1))
+end
 
 -- The kind a 'parking:<kind>' field of the admission hash names (a kind that may have parked jobs),
 -- or nil for any other field.

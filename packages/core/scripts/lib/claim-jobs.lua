@@ -45,12 +45,21 @@ local function payload_kind(payload)
   return nil
 end
 
+-- Whether limits_hold said 'back' for the job at ids[last] (see lib/limits.lua): then it and the
+-- ids of the window not looked at yet, ids[1..last], go back onto the claim end of `list` in
+-- their order, and the caller claims no more from it.
+local function back_held(c, list, ids, last)
+  if not c.stop_at and not c.turn_back then return false end
+  redis.call('RPUSH', list, unpack(ids, 1, last))
+  return true
+end
+
 local function claim_from(c, list, wanted, admission, out)
   local now_text = int_text(c.now)
   local target = c.claimed + wanted
   -- Bounded: every pass takes ids off the list; dropped ids cannot keep the loop going past this.
   local budget = wanted * 2 + 16
-  while c.claimed < target and budget > 0 do
+  while c.claimed < target and budget > 0 and not c.stop_at do
     local asked = math.min(target - c.claimed, budget)
     local ids = redis.call('LRANGE', list, -asked, -1)
     if #ids == 0 then return true end
@@ -58,19 +67,20 @@ local function claim_from(c, list, wanted, admission, out)
     -- Oldest first: the rightmost id of the window.
     local reads = {}
     for i = #ids, 1, -1 do
-      -- The group (f[12]) matters only to limits, so a queue without admission state does not ask.
+      -- The group (f[12]) and cost (f[13]) matter only to limits, so a queue without admission
+      -- state does not ask.
       local f
       if c.traced then
-        f = read_hash(c.job_prefix .. ids[i], 'status', 'visibility_ms', 'attempts', 'max_attempts', 'id', 'payload', 'kind', 'enqueued_at_ms', 'last_error', 'expires_at_ms', 'priority', 'group', 'traceparent')
+        f = read_hash(c.job_prefix .. ids[i], 'status', 'visibility_ms', 'attempts', 'max_attempts', 'id', 'payload', 'kind', 'enqueued_at_ms', 'last_error', 'expires_at_ms', 'priority', 'group', 'cost', 'traceparent')
       elseif admission then
-        f = read_hash(c.job_prefix .. ids[i], 'status', 'visibility_ms', 'attempts', 'max_attempts', 'id', 'payload', 'kind', 'enqueued_at_ms', 'last_error', 'expires_at_ms', 'priority', 'group')
+        f = read_hash(c.job_prefix .. ids[i], 'status', 'visibility_ms', 'attempts', 'max_attempts', 'id', 'payload', 'kind', 'enqueued_at_ms', 'last_error', 'expires_at_ms', 'priority', 'group', 'cost')
       else
         f = read_hash(c.job_prefix .. ids[i], 'status', 'visibility_ms', 'attempts', 'max_attempts', 'id', 'payload', 'kind', 'enqueued_at_ms', 'last_error', 'expires_at_ms', 'priority')
       end
       reads[#reads + 1] = f or false
     end
     redis.call('LTRIM', list, 0, -#ids - 1)
-    local moved, lease_args = {}, {}
+    local moved, lease_args, held_back = {}, {}, false
     for n = 1, #reads do
       local id, f = ids[#ids + 1 - n], reads[n]
       -- job_status's rule (no status, id or payload: no job; no status: pending), applied to the
@@ -90,8 +100,13 @@ local function claim_from(c, list, wanted, admission, out)
         local level = tonumber(f[11])
         redis.call('RPUSH', priority_list(c.prefix, level), id)
         redis.call('ZADD', levels_set(c.prefix), level, level)
-      elseif admission and admission.lim and limits_hold(c, admission.lim, id, f[7] or payload_kind(f[6]), f[12] or nil) then
-        -- Held back by a limit (see lib/limits.lua): parked, or filed in its group's list.
+      elseif admission and admission.lim and limits_hold(c, admission.lim, id, f[7] or payload_kind(f[6]), f[12] or nil, job_cost(f[13])) then
+        -- Held back by a limit (see lib/limits.lua): parked, or filed in its group's list; or
+        -- first in line still ('back'): it and the rest of the window go back as they were.
+        if back_held(c, list, ids, #ids + 1 - n) then
+          held_back = true
+          break
+        end
       else
         c.claimed = c.claimed + 1
         local key = c.job_prefix .. id
@@ -114,7 +129,7 @@ local function claim_from(c, list, wanted, admission, out)
         end
         -- A hash that carried a TTL (left over from an earlier life) must not expire mid-job.
         redis.call('PERSIST', key)
-        if admission and admission.lim then limits_started(c, admission.lim, id, key, token, deadline_s, f[7] or payload_kind(f[6]), f[12] or nil) end
+        if admission and admission.lim then limits_started(c, admission.lim, id, key, token, deadline_s, f[7] or payload_kind(f[6]), f[12] or nil, job_cost(f[13])) end
         log_event(c.log, id, 'claimed', attempts, c.worker, '')
         moved[#moved + 1] = id
         lease_args[#lease_args + 1] = deadline_s
@@ -122,7 +137,7 @@ local function claim_from(c, list, wanted, admission, out)
         local at = #out
         out[at + 1], out[at + 2], out[at + 3], out[at + 4], out[at + 5] = id, token, attempts, f[4] or c.max_attempts, deadline
         out[at + 6], out[at + 7], out[at + 8], out[at + 9], out[at + 10] = f[6] or false, f[7] or false, f[8] or false, f[9] or false, f[11] or false
-        if c.traced then out[at + 11] = f[13] or false end
+        if c.traced then out[at + 11] = f[14] or false end
       end
     end
     if #moved > 0 then
@@ -130,6 +145,7 @@ local function claim_from(c, list, wanted, admission, out)
       redis.call('LPUSH', c.processing, unpack(moved))
       redis.call('ZADD', c.leases, unpack(lease_args))
     end
+    if held_back then return false end
     -- A short window took all of the list (nothing else writes while a script runs): it is dry.
     if #ids < asked then return true end
   end

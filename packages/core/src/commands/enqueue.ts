@@ -77,6 +77,8 @@ export interface ScriptJobOptions {
   expiresAtMs?: number;
   traceparent?: string;
   group?: string;
+  /** Absent: 1. */
+  cost?: number;
   /** Present when the job has a dedupe key (scripts/lib/dedupe.lua): the states it holds in. */
   dedupeStates?: string;
   dedupePeriodMs?: number;
@@ -100,6 +102,7 @@ export const SCRIPT_JOB_OPTION_NAMES: OptionKeys<ScriptJobOptions> = {
   expiresAtMs: true,
   traceparent: true,
   group: true,
+  cost: true,
   dedupeStates: true,
   dedupePeriodMs: true,
   dedupeReplace: true,
@@ -133,6 +136,7 @@ export function encodeEnqueue<P>(ctx: QueueContext<P>, job: EnqueueRequest<P>, p
   if (options.expiresAtMs !== 0) fields.expiresAtMs = options.expiresAtMs;
   if (options.traceparent !== undefined) fields.traceparent = options.traceparent;
   if (options.group !== undefined) fields.group = options.group;
+  if (options.cost !== 1) fields.cost = options.cost;
   const dedupe = options.dedupe;
   if (dedupe !== undefined) {
     fields.dedupeStates = dedupe.states;

@@ -14,8 +14,9 @@ export interface WhyReasonFields {
   /** The job's kind is paused (`Queue.pause({ kind })`): claims set its jobs aside. `pausedBy` as for `queue-paused`. */
   'kind-paused': { readonly kind: string; readonly sinceMs: number | null; readonly pausedBy?: string };
   /**
-   * A rate limit's sliding window is full: `max` starts in the last `windowMs`, and the next
-   * start may come at `untilMs`. `scope` says whose limit (`kind` or `group` names it).
+   * A rate limit has no room: its sliding window is full (`max` starts in the last `windowMs`),
+   * or, `spread`, its next start is not due yet (starts spread evenly, up to `burst` at once);
+   * the next start may come at `untilMs`. `scope` says whose limit (`kind` or `group` names it).
    */
   'rate-limited': {
     readonly scope: 'queue' | 'kind' | 'group';
@@ -24,9 +25,13 @@ export interface WhyReasonFields {
     readonly max: number;
     readonly windowMs: number;
     readonly untilMs: number;
+    readonly spread?: boolean;
+    readonly burst?: number;
   };
   /** A handler said the service behind this kind pushed back (`RateLimitedError`), until `untilMs`. */
   'pushed-back': { readonly kind: string; readonly untilMs: number };
+  /** The queue's own concurrency cap is full, held by the jobs of `heldBy` (as for `kind-cap-full`). */
+  'queue-cap-full': { readonly cap: number; readonly heldBy: readonly string[]; readonly more: boolean; readonly freesAtMs: number | null };
   /**
    * The kind's concurrency cap is full: live leases hold its `cap` slots, those of the jobs of
    * `heldBy` (at most 100 ids; `more`: others hold slots too), and a slot frees at `freesAtMs`.
@@ -80,6 +85,7 @@ const CODES: { readonly [C in WhyReasonCode]: true } = {
   'kind-paused': true,
   'rate-limited': true,
   'pushed-back': true,
+  'queue-cap-full': true,
   'kind-cap-full': true,
   'group-cap-full': true,
   'waiting-children': true,

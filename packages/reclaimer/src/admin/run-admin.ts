@@ -1,4 +1,4 @@
-import { defineKinds, Queue, queueKeys, type JobRecord, type KindLimits, type LimitsState, type QueueStats, type RedisClient } from '@jobs/core';
+import { defineKinds, Queue, queueKeys, type JobRecord, type KindLimits, type LimitsState, type QueueStats, type RateLimit, type RedisClient } from '@jobs/core';
 import { partitionNames, recordedPartitions } from '@jobs/core/internal';
 import { jobsAclRules, jobsOperatorAclRules } from '../acl.ts';
 import { discoverQueues } from '../discover-queues.ts';
@@ -75,11 +75,15 @@ function shownField(field: string, value: string): [string, string] {
   return [match[1] as string, ms > 0 ? isoTime(ms) : '-'];
 }
 
-/** A queue's limits on one line: `rate 100/1000ms; email: rate 5/1000ms, concurrency 2; held: webhook until <time>`. */
+/**
+ * A queue's limits on one line: `rate 100/1000ms spread burst 2, concurrency 50; email: rate 5/1000ms, concurrency 2;
+ * held: webhook until <time>`.
+ */
 function limitsText(limits: LimitsState): string {
-  const one = (l: KindLimits): string => [l.rate && `rate ${l.rate.max}/${l.rate.windowMs}ms`, l.concurrency !== undefined && `concurrency ${l.concurrency}`].filter(Boolean).join(', ');
+  const rate = (r: RateLimit): string => `rate ${r.max}/${r.windowMs}ms${r.spread ? ` spread burst ${r.burst ?? 1}` : ''}`;
+  const one = (l: KindLimits): string => [l.rate && rate(l.rate), l.concurrency !== undefined && `concurrency ${l.concurrency}`].filter(Boolean).join(', ');
   const parts: string[] = [];
-  if (limits.rate) parts.push(one({ rate: limits.rate }));
+  if (limits.rate || limits.concurrency !== undefined) parts.push(one({ ...(limits.rate ? { rate: limits.rate } : {}), ...(limits.concurrency !== undefined ? { concurrency: limits.concurrency } : {}) }));
   for (const [kind, l] of Object.entries(limits.kinds ?? {})) parts.push(`${kind}: ${one(l)}`);
   if (limits.groups) parts.push(`groups: ${one(limits.groups)}`);
   const held = Object.entries(limits.limitedUntil).map(([kind, until]) => `${kind} until ${isoTime(until)}`);
