@@ -142,3 +142,34 @@ describe("a schedule's job is enqueued as enqueue enqueues a job", () => {
     await queue.close();
   });
 });
+
+describe("a schedule's dedupe or unique key", () => {
+  test('a tick whose key is held by the last tick\'s waiting job enqueues nothing and names that job; once it completes the next tick makes one', async ({ redis, queueName }) => {
+    const { queue, schedules } = open(redis, queueName);
+    await schedules.upsert(every('sync', 'note', 6, { unique: { key: 'sync' } }));
+    expect((await schedules.get('sync'))?.options).toEqual({ unique: { key: 'sync' } });
+    const fired = await fireTicks(redis, queue, 3);
+    // Every tick answered with the first tick's job: one job waits.
+    expect(new Set(fired).size).toBe(1);
+    const pending = await redis.lrange(queue.keys.pending, 0, -1);
+    expect(pending).toEqual([fired[0]]);
+    const [job] = await queue.claim();
+    await queue.complete(job!, 1);
+    const more = await fireTicks(redis, queue, 1);
+    expect(more[0]).not.toBe(fired[0]);
+    expect(await redis.get(queue.keys.dedupe('note', 'sync'))).toBe(more[0]);
+    await queue.close();
+  });
+
+  test("a schedule refuses a debounce, and an upsert without the option drops the schedule's key", async ({ redis, queueName }) => {
+    const { queue, schedules } = open(redis, queueName);
+    const refused = await schedules.upsert(every('d', 'note', 1, { dedupe: { key: 'k', mode: 'debounce', ttlMs: 10 } })).catch((e: unknown) => e);
+    expect(isJobsError(refused, 'JOBS_INVALID_ARGUMENT') && refused.field).toBe('options.dedupe.mode');
+    await schedules.upsert(every('u', 'note', 3, { dedupe: { key: 'k', mode: 'until-done' } }));
+    await schedules.upsert(every('u', 'note', 3));
+    expect((await schedules.get('u'))?.options).toEqual({});
+    const fired = await fireTicks(redis, queue, 2);
+    expect(new Set(fired).size).toBe(2);
+    await queue.close();
+  });
+});

@@ -21,6 +21,11 @@ local function dedupe_marker(prefix, id)
   return prefix .. 'deduped:' .. id
 end
 
+-- The dedupe key named `name` (`<kind>:<key>`) in the queue of key prefix `prefix`.
+local function dedupe_key_of(prefix, name)
+  return prefix .. 'dedupe:' .. name
+end
+
 -- A job's status as a letter of the user's states (commands/enqueue.ts's DEDUPE_STATES: waiting,
 -- delayed, running, completed, failed, cancelled); nil for a status that holds no key.
 local function dedupe_letter(status)

@@ -46,7 +46,15 @@ function jobOptionsOf(f: Record<string, string>): ScheduleJobOptions {
   const priority = Number.isInteger(Number(f.priority)) ? Number(f.priority) : 0;
   const group = optionalText(f.group);
   const ttlMs = optionalNumber(f.ttl_ms);
+  // Written by the upsert as the option was given (a hash written by hand may hold anything).
+  let dedupe: Pick<ScheduleJobOptions, 'dedupe' | 'unique'> = {};
+  try {
+    if (f.dedupe) dedupe = JSON.parse(f.dedupe) as typeof dedupe;
+  } catch {
+    dedupe = {};
+  }
   return {
+    ...dedupe,
     ...(priority !== 0 && { priority }),
     ...(group !== undefined && { group }),
     ...(maxAttempts !== undefined && { maxAttempts }),

@@ -29,11 +29,14 @@ interface ScheduleBase {
  * `idempotencyKey` and `idempotencyTtlMs` (the job's id is made of the schedule's id and the
  * tick, so a tick makes one job), `expiresAt` (one time cannot hold for every tick: `ttlMs`
  * counts from each tick's enqueue) and `traceparent` (a tick belongs to no caller's trace).
+ * `dedupe` (but its `debounce` mode: the schedule says when each job runs) and `unique` make a
+ * tick whose key is held enqueue nothing: "at most one sync waiting or running", however often
+ * the schedule fires.
  */
-export type ScheduleJobOptions = Pick<EnqueueOptions, 'priority' | 'group' | 'maxAttempts' | 'visibilityMs' | 'ttlMs'>;
+export type ScheduleJobOptions = Pick<EnqueueOptions, 'priority' | 'group' | 'maxAttempts' | 'visibilityMs' | 'ttlMs' | 'dedupe' | 'unique'>;
 
 /** The keys of {@link ScheduleJobOptions}: any other is refused. */
-const SCHEDULE_JOB_OPTION_KEYS: OptionKeys<ScheduleJobOptions> = { priority: true, group: true, maxAttempts: true, visibilityMs: true, ttlMs: true };
+const SCHEDULE_JOB_OPTION_KEYS: OptionKeys<ScheduleJobOptions> = { priority: true, group: true, maxAttempts: true, visibilityMs: true, ttlMs: true, dedupe: true, unique: true };
 
 /** The enqueue options a tick sets itself, each refused on a schedule with the reason. */
 const TICK_OPTIONS: Readonly<Record<string, string>> = {
@@ -46,7 +49,7 @@ const TICK_OPTIONS: Readonly<Record<string, string>> = {
 };
 
 /** A schedule's checked job options, with the kind's defaults (0 or '' for none). */
-function scheduleJobFields(options: unknown, kind: { maxAttempts?: number; visibilityMs?: number; priority?: number }): string[] {
+function scheduleJobFields(options: unknown, kind: { maxAttempts?: number; visibilityMs?: number; priority?: number }, kindName: string): string[] {
   if (options !== undefined && typeof options === 'object' && options !== null) {
     for (const key of Object.keys(options)) {
       const why = TICK_OPTIONS[key];
@@ -55,7 +58,15 @@ function scheduleJobFields(options: unknown, kind: { maxAttempts?: number; visib
   }
   if (options !== undefined) assertOptionKeys('options', options, SCHEDULE_JOB_OPTION_KEYS);
   const o = resolveEnqueueOptions(options as ScheduleJobOptions | undefined, 0, 'options');
+  const d = o.dedupe;
+  if (d !== undefined && d.debounceMs > 0) throw new InvalidArgumentError('options.dedupe.mode', "a schedule does not take mode 'debounce': the schedule says when each job runs");
+  // The dedupe key by its name after the queue's prefix (scripts/lib/dedupe.lua), and the option as given, for the record.
+  const given = options as ScheduleJobOptions | undefined;
+  const dedupeFields = d === undefined
+    ? ['dedupe', '', 'dedupe_name', '', 'dedupe_states', '', 'dedupe_period_ms', '', 'dedupe_replace', '']
+    : ['dedupe', JSON.stringify(given?.dedupe !== undefined ? { dedupe: given.dedupe } : { unique: given?.unique }), 'dedupe_name', `${kindName}:${d.key}`, 'dedupe_states', d.states, 'dedupe_period_ms', String(d.periodMs), 'dedupe_replace', d.replace ? '1' : ''];
   return [
+    ...dedupeFields,
     'max_attempts', String(o.maxAttempts ?? kind.maxAttempts ?? 0),
     'visibility_ms', String(o.visibilityMs ?? kind.visibilityMs ?? 0),
     'priority', String(o.priority ?? kind.priority ?? 0),
@@ -164,7 +175,7 @@ export function prepareSchedule<P>(spec: ScheduleSpec<P>, kinds: Kinds<P>, minEv
   const timing: ScheduleTiming = { cron, tz, everyMs, startAtMs, endAtMs };
   const fields = [
     'kind', s.kind, 'payload', payload, 'cron', cron, 'tz', tz, 'every_ms', String(everyMs), 'start_at_ms', String(startAtMs),
-    'end_at_ms', String(endAtMs), 'limit', String(limit), ...scheduleJobFields(s.options, kindOptions),
+    'end_at_ms', String(endAtMs), 'limit', String(limit), ...scheduleJobFields(s.options, kindOptions, s.kind),
   ];
   return { id: s.id, timing, fields };
 }
