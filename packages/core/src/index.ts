@@ -47,6 +47,7 @@ export type { EnqueueOptions } from './enqueue-options.ts';
 export { Batch } from './batch.ts';
 export { BATCH_ID_PATTERN, type BatchCallback, type BatchCallbackName, type BatchOptions, type BatchState } from './commands/batch.ts';
 export type { DedupeOptions, DedupeState, UniqueOptions } from './dedupe-options.ts';
+export type { DedupeOwner } from './commands/dedupe.ts';
 export { MAX_JOB_COST } from './enqueue-options.ts';
 export { assertPriority, MAX_PRIORITY, MIN_PRIORITY } from './priority.ts';
 export { MAX_PROGRESS_BYTES } from './commands/progress.ts';

@@ -1,5 +1,6 @@
 import { Batch, batchPartition } from './batch.ts';
 import { recordAudit, type AuditEntry, type AuditRecord } from './commands/audit.ts';
+import { dedupeOwner, type DedupeOwner } from './commands/dedupe.ts';
 import { listBatches, prepareBatch, readBatch, type BatchOptions, type BatchState } from './commands/batch.ts';
 import { cancel, type CancelOutcome } from './commands/cancel.ts';
 import { changePriority, type ChangePriorityOutcome } from './commands/change-priority.ts';
@@ -251,6 +252,15 @@ export class Queue<P> extends QueueReads<P> {
   async batches(options: { limit?: number } = {}): Promise<BatchState[]> {
     const lists = await Promise.all(this.routing.partitions.map((partition) => listBatches(partition.ctx, options.limit)));
     return lists.flat().sort((a, b) => b.createdAtMs - a.createdAtMs);
+  }
+
+  /**
+   * The job that owns dedupe (or unique) key `key` of kind `kind`, its status and whether an
+   * enqueue with the key would be absorbed now; null when no job holds it. On a partitioned
+   * queue, the partition the key picks when no `partitionKey` or `group` is given.
+   */
+  dedupeOwner(kind: KindName<P>, key: string): Promise<DedupeOwner | null> {
+    return dedupeOwner((this.sole ?? this.routing.partitionFor({ partitionKey: key })).ctx, kind, key);
   }
 
   /** Cancels a job that has not started (pending or delayed), on the partition that holds it. */

@@ -13,6 +13,7 @@ import { parseDuration, type HistoryCommand } from './run-history.ts';
 import type { SchedulesCommand } from './run-schedules.ts';
 import type { WorkersCommand } from './run-workers.ts';
 import type { BatchesCommand } from './run-batches.ts';
+import type { DedupeCommand } from './run-dedupe.ts';
 import { addSchedulesCommands } from './schedules-program.ts';
 
 /** A parsed `jobsctl` command. */
@@ -36,7 +37,8 @@ export type AdminCommand =
   | PauseCommand
   | SchedulesCommand
   | WorkersCommand
-  | BatchesCommand;
+  | BatchesCommand
+  | DedupeCommand;
 
 /** What every command shares. */
 export interface AdminInvocation {
@@ -306,6 +308,22 @@ jobs: total, succeeded, failed (for good), cancelled (or removed) and pending. A
     .action((flags: { queue?: string; limit?: string }, command: Command) =>
       take({ name: 'batches', queue: needQueue('batches', flags.queue), limit: parseWholeNumber('--limit', flags.limit, 100, 1, 10_000) }, globals(command)),
     );
+
+  program
+    .command('dedupe')
+    .description('the job that owns a dedupe or unique key of a kind, its status, and whether an enqueue with the key would be absorbed now')
+    .argument('<key>', 'the key, as the enqueue option dedupe.key or unique.key gave it')
+    .addOption(queueOption())
+    .requiredOption('--kind <kind>', 'the kind the key belongs to (keys are per kind)')
+    .addHelpText(
+      'after',
+      `
+A key is queue:{NAME}:dedupe:<kind>:<key>, holding the id of the job that took it. The script that
+ends that job releases it, unless the job ended in a state the key holds in (a unique key with
+'completed' in its states, a throttle's window). An enqueue reads the job's status itself, so a key
+whose job a recipe client finished holds nothing.`,
+    )
+    .action((key: string, flags: { queue?: string; kind: string }, command: Command) => take({ name: 'dedupe', queue: needQueue('dedupe', flags.queue), kind: flags.kind, key }, globals(command)));
 
   program
     .command('audit')

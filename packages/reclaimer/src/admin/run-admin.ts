@@ -14,6 +14,7 @@ import { runHistoryCommand } from './run-history.ts';
 import { runSchedulesCommand } from './run-schedules.ts';
 import { runWorkersCommand } from './run-workers.ts';
 import { runBatchesCommand } from './run-batches.ts';
+import { runDedupeCommand } from './run-dedupe.ts';
 import { whyText } from '@jobs/core/internal';
 
 /** What a command printed (as text and as JSON) and its exit code (2: an argument Redis refused, such as a bad cron pattern). */
@@ -179,6 +180,8 @@ export async function runAdminCommand(command: Exclude<AdminCommand, { name: 'ex
       return runWorkersCommand(command, client);
     case 'batches':
       return runBatchesCommand(command, client);
+    case 'dedupe':
+      return runDedupeCommand(command, client);
     case 'history':
       return runHistoryCommand(command, client);
     case 'queues':
