@@ -1,4 +1,4 @@
-import { defineKinds, Queue, type Batch, type PayloadTypesOf, type RedisClient } from '@jobs/core';
+import { defineKinds, type Batch, type PayloadTypesOf, type Queue, type RedisClient } from '@jobs/core';
 import { waitFor } from '@jobs/testing';
 
 export const batchKinds = defineKinds({
