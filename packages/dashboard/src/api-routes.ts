@@ -195,7 +195,7 @@ export async function handleApi(ctx: ApiContext, request: IncomingMessage, respo
     await auditRoute(ctx, response, queue, params);
     return true;
   }
-  if (method === 'GET' && (await readRoute(ctx, response, path))) return true;
+  if (method === 'GET' && (await readRoute(ctx, response, path, params))) return true;
   const match = /^\/api\/queues\/([^/]+)\/(jobs|jobs\/([^/]+)|jobs\/([^/]+)\/(retry|cancel|promote|priority|delete)|redrive-failed|purge|pause|resume|bulk|schedules|history)$/.exec(path);
   if (!match) return false;
   const queue = decodePathPart(match[1] as string, 'queue');

@@ -1,4 +1,4 @@
-import type { AuditPage, AuditRecord, CancelOutcome, ChangePriorityOutcome, JobAttempts, JobLogs, JobRecord, JobWhy, ListState, PromoteOutcome, QueueHistory, QueueStats, RemoveOutcome, WorkerInfo } from '@jobs/core';
+import type { AuditPage, AuditRecord, BatchState, CancelOutcome, ChangePriorityOutcome, JobAttempts, JobLogs, JobRecord, JobWhy, ListState, PromoteOutcome, QueueHistory, QueueStats, RemoveOutcome, WorkerInfo } from '@jobs/core';
 
 /**
  * What a queue's admission says (its pauses and limits: what decides whether a waiting job may
@@ -123,6 +123,8 @@ export interface DashboardDataSource {
   recordAudit?(queue: string, record: AuditRecord, options: { maxEntries: number }): Promise<unknown>;
   /** Capability (with `recordAudit`): a page of the queue's audit trail, newest first (core's `Queue.auditTrail`). */
   auditTrail?(queue: string, page: { limit: number; before?: string }): Promise<AuditPage>;
+  /** Capability: the queue's batches, newest first, at most `limit` (core's `Queue.batches`): their counts and callbacks. */
+  batches?(queue: string, page: { limit: number }): Promise<readonly BatchState[]>;
 }
 
 /** What the history charts ask of a {@link DashboardDataSource.history}: the span (ms) and, optionally, one kind. */
@@ -135,6 +137,7 @@ export interface HistoryQuery {
 export interface DashboardCapabilities {
   readonly attempts: boolean;
   readonly audit: boolean;
+  readonly batches: boolean;
   readonly changePriority: boolean;
   readonly children: boolean;
   readonly flowState: boolean;
@@ -153,6 +156,7 @@ export function capabilitiesOf(source: DashboardDataSource): DashboardCapabiliti
   return {
     attempts: typeof source.attempts === 'function',
     audit: typeof source.recordAudit === 'function' && typeof source.auditTrail === 'function',
+    batches: typeof source.batches === 'function',
     changePriority: typeof source.changePriority === 'function',
     children: typeof source.children === 'function',
     flowState: typeof source.flowState === 'function',

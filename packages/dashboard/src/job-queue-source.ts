@@ -10,7 +10,7 @@ export type DashboardQueue = Pick<Queue<unknown>, 'name' | 'client' | 'stats' | 
   readonly schedules: { list(options?: { offset?: number; limit?: number }): Promise<ScheduleRecord[]> };
   /** Its live workers (a `Queue` has them): without it the page says nothing of workers. */
   readonly workers?: Queue<unknown>['workers'];
-} & Partial<Pick<Queue<unknown>, 'why' | 'limits' | 'promote' | 'changePriority' | 'remove' | 'attempts' | 'logs' | 'history' | 'recordAudit' | 'auditTrail' | 'children'>>;
+} & Partial<Pick<Queue<unknown>, 'why' | 'limits' | 'promote' | 'changePriority' | 'remove' | 'attempts' | 'logs' | 'history' | 'recordAudit' | 'auditTrail' | 'children' | 'batches'>>;
 
 /** Options of {@link jobQueueSource}. */
 export interface JobQueueSourceOptions {
@@ -79,7 +79,7 @@ async function onKind(queue: DashboardQueue, kind: string, action: 'pause' | 're
  * schedules capabilities (with the limits its queues' `limits()` read, or `options.limits`), timelines: a job's
  * events from its queue's event log (none when the queue keeps no log), live workers, a flow's
  * children, why a job is not running, a job's attempts and log lines, the metrics history (empty
- * while the queues' `metricsHistory` is off) and the audit trail.
+ * while the queues' `metricsHistory` is off), the audit trail and the batches.
  */
 export function jobQueueSource(queues: readonly DashboardQueue[] | (() => readonly DashboardQueue[]), options: JobQueueSourceOptions = {}): DashboardDataSource {
   const all = typeof queues === 'function' ? queues : () => queues;
@@ -164,6 +164,8 @@ export function jobQueueSource(queues: readonly DashboardQueue[] | (() => readon
     // Likewise the audit trail: a partitioned queue keeps it in partition 0 (entries name the partition acted on).
     recordAudit: async (name, record, { maxEntries }) => byName(holderOf(name)).recordAudit?.(record, { maxEntries }),
     auditTrail: async (name, page) => (await byName(holderOf(name)).auditTrail?.(page)) ?? { entries: [], next: null },
+    // Core lists up to `limit` per partition: the newest `limit` of them all are shown.
+    batches: async (name, { limit }) => ((await byName(name).batches?.({ limit })) ?? []).slice(0, limit),
   };
 }
 

@@ -1,6 +1,7 @@
 import { JOB_ID_PATTERN, type WorkerInfo } from '@jobs/core';
 import type { ServerResponse } from 'node:http';
 import type { ApiContext } from './api-routes.ts';
+import { batchesLimit, shownBatch } from './batch-route.ts';
 import { decodePathPart, HttpError, sendJson } from './http-io.ts';
 import { clipText, shownNumber, shownTime } from './shown-values.ts';
 
@@ -10,7 +11,7 @@ const ERROR_CHARS = 4_096;
 /** The most running job ids a worker row lists (a heartbeat keeps 100). */
 const RUNNING_SHOWN = 100;
 
-const ROUTE = /^\/api\/queues\/([^/]+)\/(workers|jobs\/([^/]+)\/children)$/;
+const ROUTE = /^\/api\/queues\/([^/]+)\/(workers|batches|jobs\/([^/]+)\/children)$/;
 
 /** A worker as its page shows it: texts cut to a row's size, times a `Date` holds. */
 function shownWorker(worker: WorkerInfo): Record<string, unknown> {
@@ -32,10 +33,11 @@ function shownWorker(worker: WorkerInfo): Record<string, unknown> {
 
 /**
  * Answers the read-only routes of the workspace's pages: `GET /api/queues/:q/workers` (the live
- * workers, capability `workers`) and `GET /api/queues/:q/jobs/:id/children` (a flow's children,
- * capability `children`). False when `path` is neither.
+ * workers, capability `workers`), `GET /api/queues/:q/batches?limit=N` (the batches, newest
+ * first, capability `batches`) and `GET /api/queues/:q/jobs/:id/children` (a flow's children,
+ * capability `children`). False when `path` is none of them.
  */
-export async function readRoute(ctx: ApiContext, response: ServerResponse, path: string): Promise<boolean> {
+export async function readRoute(ctx: ApiContext, response: ServerResponse, path: string, params: URLSearchParams): Promise<boolean> {
   const match = ROUTE.exec(path);
   if (!match) return false;
   const queue = decodePathPart(match[1] as string, 'queue');
@@ -44,6 +46,13 @@ export async function readRoute(ctx: ApiContext, response: ServerResponse, path:
     if (!ctx.source.workers) throw new HttpError(404, 'no_capability', 'this dashboard reads no worker registry');
     const workers = await ctx.source.workers(queue);
     sendJson(response, 200, { queue, workers: workers.map(shownWorker) });
+    return true;
+  }
+  if (match[2] === 'batches') {
+    if (!ctx.source.batches) throw new HttpError(404, 'no_capability', 'this dashboard reads no batches');
+    const limit = batchesLimit(params);
+    const batches = await ctx.source.batches(queue, { limit });
+    sendJson(response, 200, { queue, batches: batches.slice(0, limit).map(shownBatch) });
     return true;
   }
   const id = decodePathPart(match[3] as string, 'id');

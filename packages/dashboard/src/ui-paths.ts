@@ -1,7 +1,8 @@
 /**
  * The paths of the workspace's pages, under the base path: the overview (`/`) and every page of a
  * queue (`/queues/:q`, `/queues/:q/:state`, `/queues/:q/jobs/:id`, `/queues/:q/schedules`,
- * `/queues/:q/workers`, `/queues/:q/workers/:id`, `/queues/:q/history`, `/queues/:q/audit`).
+ * `/queues/:q/workers`, `/queues/:q/workers/:id`, `/queues/:q/batches`, `/queues/:q/history`,
+ * `/queues/:q/audit`).
  * Each answers the same page, which routes in the browser (History API), so a link or a reload
  * of any of them opens that view.
  */

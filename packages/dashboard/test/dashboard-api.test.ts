@@ -241,6 +241,7 @@ describe('the dashboard API: capabilities of the data source', () => {
       expect((await bare.call('POST', `api/queues/${queueName}/jobs/${id}/delete`, { session: operator })).body.error.code).toBe('no_capability');
       expect((await bare.call('POST', `api/queues/${queueName}/bulk`, { session: operator, body: { action: 'promote', ids: [id], expected: 1 } })).body.error.code).toBe('no_capability');
       expect((await bare.call('GET', `api/queues/${queueName}/workers`)).body.error.code).toBe('no_capability');
+      expect((await bare.call('GET', `api/queues/${queueName}/batches`)).body.error.code).toBe('no_capability');
       expect((await bare.call('GET', `api/queues/${queueName}/jobs/${id}/children`)).body.error.code).toBe('no_capability');
       expect((await bare.call('GET', 'api/overview')).body.queues[0].flow).toBeUndefined();
       expect((await bare.call('GET', 'api/overview')).body.queues[0].liveWorkers).toBeUndefined();
@@ -252,7 +253,7 @@ describe('the dashboard API: capabilities of the data source', () => {
     const real = await startTestDashboard([queue]);
     try {
       expect((await real.call('GET', 'api/session')).body.capabilities).toEqual(
-        capabilityFlags('attempts', 'audit', 'changePriority', 'children', 'flowState', 'history', 'logs', 'pause', 'promote', 'remove', 'timeline', 'schedules', 'workers'),
+        capabilityFlags('attempts', 'audit', 'batches', 'changePriority', 'children', 'flowState', 'history', 'logs', 'pause', 'promote', 'remove', 'timeline', 'schedules', 'workers'),
       );
       expect((await real.call('GET', 'api/overview')).body.queues[0].liveWorkers).toBe(0);
     } finally {

@@ -76,6 +76,8 @@ async function busyQueue(queue: TestQueue) {
   const pending = [];
   for (let i = 0; i < 3; i++) pending.push(await queue.enqueue('email', { to: `user${i}@example.com` }));
   await queue.schedules.upsert({ id: 'nightly-report', kind: 'report', payload: { n: 7 }, cron: '0 3 * * *' });
+  // A batch sealed with no job: finished at once, it adds no job to the lists.
+  await queue.batch({ id: 'import-1' }).seal();
   await sendHeartbeat(queue.partitions[0]!.ctx, { id: 'w-1', host: 'worker-host-1', pid: 4242, version: '1.0.0', kinds: ['email', 'report'], concurrency: 4, running: [], ttlMs: 600_000 });
   return { failed, flow, pending };
 }
@@ -276,6 +278,7 @@ describe('the workspace in a real browser: every page', () => {
         ['schedules', '#schedules tr[data-schedule]'],
         ['workers', '#workers tr[data-worker]'],
         ['workers/w-1', '#worker-host'],
+        ['batches', '#batches tr[data-batch]'],
         ['history', '#history-counts'],
         ['audit', '#audit tr[data-audit]'],
       ];
@@ -310,6 +313,7 @@ describe('the workspace in a real browser: every page', () => {
           [`queues/${queueName}/schedules`, '#schedules tr[data-schedule]'],
           [`queues/${queueName}/workers`, '#workers tr[data-worker]'],
           [`queues/${queueName}/workers/w-1`, '#worker-host'],
+          [`queues/${queueName}/batches`, '#batches tr[data-batch]'],
           [`queues/${queueName}/history`, '#history-counts canvas'],
           [`queues/${queueName}/audit`, '#audit tr[data-audit]'],
         ];

@@ -32,7 +32,7 @@ async function expectInert(page: Page, where: string): Promise<void> {
 describe('the workspace in a real browser: hostile values', () => {
   const browser = suiteBrowser();
 
-  test('markup in every field a page shows (payload, error, stack, log line, kind, queue, schedule, worker host, audit label and target, history kind) is drawn as text', async ({ redis, queueName }) => {
+  test('markup in every field a page shows (payload, error, stack, log line, kind, queue, schedule, worker host, batch id and callback, audit label and target, history kind) is drawn as text', async ({ redis, queueName }) => {
     // Through the public API: a worker id, a payload, an error (message, code, stack, cause) and log lines of markup.
     const queue = new Queue({ redis, queue: queueName, kinds, eventLog: true, metricsHistory: true, workerId: SCRIPT });
     const id = await queue.enqueue('email', { to: IMG }, { maxAttempts: 1 });
@@ -54,7 +54,17 @@ describe('the workspace in a real browser: hostile values', () => {
     // Audit roles and actions have patterns too: one entry of markup written by hand.
     await redis.xadd(queue.keys.audit, '*', 'role', SCRIPT, 'label', IMG, 'action', SCRIPT, 'target', JSON.stringify({ id: IMG, kind: SCRIPT, filter: { text: SCRIPT } }), 'count', '1');
     const token = { token: 'hostile-label-token-0123', role: 'operator', label: SCRIPT } as const;
-    const d = await startTestDashboard(undefined, { source: renamed(jobQueueSource([queue]), queueName, QUEUE), credentials: { tokens: [token] } });
+    // A batch whose fired callback's job id was rewritten by hand as markup.
+    await queue.batch({ id: 'b-xss', onSuccess: { kind: 'email', payload: {} } }).seal();
+    await redis.hset(queue.keys.batch('b-xss'), 'fired:success', SCRIPT);
+    const source = renamed(jobQueueSource([queue]), queueName, QUEUE);
+    // Batch ids have a pattern too: a source of one's own may give any, here a copy of the batch named in markup.
+    const listed = source.batches!.bind(source);
+    source.batches = async (name, page) => {
+      const batches = await listed(name, page);
+      return [...batches, ...batches.map((batch) => ({ ...batch, id: IMG }))];
+    };
+    const d = await startTestDashboard(undefined, { source, credentials: { tokens: [token] } });
     const page = await browser.current.newPage({ viewport: { width: 1280, height: 1000 } });
     const watch = watchPage(page);
     const at = (path: string): string => `${d.url}queues/${encodeURIComponent(QUEUE)}${path}`;
@@ -97,6 +107,14 @@ describe('the workspace in a real browser: hostile values', () => {
       await expect.poll(() => page.locator('#worker-host').textContent()).toBe(IMG);
       expect(await page.locator('#worker-kinds').textContent()).toBe(SCRIPT);
       await expectInert(page, 'worker');
+
+      await page.goto(at('/batches'));
+      await expect.poll(() => page.locator('#batches tr[data-batch]').count()).toBe(2);
+      expect(await page.locator('#batches td[data-col="id"]').allTextContents()).toEqual(['b-xss', IMG]);
+      const fired = page.locator('#batches [data-callback="success"] a');
+      expect(await fired.allTextContents()).toEqual(['success: fired', 'success: fired']);
+      expect(await fired.first().getAttribute('href')).toBe(`/queues/${encodeURIComponent(QUEUE)}/jobs/${encodeURIComponent(SCRIPT)}`);
+      await expectInert(page, 'batches');
 
       await page.goto(at('/history'));
       await expect.poll(() => page.locator('#history-kind option').allTextContents()).toEqual(['every kind', IMG, SCRIPT, 'email']);

@@ -2,7 +2,7 @@ import { defineKinds, Queue, queueKeys } from '@jobs/core';
 import { redisTest as test } from '@jobs/testing';
 import { describe, expect } from 'vitest';
 import { startTestDashboard, TOKENS, type Session, type TestDashboard } from './dashboard-client.ts';
-import { expectSane, HOSTILE, hostileId, JOB_FIELDS, LISTED, listHostileJobs, SCHEDULE_FIELDS, writeHostileJobs, writeHostileSchedules, type ListedState } from './dashboard-hostile.ts';
+import { BATCH_FIELDS, expectSane, HOSTILE, hostileId, JOB_FIELDS, LISTED, listHostileJobs, SCHEDULE_FIELDS, writeHostileBatches, writeHostileJobs, writeHostileSchedules, type ListedState } from './dashboard-hostile.ts';
 
 const kinds = defineKinds({ email: { schema: { type: 'object', properties: { to: { type: 'string' } } } } });
 const STATES = ['pending', 'waiting', 'processing', 'delayed', 'completed', 'failed'] as const;
@@ -73,6 +73,30 @@ describe('the dashboard API with hand-written hashes', () => {
         const answer = await expectOk(d, `api/queues/${queueName}/schedules`, field);
         expect(answer.schedules, field).toHaveLength(HOSTILE.length + 1);
         await expectOk(d, 'api/overview', field);
+      }
+    } finally {
+      await d.close();
+      await queue.close();
+    }
+  }, 120_000);
+
+  test('the batches page answers 200 with drawable JSON whatever value any field of a batch hash holds', async ({ redis, queueName }) => {
+    const queue = new Queue({ redis, queue: queueName, kinds });
+    await queue.batch({ id: 'real', onSuccess: { kind: 'email', payload: { to: 'done@example.com' } } }).add([{ kind: 'email', payload: { to: 'one@example.com' } }]);
+    const template = await redis.hgetall(queueKeys(queueName).batch('real'));
+    expect(template['cb_kind:success']).toBe('email');
+    const d = await startTestDashboard([queue]);
+    try {
+      for (const field of BATCH_FIELDS) {
+        await writeHostileBatches(redis, queueName, template, field);
+        const answer = await expectOk(d, `api/queues/${queueName}/batches?limit=1000`, field);
+        // A hash without its total is no batch (core reads none); every other is listed.
+        expect(answer.batches, field).toHaveLength(HOSTILE.length + (field === 'total' ? 0 : 1));
+        for (const batch of answer.batches) {
+          expect(['open', 'sealed', 'finished'], field).toContain(batch.state);
+          for (const count of ['total', 'succeeded', 'failed', 'cancelled', 'pending']) expect(batch[count] === null || Number.isFinite(batch[count]), `${field}: ${count}`).toBe(true);
+          for (const callback of batch.callbacks) expect(callback.jobId === null || callback.jobId.length <= 200, field).toBe(true);
+        }
       }
     } finally {
       await d.close();

@@ -16,6 +16,12 @@ export const SCHEDULE_FIELDS = [
   'last_job_id', 'created_at_ms', 'updated_at_ms', 'revision',
 ] as const;
 
+/** Every field of a batch's hash (with its `success` callback), and one no client writes. */
+export const BATCH_FIELDS = [
+  'total', 'succeeded', 'failed', 'cancelled', 'sealed', 'created_at_ms', 'sealed_at_ms', 'finished_at_ms', 'cb_kind:success', 'cb_payload:success',
+  'fired:success', '<b>unknown</b>',
+] as const;
+
 /** The script a hostile value would run if a page ever read it as HTML. */
 export const SCRIPT = '<script>window.__pwned=1</script>';
 
@@ -88,6 +94,21 @@ export async function writeHostileSchedules(redis: TestRedis, queueName: string,
       if (value === null) pipeline.hdel(k.schedule(id), field);
       else pipeline.hset(k.schedule(id), field, value);
     }
+  });
+  await pipeline.exec();
+}
+
+/** Rewrites the hostile batches `hb-<i>` (open, in the batches index) as `template` with `field` set to the batch's hostile value. */
+export async function writeHostileBatches(redis: TestRedis, queueName: string, template: Record<string, string>, field: string): Promise<void> {
+  const k = queueKeys(queueName);
+  const pipeline = redis.pipeline();
+  HOSTILE.forEach((value, i) => {
+    const id = `hb-${i}`;
+    pipeline.zadd(k.batches, '+inf', id);
+    pipeline.del(k.batch(id));
+    pipeline.hset(k.batch(id), ...Object.entries(template).flat());
+    if (value === null) pipeline.hdel(k.batch(id), field);
+    else pipeline.hset(k.batch(id), field, value);
   });
   await pipeline.exec();
 }

@@ -90,7 +90,7 @@ describe('the workspace API: search filters, flows, workers and page URLs', () =
     const d = await startTestDashboard([queue], { credentials: { operatorToken: TOKENS.operator }, basePath: '/ops/jobs' });
     try {
       const session = await d.login(TOKENS.operator);
-      const pages = ['', 'queues/q', 'queues/q/failed', 'queues/q/waiting-children', 'queues/q/jobs/abc-1', 'queues/q/schedules', 'queues/q/workers', 'queues/q/workers/w%3A1', 'queues/q/history', 'queues/q/audit'];
+      const pages = ['', 'queues/q', 'queues/q/failed', 'queues/q/waiting-children', 'queues/q/jobs/abc-1', 'queues/q/schedules', 'queues/q/workers', 'queues/q/workers/w%3A1', 'queues/q/batches', 'queues/q/history', 'queues/q/audit'];
       for (const path of pages) {
         const page = await d.call('GET', path, { session });
         expect(page.status, path).toBe(200);

@@ -5,6 +5,7 @@ import { useState } from 'preact/hooks';
 import { post, queuePath } from './api.ts';
 import { act } from './actions.ts';
 import { AuditView } from './audit.tsx';
+import { BatchesView } from './batches.tsx';
 import { count } from './format.ts';
 import { HistoryView } from './history.tsx';
 import { JobList } from './job-list.tsx';
@@ -134,6 +135,7 @@ function Tabs({ queue, route }: { queue: QueueOverview; route: Exclude<Route, { 
   const pages: [string, string, boolean][] = [
     ['schedules', 'Schedules', Boolean(caps.schedules)],
     ['workers', 'Workers', Boolean(caps.workers)],
+    ['batches', 'Batches', Boolean(caps.batches)],
     ['history', 'History', Boolean(caps.history)],
     ['audit', 'Audit', Boolean(caps.audit)],
   ];
@@ -201,6 +203,7 @@ export function QueueFrame({ route, overview }: { route: Exclude<Route, { view: 
       {route.view === 'job' && <JobView queue={queue.name} id={route.id} />}
       {route.view === 'schedules' && <SchedulesView queue={queue.name} name={route.name} />}
       {route.view === 'workers' && <WorkersView queue={queue.name} id={route.id} />}
+      {route.view === 'batches' && <BatchesView queue={queue.name} />}
       {route.view === 'history' && <HistoryView queue={queue.name} query={route.query} />}
       {route.view === 'audit' && <AuditView queue={queue.name} query={route.query} />}
     </section>

@@ -11,6 +11,7 @@ export type Route =
   | { readonly view: 'job'; readonly queue: string; readonly id: string }
   | { readonly view: 'schedules'; readonly queue: string; readonly name: string | undefined }
   | { readonly view: 'workers'; readonly queue: string; readonly id: string | undefined }
+  | { readonly view: 'batches'; readonly queue: string }
   | { readonly view: 'history'; readonly queue: string; readonly query: URLSearchParams }
   | { readonly view: 'audit'; readonly queue: string; readonly query: URLSearchParams }
   | { readonly view: 'missing'; readonly path: string };
@@ -36,6 +37,7 @@ export function parseRoute(pathname: string, search: string): Route {
   if (section === 'jobs' && id !== undefined) return { view: 'job', queue, id };
   if (section === 'schedules') return { view: 'schedules', queue, name: id };
   if (section === 'workers') return { view: 'workers', queue, id };
+  if (section === 'batches' && id === undefined) return { view: 'batches', queue };
   if (section === 'history') return { view: 'history', queue, query };
   if (section === 'audit') return { view: 'audit', queue, query };
   if (id === undefined) return { view: 'list', queue, state: section, query };

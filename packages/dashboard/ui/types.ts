@@ -19,6 +19,7 @@ export interface Session {
 export interface Capabilities {
   readonly attempts?: boolean;
   readonly audit?: boolean;
+  readonly batches?: boolean;
   readonly changePriority?: boolean;
   readonly children?: boolean;
   readonly flowState?: boolean;
@@ -177,6 +178,22 @@ export interface WorkerRow {
   readonly startedAtMs: number | null;
   readonly lastSeenMs: number | null;
   readonly aliveUntilMs: number | null;
+}
+
+/** `GET /api/queues/:q/batches`'s rows (see the route's `shownBatch`). */
+export interface BatchRow {
+  readonly id: string;
+  readonly state: 'open' | 'sealed' | 'finished';
+  readonly total: number | null;
+  readonly succeeded: number | null;
+  readonly failed: number | null;
+  readonly cancelled: number | null;
+  readonly pending: number | null;
+  readonly createdAtMs: number | null;
+  readonly sealedAtMs: number | null;
+  readonly finishedAtMs: number | null;
+  /** Each callback it has (`success`, `complete`, `death`), with its job's id once fired. */
+  readonly callbacks: readonly { readonly name: string; readonly jobId: string | null }[];
 }
 
 export interface History {
