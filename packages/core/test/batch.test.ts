@@ -158,6 +158,9 @@ describe('batches', () => {
     expect(isJobsError(other, 'JOBS_BATCH_CLOSED')).toBe(true);
     expect(await queue.batchState('same')).toMatchObject({ total: 2 });
     expect((await queue.batches()).map((b) => b.id)).toEqual(['same']);
+    // A member no batch could have, written by hand, is skipped.
+    await redis.zadd(queueKeys(queueName).batches, '+inf', 'not a batch id!');
+    expect((await queue.batches()).map((b) => b.id)).toEqual(['same']);
     await queue.close();
   });
 });

@@ -151,7 +151,8 @@ export async function listBatches<P>(ctx: QueueContext<P>, limit = 100): Promise
   await ctx.ready();
   // The highest scores: the open batches, then those finished last.
   const ids = (await withRedisErrors(() => ctx.client.zrange(ctx.keys.batches, String(-limit), '-1'))).reverse();
-  const states = await Promise.all(ids.map((id) => readBatch(ctx, id)));
+  // An id no batch could have (a hand-written member) is skipped, not allowed to fail the list.
+  const states = await Promise.all(ids.filter((id) => BATCH_ID_PATTERN.test(id)).map((id) => readBatch(ctx, id)));
   return states.filter((state): state is BatchState => state !== null).sort((a, b) => b.createdAtMs - a.createdAtMs);
 }
 
