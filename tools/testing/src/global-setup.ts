@@ -30,7 +30,10 @@ export default async function setup(project: TestProject): Promise<(() => Promis
   }
   project.provide('redisMode', mode);
   if (mode === 'cluster') {
-    const cluster = await startRedisCluster();
+    // A busy master on a loaded machine (a script of 10,000 jobs under a CPU hog) may stay silent
+    // past a second: with the default node timeout its replica would take over and drop the
+    // writes it had not copied yet. The suites test failovers on clusters of their own.
+    const cluster = await startRedisCluster({ nodeTimeoutMs: 15_000 });
     project.provide('redisUrl', cluster.url);
     return () => cluster.stop();
   }
