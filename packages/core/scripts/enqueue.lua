@@ -83,7 +83,7 @@ for j = 0, n - 1 do
       return redis.error_reply('JOBS_DUPLICATE_ID ' .. ARGV[base])
     end
     replayed[j] = true
-  else
+  elseif ARGV[base + 3] ~= '' then
     if string.find(ARGV[base + 3], '"dedupeStates"', 1, true) then
       load_dedupe()
       absorbed[j] = redis.call('GET', dedupe_marker(prefix, ARGV[base]))
@@ -117,14 +117,16 @@ for j = 0, n - 1 do
     key_index = key_index + 1
     if not replayed[j] and not absorbed[j] then holder = redis.call('GET', idem_key) end
   end
-  -- The job's dedupe key, and the job that owns it when that one absorbs this one.
-  local dedupe_key, owner, owner_status = false, absorbed[j], nil
+  -- The job's dedupe key, and the job that owns it when that one absorbs this one (the rarer
+  -- options are looked at only when the job has options at all).
+  local dedupe_key, owner, owner_status = false, false, nil
   if o and o.dedupeStates then
+    owner = absorbed[j]
     load_dedupe()
     dedupe_key = KEYS[key_index]
     key_index = key_index + 1
     if not replayed[j] and not owner and not holder then
-      owner, owner_status = dedupe_owner(dedupe_key, o.dedupeStates, job_prefix)
+      owner, owner_status = dedupe_owner(dedupe_key, o.dedupeStates, job_prefix, (o.debounceMs or 0) > 0)
       if owner then
         dedupe_absorb(prefix, job_prefix, owner, owner_status, id, payload, o.dedupeReplace == 1, o.debounceMs or 0,
           o.debounceMaxWaitMs or 0, KEYS[2], now, log)
@@ -160,10 +162,13 @@ for j = 0, n - 1 do
     write_job_hash(job_key, id, payload, kind, status, now_text, max_attempts, visibility_ms, traceparent, priority, expiry, group, cost)
     -- Named in the hash so that a removal (remove.lua) can release it.
     if idem_key then redis.call('HSET', job_key, 'idempotency_key', idem_key) end
-    if dedupe_key then dedupe_take(dedupe_key, o.dedupeStates, o.dedupePeriodMs or 0, (o.debounceMs or 0) > 0, job_key, id, now) end
-    if o and o.batch then
-      redis.call('HSET', job_key, 'batch', o.batch)
-      redis.call('HINCRBY', batch_key(prefix, o.batch), 'total', 1)
+    if o then
+      if dedupe_key then dedupe_take(dedupe_key, o.dedupeStates, o.dedupePeriodMs or 0, (o.debounceMs or 0) > 0, job_key, id, now) end
+      if o.batch then
+        -- `trail` tells the scripts that end the job to count it (lib/job-trail.lua).
+        redis.call('HSET', job_key, 'batch', o.batch, 'trail', '1')
+        redis.call('HINCRBY', batch_key(prefix, o.batch), 'total', 1)
+      end
     end
     if status == 'delayed' then
       local due_text = int_text(due)

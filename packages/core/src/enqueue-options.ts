@@ -113,11 +113,26 @@ export function latestTimeMs(): number {
   return Date.now() + YEAR_MS;
 }
 
+/** Every default: what a job enqueued without options gets (shared: readers never change it). */
+const NO_OPTIONS: ResolvedEnqueueOptions = Object.freeze({
+  delayMs: 0,
+  runAtMs: 0,
+  maxAttempts: undefined,
+  visibilityMs: undefined,
+  idempotencyKey: undefined,
+  idempotencyTtlMs: 0,
+  priority: undefined,
+  ttlMs: 0,
+  expiresAtMs: 0,
+  group: undefined,
+  cost: 1,
+  traceparent: undefined,
+  dedupe: undefined,
+});
+
 /** Checks `options` (from untrusted callers too) and fills in defaults. */
 export function resolveEnqueueOptions(options: EnqueueOptions | undefined, defaultIdempotencyTtlMs: number, field = 'options'): ResolvedEnqueueOptions {
-  if (options === undefined) {
-    return { delayMs: 0, runAtMs: 0, maxAttempts: undefined, visibilityMs: undefined, idempotencyKey: undefined, idempotencyTtlMs: 0, priority: undefined, ttlMs: 0, expiresAtMs: 0, group: undefined, cost: 1, traceparent: undefined, dedupe: undefined };
-  }
+  if (options === undefined) return NO_OPTIONS;
   assertOptionKeys(field, options, ENQUEUE_OPTION_KEYS);
   const delayMs = options.delayMs === undefined ? 0 : assertWholeNumber(`${field}.delayMs`, options.delayMs, 0, YEAR_MS);
   let runAtMs = 0;

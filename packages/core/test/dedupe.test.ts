@@ -198,6 +198,18 @@ describe('dedupe: throttle and debounce', () => {
     await queue.close();
   });
 
+  test('debounce: a job delayed for its retry has run, so the next enqueue makes a new job', async ({ redis, queueName }) => {
+    const queue = openQueue(redis, queueName, { maxAttempts: 3, backoff: { type: 'fixed', delayMs: 60_000 } });
+    const debounce: EnqueueOptions = { dedupe: { key: 'd', mode: 'debounce', ttlMs: 1 } };
+    const first = await send(queue, 'a@example.com', debounce);
+    await waitFor(async () => (await queue.promoteDue()).promoted + (await redis.llen(queueKeys(queueName).pending)) > 0, { what: 'the job due' });
+    expect(await queue.fail(await claimOne(queue), new Error('try later'))).toBe('delayed');
+    const next = await send(queue, 'b@example.com', debounce);
+    expect(next.created).toBe(true);
+    expect(next.id).not.toBe(first.id);
+    await queue.close();
+  });
+
   test('debounce: once the job runs, the next enqueue makes a new job that takes the key', async ({ redis, queueName }) => {
     const queue = openQueue(redis, queueName);
     const debounce: EnqueueOptions = { dedupe: { key: 'd', mode: 'debounce', ttlMs: 1 } };

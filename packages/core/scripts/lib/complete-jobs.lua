@@ -25,9 +25,9 @@
 -- written and trimmed off again at once: it is deleted outright instead (the same end state).
 -- A job with a trail (it failed or logged before, see lib/job-trail.lua) has it expired or
 -- deleted with its hash, and its last error's JSON form cleared; the field that says so is read
--- with the fence's, so a job that never failed nor logged pays nothing more. So is a job's dedupe
--- key, released (or kept with the hash) as lib/dedupe.lua says, and its batch, which counts it
--- (lib/batch.lua).
+-- with the fence's, so a job that never failed nor logged pays nothing more. The same field says
+-- the job may have a dedupe key, released (or kept with the hash) as lib/dedupe.lua says, or a
+-- batch, which counts it (lib/batch.lua): read then, and only then.
 -- Appends per job CLAIM_DONE (completed) or NOT_OWNER (not the caller's to complete; nothing changed) to `out`.
 local function complete_jobs(ctx, argv, first, out)
   local done = {}
@@ -36,15 +36,13 @@ local function complete_jobs(ctx, argv, first, out)
   if #argv - first + 1 > 3 then channel = heard_channel(ctx.channel, ctx.only_heard) end
   -- Fenced by token first (reading each job's parent and running slots in the same call); then
   -- the jobs that hold their claim leave processing in one go.
-  local held, parents, slots, trails, dedupes, batches = {}, {}, {}, {}, {}, {}
+  local held, parents, slots, trails = {}, {}, {}, {}
   for i = first, #argv, 3 do
-    local owned, f = holds_claim(ctx.job_prefix .. argv[i], argv[i + 1], 'parent_id', 'slots', 'trail', 'dedupe_key', 'batch')
+    local owned, f = holds_claim(ctx.job_prefix .. argv[i], argv[i + 1], 'parent_id', 'slots', 'trail')
     held[#held + 1] = owned and argv[i]
     parents[#held] = owned and f[3]
     slots[#held] = owned and f[4]
     trails[#held] = owned and f[5]
-    dedupes[#held] = owned and f[6]
-    batches[#held] = owned and f[7]
   end
   local removed = remove_many_from_list(ctx.processing, held)
   local keep = ctx.cap > 0 or redis.call('LLEN', ctx.completed) > 0
@@ -56,6 +54,8 @@ local function complete_jobs(ctx, argv, first, out)
     local id = argv[i]
     if removed[n] then
       local key = ctx.job_prefix .. id
+      -- Its dedupe key and batch, read while the hash is whole (lib/job-trail.lua: trail says they may exist).
+      local ends = trails[n] and redis.call('HMGET', key, 'dedupe_key', 'batch')
       -- Logged before the hash may be deleted (no history kept): its attempt is read from it.
       log_event(ctx.log, id, 'completed', nil, ctx.worker, '')
       if parents[n] then
@@ -80,8 +80,8 @@ local function complete_jobs(ctx, argv, first, out)
         gone[#gone + 1] = key
         if trails[n] then load_job_trail(); trail_add_keys(gone, key) end
       end
-      if dedupes[n] then load_dedupe(); dedupe_end(ctx.prefix, key, id, dedupes[n], 'c', ctx.ttl, keep) end
-      if batches[n] then load_batch(); batch_job_ended(ctx, key, batches[n], 'succeeded') end
+      if ends and ends[1] then load_dedupe(); dedupe_end(ctx.prefix, key, id, ends[1], 'c', ctx.ttl, keep) end
+      if ends and ends[2] then load_batch(); batch_job_ended(ctx, key, ends[2], 'succeeded') end
       publish_event(channel, id, 'completed')
       if slots[n] then load_free_slots(); free_slots(ctx, id, slots[n]) end
       done[#done + 1] = id

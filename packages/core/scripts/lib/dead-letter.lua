@@ -18,7 +18,9 @@
 -- Its parent, kind, trail and dedupe key are read first: a capped history may delete its hash.
 local function dead_letter(ctx, id, reason, code, event, error_json)
   local key = ctx.job_prefix .. id
-  local f = redis.call('HMGET', key, 'parent_id', 'kind', 'trail', 'dedupe_key', 'batch')
+  local f = redis.call('HMGET', key, 'parent_id', 'kind', 'trail')
+  -- Its dedupe key and batch, where its trail field says it may have them (lib/job-trail.lua).
+  local ends = f[3] and redis.call('HMGET', key, 'dedupe_key', 'batch')
   local flow = f[1] and f
   if not error_json then
     error_json = (code and code ~= '') and cjson.encode({ code = code, message = reason }) or cjson.encode({ message = reason })
@@ -26,8 +28,8 @@ local function dead_letter(ctx, id, reason, code, event, error_json)
   redis.call('HSET', key, 'status', 'failed', 'claim_token', '', 'last_error', reason,
     'last_error_at_ms', ctx.now, 'failed_at_ms', ctx.now, 'last_error_json', error_json, 'trail', '1')
   redis.call('HDEL', key, 'lease_expires_at_ms')
-  if f[4] then load_dedupe(); dedupe_end(ctx.prefix, key, id, f[4], 'f', ctx.ttl, true) end
-  if f[5] then load_batch(); batch_job_ended(ctx, key, f[5], 'failed') end
+  if ends and ends[1] then load_dedupe(); dedupe_end(ctx.prefix, key, id, ends[1], 'f', ctx.ttl, true) end
+  if ends and ends[2] then load_batch(); batch_job_ended(ctx, key, ends[2], 'failed') end
   -- Logged before the history push, which may trim (delete) this very hash when the cap is 0.
   log_event(ctx.log, id, event or 'failed', nil, ctx.worker, code)
   push_history(ctx.failed, id, ctx.cap, ctx.job_prefix, 'failed', ctx.stats, ctx.prefix)

@@ -41,11 +41,13 @@ end
 
 -- The owner that absorbs an enqueue with dedupe key `key` and states `states` (letters, '+' for
 -- a period), and its status; nil when the key is free. With a period, an owner whose hash is gone
--- ended and was not kept: it counts as completed.
-local function dedupe_owner(key, states, job_prefix)
+-- ended and was not kept: it counts as completed. `unstarted`: only an owner that never ran
+-- absorbs (a debounce: a job delayed for its retry has run).
+local function dedupe_owner(key, states, job_prefix, unstarted)
   local owner = redis.call('GET', key)
   if not owner then return nil end
-  local f = read_hash(job_prefix .. owner, 'status')
+  local f = read_hash(job_prefix .. owner, 'status', 'attempts')
+  if unstarted and f and (tonumber(f[2]) or 0) > 0 then return nil end
   local status = f and f[1]
   local letter = status and dedupe_letter(status)
   if not status and string.find(states, '+', 1, true) then letter = 'c' end
@@ -61,7 +63,8 @@ local function dedupe_take(key, states, period_ms, debounced, job_key, id, now)
   else
     redis.call('SET', key, id)
   end
-  redis.call('HSET', job_key, 'dedupe_key', key, 'dedupe_states', states)
+  -- `trail` tells the scripts that end the job to look for its key (lib/job-trail.lua).
+  redis.call('HSET', job_key, 'dedupe_key', key, 'dedupe_states', states, 'trail', '1')
   if debounced then redis.call('HSET', job_key, 'dedupe_first_ms', int_text(now)) end
 end
 
@@ -108,4 +111,11 @@ local function dedupe_end(prefix, job_key, id, name, state, ttl, kept)
     end
   end
   redis.call('DEL', name)
+end
+
+-- Job `id` (hash at `key`, in status `status`) is trimmed off its history list, where its trail
+-- field said it may have a dedupe key: it gives the key up, but for a period of its own.
+local function dedupe_trimmed(prefix, key, id, status)
+  local name = redis.call('HGET', key, 'dedupe_key')
+  if name then dedupe_end(prefix, key, id, name, dedupe_letter(status), 0, false) end
 end

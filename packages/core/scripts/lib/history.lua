@@ -18,19 +18,17 @@ local function push_history_many(list, ids, cap, job_prefix, status, stats, pref
     local key = job_prefix .. old
     if stats then
       -- As lib/job-status.lua: no hash (or a key of another type) means the job is gone.
-      local f = read_hash(key, 'status', 'id', 'payload', 'trail', 'dedupe_key')
+      local f = read_hash(key, 'status', 'id', 'payload', 'trail')
       if f and f[1] == status then
         gone[#gone + 1] = key
-        if f[4] then load_job_trail(); trail_add_keys(gone, key) end
-        if f[5] then load_dedupe(); dedupe_end(prefix, key, old, f[5], dedupe_letter(status), 0, false) end
+        if f[4] then load_job_trail(); trail_add_keys(gone, key); load_dedupe(); dedupe_trimmed(prefix, key, old, status) end
       end
       if not (f and (f[1] or f[2] or f[3])) or f[1] == status then lost = lost + 1 end
     else
-      local f = read_hash(key, 'status', 'trail', 'dedupe_key')
+      local f = read_hash(key, 'status', 'trail')
       if f and f[1] == status then
         gone[#gone + 1] = key
-        if f[2] then load_job_trail(); trail_add_keys(gone, key) end
-        if f[3] then load_dedupe(); dedupe_end(prefix, key, old, f[3], dedupe_letter(status), 0, false) end
+        if f[2] then load_job_trail(); trail_add_keys(gone, key); load_dedupe(); dedupe_trimmed(prefix, key, old, status) end
       end
     end
   end

@@ -7,8 +7,9 @@
 --   <key>#logs      list: the handler's log lines, oldest first, capped (`jobLogs.lines`); the
 --                   hash's `logs_trimmed` counts the ones cut
 -- The hash's field `trail` is '1' once either may exist or the hash holds `last_error_json`
--- (a failure sets it even with no attempt kept), so the scripts that expire, keep or delete a
--- hash touch them only then: a job that never failed nor logged costs nothing here.
+-- (a failure sets it even with no attempt kept), or the job has a dedupe key or a batch (set at
+-- enqueue: lib/dedupe.lua, lib/batch.lua), so the scripts that expire, keep or delete a hash, or
+-- end a job, look further only then: a plain job that never failed nor logged costs nothing here.
 -- The trail lives and dies with the hash: each script that finishes a job (sets the hash's TTL,
 -- or keeps it without one) or deletes the hash does the same to the trail, in the same call.
 -- While the job is not finished its trail holds for TRAIL_IDLE_SECONDS past its last write (and

@@ -29,7 +29,7 @@ local function run_schedule_tick(schedule_key, pending, stats, prefix, job_prefi
     owner = redis.call('GET', dedupe_marker(prefix, job_id))
     if not owner then
       local status
-      owner, status = dedupe_owner(dedupe_key, s[10], job_prefix)
+      owner, status = dedupe_owner(dedupe_key, s[10], job_prefix, false)
       if owner then dedupe_absorb(prefix, job_prefix, owner, status, job_id, s[3], s[12] == '1', 0, 0, nil, now, log) end
     end
   end

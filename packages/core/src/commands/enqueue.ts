@@ -200,7 +200,11 @@ export async function writeEnqueues<P>(ctx: QueueContext<P>, jobs: readonly Prep
   // reach Redis while the tick's other calls are still being prepared.
   const { reply, replicas } = await ctx.scripts.runAcknowledged(enqueueScript, argv, false);
   const results: (EnqueueResult | Error)[] = [];
-  for (let i = 0; i < reply.length; i += 2) results.push(enqueueResult(String(reply[i]), Number(reply[i + 1]), jobs[i / 2] as PreparedEnqueue));
+  for (let i = 0, j = 0; i < reply.length; i += 2, j += 1) {
+    const code = Number(reply[i + 1]);
+    // Written is the common case: its result made here, the others by enqueueResult.
+    results.push(code === ENQUEUE_WRITTEN ? { id: String(reply[i]), created: true } : enqueueResult(String(reply[i]), code, jobs[j] as PreparedEnqueue));
+  }
   const { replicas: required, timeoutMs } = ctx.options.durability;
   if (replicas !== undefined && replicas < required) {
     return results.map((result) => new NotReplicatedError(`job ${(result as EnqueueResult).id}`, replicas, required, timeoutMs, [(result as EnqueueResult).id]));
@@ -208,9 +212,8 @@ export async function writeEnqueues<P>(ctx: QueueContext<P>, jobs: readonly Prep
   return results;
 }
 
-/** One job's result from its reply code (scripts/enqueue.lua). */
+/** The result of one job that was not written, from its reply code (scripts/enqueue.lua). */
 function enqueueResult(id: string, code: number, job: PreparedEnqueue): EnqueueResult {
-  if (code === ENQUEUE_WRITTEN) return { id, created: true };
   if (code === ENQUEUE_HELD) return { id, created: false, heldBy: 'idempotency' };
   if (code === ENQUEUE_DEDUPED) return { id, created: false, heldBy: job.dedupeVia ?? 'dedupe' };
   throw new Error(`enqueue: unexpected reply code ${code}`);
