@@ -1,19 +1,7 @@
-import { queueKeysIn, redisTest as test, waitFor, type TestRedis } from '@jobs/testing';
+import { queueKeysIn, redisTest as test, seededRandom, waitFor, type TestRedis } from '@jobs/testing';
 import { describe, expect } from 'vitest';
 import { queueKeys, type ClaimedJob, type EnqueueOptions } from '../src/index.ts';
 import { openQueue } from './fixtures.ts';
-
-/** A small seeded generator (mulberry32), so a failing run can be replayed from its seed. */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
-}
 
 /** Each key keeps one option set, so "at most one job per key in its states" is what it promises. */
 const KEYS: readonly [string, EnqueueOptions][] = [
@@ -64,7 +52,7 @@ async function redisNow(redis: TestRedis): Promise<number> {
 describe('dedupe keys under random operations', () => {
   for (const seed of [1, 2, 3]) {
     test(`seed ${seed}: after every step, no key without a live owner and never two owners`, async ({ redis, queueName }) => {
-      const next = random(seed);
+      const next = seededRandom(seed);
       const pick = <T>(items: readonly T[]): T => items[Math.floor(next() * items.length)] as T;
       const queue = openQueue(redis, queueName, { visibilityMs: 20, maxAttempts: 2, backoff: { type: 'fixed', delayMs: 0 }, completedHistory: 3, completedTtlSeconds: 600, failedHistory: 3, cancelledTtlSeconds: 600 });
       // Jobs claimed and not settled yet: a worker may settle them, or die (SIGKILL) holding them.

@@ -1,5 +1,6 @@
 import { redisNodes, waitFor, type TestRedis } from '@jobs/testing';
-import { defineKinds, Queue, type PayloadTypesOf, type QueueOptions, type RedisClient } from '../src/index.ts';
+import { expect } from 'vitest';
+import { defineKinds, Queue, type JobWhy, type PayloadTypesOf, type QueueOptions, type RedisClient, type WhyReason, type WhyReasonCode } from '../src/index.ts';
 
 /** The demo's four kinds, with real schemas. */
 export const kinds = defineKinds({
@@ -50,4 +51,11 @@ export async function waitUntilBlocked(redis: TestRedis, name: string): Promise<
   const blocked = async (node: TestRedis): Promise<boolean> =>
     String(await node.client('LIST')).split('\n').some((line: string) => line.includes(`name=${name} `) && line.includes('cmd=blmove'));
   await waitFor(async () => (await Promise.all(nodes.map(blocked))).includes(true), { what: `${name} blocked in BLMOVE` });
+}
+
+/** The reason of `code` in a `why` answer, which must have one. */
+export function reason<C extends WhyReasonCode>(answer: JobWhy | null, code: C): Extract<WhyReason, { code: C }> {
+  const found = answer?.reasons.find((r) => r.code === code);
+  expect(found, `${code} in ${JSON.stringify(answer)}`).toBeDefined();
+  return found as Extract<WhyReason, { code: C }>;
 }

@@ -1,4 +1,4 @@
-import { openRedis, redisTest as test, waitFor, within } from '@jobs/testing';
+import { openRedis, redisTest as test, seededRandom, waitFor, within } from '@jobs/testing';
 import { describe, expect } from 'vitest';
 import type { ChildFailurePolicy, ClaimedJob, FlowRequest, FlowResult, PayloadTypesOf } from '../src/index.ts';
 import type { kinds} from './fixtures.ts';
@@ -12,18 +12,6 @@ import { openQueue } from './fixtures.ts';
  */
 
 type P = PayloadTypesOf<typeof kinds>;
-
-/** mulberry32: a small seeded generator, so a failing run can be replayed from its seed. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
-}
 
 interface Node {
   readonly id: string;
@@ -65,7 +53,7 @@ describe('flows under faults', () => {
       if (TERMINAL.has(status)) terminal.set(id, [...(terminal.get(id) ?? []), status]);
     });
 
-    const random = rng(20_20);
+    const random = seededRandom(20_20);
     const nodes = new Map<string, Node>();
     for (let tree = 0; tree < 30; tree += 1) {
       const request = randomTree(random, 0, 'fail');

@@ -1,17 +1,10 @@
 import { redisTest as test } from '@jobs/testing';
 import { describe, expect } from 'vitest';
-import { isJobsError, type JobWhy, type WhyReason, type WhyReasonCode } from '../src/index.ts';
-import { openQueue } from './fixtures.ts';
+import { isJobsError } from '../src/index.ts';
+import { openQueue, reason } from './fixtures.ts';
 
 const mail = (n: number) => ({ recipient: 'a@example.com', n });
 const hook = (n: number) => ({ url: `https://example.com/${n}` });
-
-/** The reason of `code` in `answer`, which must have one. */
-function reason<C extends WhyReasonCode>(answer: JobWhy | null, code: C): Extract<WhyReason, { code: C }> {
-  const found = answer?.reasons.find((r) => r.code === code);
-  expect(found, `${code} in ${JSON.stringify(answer)}`).toBeDefined();
-  return found as Extract<WhyReason, { code: C }>;
-}
 
 describe('the queue-wide concurrency cap', () => {
   test('at most n jobs of any kind run at once; complete, fail and release each free a slot', async ({ redis, queueName }) => {

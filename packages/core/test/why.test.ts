@@ -1,9 +1,9 @@
 import { redisTest as test, type TestRedis } from '@jobs/testing';
 import { describe, expect } from 'vitest';
-import { isJobsError, Queue, WHY_REASON_CODES, type JobWhy, type PayloadTypesOf, type WhyReason, type WhyReasonCode } from '../src/index.ts';
+import { isJobsError, Queue, WHY_REASON_CODES, type JobWhy, type PayloadTypesOf } from '../src/index.ts';
 import { WHY_SCAN_MAX } from '../src/generated/constants.ts';
 import { leaveRegistry, sendHeartbeat } from '../src/internal.ts';
-import { kinds, openQueue } from './fixtures.ts';
+import { kinds, openQueue, reason } from './fixtures.ts';
 import { RecipeClient } from './recipe-client.ts';
 
 const mail = (n: number) => ({ recipient: 'a@example.com', n });
@@ -11,13 +11,6 @@ const mail = (n: number) => ({ recipient: 'a@example.com', n });
 async function redisNow(redis: TestRedis): Promise<number> {
   const [seconds, micros] = await redis.time();
   return Number(seconds) * 1000 + Math.floor(Number(micros) / 1000);
-}
-
-/** The reason of `code` in `answer`, which must have one. */
-function reason<C extends WhyReasonCode>(answer: JobWhy | null, code: C): Extract<WhyReason, { code: C }> {
-  const found = answer?.reasons.find((r) => r.code === code);
-  expect(found, `${code} in ${JSON.stringify(answer)}`).toBeDefined();
-  return found as Extract<WhyReason, { code: C }>;
 }
 
 /** A live worker of `queue`'s registry (partition 0's) handling `handles`, for a minute. */

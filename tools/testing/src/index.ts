@@ -19,3 +19,4 @@ export { isUnparkCall, killOperatorAt } from './killed-operator.ts';
 export type { KilledOperation } from './killed-operator.ts';
 export { isScriptCall, openProxiedRedis, startRedisProxy } from './redis-proxy.ts';
 export type { CommandMatch, ProxiedCommand, ProxiedRedis, RedisProxy } from './redis-proxy.ts';
+export { seededRandom } from './seeded-random.ts';
