@@ -6,12 +6,15 @@
   no list, with children_left, the children's ids and a waiting entry per child. The tree comes
   parents first: a job's parent is written before it. Each job is logged 'enqueued' (a child
   with its parent's id in extra field parent), a parent then 'waiting-children' (see
-  lib/log-event.lua). Runs only when Redis has memory to spare (no allow-oom flag).
+  lib/log-event.lua). Runs only when Redis has memory to spare (no allow-oom flag). A root with a
+  dedupe key (see lib/dedupe.lua) held by a job in one of its states absorbs the whole flow:
+  nothing is written, and that job's id is returned.
 
   KEYS[1]   pending: pending list
   KEYS[2]   delayed: delayed sorted set (member: id, score: due time in ms)
   KEYS[3]   stats: stats hash
   KEYS[4]   log: the event log stream (see lib/log-event.lua)
+  KEYS[5..] jobKeys: the root's dedupe key, when it has one (no other job of a flow takes one)
   ARGV[1]   count: number of jobs N
   ARGV[2]   jobPrefix: job key prefix ("queue:{NAME}:job:"): a job's hash is this plus its id
   ARGV[3]   wakeChannel: the wake channel (see lib/due-notice.lua)
@@ -23,9 +26,10 @@
             a JSON object of named fields, without idempotencyTtlMs),
             the parent's id ('' for the root), and on-child-failure ('fail' or 'ignore'; '' for
             a job without children)
-  Returns:  FLOW_WRITTEN, also when this same call ran before (the client resent it after a
-            lost reply)
-  Reply:    number
+  Returns:  { FLOW_WRITTEN }, also when this same call ran before (the client resent it after a
+            lost reply), or { FLOW_DEDUPED, the id of the job that absorbed the flow }, also for
+            a resend of a call that was absorbed
+  Reply:    [code: number, owner?: string]
   Errors:   "JOBS_DUPLICATE_ID <id>" when a job hash with one of the ids exists (nothing is
             written)
   Publishes: on the wake channel, the ms until the earliest job it delays is due, when that
@@ -36,12 +40,14 @@
 --@include lib/write-job.lua
 --@include lib/flow-children.lua
 --@include lib/metrics.lua
+--@include lib/dedupe.lua
 
 -- The lazy libraries this script may call (see tools/generate-scripts.mjs).
 load_flow_children()
 local FIELDS = 6
 local FIRST_JOB = 7
 local FLOW_WRITTEN = 1 --@export
+local FLOW_DEDUPED = 2 --@export
 local n = tonumber(ARGV[1])
 local job_prefix = ARGV[2]
 local prefix = ARGV[4]
@@ -57,7 +63,27 @@ local root_key = job_prefix .. ARGV[FIRST_JOB]
 if redis.call('EXISTS', root_key) == 1 and redis.call('HGET', root_key, 'payload') == ARGV[FIRST_JOB + 1] then
   -- Rewriting one value as it is makes this call a write, so a WAIT behind it waits for the flow.
   redis.call('HSET', root_key, 'id', ARGV[FIRST_JOB])
-  return FLOW_WRITTEN
+  return { FLOW_WRITTEN }
+end
+
+-- The root's dedupe key: a flow absorbed into the job that holds it writes nothing (a resend
+-- finds the marker of the first run: lib/dedupe.lua).
+local root_options = ARGV[FIRST_JOB + 3]
+local root_dedupe = root_options ~= '' and string.find(root_options, '"dedupeStates"', 1, true) and cjson.decode(root_options)
+if root_dedupe then
+  load_dedupe()
+  local marker = dedupe_marker(prefix, ARGV[FIRST_JOB])
+  local owner = redis.call('GET', marker)
+  if owner then
+    redis.call('SET', marker, owner, 'XX', 'KEEPTTL')
+    return { FLOW_DEDUPED, owner }
+  end
+  local status
+  owner, status = dedupe_owner(KEYS[5], root_dedupe.dedupeStates, job_prefix, false)
+  if owner then
+    dedupe_absorb(prefix, job_prefix, owner, status, ARGV[FIRST_JOB], ARGV[FIRST_JOB + 1], root_dedupe.dedupeReplace == 1, 0, 0, KEYS[2], now, log)
+    return { FLOW_DEDUPED, owner }
+  end
 end
 
 -- Pass 1: check before writing anything. Children counted per parent.
@@ -92,6 +118,7 @@ for j = 0, n - 1 do
   local status = 'pending'
   if waiting then status = 'waiting-children' elseif due > now then status = 'delayed' end
   write_job_hash(job_key, id, payload, kind, status, now_text, max_attempts, visibility, traceparent, priority, expiry, group, cost)
+  if j == 0 and root_dedupe then dedupe_take(KEYS[5], root_dedupe.dedupeStates, root_dedupe.dedupePeriodMs or 0, false, job_key, id, now) end
   if by_kind then by_kind[kind] = (by_kind[kind] or 0) + 1 end
   if parent ~= '' then
     redis.call('HSET', job_key, 'parent_id', parent)
@@ -132,4 +159,4 @@ if by_kind then
   for kind, count in pairs(by_kind) do metrics_add(prefix, kind, now, { 1, int_text(count) }) end
 end
 if earliest then notice_due(KEYS[2], ARGV[3], earliest, now) end
-return FLOW_WRITTEN
+return { FLOW_WRITTEN }

@@ -329,13 +329,63 @@ describe('dedupe and unique: bad input writes nothing', () => {
     });
   }
 
-  test('a flow job refuses dedupe, as its parent waits for the child it made', async ({ redis, queueName }) => {
+  test('a child of a flow refuses dedupe, as its parent waits for the child it made; a root refuses debounce', async ({ redis, queueName }) => {
     const queue = openQueue(redis, queueName);
-    const error = await queue
-      .enqueueFlow({ kind: 'email', payload: { recipient: 'a@example.com' }, children: [{ kind: 'email', payload: { recipient: 'b@example.com' }, options: { dedupe: { key: 'k', mode: 'until-done' } } as never }] })
+    const child = await queue
+      .enqueueFlow({ kind: 'email', payload: { recipient: 'a@example.com' }, children: [{ kind: 'email', payload: { recipient: 'b@example.com' }, options: { dedupe: { key: 'k', mode: 'until-done' } } }] })
       .then(() => undefined, (e: unknown) => e);
-    expect(isJobsError(error, 'JOBS_INVALID_ARGUMENT')).toBe(true);
-    expect((error as { field?: string }).field).toMatch(/options\.dedupe$/);
+    expect(isJobsError(child, 'JOBS_INVALID_ARGUMENT')).toBe(true);
+    expect((child as { field?: string }).field).toBe('flow.children[0].options.dedupe');
+    const root = await queue
+      .enqueueFlow({ kind: 'email', payload: { recipient: 'a@example.com' }, options: { dedupe: { key: 'k', mode: 'debounce', ttlMs: 10 } } })
+      .then(() => undefined, (e: unknown) => e);
+    expect((root as { field?: string }).field).toBe('flow.options.dedupe.mode');
+    expect(await redis.exists(queueKeys(queueName).pending)).toBe(0);
     await queue.close();
   });
 });
+
+describe('dedupe on a flow', () => {
+  const flow = (recipient: string) => ({
+    kind: 'email' as const,
+    payload: { recipient },
+    options: { unique: { key: 'nightly' } },
+    children: [{ kind: 'email' as const, payload: { recipient: 'child@example.com' } }],
+  });
+
+  test("a flow whose root's key is held is absorbed whole: nothing is written, the holder's id answers", async ({ redis, queueName }) => {
+    const queue = openQueue(redis, queueName);
+    const first = await queue.enqueueFlow(flow('a@example.com'));
+    expect(first.heldBy).toBeUndefined();
+    // The root waits for its child, and holds its key meanwhile.
+    expect(await redis.hget(queueKeys(queueName).job(first.id), 'status')).toBe('waiting-children');
+    const second = await queue.enqueueFlow(flow('b@example.com'));
+    expect(second).toEqual({ id: first.id, children: [], heldBy: 'unique' });
+    expect((await queue.stats()).enqueuedTotal).toBe(2);
+    // Once the flow is done, the next one is written.
+    await queue.complete(await claimOne(queue), 'child done');
+    await queue.complete(await claimOne(queue), 'root done');
+    const third = await queue.enqueueFlow(flow('c@example.com'));
+    expect(third.heldBy).toBeUndefined();
+    expect(third.id).not.toBe(first.id);
+    await queue.close();
+  });
+
+  test('an absorbed flow resent after a lost reply answers the same', async ({ redis, queueName }) => {
+    const queue = openQueue(redis, queueName);
+    const owner = await send(queue, 'a@example.com', { unique: { key: 'nightly' } });
+    const { enqueueFlowScript } = await import('../src/generated/enqueue-flow.ts');
+    const k = queueKeys(queueName);
+    const argv = enqueueFlowScript.argv(
+      { pending: k.pending, delayed: k.delayed, stats: k.stats, log: k.log, jobKeys: [k.dedupe('email', 'nightly')] },
+      { count: 1, jobPrefix: k.jobPrefix, wakeChannel: k.wake, prefix: k.prefix, logMaxLen: 0, metrics: 0, jobs: ['aaaabbbbccccdddd', '{"kind":"email","recipient":"b@example.com"}', 'email', '{"dedupeStates":"wdr"}', '', ''] },
+    );
+    const run = (): Promise<unknown> => redis.eval(enqueueFlowScript.source, ...(argv.slice(1) as [string, string]));
+    expect(await run()).toEqual([2, owner.id]);
+    await queue.complete(await claimOne(queue), 1);
+    expect(await run()).toEqual([2, owner.id]);
+    expect(await redis.exists(k.job('aaaabbbbccccdddd'))).toBe(0);
+    await queue.close();
+  });
+});
+

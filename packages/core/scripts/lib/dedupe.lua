@@ -26,10 +26,11 @@ local function dedupe_key_of(prefix, name)
   return prefix .. 'dedupe:' .. name
 end
 
--- A job's status as a letter of the user's states (commands/enqueue.ts's DEDUPE_STATES: waiting,
--- delayed, running, completed, failed, cancelled); nil for a status that holds no key.
+-- A job's status as a letter of the user's states (dedupe-options.ts's DEDUPE_STATE_LETTERS:
+-- waiting, a flow's parent waiting for its children too, delayed, running, completed, failed,
+-- cancelled); nil for a status that holds no key.
 local function dedupe_letter(status)
-  if status == 'pending' then return 'w'
+  if status == 'pending' or status == 'waiting-children' then return 'w'
   elseif status == 'delayed' then return 'd'
   elseif status == 'processing' then return 'r'
   elseif status == 'completed' then return 'c'

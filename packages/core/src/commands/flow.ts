@@ -1,5 +1,6 @@
 import type { EnqueueOptions } from '../enqueue-options.ts';
 import { InvalidArgumentError, NotReplicatedError } from '../errors.ts';
+import { FLOW_DEDUPED } from '../generated/constants.ts';
 import { enqueueFlowScript } from '../generated/enqueue-flow.ts';
 import type { KindName } from '../kinds.ts';
 import type { PartitionRouting } from '../partition-routing.ts';
@@ -12,8 +13,12 @@ import type { QueueContext } from './queue-context.ts';
 /** What a parent does when one of its children fails for good (dead-lettered or cancelled). */
 export type ChildFailurePolicy = 'fail' | 'ignore';
 
-/** Options of one job of a flow: those of an enqueue (no idempotency key), and for a parent, `onChildFailure`. */
-export interface FlowJobOptions extends Omit<EnqueueOptions, 'idempotencyKey' | 'idempotencyTtlMs' | 'dedupe' | 'unique'> {
+/**
+ * Options of one job of a flow: those of an enqueue (no idempotency key), and for a parent,
+ * `onChildFailure`. `dedupe` (but `debounce`) and `unique` on the root only: a flow whose root's
+ * key is held is absorbed whole, and a child takes neither (its parent waits for the child it made).
+ */
+export interface FlowJobOptions extends Omit<EnqueueOptions, 'idempotencyKey' | 'idempotencyTtlMs'> {
   /**
    * `'fail'` (default): a child that fails for good fails this parent, with last_error
    * `JOBS_CHILD_FAILED: child <id> ...`, and that failure goes on up the tree. `'ignore'`: the
@@ -32,6 +37,11 @@ export type FlowRequest<P> = {
 export interface FlowResult {
   readonly id: string;
   readonly children: readonly FlowResult[];
+  /**
+   * Set when nothing was written: the root's `dedupe` or `unique` key is held by the job `id`,
+   * which absorbed the flow (`children` is then empty).
+   */
+  readonly heldBy?: 'dedupe' | 'unique';
 }
 
 /** A child's outcome as its parent records it; `status` is `waiting` until the child settles. */
@@ -52,6 +62,9 @@ interface Walk<P> {
   readonly ctx: QueueContext<P>;
   readonly args: string[];
   count: number;
+  /** The root's dedupe key, and the option that named it. */
+  dedupeKey?: string | undefined;
+  dedupeVia?: 'dedupe' | 'unique' | undefined;
 }
 
 /**
@@ -63,13 +76,16 @@ function encodeNode<P>(walk: Walk<P>, node: FlowRequest<P>, field: string, paren
   if (depth > MAX_DEPTH) throw new InvalidArgumentError(field, `a flow nests at most ${MAX_DEPTH} levels`);
   walk.count += 1;
   if (walk.count > MAX_JOBS) throw new InvalidArgumentError('flow', `at most ${MAX_JOBS} jobs per flow`);
-  const options = node.options as (FlowJobOptions & { idempotencyKey?: unknown; dedupe?: unknown; unique?: unknown }) | undefined;
+  const options = node.options as (FlowJobOptions & { idempotencyKey?: unknown }) | undefined;
   if (options !== undefined) {
     if (typeof options !== 'object' || options === null) throw new InvalidArgumentError(`${field}.options`, 'expected an object');
     if (options.idempotencyKey !== undefined) throw new InvalidArgumentError(`${field}.options.idempotencyKey`, 'a flow job cannot have an idempotency key');
     // A parent waits for each child by id: a child absorbed into another job would never report.
     for (const name of ['dedupe', 'unique'] as const) {
-      if (options[name] !== undefined) throw new InvalidArgumentError(`${field}.options.${name}`, `a flow job cannot take ${name}: its parent waits for the child it made`);
+      if (options[name] !== undefined && depth > 1) throw new InvalidArgumentError(`${field}.options.${name}`, `a child of a flow cannot take ${name}: its parent waits for the child it made`);
+    }
+    if ((options.dedupe as { mode?: unknown } | undefined)?.mode === 'debounce') {
+      throw new InvalidArgumentError(`${field}.options.dedupe.mode`, "a flow's root takes mode 'until-done' or 'throttle': a debounce would move its start");
     }
     if (options.onChildFailure !== undefined && options.onChildFailure !== 'fail' && options.onChildFailure !== 'ignore') {
       throw new InvalidArgumentError(`${field}.options.onChildFailure`, `expected 'fail' or 'ignore', got ${JSON.stringify(options.onChildFailure)}`);
@@ -83,6 +99,10 @@ function encodeNode<P>(walk: Walk<P>, node: FlowRequest<P>, field: string, paren
   if (enqueueOptions.traceparent === undefined && traceparent !== undefined) enqueueOptions.traceparent = traceparent;
   const request = { kind: node.kind, payload: node.payload, ...((options !== undefined || traceparent !== undefined) && { options: enqueueOptions }) };
   const prepared = encodeEnqueue(walk.ctx, request as never, `${field}.payload`, `${field}.options`);
+  if (depth === 1) {
+    walk.dedupeKey = prepared.dedupeKey;
+    walk.dedupeVia = prepared.dedupeVia;
+  }
   walk.args.push(...prepared.args, parentId, children.length > 0 ? ownPolicy : '');
   return {
     id: prepared.id,
@@ -94,13 +114,16 @@ function encodeNode<P>(walk: Walk<P>, node: FlowRequest<P>, field: string, paren
 export interface PreparedFlow {
   readonly tree: FlowResult;
   readonly args: readonly string[];
+  /** The root's dedupe key, when it has one, and the option that named it. */
+  readonly dedupeKey: string | undefined;
+  readonly dedupeVia: 'dedupe' | 'unique' | undefined;
 }
 
 /** Checks every job of a flow (kinds, payloads, options) and encodes it, writing nothing. */
 export function prepareFlow<P>(ctx: QueueContext<P>, flow: FlowRequest<P>): PreparedFlow {
   const walk: Walk<P> = { ctx, args: [], count: 0 };
   const tree = encodeNode(walk, flow, 'flow', '', 'fail', 1, undefined);
-  return { tree, args: walk.args };
+  return { tree, args: walk.args, dedupeKey: walk.dedupeKey, dedupeVia: walk.dedupeVia };
 }
 
 /**
@@ -110,7 +133,10 @@ export function prepareFlow<P>(ctx: QueueContext<P>, flow: FlowRequest<P>): Prep
 export async function enqueueFlow<P>(routing: PartitionRouting<P>, flow: FlowRequest<P>): Promise<FlowResult> {
   let partition = routing.sole;
   if (partition === undefined) {
-    partition = routing.partitionFor();
+    // A root's dedupe key holds in one partition, the one the key picks (as an enqueue's).
+    const options = (flow as { options?: { dedupe?: { key?: unknown }; unique?: { key?: unknown } } } | null)?.options;
+    const key = (options?.dedupe ?? options?.unique)?.key;
+    partition = routing.partitionFor(typeof key === 'string' && key.length > 0 && key.length <= 512 ? { partitionKey: key } : undefined);
     await routing.ensureLayout();
   }
   return writeFlow(partition.ctx, prepareFlow(partition.ctx, flow));
@@ -120,16 +146,18 @@ export async function enqueueFlow<P>(routing: PartitionRouting<P>, flow: FlowReq
 export async function writeFlow<P>(ctx: QueueContext<P>, flow: PreparedFlow): Promise<FlowResult> {
   const k = ctx.keys;
   const argv = enqueueFlowScript.argv(
-    { pending: k.pending, delayed: k.delayed, stats: k.stats, log: k.log },
+    { pending: k.pending, delayed: k.delayed, stats: k.stats, log: k.log, jobKeys: flow.dedupeKey === undefined ? [] : [flow.dedupeKey] },
     { count: flow.args.length / FIELDS, jobPrefix: k.jobPrefix, wakeChannel: k.wake, prefix: k.prefix, logMaxLen: ctx.logMaxLen, metrics: ctx.metrics, jobs: flow.args as string[] },
   );
-  const { replicas } = await ctx.scripts.runAcknowledged(enqueueFlowScript, argv, false);
+  const { reply, replicas } = await ctx.scripts.runAcknowledged(enqueueFlowScript, argv, false);
+  const absorbedInto = Number(reply[0]) === FLOW_DEDUPED ? String(reply[1]) : undefined;
   const { replicas: required, timeoutMs } = ctx.options.durability;
   if (replicas !== undefined && replicas < required) {
     const ids: string[] = [];
-    for (let i = 0; i < flow.args.length; i += FIELDS) ids.push(flow.args[i] as string);
+    if (absorbedInto === undefined) for (let i = 0; i < flow.args.length; i += FIELDS) ids.push(flow.args[i] as string);
     throw new NotReplicatedError(`flow ${flow.tree.id}`, replicas, required, timeoutMs, ids);
   }
+  if (absorbedInto !== undefined) return { id: absorbedInto, children: [], heldBy: flow.dedupeVia ?? 'dedupe' };
   return flow.tree;
 }
 

@@ -58,6 +58,9 @@ export const FAIL_DELAYED = 3;
 /** `FAIL_RETRIED` of the Lua scripts. */
 export const FAIL_RETRIED = 1;
 
+/** `FLOW_DEDUPED` of the Lua scripts. */
+export const FLOW_DEDUPED = 2;
+
 /** `FLOW_WRITTEN` of the Lua scripts. */
 export const FLOW_WRITTEN = 1;
 
