@@ -33,6 +33,12 @@ export interface PartitionedEnqueueOptions extends EnqueueOptions {
   partitionKey?: string;
 }
 
+/** The `dedupe` or `unique` key of an enqueue's options, when it is one a partition can be picked by (checked later). */
+function dedupeKeyOf(options: PartitionedEnqueueOptions | undefined): string | undefined {
+  const key = (options?.dedupe ?? options?.unique)?.key;
+  return typeof key === 'string' && key.length > 0 && key.length <= 512 ? key : undefined;
+}
+
 /**
  * Which partition of a queue a call goes to, and the check that the partition count recorded
  * in Redis is this client's. With one partition every route is that partition (`sole`), so
@@ -100,7 +106,7 @@ export class PartitionRouting<P> {
     if (options?.partitionKey !== undefined) index = partitionOfKey(options.partitionKey, count);
     // A group's jobs share a partition, where its limits and turns hold.
     else if (typeof options?.group === 'string' && options.group.length > 0) index = partitionOfKey(options.group, count);
-    else if (typeof (options?.dedupe ?? options?.unique)?.key === 'string' && ((options?.dedupe ?? options?.unique)?.key as string).length > 0) index = partitionOfKey((options?.dedupe ?? options?.unique)?.key as string, count);
+    else if (dedupeKeyOf(options) !== undefined) index = partitionOfKey(dedupeKeyOf(options) as string, count);
     else if (typeof options?.idempotencyKey === 'string' && options.idempotencyKey.length > 0) index = partitionOfKey(options.idempotencyKey, count);
     else {
       // Round robin in runs (see ROUND_ROBIN_RUN): the enqueues of one tick still fill whole

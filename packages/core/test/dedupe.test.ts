@@ -43,6 +43,15 @@ describe('dedupe: until-done', () => {
     await queue.close();
   });
 
+  test('on a partitioned queue the key picks the partition, so it holds queue-wide', async ({ redis, queueName }) => {
+    const queue = openQueue(redis, queueName, { partitions: 4 });
+    const ids = [];
+    for (let n = 0; n < 6; n += 1) ids.push(await queue.enqueue('email', { recipient: 'a@example.com', n }, untilDone('p')));
+    expect(new Set(ids).size).toBe(1);
+    expect(await queue.dedupeOwner('email', 'p')).toMatchObject({ jobId: ids[0], status: 'pending', holding: true });
+    await queue.close();
+  });
+
   test('the key is per kind, and two jobs of one call with one key make one job', async ({ redis, queueName }) => {
     const queue = openQueue(redis, queueName);
     const results = await queue.enqueueMany([

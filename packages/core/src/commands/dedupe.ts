@@ -22,7 +22,7 @@ export interface DedupeOwner {
   readonly holding: boolean;
 }
 
-const STATUS_STATE: Readonly<Record<string, DedupeState>> = { pending: 'waiting', delayed: 'delayed', processing: 'running', completed: 'completed', failed: 'failed', cancelled: 'cancelled' };
+const STATUS_STATE: Readonly<Record<string, DedupeState>> = { pending: 'waiting', 'waiting-children': 'waiting', delayed: 'delayed', processing: 'running', completed: 'completed', failed: 'failed', cancelled: 'cancelled' };
 
 /** See {@link Queue.dedupeOwner}. */
 export async function dedupeOwner<P>(ctx: QueueContext<P>, kind: string, key: string): Promise<DedupeOwner | null> {
