@@ -8,8 +8,8 @@
   KEYS[1]   batch: the batch's hash
   KEYS[2]   batches: the batches index (see lib/batch.lua)
   ARGV[1]   id: the batch's id
-  ARGV[2..] callbacks: per callback, 3 values: its name (success, complete or death), kind and
-            payload JSON
+  ARGV[2..] callbacks: per callback, 4 values: its name (success, complete or death), kind,
+            payload JSON and its kind's defaults ('maxAttempts,visibilityMs,priority', 0: none)
   Returns:  BATCH_OPENED, or BATCH_TAKEN when a batch of that id exists with other callbacks
             or is sealed (nothing changed)
   Reply:    number
@@ -20,11 +20,13 @@ local BATCH_OPENED = 1 --@export
 local BATCH_TAKEN = 0 --@export
 
 local fields = {}
-for i = 2, #ARGV, 3 do
+for i = 2, #ARGV, 4 do
   fields[#fields + 1] = 'cb_kind:' .. ARGV[i]
   fields[#fields + 1] = ARGV[i + 1]
   fields[#fields + 1] = 'cb_payload:' .. ARGV[i]
   fields[#fields + 1] = ARGV[i + 2]
+  fields[#fields + 1] = 'cb_options:' .. ARGV[i]
+  fields[#fields + 1] = ARGV[i + 3]
 end
 if redis.call('EXISTS', KEYS[1]) == 1 then
   local b = redis.call('HGETALL', KEYS[1])

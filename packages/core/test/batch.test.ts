@@ -53,6 +53,8 @@ describe('batches', () => {
     expect(await callbackIds(redis, queueName)).toEqual(['batch:b1:complete', 'batch:b1:success']);
     const callback = await queue.getJob('batch:b1:success');
     expect(callback).toMatchObject({ kind: 'webhook', status: 'pending', payload: { url: 'https://example.com/success' } });
+    // A callback takes its kind's defaults, as an enqueue of it would (webhook: 5 attempts).
+    expect(await redis.hget(queueKeys(queueName).job('batch:b1:success'), 'max_attempts')).toBe('5');
     await queue.close();
   });
 

@@ -6,7 +6,9 @@
 -- `<prefix>batch:<id>` (keys.ts's BATCH_KEY_SUFFIXES), holding:
 --   total, succeeded, failed, cancelled  counts: jobs added, and those that ended each way
 --   sealed = '1'                  no more jobs may be added; the batch can finish
---   cb_kind:<cb>, cb_payload:<cb> the callback <cb> (success, complete or death): kind and payload JSON
+--   cb_kind:<cb>, cb_payload:<cb>, cb_options:<cb>  the callback <cb> (success, complete or
+--                                 death): kind, payload JSON, and the kind's defaults as
+--                                 'maxAttempts,visibilityMs,priority' (0: the queue's)
 --   fired:<cb> = job id           the callback's job was enqueued (once: HSETNX)
 --   created_at_ms, sealed_at_ms, finished_at_ms
 -- Each job added names its batch in its hash's `batch`; the script that ends it counts it once
@@ -31,7 +33,7 @@ end
 -- Enqueues callback `cb` of batch `id` (hash at `key`) if it has one and it has not fired yet.
 -- ctx: { prefix, job_prefix, pending, stats, now, log }.
 local function batch_fire(ctx, key, id, cb)
-  local c = redis.call('HMGET', key, 'cb_kind:' .. cb, 'cb_payload:' .. cb)
+  local c = redis.call('HMGET', key, 'cb_kind:' .. cb, 'cb_payload:' .. cb, 'cb_options:' .. cb)
   if not c[1] then return end
   local job_id = 'batch:' .. id .. ':' .. cb
   if redis.call('HSETNX', key, 'fired:' .. cb, job_id) == 0 then return end
@@ -40,7 +42,12 @@ local function batch_fire(ctx, key, id, cb)
   -- included here: the scripts that end jobs would define it on every run).
   redis.call('HSET', job_key, 'id', job_id, 'payload', c[2], 'status', 'pending', 'attempts', '0',
     'enqueued_at_ms', int_text(ctx.now), 'claim_token', '', 'kind', c[1], 'batch_callback', id)
-  push_pending(ctx.prefix, ctx.pending, job_id, '0', false, nil)
+  local max_attempts, visibility, priority = string.match(c[3] or '', '^(%d+),(%d+),(-?%d+)$')
+  if max_attempts and max_attempts ~= '0' then redis.call('HSET', job_key, 'max_attempts', max_attempts) end
+  if visibility and visibility ~= '0' then redis.call('HSET', job_key, 'visibility_ms', visibility) end
+  priority = priority or '0'
+  if priority ~= '0' then redis.call('HSET', job_key, 'priority', priority) end
+  push_pending(ctx.prefix, ctx.pending, job_id, priority, false, nil)
   redis.call('HINCRBY', ctx.stats, 'enqueued_total', 1)
   log_event(ctx.log, job_id, 'enqueued', '0', '', '')
 end

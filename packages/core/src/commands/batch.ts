@@ -97,7 +97,10 @@ export function prepareBatch<P>(ctx: QueueContext<P>, options: BatchOptions<P> =
     const field = `batch.${option}`;
     if (typeof callback !== 'object' || callback === null) throw new InvalidArgumentError(field, 'expected { kind, payload }');
     assertOptionKeys(field, callback, CALLBACK_KEYS);
-    callbacks.push(name, callback.kind, ctx.kinds.encode(callback.kind, callback.payload, `${field}.payload`));
+    const json = ctx.kinds.encode(callback.kind, callback.payload, `${field}.payload`);
+    // The kind's defaults, as an enqueue of the callback would take them (scripts/lib/batch.lua).
+    const kind = ctx.kinds.options(callback.kind);
+    callbacks.push(name, callback.kind, json, `${kind.maxAttempts ?? 0},${kind.visibilityMs ?? 0},${kind.priority ?? 0}`);
   }
   return { id, callbacks };
 }
