@@ -1,7 +1,7 @@
 import { redisTest as test, waitFor, type TestRedis } from '@jobs/testing';
 import { describe, expect } from 'vitest';
-import { isJobsError, queueKeys, type ClaimedJob, type EnqueueOptions, type PayloadTypesOf, type Queue } from '../src/index.ts';
-import { openQueue, type kinds } from './fixtures.ts';
+import { isJobsError, Queue, queueKeys, type ClaimedJob, type EnqueueOptions, type PayloadTypesOf } from '../src/index.ts';
+import { kinds, openQueue } from './fixtures.ts';
 import { RecipeClient } from './recipe-client.ts';
 
 type Q = Queue<PayloadTypesOf<typeof kinds>>;
@@ -44,7 +44,7 @@ describe('dedupe: until-done', () => {
   });
 
   test('on a partitioned queue the key picks the partition, so it holds queue-wide', async ({ redis, queueName }) => {
-    const queue = openQueue(redis, queueName, { partitions: 4 });
+    const queue = new Queue({ redis, queue: queueName, kinds, partitions: 4 });
     const ids = [];
     for (let n = 0; n < 6; n += 1) ids.push(await queue.enqueue('email', { recipient: 'a@example.com', n }, untilDone('p')));
     expect(new Set(ids).size).toBe(1);
