@@ -38,8 +38,8 @@ local function batch_fire(ctx, key, id, cb)
   local job_id = 'batch:' .. id .. ':' .. cb
   if redis.call('HSETNX', key, 'fired:' .. cb, job_id) == 0 then return end
   local job_key = ctx.job_prefix .. job_id
-  -- The hash lib/write-job.lua's write_job_hash writes for a job with every default (not
-  -- included here: the scripts that end jobs would define it on every run).
+  -- The hash lib/write-job.lua's write_job_hash writes (not included here: the scripts that end
+  -- jobs would define it on every run), with the kind's defaults the batch recorded at its open.
   redis.call('HSET', job_key, 'id', job_id, 'payload', c[2], 'status', 'pending', 'attempts', '0',
     'enqueued_at_ms', int_text(ctx.now), 'claim_token', '', 'kind', c[1], 'batch_callback', id)
   local max_attempts, visibility, priority = string.match(c[3] or '', '^(%d+),(%d+),(-?%d+)$')
