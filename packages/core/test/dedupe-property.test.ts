@@ -39,7 +39,10 @@ async function checkKeys(redis: TestRedis, queueName: string): Promise<void> {
       // end), or an ended one in a state the key holds in.
       const live = hash?.status === 'pending' || hash?.status === 'delayed' || hash?.status === 'processing';
       if (!live) expect(hash?.dedupe_states, `${name} is owned by ${owner} in status ${hash?.status}`).toContain(LETTERS[hash?.status as string] ?? '?');
-      expect(await redis.ttl(key), `${name} without a period has no TTL unless its job's hash has one`).toBe(hash?.status === 'completed' || hash?.status === 'failed' || hash?.status === 'cancelled' ? await redis.ttl(k.job(owner)) : -1);
+      // Read together: the key and the hash were given one expiry by one script.
+      const [[, keyTtl], [, hashTtl]] = (await redis.multi().ttl(key).ttl(k.job(owner)).exec()) as [[unknown, number], [unknown, number]];
+      const ended = hash?.status === 'completed' || hash?.status === 'failed' || hash?.status === 'cancelled';
+      expect(keyTtl, `${name} without a period has no TTL unless its job's hash has one`).toBe(ended ? hashTtl : -1);
     }
   }
 }
