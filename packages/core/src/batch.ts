@@ -1,4 +1,4 @@
-import { addToBatch, openBatch, prepareBatch, readBatch, sealBatch, type BatchOptions, type BatchState } from './commands/batch.ts';
+import { addToBatch, openBatch, readBatch, sealBatch, type BatchState, type PreparedBatch } from './commands/batch.ts';
 import type { EnqueueRequest, EnqueueResult } from './commands/enqueue.ts';
 import type { PartitionRouting } from './partition-routing.ts';
 import type { Partition } from './partition.ts';
@@ -12,21 +12,21 @@ export class Batch<P> {
   /** The batch's id: give it to `batchState`, `jobsctl batches`. */
   readonly id: string;
   readonly #routing: PartitionRouting<P>;
-  readonly #options: BatchOptions<P>;
+  readonly #prepared: PreparedBatch;
   #opened: Promise<Partition<P>> | undefined;
 
-  /** @internal Made by `Queue.batch`, which checked the options. */
-  constructor(routing: PartitionRouting<P>, id: string, options: BatchOptions<P>) {
+  /** @internal Made by `Queue.batch`, which checked and encoded the options. */
+  constructor(routing: PartitionRouting<P>, prepared: PreparedBatch) {
     this.#routing = routing;
-    this.id = id;
-    this.#options = { ...options, id };
+    this.id = prepared.id;
+    this.#prepared = prepared;
   }
 
   #open(): Promise<Partition<P>> {
     this.#opened ??= (async () => {
       const partition = batchPartition(this.#routing, this.id);
       await this.#routing.ensureLayout();
-      await openBatch(partition.ctx, prepareBatch(partition.ctx, this.#options));
+      await openBatch(partition.ctx, this.#prepared);
       return partition;
     })().catch((error: unknown) => {
       this.#opened = undefined;

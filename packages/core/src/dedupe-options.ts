@@ -85,7 +85,8 @@ const DEDUPE_KEYS: OptionKeys<DedupeOptions> = { key: true, mode: true, ttlMs: t
 const UNIQUE_KEYS: OptionKeys<UniqueOptions> = { key: true, states: true, periodMs: true };
 const YEAR_MS = 365 * 86_400_000;
 
-function assertKey(field: string, key: unknown): string {
+/** Throws unless `key` is a dedupe or unique key: 1 to 512 characters. */
+export function assertDedupeKey(field: string, key: unknown): string {
   if (typeof key !== 'string' || key.length === 0 || key.length > 512) throw new InvalidArgumentError(field, 'expected a string of 1 to 512 characters');
   return key;
 }
@@ -99,7 +100,7 @@ function checkedObject(field: string, value: unknown, what: string): Record<stri
 export function resolveDedupe(field: string, value: unknown): ResolvedDedupe {
   const o = checkedObject(field, value, "{ key, mode, ttlMs?, maxWaitMs?, replace? }");
   assertOptionKeys(field, o, DEDUPE_KEYS);
-  const key = assertKey(`${field}.key`, o.key);
+  const key = assertDedupeKey(`${field}.key`, o.key);
   const mode = o.mode;
   if (mode !== 'until-done' && mode !== 'throttle' && mode !== 'debounce') {
     throw new InvalidArgumentError(`${field}.mode`, `expected 'until-done', 'throttle' or 'debounce', got ${JSON.stringify(mode)}`);
@@ -129,7 +130,7 @@ export function resolveDedupe(field: string, value: unknown): ResolvedDedupe {
 export function resolveUnique(field: string, value: unknown): ResolvedDedupe {
   const o = checkedObject(field, value, '{ key, states?, periodMs? }');
   assertOptionKeys(field, o, UNIQUE_KEYS);
-  const key = assertKey(`${field}.key`, o.key);
+  const key = assertDedupeKey(`${field}.key`, o.key);
   let states = DEDUPE_STATE_LETTERS.waiting + DEDUPE_STATE_LETTERS.delayed + DEDUPE_STATE_LETTERS.running;
   if (o.states !== undefined) {
     if (!Array.isArray(o.states) || o.states.length === 0) throw new InvalidArgumentError(`${field}.states`, 'expected a non-empty array of states');

@@ -239,8 +239,8 @@ export class Queue<P> extends QueueReads<P> {
    * until the first `add` or `seal`.
    */
   batch(options: BatchOptions<P> = {}): Batch<P> {
-    const id = prepareBatch((this.sole ?? (this.routing.partitions[0] as Partition<P>)).ctx, options).id;
-    return new Batch(this.routing, id, options);
+    // Every partition has the same kinds: any checks the options and payloads.
+    return new Batch(this.routing, prepareBatch((this.sole ?? (this.routing.partitions[0] as Partition<P>)).ctx, options));
   }
 
   /** The state of batch `id` (its counts and callbacks), or null when there is none. */

@@ -1,4 +1,4 @@
-import { DEDUPE_STATE_LETTERS, type DedupeState } from '../dedupe-options.ts';
+import { assertDedupeKey, DEDUPE_STATE_LETTERS, type DedupeState } from '../dedupe-options.ts';
 import { InvalidArgumentError } from '../errors.ts';
 import { KIND_NAME_PATTERN } from '../kinds.ts';
 import { withRedisErrors } from '../redis-connection.ts';
@@ -27,7 +27,7 @@ const STATUS_STATE: Readonly<Record<string, DedupeState>> = { pending: 'waiting'
 /** See {@link Queue.dedupeOwner}. */
 export async function dedupeOwner<P>(ctx: QueueContext<P>, kind: string, key: string): Promise<DedupeOwner | null> {
   if (typeof kind !== 'string' || !KIND_NAME_PATTERN.test(kind)) throw new InvalidArgumentError('kind', 'expected a kind name');
-  if (typeof key !== 'string' || key.length === 0 || key.length > 512) throw new InvalidArgumentError('key', 'expected a string of 1 to 512 characters');
+  assertDedupeKey('key', key);
   await ctx.ready();
   const name = ctx.keys.dedupe(kind, key);
   const jobId = await withRedisErrors(() => ctx.client.get(name));
