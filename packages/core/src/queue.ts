@@ -22,6 +22,7 @@ import type { KindName } from './kinds.ts';
 import type { QueueLimits } from './limits.ts';
 import type { PartitionedEnqueueOptions } from './partition-routing.ts';
 import type { Partition } from './partition.ts';
+import { assertOptionKeys } from './option-keys.ts';
 import { QueueReads } from './queue-reads.ts';
 
 /**
@@ -250,6 +251,7 @@ export class Queue<P> extends QueueReads<P> {
 
   /** The queue's batches (at most `limit` per partition), newest first; finished ones are kept a week. */
   async batches(options: { limit?: number } = {}): Promise<BatchState[]> {
+    assertOptionKeys('options', options, { limit: true });
     const lists = await Promise.all(this.routing.partitions.map((partition) => listBatches(partition.ctx, options.limit)));
     return lists.flat().sort((a, b) => b.createdAtMs - a.createdAtMs);
   }

@@ -150,6 +150,7 @@ describe('batches', () => {
     expect(() => queue.batch({ id: 'bad id!' })).toThrow(/batch id/);
     expect(() => queue.batch({ onSuccess: { kind: 'email', payload: { recipient: 'nope' } } })).toThrow(/recipient|format/);
     expect(() => queue.batch({ when: 1 } as never)).toThrow(/when/);
+    await expect(queue.batches({ newest: true } as never)).rejects.toThrow(/newest/);
     await queue.close();
   });
 
