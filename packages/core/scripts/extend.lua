@@ -17,7 +17,8 @@
   ARGV[2]   prefix: the queue's key prefix ("queue:{NAME}:"), for the running sets of capped
             jobs (see lib/limits.lua)
   ARGV[3..] claims: per job, 2 values: id, claim token
-  Returns:  per job the new deadline in ms, or NOT_OWNER (0) if the caller no longer owns the job
+  Returns:  per job the new deadline in ms, or CLAIM_CANCELLED (-1) if the job was cancelled
+            while the caller ran it, or NOT_OWNER (0) if the caller no longer owns it otherwise
   Reply:    number[]
 ]]
 --@include lib/now.lua
@@ -59,6 +60,8 @@ for j = 0, (#ARGV - 2) / 2 - 1 do
       redis.call('HSET', key, 'lease_expires_at_ms', deadline_text, 'claimed_at_ms', now_text)
     end
     out[#out + 1] = deadline
+  elseif f and cancelled_claim(key, f[1], token) then
+    out[#out + 1] = CLAIM_CANCELLED
   else
     out[#out + 1] = NOT_OWNER
   end

@@ -74,6 +74,11 @@ export const JOBS_ERROR_CODES = {
    * `Producer.batch`); nothing was written.
    */
   BATCH_CLOSED: 'JOBS_BATCH_CLOSED',
+  /**
+   * The job was cancelled (`cancel`) while it ran: the reason its handler's `signal` aborts
+   * with. The job ends `cancelled`, neither retried nor failed, and its claim is void.
+   */
+  CANCELLED: 'JOBS_CANCELLED',
 } as const;
 
 /** One of {@link JOBS_ERROR_CODES}. */
@@ -212,6 +217,17 @@ export class NotSerializableError extends JobsError {
 export class InvalidArgumentError extends JobsError {
   constructor(field: string, why: string) {
     super(JOBS_ERROR_CODES.INVALID_ARGUMENT, `invalid ${field}: ${why}`, { field });
+  }
+}
+
+/** A job was cancelled while it ran: the reason its handler's `signal` aborts with. */
+export class JobCancelledError extends JobsError {
+  /** The job's id. */
+  readonly jobId: string;
+
+  constructor(jobId: string) {
+    super(JOBS_ERROR_CODES.CANCELLED, `job ${jobId} was cancelled while it ran: its claim is void and its outcome is not recorded`, { field: 'id' });
+    this.jobId = jobId;
   }
 }
 

@@ -88,6 +88,7 @@ export type { RedisClient } from './redis-connection.ts';
 export {
   InvalidArgumentError,
   isJobsError,
+  JobCancelledError,
   JobFailedError,
   JOBS_ERROR_CODES,
   JobNotFoundError,

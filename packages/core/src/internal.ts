@@ -15,6 +15,8 @@ export { recordedPartitions } from './partition-routing.ts';
 export { parseJobRecord, pairsToObject } from './job-record.ts';
 export { assertListState } from './commands/views.ts';
 export { SharedSubscriber } from './shared-subscriber.ts';
+export { parseControlOrder } from './control-order.ts';
+export type { ControlOrder } from './control-order.ts';
 export type { RedisConnection } from './redis-connection.ts';
 export { checkTracingOptions, SPAN_KIND, SPAN_STATUS_ERROR, tracerOf } from './tracing-options.ts';
 export type { TracerLike, TracerProviderLike, TracingOptions } from './tracing-options.ts';

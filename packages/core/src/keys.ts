@@ -18,6 +18,7 @@ import { InvalidArgumentError } from './errors.ts';
  * | `queue:{NAME}:job:<id>#logs` | list: the job's `ctx.log` lines, oldest first, capped (`jobLogs`); lives and dies with the hash | ours |
  * | `queue:{NAME}:events` | pub/sub channel, `{"id","status"}` messages | yes |
  * | `queue:{NAME}:wake` | pub/sub channel: ms until a delayed job just added is due, when it is the first due | ours |
+ * | `queue:{NAME}:control` | pub/sub channel: JSON orders to the queue's workers (`{"op":"cancel","id","token"}`: stop running a job cancelled meanwhile) | ours |
  * | `queue:{NAME}:stats` | hash: counters kept by the scripts (the recipe's Ruby port uses it too) | Ruby |
  * | `queue:{NAME}:leases` | sorted set: claimed id, scored by lease deadline (ms) | ours |
  * | `queue:{NAME}:delayed` | sorted set: id waiting for its time, scored by due time (ms) | ours |
@@ -98,6 +99,12 @@ export interface QueueKeys {
    * it is due, when no other delayed job is due before it: workers waiting for work hear it.
    */
   readonly wake: string;
+  /**
+   * The pub/sub channel (not a key) on which the queue's workers hear orders (see
+   * `ControlMessage`): a running job was cancelled. A lost message is made up for by the next
+   * lease renewal's reply.
+   */
+  readonly control: string;
   /** `queue:{NAME}:job:`, to which a job id is appended. */
   readonly jobPrefix: string;
   /** The hash of job `id`. */
@@ -302,6 +309,7 @@ export function queueKeys(name: string): QueueKeys {
     resume: `${prefix}${ADMISSION_KEY_SUFFIXES.resume}`,
     events: `${prefix}events`,
     wake: `${prefix}wake`,
+    control: `${prefix}control`,
     jobPrefix,
     job: (id: string) => `${jobPrefix}${id}`,
     jobAttempts: (id: string) => `${jobPrefix}${id}${JOB_TRAIL_SUFFIXES.attempts}`,

@@ -1,7 +1,7 @@
 import { Claimer, type ClaimOptions } from './commands/claim.ts';
 import { Completer, type CompleteAndClaimResult } from './commands/complete.ts';
 import { ENQUEUE_BATCH, writeEnqueues, type EnqueueResult, type PreparedEnqueue } from './commands/enqueue.ts';
-import { extendLease, extendLeases } from './commands/extend.ts';
+import { extendLease, extendLeases, renewLeases } from './commands/extend.ts';
 import { fail, type FailOptions, type FailOutcome } from './commands/fail.ts';
 import { readChildren, type ChildResult } from './commands/flow.ts';
 import { rateLimited } from './commands/limits.ts';
@@ -105,7 +105,15 @@ export class Partition<P> {
     return extendLeases(this.ctx, jobs, leaseMs);
   }
 
-  /** Renews one lease; rejects with `JOBS_LOST_CLAIM` when the claim was lost (see `Queue.extendLease`). */
+  /**
+   * As {@link extendLeases}, with `'cancelled'` for a job cancelled while it ran (what a worker
+   * needs to tell its handler why it must stop).
+   */
+  renewLeases(jobs: readonly ClaimedJob[], leaseMs: number): Promise<(number | 'cancelled' | null)[]> {
+    return renewLeases(this.ctx, jobs, leaseMs);
+  }
+
+  /** Renews one lease; rejects with `JOBS_LOST_CLAIM` when the claim was lost, `JOBS_CANCELLED` when the job was cancelled (see `Queue.extendLease`). */
   extendLease(job: ClaimedJob, leaseMs: number): Promise<number> {
     return extendLease(this.ctx, job, leaseMs);
   }

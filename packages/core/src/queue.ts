@@ -155,13 +155,13 @@ export class Queue<P> extends QueueReads<P> {
   /**
    * Renews the leases of many claimed jobs (of one partition) in one round trip: each stays
    * claimed for `leaseMs` from now. Per job, the new deadline (Redis clock, ms), or null when
-   * the claim was lost.
+   * the claim was lost (reclaimed, finished, or cancelled while it ran).
    */
   extendLeases(jobs: readonly ClaimedJob[], leaseMs: number): Promise<(number | null)[]> {
     return (this.sole ?? this.routing.holderOfAll(jobs)).extendLeases(jobs, leaseMs);
   }
 
-  /** Renews one job's lease for `leaseMs` from now; throws {@link LostClaimError} if lost. */
+  /** Renews one job's lease for `leaseMs` from now; throws {@link LostClaimError} if lost, {@link JobCancelledError} if cancelled while it ran. */
   extendLease(job: ClaimedJob, leaseMs: number): Promise<number> {
     return (this.sole ?? this.routing.holderOf(job)).extendLease(job, leaseMs);
   }
@@ -265,7 +265,14 @@ export class Queue<P> extends QueueReads<P> {
     return dedupeOwner((this.sole ?? this.routing.partitionFor({ partitionKey: key })).ctx, kind, key);
   }
 
-  /** Cancels a job that has not started (pending or delayed), on the partition that holds it. */
+  /**
+   * Cancels a job that has not finished, on the partition that holds it: one waiting (pending,
+   * delayed, parked, a flow's parent waiting for its children) or one running. A running job's
+   * claim is void at once, so its worker can record nothing for it; the worker is told on the
+   * queue's control channel (or at its next lease renewal, if that message is lost) and aborts
+   * the handler's `signal` with `JOBS_CANCELLED`. The job ends `cancelled`, neither retried nor
+   * failed. Says whether it was cancelled, and from which status (`wasRunning`).
+   */
   cancel(id: string): Promise<CancelOutcome> {
     return cancel(this.routing.holders(id), id);
   }

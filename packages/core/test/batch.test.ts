@@ -90,7 +90,7 @@ describe('batches', () => {
     const batch = queue.batch({ id: 'b4', onComplete: callbacks.onComplete });
     const [a, b] = await batch.add(emails(3));
     await batch.seal();
-    expect(await queue.cancel((a as { id: string }).id)).toEqual({ cancelled: true });
+    expect(await queue.cancel((a as { id: string }).id)).toEqual({ cancelled: true, wasRunning: false });
     expect(await queue.remove((b as { id: string }).id)).toEqual({ removed: true });
     await runEmails(queue);
     expect(await queue.batchState('b4')).toMatchObject({ succeeded: 1, cancelled: 2, finished: true });

@@ -84,7 +84,7 @@ describe('the event log: every state change is logged by the script that makes i
   test('cancelled, released, and completeAndClaim logs both the completion and the next claim', async ({ redis, queueName }) => {
     const queue = openLogged(redis, queueName);
     const cancelled = await queue.enqueue('email', mail);
-    expect(await queue.cancel(cancelled)).toEqual({ cancelled: true });
+    expect(await queue.cancel(cancelled)).toEqual({ cancelled: true, wasRunning: false });
     const [a, b] = [await queue.enqueue('email', mail), await queue.enqueue('email', mail)];
     const [jobA] = (await queue.claim()) as [ClaimedJob];
     expect(await queue.release([jobA])).toEqual([true]);

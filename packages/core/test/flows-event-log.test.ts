@@ -141,13 +141,13 @@ describe('the event log records a flow', () => {
     const [aNode, mid] = flow.children as [FlowResult, FlowResult];
     const leaf = (mid.children[0] as FlowResult).id;
     const names = { [flow.id]: 'P', [aNode.id]: 'A', [mid.id]: 'M', [leaf]: 'L' };
-    expect(await queue.cancel(flow.id)).toEqual({ cancelled: true });
+    expect(await queue.cancel(flow.id)).toEqual({ cancelled: true, wasRunning: false });
     expect((await logLines(redis, queueName, names)).slice(6)).toEqual(['P cancelled 0 w-1', 'A cancelled 0 w-1', 'M cancelled 0 w-1', 'L cancelled 0 w-1']);
     for (const id of [aNode.id, mid.id, leaf]) expect((await queue.timeline(id))?.events.at(-1)?.event).toBe('cancelled');
 
     const other = await queue.enqueueFlow({ ...email(2), children: [thumb('c.png')] });
     const child = (other.children[0] as FlowResult).id;
-    expect(await queue.cancel(child)).toEqual({ cancelled: true });
+    expect(await queue.cancel(child)).toEqual({ cancelled: true, wasRunning: false });
     expect(await timelineOf(queue, other.id, { [child]: 'C' })).toEqual([
       'enqueued 0',
       'waiting-children 0 children=1',

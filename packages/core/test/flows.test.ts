@@ -194,7 +194,7 @@ describe('cancelling a flow', () => {
     const [a, later] = mid.children as [FlowResult, FlowResult];
     const [job] = (await queue.claim()) as [ClaimedJob];
     expect(job.id).toBe(running.id);
-    expect(await queue.cancel(flow.id)).toEqual({ cancelled: true });
+    expect(await queue.cancel(flow.id)).toEqual({ cancelled: true, wasRunning: false });
     for (const id of [flow.id, mid.id, a.id, later.id]) expect((await queue.getJob(id))?.status, id).toBe('cancelled');
     expect(await redis.llen(`queue:{${queueName}}:pending`)).toBe(0);
     expect(await redis.zcard(`queue:{${queueName}}:delayed`)).toBe(0);
@@ -229,7 +229,7 @@ describe('cancelling a flow', () => {
     expect(await redis.lrange(key('parked:thumbnail'), 0, -1)).toEqual([parked]);
     expect(await redis.lrange(key('pending'), 0, -1)).toEqual([low]);
     expect(await redis.lrange(key('group:acme'), 0, -1)).toEqual([grouped]);
-    expect(await queue.cancel(flow.id)).toEqual({ cancelled: true });
+    expect(await queue.cancel(flow.id)).toEqual({ cancelled: true, wasRunning: false });
     for (const id of [flow.id, parked, low, grouped]) expect((await queue.getJob(id))?.status, id).toBe('cancelled');
     expect((await queue.stats()).cancelledTotal).toBe(4);
     for (const list of ['pending', 'parked:thumbnail', 'priority:-5', 'group:acme']) expect(await redis.llen(key(list)), list).toBe(0);
@@ -245,7 +245,7 @@ describe('cancelling a flow', () => {
   test("cancelling the parent of a group's waiting carrier hands the group's turn on: the group's next job runs at once", async ({ redis, queueName }) => {
     const queue = openQueue(redis, queueName);
     const flow = await queue.enqueueFlow({ ...email(0), children: [1, 2].map((n) => ({ ...email(n), options: { group: 'acme' } })) });
-    expect(await queue.cancel(flow.id)).toEqual({ cancelled: true });
+    expect(await queue.cancel(flow.id)).toEqual({ cancelled: true, wasRunning: false });
     for (const child of flow.children) expect((await queue.getJob(child.id))?.status).toBe('cancelled');
     expect(await redis.llen(`queue:{${queueName}}:pending`)).toBe(0);
     expect(await redis.llen(`queue:{${queueName}}:group:acme`)).toBe(0);
@@ -258,11 +258,11 @@ describe('cancelling a flow', () => {
     const queue = openQueue(redis, queueName);
     const failing = await queue.enqueueFlow({ ...email(0), children: [thumb('a')] });
     const ignoring = await queue.enqueueFlow({ ...email(1), options: { onChildFailure: 'ignore' }, children: [thumb('b')] });
-    expect(await queue.cancel((failing.children[0] as FlowResult).id)).toEqual({ cancelled: true });
+    expect(await queue.cancel((failing.children[0] as FlowResult).id)).toEqual({ cancelled: true, wasRunning: false });
     const parent = await queue.getJob(failing.id);
     expect(parent?.status).toBe('failed');
     expect(parent?.lastError).toMatch(/^JOBS_CHILD_FAILED: child \S+ \(thumbnail\) cancelled/);
-    expect(await queue.cancel((ignoring.children[0] as FlowResult).id)).toEqual({ cancelled: true });
+    expect(await queue.cancel((ignoring.children[0] as FlowResult).id)).toEqual({ cancelled: true, wasRunning: false });
     const [next] = (await queue.claim()) as [ClaimedJob];
     expect(next.id).toBe(ignoring.id);
     await queue.close();

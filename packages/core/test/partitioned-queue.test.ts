@@ -85,7 +85,7 @@ describe('partitioned queues', () => {
     const queue = open(redisUrl, queueName, 3);
     const ids = await Promise.all([0, 1, 2].map((n) => queue.enqueue('email', { recipient: 'a@example.com', n }, { delayMs: 60_000 })));
     for (const id of ids) expect(await queue.getJob(id)).toMatchObject({ id, status: 'delayed' });
-    expect(await queue.cancel(ids[1] as string)).toEqual({ cancelled: true });
+    expect(await queue.cancel(ids[1] as string)).toEqual({ cancelled: true, wasRunning: false });
     expect(await queue.getJob(ids[1] as string)).toMatchObject({ status: 'cancelled' });
     expect(await queue.getJob('0123456789abcdef.p2')).toBeNull();
     expect((await queue.stats()).delayedDepth).toBe(2);

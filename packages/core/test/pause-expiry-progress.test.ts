@@ -85,7 +85,7 @@ describe('pause and resume', () => {
     await queue.pause({ kind: 'email' });
     const id = await queue.enqueue('email', mail(1));
     expect(await queue.claim()).toEqual([]);
-    expect(await queue.cancel(id)).toEqual({ cancelled: true });
+    expect(await queue.cancel(id)).toEqual({ cancelled: true, wasRunning: false });
     await queue.resume({ kind: 'email' });
     expect(await queue.claim()).toEqual([]);
     await queue.close();

@@ -152,7 +152,7 @@ describe('priorities', () => {
     await queue.enqueue('email', mail(0));
     const id = await queue.enqueue('email', mail(1), { priority: 2 });
     expect((await queue.stats()).prioritizedDepth).toBe(1);
-    expect(await queue.cancel(id)).toEqual({ cancelled: true });
+    expect(await queue.cancel(id)).toEqual({ cancelled: true, wasRunning: false });
     expect((await queue.stats()).prioritizedDepth).toBe(0);
     expect((await queue.claim({ max: 5 })).map((job) => job.payload)).toEqual([{ kind: 'email', ...mail(0) }]);
     await queue.close();
@@ -166,7 +166,7 @@ describe('priorities', () => {
     const carrier = await queue.enqueue('email', mail(0), { priority: 3 });
     const next = await queue.enqueue('email', mail(1), { priority: 3 });
     expect(await redis.lrange(pending, 0, -1)).toEqual([carrier]);
-    expect(await queue.cancel(carrier)).toEqual({ cancelled: true });
+    expect(await queue.cancel(carrier)).toEqual({ cancelled: true, wasRunning: false });
     // A claim blocked on pending wakes only for what is on pending.
     expect(await redis.lrange(pending, 0, -1)).toEqual([next]);
     const stats = await queue.stats();

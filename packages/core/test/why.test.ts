@@ -246,7 +246,7 @@ describe('why: ended and running', () => {
     expect(reason(failed, 'failed')).toMatchObject({ atMs: (await queue.getJob(failing))?.failedAtMs, attempts: 1 });
     expect(reason(failed, 'failed').error).toContain('smtp down');
     const dropped = await queue.enqueue('email', mail(3));
-    expect(await queue.cancel(dropped)).toEqual({ cancelled: true });
+    expect(await queue.cancel(dropped)).toEqual({ cancelled: true, wasRunning: false });
     expect(await queue.why(dropped)).toMatchObject({ status: 'cancelled', reasons: [{ code: 'cancelled', atMs: (await queue.getJob(dropped))?.cancelledAtMs }] });
     await queue.close();
   });

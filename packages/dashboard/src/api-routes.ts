@@ -255,7 +255,7 @@ async function act(ctx: ApiContext, queue: string, action: string, id: string | 
         return { id, cancelled: true, count: 1 };
       }
       if (outcome.status === 'not_found') throw new HttpError(404, 'no_job', `no job ${id} in ${queue} (or its record has expired)`);
-      throw new HttpError(409, 'conflict', `job ${id} is ${outcome.status} now: only a pending or delayed job can be cancelled, so nothing was changed`);
+      throw new HttpError(409, 'conflict', `job ${id} is ${outcome.status} now: only a job that has not finished can be cancelled, so nothing was changed`);
     }
     case 'redrive-failed': {
       // The count the operator saw: jobs that failed since are not redriven unseen.

@@ -133,6 +133,45 @@ describe('the dashboard in a real browser', () => {
     }
   }, 120_000);
 
+  test('an operator cancels a running job from its page: the worker running it aborts its handler with JOBS_CANCELLED', async ({ redis, redisUrl, queueName }) => {
+    const queue = openQueue(redis, queueName);
+    let reason: unknown;
+    const worker = createWorker({
+      redis: redisUrl,
+      queue: queueName,
+      kinds,
+      visibilityMs: 60_000,
+      handlers: {
+        email: () => undefined,
+        report: (_payload, { signal }) =>
+          new Promise((_resolve, reject) =>
+            signal.addEventListener('abort', () => {
+              reason = signal.reason;
+              reject(signal.reason as Error);
+            }),
+          ),
+      },
+    });
+    const id = await queue.enqueue('report', { n: 1 });
+    const d = await startTestDashboard([queue], { credentials });
+    const page = await browser.current.newPage({ viewport: { width: 1280, height: 900 } });
+    try {
+      await signIn(page, `${d.url}?poll=250`, TOKENS.operator);
+      await page.goto(new URL(`queues/${queueName}/jobs/${id}?poll=250`, d.url).toString());
+      await expect.poll(() => page.locator('#job-status').textContent()).toBe('processing');
+      expect(await page.locator('#job-delete').count()).toBe(0);
+      await page.click('#job-cancel');
+      await expect.poll(() => page.locator('#message').textContent()).toBe(`cancelled job ${id}`);
+      await expect.poll(() => page.locator('#job-status').textContent()).toBe('cancelled');
+      await expect.poll(() => (reason as { code?: string } | undefined)?.code).toBe('JOBS_CANCELLED');
+      expect((await queue.getJob(id))?.status).toBe('cancelled');
+    } finally {
+      await page.close();
+      await worker.close({ graceMs: 0 });
+      await d.close();
+    }
+  });
+
   test('the chart draws new points as jobs complete', async ({ redis, redisUrl, queueName }) => {
     const queue = openQueue(redis, queueName);
     const d = await startTestDashboard([queue]);

@@ -20,12 +20,14 @@ export const ACTION_WORDS: Readonly<Record<JobAction, { label: string; verb: str
 };
 
 const NOT_STARTED = ['pending', 'waiting', 'delayed', 'prioritized', 'grouped', 'parked', 'waiting-children'];
+/** A running job can be cancelled too: its worker is told, and its handler's signal aborts. */
+const CANCELLABLE = [...NOT_STARTED, 'processing'];
 
 /** The actions a job in `state` (a list state or a job status) allows, given what the source can do. */
 export function actionsFor(state: string, capabilities: Capabilities): JobAction[] {
   const out: JobAction[] = [];
   if (state === 'failed') out.push('retry');
-  if (NOT_STARTED.includes(state)) out.push('cancel');
+  if (CANCELLABLE.includes(state)) out.push('cancel');
   if (state === 'delayed' && capabilities.promote) out.push('promote');
   if (capabilities.changePriority && ['pending', 'waiting', 'prioritized', 'grouped', 'parked'].includes(state)) out.push('priority');
   if (capabilities.remove && state !== 'processing') out.push('delete');

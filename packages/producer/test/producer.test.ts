@@ -111,7 +111,7 @@ describe('producer', () => {
   test('cancel removes a pending job', async ({ redis, queueName }) => {
     const producer = createProducer({ redis, queue: queueName, kinds });
     const id = await producer.enqueue('email', { recipient: 'a@example.com' });
-    expect(await producer.cancel(id)).toEqual({ cancelled: true });
+    expect(await producer.cancel(id)).toEqual({ cancelled: true, wasRunning: false });
     expect(await producer.cancel(id)).toEqual({ cancelled: false, status: 'cancelled' });
     expect((await producer.stats()).pendingDepth).toBe(0);
     await producer.close();

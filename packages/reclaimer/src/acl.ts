@@ -37,7 +37,7 @@ const OPERATOR_COMMANDS = ['function|load', 'scan', 'info', 'pubsub|numsub', 'pu
 
 /**
  * The ACL rules of a tenant's Redis user: it can run producers, workers, the reclaimer and the
- * admin CLI on `queues` and nothing else: the queues' keys, their events and wake channels, and
+ * admin CLI on `queues` and nothing else: the queues' keys, their events, wake and control channels, and
  * the commands @jobs uses, on one server or a cluster (where every node needs the user: a cluster
  * does not share its users). With `partitions`, each queue is a partitioned queue of that many
  * partitions. Such a user cannot change code that other users' calls run (no FUNCTION LOAD,
@@ -59,7 +59,7 @@ export function jobsAclRules(queues: readonly string[], options: { partitions?: 
     'resetkeys',
     ...keys.map((k) => `~${k.prefix}*`),
     'resetchannels',
-    ...keys.flatMap((k) => [`&${k.events}`, `&${k.wake}`, `&${k.schedulesWake}`]),
+    ...keys.flatMap((k) => [`&${k.events}`, `&${k.wake}`, `&${k.schedulesWake}`, `&${k.control}`]),
     '-@all',
     ...[...CONNECTION_COMMANDS, ...CLIENT_COMMANDS, ...SCRIPT_COMMANDS].map((command) => `+${command}`),
   ];

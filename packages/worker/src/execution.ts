@@ -1,4 +1,4 @@
-import { isJobsError, LostClaimError, type ClaimedJob } from '@jobs/core';
+import { isJobsError, JobCancelledError, LostClaimError, type ClaimedJob } from '@jobs/core';
 import type { TimerHandle } from './clock.ts';
 import type { JobLogBuffer } from './job-log.ts';
 import type { Lane } from './lane.ts';
@@ -14,8 +14,8 @@ const SETTLED: Promise<void> = Promise.resolve();
 /**
  * One run of one claimed job (keyed by its claim token: the same job claimed again is another
  * execution), and all the state the worker keeps for it, so that a job costs one object rather
- * than a handful of closures and promises. It can be aborted (a timeout, a lost lease, a
- * shutdown): the handler is told through `signal`, and the outcome is reported at once with the
+ * than a handful of closures and promises. It can be aborted (a timeout, a lost lease, a cancel,
+ * a shutdown): the handler is told through `signal`, and the outcome is reported at once with the
  * reason, since JavaScript cannot stop a running function. The AbortController behind `signal`
  * is made only when a handler reads it or an abort comes, since most jobs never need one.
  */
@@ -27,6 +27,8 @@ export class Execution {
   handedBack = false;
   /** Set when a renewal found the claim lost. */
   lost = false;
+  /** Set when the job was cancelled while it ran: its claim is void, its outcome not ours to record. */
+  cancelled = false;
   /** Each lease renewal makes the lease this long from now. */
   leaseMs = 0;
   /** When the handler was called (ms). */
@@ -95,11 +97,25 @@ export class Execution {
     this.#settle({ ok: false, error: reason });
   }
 
-  /** A lease renewal found the claim gone (the job was reclaimed): the attempt stops. */
-  readonly onLeaseLost = (): void => {
+  /**
+   * A lease renewal found the claim gone: the job was reclaimed, or (`cancelled`) cancelled
+   * while it ran. The attempt stops.
+   */
+  readonly onLeaseLost = (cancelled = false): void => {
+    if (cancelled) {
+      this.onCancelled();
+      return;
+    }
     this.lost = true;
     this.abort(new LostClaimError(this.job.id, 'renew the lease of'));
   };
+
+  /** The job was cancelled while it ran (the control channel said so, or a renewal): the attempt stops with `JOBS_CANCELLED`. */
+  onCancelled(): void {
+    if (this.cancelled) return;
+    this.cancelled = true;
+    this.abort(new JobCancelledError(this.job.id));
+  }
 
   /** Renews the lease now for `ms`, and for that long from then on (see `JobContext.extendLease`). */
   async extendLease(ms = this.leaseMs): Promise<void> {
@@ -107,6 +123,7 @@ export class Execution {
       await this.lane.queue.extendLease(this.job, ms);
     } catch (error) {
       if (isJobsError(error, 'JOBS_LOST_CLAIM')) this.onLeaseLost();
+      else if (isJobsError(error, 'JOBS_CANCELLED')) this.onCancelled();
       throw error;
     }
     this.leaseMs = ms;

@@ -7,7 +7,7 @@ type LaneVerb =
   | 'completeManyAndClaim'
   | 'fail'
   | 'rateLimited'
-  | 'extendLeases'
+  | 'renewLeases'
   | 'extendLease'
   | 'progress'
   | 'appendLogs'

@@ -8,18 +8,18 @@ interface LeasedJob {
   readonly job: ClaimedJob;
   /** Each renewal makes the lease this long from now. */
   leaseMs: number;
-  /** Called once when a renewal finds the claim lost. */
-  readonly onLost: () => void;
+  /** Called once when a renewal finds the claim lost; `cancelled` when the job was cancelled while it ran. */
+  readonly onLost: (cancelled: boolean) => void;
 }
 
 /**
  * Keeps the leases of a worker's running jobs alive (keyed by claim token: the same job claimed
- * again is another claim): one `extendLeases` call per tick for all of them (one per distinct lease length), every third of the shortest lease, so a lease is
- * renewed twice before it could expire. A job whose renewal comes back empty was reclaimed:
- * its `onLost` runs and it is no longer renewed.
+ * again is another claim): one `renewLeases` call per tick for all of them (one per distinct lease length), every third of the shortest lease, so a lease is
+ * renewed twice before it could expire. A job whose renewal comes back empty was reclaimed (or
+ * cancelled while it ran): its `onLost` runs and it is no longer renewed.
  */
 export class LeaseKeeper {
-  readonly #queue: Pick<LaneQueue, 'extendLeases'>;
+  readonly #queue: Pick<LaneQueue, 'renewLeases'>;
   readonly #onError: (error: unknown) => void;
   readonly #clock: Clock;
   readonly #metrics: WorkerMetrics | undefined;
@@ -30,7 +30,7 @@ export class LeaseKeeper {
   #stopped = false;
 
   /** `metrics`, when given, counts the renewals. */
-  constructor(queue: Pick<LaneQueue, 'extendLeases'>, onError: (error: unknown) => void, clock: Clock, metrics?: WorkerMetrics) {
+  constructor(queue: Pick<LaneQueue, 'renewLeases'>, onError: (error: unknown) => void, clock: Clock, metrics?: WorkerMetrics) {
     this.#queue = queue;
     this.#onError = onError;
     this.#clock = clock;
@@ -38,7 +38,7 @@ export class LeaseKeeper {
   }
 
   /** Starts keeping `job`'s lease, renewing it for `leaseMs` each time. */
-  add(job: ClaimedJob, leaseMs: number, onLost: () => void): void {
+  add(job: ClaimedJob, leaseMs: number, onLost: (cancelled: boolean) => void): void {
     this.#jobs.set(job.token, { job, leaseMs, onLost });
     this.#scheduleBy(this.#clock.now() + leaseMs / 3);
   }
@@ -75,14 +75,14 @@ export class LeaseKeeper {
     this.#ticking = (async () => {
       for (const [leaseMs, entries] of byLength) {
         try {
-          const deadlines = await this.#queue.extendLeases(entries.map((entry) => entry.job), leaseMs);
+          const deadlines = await this.#queue.renewLeases(entries.map((entry) => entry.job), leaseMs);
           let renewed = 0;
           deadlines.forEach((deadline, index) => {
             const entry = entries[index] as LeasedJob;
-            if (deadline !== null) renewed += 1;
+            if (typeof deadline === 'number') renewed += 1;
             else if (this.#jobs.get(entry.job.token) === entry) {
               this.#jobs.delete(entry.job.token);
-              entry.onLost();
+              entry.onLost(deadline === 'cancelled');
             }
           });
           this.#metrics?.renewed(renewed);

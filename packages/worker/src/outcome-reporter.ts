@@ -7,7 +7,7 @@ import type { WorkerContext } from './worker-context.ts';
 /**
  * Records how each job ended, then frees its slot: a result goes to its lane's completion batch
  * (which claims the next jobs with it), an error to a retry or the dead letters, a lost claim to
- * a `lost` event. A job handed back at shutdown is no longer ours to report.
+ * a `lost` event, a job cancelled while it ran to a `cancelled` event. A job handed back at shutdown is no longer ours to report.
  */
 export class OutcomeReporter {
   readonly #context: WorkerContext;
@@ -41,6 +41,10 @@ export class OutcomeReporter {
       this.finish(execution);
       return;
     }
+    if (execution.cancelled) {
+      this.#cancelled(execution);
+      return;
+    }
     execution.durationMs = durationMs;
     if (!outcome.ok) {
       void this.#fail(execution, outcome.error);
@@ -66,6 +70,8 @@ export class OutcomeReporter {
         this.finish(execution);
       } else if (execution.handedBack) {
         this.finish(execution);
+      } else if (completion.status === 'cancelled') {
+        this.#cancelled(execution);
       } else if (completion.status === 'lost') {
         this.#lost(job, new LostClaimError(job.id, 'complete').message);
         this.finish(execution);
@@ -106,7 +112,8 @@ export class OutcomeReporter {
       else events.emit('retrying', { job, error, outcome: result });
     } catch (failure) {
       if (execution.handedBack) return;
-      if (isJobsError(failure, 'JOBS_LOST_CLAIM')) this.#lost(job, failure.message);
+      if (execution.cancelled) this.#emitCancelled(execution);
+      else if (isJobsError(failure, 'JOBS_LOST_CLAIM')) this.#lost(job, failure.message);
       else this.#context.reportError(failure, 'job bookkeeping failed');
     } finally {
       this.finish(execution);
@@ -119,6 +126,23 @@ export class OutcomeReporter {
     execution.lane.leases.remove(execution.job);
     execution.finish();
     this.#slots.ended(execution);
+  }
+
+  /** The job was cancelled while it ran: nothing is recorded (the cancel did that), its slot is free. */
+  #cancelled(execution: Execution): void {
+    this.#emitCancelled(execution);
+    this.finish(execution);
+  }
+
+  #emitCancelled(execution: Execution): void {
+    const { events, log } = this.#context;
+    const job = execution.job;
+    log.info({ jobId: job.id, kind: job.kind }, 'the job was cancelled while it ran; its handler was told through its signal');
+    try {
+      events.emit('cancelled', { job });
+    } catch (error) {
+      this.#context.reportError(error, 'a cancelled listener threw');
+    }
   }
 
   #lost(job: ClaimedJob, reason: string): void {

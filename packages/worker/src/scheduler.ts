@@ -1,6 +1,6 @@
 import type { EventEmitter } from 'node:events';
 import { JOBS_ERROR_CODES, type JobsError, type Logger } from '@jobs/core';
-import { toJobsError } from '@jobs/core/internal';
+import { toJobsError, type ControlOrder } from '@jobs/core/internal';
 import { ClaimLoop } from './claim-loop.ts';
 import { withClaimSpans } from './claim-spans.ts';
 import type { Clock } from './clock.ts';
@@ -55,6 +55,8 @@ export interface SchedulerOptions<P> {
    * worker leaves promotions to its next claim); `onError` hears what goes wrong.
    */
   listenForDueJobs(hasRoom: () => boolean, onError: (error: unknown, message: string) => void): DueJobListener;
+  /** Starts listening for the queue's control orders (see `ControlOrder`); none when undefined. */
+  listenForOrders?(onOrder: (order: ControlOrder) => void, onError: (error: unknown, message: string) => void): DueJobListener;
 }
 
 /**
@@ -71,6 +73,7 @@ export class WorkerScheduler<P> {
   readonly #claims: ClaimLoop;
   readonly #lanes: readonly Lane[];
   readonly #notices: DueJobListener;
+  readonly #orders: DueJobListener | undefined;
   readonly #sweeper: ReclaimSweeper;
   readonly #heartbeats: Heartbeats | undefined;
   readonly #history: HistoryCounts | undefined;
@@ -106,6 +109,7 @@ export class WorkerScheduler<P> {
     });
     // Room: a free slot, counting those a waiting claim has reserved (the promotion wakes that claim).
     this.#notices = options.listenForDueJobs(() => slots.free() + slots.reserved > 0, context.reportError);
+    this.#orders = options.listenForOrders?.((order) => this.#obey(order), context.reportError);
     claims.start(this.#lanes, () => group.ensureLayout(), this.#notices.ready);
     this.#sweeper = new ReclaimSweeper(context, group.partitions, options.reclaimIntervalMs);
     const heartbeat = options.heartbeat;
@@ -117,6 +121,14 @@ export class WorkerScheduler<P> {
       runningIds: () => Array.from(slots.running.values(), (execution) => execution.job.id),
       onError: (error) => context.reportError(error, 'heartbeat failed'),
     });
+  }
+
+  /** Carries out an order heard on the control channel. */
+  #obey(order: ControlOrder): void {
+    // A job cancelled while it runs stops; one claimed but not started yet never starts.
+    const execution = this.#slots.running.get(order.token);
+    if (execution !== undefined) execution.onCancelled();
+    else if (this.#slots.dropWaiting(order.token) !== undefined) this.#context.log.info({ jobId: order.id }, 'a job claimed but not started was cancelled; it will not run');
   }
 
   /** Settles when the worker is about to claim for the first time (true), or was closed before (false). */
@@ -144,7 +156,7 @@ export class WorkerScheduler<P> {
         claims: this.#claims,
         lanes: this.#lanes,
         sweeper: this.#sweeper,
-        notices: this.#notices,
+        notices: { close: () => Promise.all([this.#notices.close(), this.#orders?.close()]).then(() => undefined) },
         heartbeats: this.#heartbeats,
         history: this.#history,
         closeQueue: () => {

@@ -85,6 +85,15 @@ export class Slots {
     this.#starting = false;
   }
 
+  /** Takes the job of claim `token` out of those waiting for a slot, if it is one (it was cancelled meanwhile). */
+  dropWaiting(token: string): WaitingJob | undefined {
+    const index = this.#waiting.findIndex((waiting) => waiting.job.token === token);
+    if (index < 0) return undefined;
+    const [dropped] = this.#waiting.splice(index, 1);
+    this.wakeWaiters();
+    return dropped;
+  }
+
   /** Takes the jobs waiting for a slot (shutdown hands them back). */
   takeWaiting(): WaitingJob[] {
     return this.#waiting.splice(0);

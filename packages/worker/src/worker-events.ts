@@ -15,6 +15,11 @@ export interface WorkerEventMap {
   failed: [event: { job: ClaimedJob; error: unknown }];
   /** The worker lost a job's claim (its lease expired and it was reclaimed); nothing was reported. */
   lost: [event: { job: ClaimedJob; reason: string }];
+  /**
+   * A job was cancelled (`cancel`) while this worker ran it: its handler's `signal` aborted with
+   * `JOBS_CANCELLED`, and nothing it returns is recorded.
+   */
+  cancelled: [event: { job: ClaimedJob }];
   /** Something went wrong outside a handler (Redis unreachable, a sweep failed). The worker keeps going. */
   error: [error: unknown];
   /** `close()` finished. */

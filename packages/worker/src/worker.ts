@@ -19,6 +19,7 @@ import { assertOptionKeys, assertWholeNumber, childLogger, QUEUE_OPTION_KEYS, Sh
 import { registrySink } from './registry-sink.ts';
 import { historySink } from './history-sink.ts';
 import { systemClock } from './clock.ts';
+import { ControlOrders } from './control-orders.ts';
 import { DueNotices } from './due-notices.ts';
 import { keepSchedules } from './schedule-keeping.ts';
 import { checkHandlers } from './handler-check.ts';
@@ -148,7 +149,7 @@ export interface CloseOptions {
 /**
  * Claims jobs and runs them with a handler per kind, `concurrency` at a time. Make one with
  * {@link createWorker}; it starts at once. Listen to its events (`completed`, `retrying`,
- * `failed`, `lost`, `error`) and `close()` it on shutdown.
+ * `failed`, `cancelled`, `lost`, `error`) and `close()` it on shutdown.
  */
 export class Worker<P> extends EventEmitter<WorkerEventMap> {
   /** The queue's name. */
@@ -252,6 +253,8 @@ export class Worker<P> extends EventEmitter<WorkerEventMap> {
         history: group.options.metricsHistory ? historySink(group, heartbeatIntervalMs === 0 ? 5_000 : heartbeatIntervalMs) : undefined,
         // Hears when a delayed job added meanwhile comes due, so that a waiting worker starts it on time.
         listenForDueJobs: (hasRoom, onError) => new DueNotices(subscriber, group.partitions, hasRoom, onError),
+        // Hears a running job's cancel at once (the lease renewal's reply is the backstop).
+        listenForOrders: (onOrder, onError) => new ControlOrders(subscriber, group.partitions, onOrder, onError),
       });
     };
     if (autorun) this.run();

@@ -24,9 +24,12 @@ export interface RedisProxy {
   dropAfterReply(match: CommandMatch, nth?: number): Promise<void>;
   /**
    * Holds the `nth` command matching `match` from now on, and everything its connection sends
-   * after it: Redis never sees them. Resolves once it holds one.
+   * after it: Redis never sees them. Resolves once it holds one. It may match a SUBSCRIBE (a
+   * channel then never subscribed), which {@link dropAfterReply} never does.
    */
   holdBefore(match: CommandMatch, nth?: number): Promise<void>;
+  /** Closes the connections a {@link holdBefore} holds (their clients reconnect, and resend). */
+  closeHeld(): void;
   /** Stops listening and closes every connection. */
   close(): Promise<void>;
 }
@@ -110,9 +113,9 @@ class ProxiedConnection {
 
   readonly client: Socket;
   readonly upstream: Socket;
-  readonly takeArm: (command: ProxiedCommand) => Arm | undefined;
+  readonly takeArm: (command: ProxiedCommand, holdOnly: boolean) => Arm | undefined;
 
-  constructor(client: Socket, upstream: Socket, takeArm: (command: ProxiedCommand) => Arm | undefined) {
+  constructor(client: Socket, upstream: Socket, takeArm: (command: ProxiedCommand, holdOnly: boolean) => Arm | undefined) {
     this.client = client;
     this.upstream = upstream;
     this.takeArm = takeArm;
@@ -130,6 +133,11 @@ class ProxiedConnection {
     this.upstream.destroy();
   }
 
+  /** True once it holds a command (see `RedisProxy.holdBefore`). */
+  get held(): boolean {
+    return this.#held;
+  }
+
   #fromClient(chunk: Buffer): void {
     if (this.#held || this.#dropAt !== undefined) return;
     this.#commands = Buffer.concat([this.#commands, chunk]);
@@ -138,8 +146,11 @@ class ProxiedConnection {
       const read = readCommand(this.#commands.subarray(forward));
       if (!read) break;
       const { command } = read;
-      if (['SUBSCRIBE', 'PSUBSCRIBE', 'SSUBSCRIBE', 'MONITOR'].includes(command[0] ?? '')) this.#subscribed = true;
-      const arm = this.#subscribed ? undefined : this.takeArm(command);
+      // A connection in subscriber mode gets pushes, not one reply per command: from its first
+      // SUBSCRIBE on, only a hold can match (one of its SUBSCRIBEs, say), never a drop.
+      const subscribing = ['SUBSCRIBE', 'PSUBSCRIBE', 'SSUBSCRIBE', 'MONITOR'].includes(command[0] ?? '');
+      const arm = this.#subscribed && !subscribing ? undefined : this.takeArm(command, this.#subscribed || subscribing);
+      if (subscribing) this.#subscribed = true;
       if (arm?.action === 'hold') {
         this.#held = true;
         this.upstream.write(this.#commands.subarray(0, forward));
@@ -194,8 +205,8 @@ export async function startRedisProxy(upstreams: readonly string[]): Promise<Red
   const connections = new Set<ProxiedConnection>();
   const addresses = new Map<string, { host: string; port: number }>();
   let arm: Arm | undefined;
-  const takeArm = (command: ProxiedCommand): Arm | undefined => {
-    if (!arm || !arm.match(command)) return undefined;
+  const takeArm = (command: ProxiedCommand, holdOnly: boolean): Arm | undefined => {
+    if (!arm || (holdOnly && arm.action !== 'hold') || !arm.match(command)) return undefined;
     arm.left -= 1;
     if (arm.left > 0) return undefined;
     const taken = arm;
@@ -229,6 +240,9 @@ export async function startRedisProxy(upstreams: readonly string[]): Promise<Red
     addresses,
     dropAfterReply: (match, nth = 1) => armed('drop', match, nth),
     holdBefore: (match, nth = 1) => armed('hold', match, nth),
+    closeHeld() {
+      for (const connection of connections) if (connection.held) connection.close();
+    },
     async close() {
       for (const connection of connections) connection.close();
       await Promise.all(servers.map((server) => new Promise<void>((resolve) => server.close(() => resolve()))));

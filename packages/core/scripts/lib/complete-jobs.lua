@@ -28,7 +28,8 @@
 -- with the fence's, so a job that never failed nor logged pays nothing more. The same field says
 -- the job may have a dedupe key, released (or kept with the hash) as lib/dedupe.lua says, or a
 -- batch, which counts it (lib/batch.lua): read then, and only then.
--- Appends per job CLAIM_DONE (completed) or NOT_OWNER (not the caller's to complete; nothing changed) to `out`.
+-- Appends per job CLAIM_DONE (completed), CLAIM_CANCELLED (cancelled while it ran) or NOT_OWNER
+-- (not the caller's to complete otherwise; nothing changed) to `out`.
 local function complete_jobs(ctx, argv, first, out)
   local done = {}
   -- Asking who listens takes two calls; for a lone completion, publishing outright takes one.
@@ -36,10 +37,11 @@ local function complete_jobs(ctx, argv, first, out)
   if #argv - first + 1 > 3 then channel = heard_channel(ctx.channel, ctx.only_heard) end
   -- Fenced by token first (reading each job's parent and running slots in the same call); then
   -- the jobs that hold their claim leave processing in one go.
-  local held, parents, slots, trails = {}, {}, {}, {}
+  local held, parents, slots, trails, voided = {}, {}, {}, {}, {}
   for i = first, #argv, 3 do
     local owned, f = holds_claim(ctx.job_prefix .. argv[i], argv[i + 1], 'parent_id', 'slots', 'trail')
     held[#held + 1] = owned and argv[i]
+    if not owned and f then voided[#held] = cancelled_claim(ctx.job_prefix .. argv[i], f[1], argv[i + 1]) end
     parents[#held] = owned and f[3]
     slots[#held] = owned and f[4]
     trails[#held] = owned and f[5]
@@ -86,6 +88,8 @@ local function complete_jobs(ctx, argv, first, out)
       if slots[n] then load_free_slots(); free_slots(ctx, id, slots[n]) end
       done[#done + 1] = id
       out[#out + 1] = CLAIM_DONE
+    elseif voided[n] then
+      out[#out + 1] = CLAIM_CANCELLED
     else
       out[#out + 1] = NOT_OWNER
     end

@@ -4,8 +4,11 @@ import { CANCELLED } from '../generated/constants.ts';
 import { assertJobId } from '../keys.ts';
 import type { QueueContext } from './queue-context.ts';
 
-/** What {@link Queue.cancel} did. */
-export type CancelOutcome = { readonly cancelled: true } | { readonly cancelled: false; readonly status: string };
+/**
+ * What {@link Queue.cancel} did: cancelled (`wasRunning` when a worker was running it), or not,
+ * with the status that kept it (`completed`, `failed`, `cancelled`, `not_found`...).
+ */
+export type CancelOutcome = { readonly cancelled: true; readonly wasRunning: boolean } | { readonly cancelled: false; readonly status: string };
 
 /** See {@link Queue.cancel}: on the one context that holds it, or (an id made elsewhere) each in turn until one has it. */
 export async function cancel<P>(holders: readonly QueueContext<P>[], id: string): Promise<CancelOutcome> {
@@ -23,7 +26,7 @@ async function cancelIn<P>(ctx: QueueContext<P>, id: string): Promise<CancelOutc
   const k = ctx.keys;
   const o = ctx.options;
   const argv = cancelScript.argv(
-    { job: k.job(id), pending: k.pending, delayed: k.delayed, stats: k.stats, failed: k.failed, log: k.log },
+    { job: k.job(id), pending: k.pending, delayed: k.delayed, stats: k.stats, failed: k.failed, log: k.log, processing: k.processing, leases: k.leases },
     {
       id,
       ttlSeconds: o.cancelledTtlSeconds,
@@ -35,9 +38,11 @@ async function cancelIn<P>(ctx: QueueContext<P>, id: string): Promise<CancelOutc
       wakeChannel: k.wake,
       logMaxLen: ctx.logMaxLen,
       worker: ctx.workerId,
+      controlChannel: k.control,
+      attemptsKeep: o.attemptHistory.keep,
     },
   );
   const [code, status] = await ctx.scripts.run(cancelScript, argv);
-  if (Number(code) === CANCELLED) return { cancelled: true };
+  if (Number(code) === CANCELLED) return { cancelled: true, wasRunning: status === 'processing' };
   return { cancelled: false, status: status ? status : 'not_found' };
 }

@@ -4,7 +4,7 @@ import { assertOptionKeys } from '../option-keys.ts';
 import { LostClaimError, type JobsError, type NotReplicatedError } from '../errors.ts';
 import { completeScript, type CompleteKeys } from '../generated/complete.ts';
 import { completeAndClaimScript, type CompleteAndClaimKeys } from '../generated/complete-and-claim.ts';
-import { CLAIM_DONE } from '../generated/constants.ts';
+import { CLAIM_CANCELLED, CLAIM_DONE } from '../generated/constants.ts';
 import type { ClaimedJob } from '../job-record.ts';
 import { encodeJson } from '../json.ts';
 import { failedHistoryCap } from '../queue-options.ts';
@@ -13,8 +13,21 @@ import { assertWholeNumber } from '../whole-number.ts';
 import type { QueueContext } from './queue-context.ts';
 import { assertReplicated } from './replication.ts';
 
-/** What {@link Queue.completeSettled} did with one job. */
-export type CompleteOutcome = { readonly status: 'completed' } | { readonly status: 'lost' } | { readonly status: 'refused'; readonly error: JobsError };
+/**
+ * What {@link Queue.completeSettled} did with one job: completed; `cancelled` while it ran (the
+ * claim was voided by `cancel`); `lost` (reclaimed or finished otherwise); or `refused` (its
+ * result cannot be stored).
+ */
+export type CompleteOutcome = { readonly status: 'completed' } | { readonly status: 'cancelled' } | { readonly status: 'lost' } | { readonly status: 'refused'; readonly error: JobsError };
+
+const COMPLETED: CompleteOutcome = { status: 'completed' };
+const CANCELLED_WHILE_RUNNING: CompleteOutcome = { status: 'cancelled' };
+const LOST: CompleteOutcome = { status: 'lost' };
+
+/** The outcome a completion script's per-job code stands for. */
+function outcomeOf(code: number): CompleteOutcome {
+  return code === CLAIM_DONE ? COMPLETED : code === CLAIM_CANCELLED ? CANCELLED_WHILE_RUNNING : LOST;
+}
 
 /** What {@link Queue.completeManyAndClaim} did. */
 export interface CompleteAndClaimResult {
@@ -62,8 +75,8 @@ export class Completer<P> {
     return encodeJson(result === undefined ? null : result, field, this.#ctx.options.maxResultBytes);
   }
 
-  /** Runs the completion script on `items`: per item, true when completed; and the replicas that confirmed it (durable mode). */
-  async #runComplete(items: readonly Encoded[], coalesce: boolean): Promise<{ completed: boolean[]; replicas: number | undefined }> {
+  /** Runs the completion script on `items`: per item, its code (CLAIM_DONE when completed); and the replicas that confirmed it (durable mode). */
+  async #runComplete(items: readonly Encoded[], coalesce: boolean): Promise<{ codes: number[]; replicas: number | undefined }> {
     const o = this.#ctx.options;
     const argv = completeScript.argv(this.#completeKeys, {
       jobPrefix: this.#ctx.keys.jobPrefix,
@@ -78,14 +91,15 @@ export class Completer<P> {
       completions: completions(items),
     });
     const { reply, replicas } = await this.#ctx.scripts.runAcknowledged(completeScript, argv, coalesce);
-    return { completed: reply.map((code) => Number(code) === CLAIM_DONE), replicas };
+    return { codes: reply.map(Number), replicas };
   }
 
-  async #completeEncoded(items: readonly Encoded[]): Promise<boolean[]> {
+  /** Per item, its completion script's code. */
+  async #completeEncoded(items: readonly Encoded[]): Promise<number[]> {
     if (items.length === 0) return [];
-    const { completed, replicas } = await this.#runComplete(items, true);
+    const { codes, replicas } = await this.#runComplete(items, true);
     assertReplicated(this.#ctx, items.length === 1 ? `the completion of job ${items[0]?.job.id}` : `${items.length} completions`, replicas);
-    return completed;
+    return codes;
   }
 
   /** See {@link Queue.complete}. */
@@ -97,7 +111,7 @@ export class Completer<P> {
   /** See {@link Queue.completeMany}. */
   async completeMany(items: readonly { job: ClaimedJob; result: unknown }[]): Promise<boolean[]> {
     const encoded = items.map(({ job, result }, index) => ({ job, json: this.#encodeResult(result, items.length === 1 ? 'result' : `items[${index}].result`), index }));
-    return this.#completeEncoded(encoded);
+    return (await this.#completeEncoded(encoded)).map((code) => code === CLAIM_DONE);
   }
 
   /** Encodes each result on its own: one that cannot be stored refuses that job only. */
@@ -117,9 +131,9 @@ export class Completer<P> {
   async completeSettled(items: readonly { job: ClaimedJob; result: unknown }[]): Promise<CompleteOutcome[]> {
     const outcomes: CompleteOutcome[] = new Array(items.length);
     const accepted = this.#encodeSettled(items, outcomes);
-    const done = await this.#completeEncoded(accepted);
+    const codes = await this.#completeEncoded(accepted);
     accepted.forEach(({ index }, i) => {
-      outcomes[index] = { status: done[i] ? 'completed' : 'lost' };
+      outcomes[index] = outcomeOf(codes[i] as number);
     });
     return outcomes;
   }
@@ -145,14 +159,14 @@ export class Completer<P> {
   /** Completes results already encoded and claims up to `max`; fills in `outcomes` at each index. */
   async #completeEncodedAndClaim(accepted: readonly Encoded[], outcomes: CompleteOutcome[], max: number): Promise<CompleteAndClaimResult> {
     if (accepted.length === 0 && max === 0) return { outcomes, next: [] };
-    let completed: boolean[];
+    let codes: number[];
     let next: ClaimedJob[] = [];
     let replicas: number | undefined;
     if (max === 0) {
       // Nothing to claim (a worker at low load, mostly): the completion script alone, which is
       // complete-and-claim without its claim, and cheaper in Redis. A lone completion leaves at
       // once: its round trip is the job's latency. Busier calls still share the tick's write.
-      ({ completed, replicas } = await this.#runComplete(accepted, accepted.length !== 1));
+      ({ codes, replicas } = await this.#runComplete(accepted, accepted.length !== 1));
     } else {
       const ctx = this.#ctx;
       const o = ctx.options;
@@ -177,13 +191,13 @@ export class Completer<P> {
       });
       const sent = await ctx.scripts.runAcknowledged(completeAndClaimScript, argv);
       const reply = sent.reply;
-      completed = accepted.map((_, i) => Number(reply[3 + i]) === CLAIM_DONE);
+      codes = accepted.map((_, i) => Number(reply[3 + i]));
       next = readClaimedJobs(reply, 3 + Number(reply[2]), Number(reply[0]), ctx.traced);
       this.#outlook.note(Number(reply[1]), Number(reply[0]), next.length < max);
       replicas = sent.replicas;
     }
     accepted.forEach(({ index }, i) => {
-      outcomes[index] = { status: completed[i] ? 'completed' : 'lost' };
+      outcomes[index] = outcomeOf(codes[i] as number);
     });
     const result: CompleteAndClaimResult = { outcomes, next };
     // Never thrown here: the jobs just claimed must reach the caller.

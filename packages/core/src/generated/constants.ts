@@ -22,6 +22,9 @@ export const CANCELLED = 1;
 /** `CHANGED` of the Lua scripts. */
 export const CHANGED = 1;
 
+/** `CLAIM_CANCELLED` of the Lua scripts. */
+export const CLAIM_CANCELLED = -1;
+
 /** `CLAIM_DONE` of the Lua scripts. */
 export const CLAIM_DONE = 1;
 

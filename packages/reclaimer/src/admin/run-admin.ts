@@ -268,7 +268,10 @@ export async function runAdminCommand(command: Exclude<AdminCommand, { name: 'ex
     }
     case 'cancel': {
       const outcome = await (await openNamed(client, command.queue)).cancel(command.id);
-      if (outcome.cancelled) return { code: 0, text: `cancelled ${command.id}`, json: { id: command.id, cancelled: true } };
+      if (outcome.cancelled) {
+        const text = outcome.wasRunning ? `cancelled ${command.id} (it was running: its worker was told to stop it)` : `cancelled ${command.id}`;
+        return { code: 0, text, json: { id: command.id, cancelled: true, wasRunning: outcome.wasRunning } };
+      }
       const why = outcome.status === 'not_found' ? 'there is no such job' : `it is ${outcome.status}`;
       return { code: 1, text: `cannot cancel ${command.id}: ${why}`, json: { id: command.id, cancelled: false, status: outcome.status } };
     }

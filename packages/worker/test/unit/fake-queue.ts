@@ -180,9 +180,11 @@ export class FakeQueue implements LaneQueue {
 
   /** Ids whose lease renewals come back empty from now on, as for a job reclaimed meanwhile. */
   readonly lostLeases = new Set<string>();
+  /** Ids whose lease renewals come back `'cancelled'` from now on, as for a job cancelled while it runs. */
+  readonly cancelledLeases = new Set<string>();
 
-  extendLeases(jobs: readonly ClaimedJob[], leaseMs: number): Promise<(number | null)[]> {
-    return this.#reply(jobs.map((job) => (this.lostLeases.has(job.id) ? null : this.#clock.now() + leaseMs)));
+  renewLeases(jobs: readonly ClaimedJob[], leaseMs: number): Promise<(number | 'cancelled' | null)[]> {
+    return this.#reply(jobs.map((job) => (this.cancelledLeases.has(job.id) ? 'cancelled' : this.lostLeases.has(job.id) ? null : this.#clock.now() + leaseMs)));
   }
 
   extendLease(_job: ClaimedJob, leaseMs: number): Promise<number> {
