@@ -83,6 +83,8 @@ function readClaimedJob(reply: readonly unknown[], at: number, nowMs: number, tr
     // Not in the claim reply (an expired job is never claimed); progress starts afresh.
     expiresAtMs: undefined,
     progress: undefined,
+    // Not in the claim reply either, so a claim costs the same with or without: ctx.checkpointed() reads it.
+    checkpoint: undefined,
     traceparent,
     fields: Object.freeze(fields),
   };

@@ -79,6 +79,11 @@ export const JOBS_ERROR_CODES = {
    * with. The job ends `cancelled`, neither retried nor failed, and its claim is void.
    */
   CANCELLED: 'JOBS_CANCELLED',
+  /**
+   * The handler snoozed its job (`ctx.snooze`): the reason its `signal` aborts with, so work it
+   * left running stops. The job waits in the delayed set; the attempt is not counted.
+   */
+  SNOOZED: 'JOBS_SNOOZED',
 } as const;
 
 /** One of {@link JOBS_ERROR_CODES}. */

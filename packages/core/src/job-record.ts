@@ -7,7 +7,7 @@ import { storedError, type ErrorShape } from './error-shape.ts';
  * ours (`kind`, `max_attempts`, `visibility_ms`, `run_at_ms`, `lease_expires_at_ms`,
  * `first_claimed_at_ms`, `failed_at_ms`, `cancelled_at_ms`, `priority`, `expires_at_ms`,
  * `progress`, `progress_at_ms`, `traceparent`, `last_error_json`, `trail`, `attempts_trimmed`,
- * `logs_trimmed`), which recipe clients ignore.
+ * `logs_trimmed`, `checkpoint`, `checkpoint_at_ms`, `snoozed_at_ms`), which recipe clients ignore.
  * A lease renewal moves `claimed_at_ms` to its own time (a recipe reclaimer reads it) and keeps
  * the attempt's claim time in `first_claimed_at_ms`.
  */
@@ -62,6 +62,8 @@ export interface JobRecord {
   readonly expiresAtMs: number | undefined;
   /** The last progress its handler reported (`ctx.progress`), parsed; undefined when none. */
   readonly progress: unknown;
+  /** The last checkpoint its handler stored (`ctx.checkpoint`), parsed; undefined when none (and on a claimed job: see `ctx.checkpointed`). */
+  readonly checkpoint: unknown;
   /**
    * The W3C `traceparent` of the enqueue that made it, when tracing was on there. A claim
    * returns it only to a worker that traces (`claimTraceparent`); `getJob` always.
@@ -149,6 +151,7 @@ export function parseJobRecord(id: string, fields: Record<string, string>): JobR
     priority: toNumber(fields.priority) ?? 0,
     expiresAtMs: toTime(fields.expires_at_ms),
     progress: parseJson(fields.progress).value,
+    checkpoint: parseJson(fields.checkpoint).value,
     traceparent: fields.traceparent || undefined,
     fields: Object.freeze(fields),
   };

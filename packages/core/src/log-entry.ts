@@ -24,6 +24,7 @@ export type LogEventName =
   | 'expired'
   | 'promoted'
   | 'released'
+  | 'snoozed'
   | 'redriven'
   | 'reprioritized'
   | 'removed'

@@ -6,6 +6,8 @@ import { fail, type FailOptions, type FailOutcome } from './commands/fail.ts';
 import { readChildren, type ChildResult } from './commands/flow.ts';
 import { rateLimited } from './commands/limits.ts';
 import { progress } from './commands/progress.ts';
+import { snooze } from './commands/snooze.ts';
+import { checkpoint, checkpointed } from './commands/checkpoint.ts';
 import { appendLogs, type LogLineInput } from './commands/trail.ts';
 import type { QueueContext } from './commands/queue-context.ts';
 import { reclaimStuck, type ReclaimResult } from './commands/reclaim.ts';
@@ -121,6 +123,32 @@ export class Partition<P> {
   /** Records a running job's progress (see `Queue.progress`). */
   progress(job: ClaimedJob, value: unknown): Promise<void> {
     return progress(this.ctx, job, value);
+  }
+
+  /**
+   * Puts a running job back to wait `delayMs` (0 to 30 days) without spending an attempt
+   * (a handler's `ctx.snooze`): its claim ends, it goes to the delayed set, counted in
+   * `snoozedTotal` and logged `snoozed`. Rejects with `JOBS_LOST_CLAIM` when the claim is no
+   * longer this caller's, `JOBS_CANCELLED` when the job was cancelled while it ran. A resend
+   * after a lost reply answers as the first call did.
+   */
+  snooze(job: ClaimedJob, delayMs: number): Promise<void> {
+    return snooze(this.ctx, job, delayMs);
+  }
+
+  /**
+   * Stores a running job's checkpoint (any JSON value, at most 64 KiB), fenced by its claim, for
+   * its later attempts to resume from ({@link checkpointed}). Rejects with `JOBS_PAYLOAD_TOO_LARGE`
+   * or `JOBS_NOT_SERIALIZABLE` for a bad value (nothing is written), `JOBS_LOST_CLAIM` when the
+   * claim was lost, `JOBS_CANCELLED` when the job was cancelled while it ran.
+   */
+  checkpoint(job: ClaimedJob, state: unknown): Promise<void> {
+    return checkpoint(this.ctx, job, state);
+  }
+
+  /** Job `id`'s last checkpoint (see {@link checkpoint}), parsed; undefined when it has none. One read. */
+  checkpointed(id: string): Promise<unknown> {
+    return checkpointed(this.ctx, id);
   }
 
   /** Stores a running job's log lines (see `Queue.appendLogs`). */

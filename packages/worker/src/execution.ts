@@ -1,4 +1,4 @@
-import { isJobsError, JobCancelledError, LostClaimError, type ClaimedJob } from '@jobs/core';
+import { isJobsError, JobCancelledError, JOBS_ERROR_CODES, JobsError, LostClaimError, type ClaimedJob } from '@jobs/core';
 import type { TimerHandle } from './clock.ts';
 import type { JobLogBuffer } from './job-log.ts';
 import type { Lane } from './lane.ts';
@@ -29,6 +29,8 @@ export class Execution {
   lost = false;
   /** Set when the job was cancelled while it ran: its claim is void, its outcome not ours to record. */
   cancelled = false;
+  /** Set when the handler snoozed the job: it waits in the delayed set, its outcome already recorded. */
+  snoozedMs: number | undefined = undefined;
   /** Each lease renewal makes the lease this long from now. */
   leaseMs = 0;
   /** When the handler was called (ms). */
@@ -128,6 +130,35 @@ export class Execution {
     }
     this.leaseMs = ms;
     this.lane.leases.setLeaseMs(this.job, ms);
+  }
+
+  /**
+   * Puts the job back to wait `ms` without spending the attempt (see `JobContext.snooze`): the
+   * lease stops, and the attempt ends at once (its signal aborts with `JOBS_SNOOZED`), whatever
+   * the handler returns afterwards.
+   */
+  async snooze(ms: number): Promise<void> {
+    try {
+      await this.lane.queue.snooze(this.job, ms);
+    } catch (error) {
+      if (isJobsError(error, 'JOBS_LOST_CLAIM')) this.onLeaseLost();
+      else if (isJobsError(error, 'JOBS_CANCELLED')) this.onCancelled();
+      throw error;
+    }
+    this.snoozedMs = ms;
+    this.lane.leases.remove(this.job);
+    this.abort(new JobsError(JOBS_ERROR_CODES.SNOOZED, `job ${this.job.id} was snoozed for ${ms} ms: this attempt is over and is not counted`));
+  }
+
+  /** Stores the job's checkpoint, fenced by this claim (see `JobContext.checkpoint`). */
+  async checkpoint(state: unknown): Promise<void> {
+    try {
+      await this.lane.queue.checkpoint(this.job, state);
+    } catch (error) {
+      if (isJobsError(error, 'JOBS_LOST_CLAIM')) this.onLeaseLost();
+      else if (isJobsError(error, 'JOBS_CANCELLED')) this.onCancelled();
+      throw error;
+    }
   }
 
   /**

@@ -47,6 +47,24 @@ export interface JobContext<N extends string = string> {
    * `error`). One read of the parent's hash per call; `{}` for a job without children.
    */
   children(): Promise<Record<string, ChildResult>>;
+  /**
+   * Stores a checkpoint of the job's work (any JSON value, at most 64 KiB: a cursor, the last
+   * page done), fenced by its claim, which later attempts read back with {@link checkpointed}:
+   * after a crash, a deploy's shutdown, a retry or a snooze, the job resumes there instead of
+   * from the start. Rejects with `JOBS_PAYLOAD_TOO_LARGE` or `JOBS_NOT_SERIALIZABLE` for a bad
+   * value (nothing is written), `JOBS_LOST_CLAIM` / `JOBS_CANCELLED` when the claim is gone.
+   */
+  checkpoint(state: unknown): Promise<void>;
+  /** The job's last checkpoint (see {@link checkpoint}), from this attempt or an earlier one; undefined when none. One read. */
+  checkpointed(): Promise<unknown>;
+  /**
+   * Puts the job back to wait `ms` (0 to 30 days) without spending an attempt: the attempt ends
+   * now (its `signal` aborts with `JOBS_SNOOZED`) and nothing the handler returns afterwards is
+   * recorded, so write `return ctx.snooze(60_000)`. For work that is not ready yet (a report
+   * whose data has not landed, a provider's "try later"). Counted in `stats().snoozedTotal`
+   * and logged `snoozed`.
+   */
+  snooze(ms: number): Promise<void>;
 }
 
 /**

@@ -69,6 +69,18 @@ export class HandlerContext implements JobContext {
   children(): Promise<Record<string, ChildResult>> {
     return this.#execution.lane.queue.children(this.id);
   }
+
+  checkpoint(state: unknown): Promise<void> {
+    return this.#execution.checkpoint(state);
+  }
+
+  checkpointed(): Promise<unknown> {
+    return this.#execution.lane.queue.checkpointed(this.id);
+  }
+
+  snooze(ms: number): Promise<void> {
+    return this.#execution.snooze(ms);
+  }
 }
 
 /** One job as a batch handler sees it: a job's context with its payload. */

@@ -45,6 +45,10 @@ export class OutcomeReporter {
       this.#cancelled(execution);
       return;
     }
+    if (execution.snoozedMs !== undefined) {
+      this.#snoozed(execution, execution.snoozedMs);
+      return;
+    }
     execution.durationMs = durationMs;
     if (!outcome.ok) {
       void this.#fail(execution, outcome.error);
@@ -131,6 +135,16 @@ export class OutcomeReporter {
   /** The job was cancelled while it ran: nothing is recorded (the cancel did that), its slot is free. */
   #cancelled(execution: Execution): void {
     this.#emitCancelled(execution);
+    this.finish(execution);
+  }
+
+  /** The handler snoozed its job: the snooze recorded it, so its slot is free. */
+  #snoozed(execution: Execution, delayMs: number): void {
+    try {
+      this.#context.events.emit('snoozed', { job: execution.job, delayMs });
+    } catch (error) {
+      this.#context.reportError(error, 'a snoozed listener threw');
+    }
     this.finish(execution);
   }
 

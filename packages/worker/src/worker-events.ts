@@ -20,6 +20,8 @@ export interface WorkerEventMap {
    * `JOBS_CANCELLED`, and nothing it returns is recorded.
    */
   cancelled: [event: { job: ClaimedJob }];
+  /** A handler snoozed its job (`ctx.snooze`): it waits `delayMs` in the delayed set, the attempt not counted. */
+  snoozed: [event: { job: ClaimedJob; delayMs: number }];
   /** Something went wrong outside a handler (Redis unreachable, a sweep failed). The worker keeps going. */
   error: [error: unknown];
   /** `close()` finished. */

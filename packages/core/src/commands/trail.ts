@@ -11,7 +11,7 @@ import { assertWholeNumber } from '../whole-number.ts';
 import type { QueueContext } from './queue-context.ts';
 
 /** How an attempt ended; `running` while it runs. */
-export type AttemptOutcome = 'running' | 'completed' | 'retried' | 'failed' | 'reclaimed' | 'released' | 'rate_limited' | 'cancelled';
+export type AttemptOutcome = 'running' | 'completed' | 'retried' | 'failed' | 'reclaimed' | 'released' | 'rate_limited' | 'cancelled' | 'snoozed';
 
 /** One attempt of a job (see {@link Queue.attempts}). Times are Unix ms on the Redis server's clock. */
 export interface JobAttempt {
@@ -59,7 +59,7 @@ export interface LogLineInput {
 
 /** Lines read at most by one {@link Queue.logs} call. */
 const LOGS_READ_MAX = 10_000;
-const OUTCOMES = new Set<string>(['running', 'completed', 'retried', 'failed', 'reclaimed', 'released', 'rate_limited', 'cancelled']);
+const OUTCOMES = new Set<string>(['running', 'completed', 'retried', 'failed', 'reclaimed', 'released', 'rate_limited', 'cancelled', 'snoozed']);
 const FIELDS = ['status', 'attempts', 'claimed_at_ms', 'first_claimed_at_ms', 'first_claim_token', 'claim_token', 'reclaimed_at_ms', 'completed_at_ms', 'failed_at_ms', 'last_error', 'last_error_at_ms', 'last_error_json', 'attempts_trimmed'] as const;
 
 /** From the one context that holds the job, or (an id made elsewhere) the first of them that has it. */

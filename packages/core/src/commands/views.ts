@@ -53,6 +53,8 @@ export interface QueueStats {
   readonly redrivenTotal: number;
   /** Claimed jobs handed back by workers shutting down. */
   readonly releasedTotal: number;
+  /** Running jobs put back to wait by their handler (`ctx.snooze`), without spending an attempt. */
+  readonly snoozedTotal: number;
   /** Ids found without a hash (or already finished) and dropped. */
   readonly droppedTotal: number;
   /**
@@ -260,6 +262,7 @@ async function readStats<P>(ctx: QueueContext<P>): Promise<QueueStats> {
     reclaimedTotal: count('reclaimed_total'),
     cancelledTotal: count('cancelled_total'),
     releasedTotal: count('released_total'),
+    snoozedTotal: count('snoozed_total'),
     redrivenTotal: count('redriven_total'),
     droppedTotal: count('dropped_total'),
     failedDroppedTotal: count('failed_dropped_total'),

@@ -5,6 +5,7 @@ import { batchOpenScript } from './batch-open.ts';
 import { batchSealScript } from './batch-seal.ts';
 import { cancelScript } from './cancel.ts';
 import { changePriorityScript } from './change-priority.ts';
+import { checkpointScript } from './checkpoint.ts';
 import { claimScript } from './claim.ts';
 import { completeScript } from './complete.ts';
 import { completeAndClaimScript } from './complete-and-claim.ts';
@@ -34,6 +35,7 @@ import { scheduleRemoveScript } from './schedule-remove.ts';
 import { scheduleResumeScript } from './schedule-resume.ts';
 import { scheduleUpsertScript } from './schedule-upsert.ts';
 import { setLimitsScript } from './set-limits.ts';
+import { snoozeScript } from './snooze.ts';
 import { statsScript } from './stats.ts';
 import { tidyScript } from './tidy.ts';
 import { timelineScript } from './timeline.ts';
@@ -51,6 +53,7 @@ export const SCRIPTS = {
   'batch-seal': batchSealScript,
   'cancel': cancelScript,
   'change-priority': changePriorityScript,
+  'checkpoint': checkpointScript,
   'claim': claimScript,
   'complete': completeScript,
   'complete-and-claim': completeAndClaimScript,
@@ -80,6 +83,7 @@ export const SCRIPTS = {
   'schedule-resume': scheduleResumeScript,
   'schedule-upsert': scheduleUpsertScript,
   'set-limits': setLimitsScript,
+  'snooze': snoozeScript,
   'stats': statsScript,
   'tidy': tidyScript,
   'timeline': timelineScript,

@@ -32,6 +32,7 @@ export function taskJob(id: string, nowMs: number, visibilityMs = 30_000, tracep
     priority: 0,
     expiresAtMs: undefined,
     progress: undefined,
+    checkpoint: undefined,
     traceparent,
     leaseExpiresAtMs: nowMs + visibilityMs,
     runAtMs: undefined,
@@ -59,7 +60,8 @@ export type Call =
   | { readonly verb: 'complete'; readonly ids: readonly string[]; readonly max: number }
   | { readonly verb: 'fail'; readonly id: string; readonly permanent: boolean }
   | { readonly verb: 'release'; readonly ids: readonly string[] }
-  | { readonly verb: 'rateLimited'; readonly id: string; readonly retryAfterMs: number };
+  | { readonly verb: 'rateLimited'; readonly id: string; readonly retryAfterMs: number }
+  | { readonly verb: 'snooze'; readonly id: string; readonly delayMs: number };
 
 /**
  * A queue in memory, driven by a {@link FakeClock}: pending ids are claimed in order, a blocking
@@ -192,6 +194,19 @@ export class FakeQueue implements LaneQueue {
   }
 
   progress(): Promise<void> {
+    return this.#reply(undefined);
+  }
+
+  snooze(job: ClaimedJob, delayMs: number): Promise<void> {
+    this.calls.push({ verb: 'snooze', id: job.id, delayMs });
+    return this.#reply(undefined);
+  }
+
+  checkpoint(): Promise<void> {
+    return this.#reply(undefined);
+  }
+
+  checkpointed(): Promise<unknown> {
     return this.#reply(undefined);
   }
 
