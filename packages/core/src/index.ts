@@ -17,6 +17,7 @@ export { partitionOfKey } from './partitions.ts';
 export { AUDIT_LABEL_PATTERN, AUDIT_MAX_ENTRIES, AUDIT_PAGE_MAX, AUDIT_TARGET_MAX_CHARS } from './commands/audit.ts';
 export type { AuditEntry, AuditPage, AuditRecord, AuditTarget } from './commands/audit.ts';
 export type { CancelOutcome } from './commands/cancel.ts';
+export type { HandOffOutcome } from './commands/hand-off.ts';
 export type { ChangePriorityOutcome } from './commands/change-priority.ts';
 export type { PauseOptions } from './commands/pause.ts';
 export type { PromoteOutcome } from './commands/promote-job.ts';

@@ -25,6 +25,7 @@ export type LogEventName =
   | 'promoted'
   | 'released'
   | 'snoozed'
+  | 'handed-off'
   | 'redriven'
   | 'reprioritized'
   | 'removed'

@@ -7,6 +7,7 @@ import { readChildren, type ChildResult } from './commands/flow.ts';
 import { rateLimited } from './commands/limits.ts';
 import { progress } from './commands/progress.ts';
 import { snooze } from './commands/snooze.ts';
+import { handOff, type HandOffOutcome } from './commands/hand-off.ts';
 import { checkpoint, checkpointed } from './commands/checkpoint.ts';
 import { appendLogs, type LogLineInput } from './commands/trail.ts';
 import type { QueueContext } from './commands/queue-context.ts';
@@ -149,6 +150,17 @@ export class Partition<P> {
   /** Job `id`'s last checkpoint (see {@link checkpoint}), parsed; undefined when it has none. One read. */
   checkpointed(id: string): Promise<unknown> {
     return checkpointed(this.ctx, id);
+  }
+
+  /**
+   * Hands back a claimed job of kind `kind`, which the caller cannot run (a rolling deploy: a new
+   * producer's kind reached an old worker), without spending an attempt: it waits in the delayed
+   * set for a worker that knows the kind (a second when `liveWorkers` of the registry do, up to
+   * 10 s when none does), and fails for good with `JOBS_UNKNOWN_KIND` once `graceMs` have passed
+   * with no live worker for it. `known`: the caller's kinds, named in that failure.
+   */
+  handOff(job: ClaimedJob, kind: string, graceMs: number, liveWorkers: number, known: readonly string[]): Promise<HandOffOutcome> {
+    return handOff(this.ctx, job, kind, graceMs, liveWorkers, known);
   }
 
   /** Stores a running job's log lines (see `Queue.appendLogs`). */

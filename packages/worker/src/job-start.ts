@@ -3,6 +3,7 @@ import { BatchGatherer, BatchGatherers } from './batch-gatherer.ts';
 import { runBatch, type AnyBatchHandler, type BatchMember } from './batch-run.ts';
 import { Execution, type HandlerOutcome } from './execution.ts';
 import type { HandlerMap, JobContext } from './handler-map.ts';
+import type { KindHandOff } from './kind-hand-off.ts';
 import { BatchJobContext, HandlerContext } from './job-context.ts';
 import type { Lane } from './lane.ts';
 import type { OutcomeReporter } from './outcome-reporter.ts';
@@ -31,8 +32,12 @@ export class JobStarter<P> {
   readonly #reporter: OutcomeReporter;
   readonly #context: WorkerContext;
 
-  constructor(context: WorkerContext, kinds: Kinds<P>, handlers: HandlerMap<P>, slots: Slots, reporter: OutcomeReporter) {
+  /** Hands back the jobs of kinds this worker does not know; undefined: they fail at once. */
+  readonly #handOff: KindHandOff | undefined;
+
+  constructor(context: WorkerContext, kinds: Kinds<P>, handlers: HandlerMap<P>, slots: Slots, reporter: OutcomeReporter, handOff?: KindHandOff) {
     this.#context = context;
+    this.#handOff = handOff;
     this.#kinds = kinds;
     this.#handlers = handlers as unknown as Readonly<Record<string, AnyHandler | AnyBatchEntry>>;
     this.#slots = slots;
@@ -80,6 +85,11 @@ export class JobStarter<P> {
     const kinds = this.#kinds;
     const decoded = job.payload === undefined ? kinds.decode(job.rawPayload, job.fields.kind) : kinds.decodeParsed(job.payload, job.fields.kind);
     if (!decoded.ok) {
+      // A kind this worker does not know, in a rolling deploy: left for a worker that does.
+      if (this.#handOff !== undefined && decoded.kind !== undefined && !kinds.has(decoded.kind)) {
+        void this.#handOff.handOff(execution, decoded.kind, () => this.#reporter.finish(execution));
+        return;
+      }
       // Unknown kind, payload not JSON, or not valid for its schema (a non-validating client
       // wrote it): retrying cannot help.
       this.#reporter.report(execution, { ok: false, error: new PermanentError(decoded.reason) }, 0);

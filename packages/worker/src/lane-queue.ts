@@ -11,6 +11,7 @@ type LaneVerb =
   | 'extendLease'
   | 'progress'
   | 'snooze'
+  | 'handOff'
   | 'checkpoint'
   | 'checkpointed'
   | 'appendLogs'
@@ -37,6 +38,8 @@ export interface QueueGroup<P> {
   readonly partitions: readonly LaneQueue[];
   /** Checks the partition count against the one Redis recorded; rejects on a mismatch. */
   ensureLayout(): Promise<void>;
+  /** The live workers of the queue's registry (see `Queue.workers`); none known when absent. */
+  liveWorkers?(): Promise<readonly { readonly kinds: readonly string[] }[]>;
   /** Closes the connections the group opened. */
   close(): Promise<void>;
 }

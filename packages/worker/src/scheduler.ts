@@ -10,6 +10,7 @@ import type { HandlerMap } from './handler-map.ts';
 import { Heartbeats, type HeartbeatSink } from './heartbeats.ts';
 import { HistoryCounts, type HistorySink } from './history-counts.ts';
 import { JobStarter } from './job-start.ts';
+import { KindHandOff } from './kind-hand-off.ts';
 import { Lane } from './lane.ts';
 import type { QueueGroup } from './lane-queue.ts';
 import { LeaseKeeper } from './lease-keeper.ts';
@@ -34,6 +35,11 @@ export interface SchedulerOptions<P> {
   readonly group: QueueGroup<P>;
   readonly handlers: HandlerMap<P>;
   readonly concurrency: number;
+  /**
+   * How long a job of a kind this worker does not know may wait for a live worker that knows it
+   * (ms); 0 or absent: such a job fails at once.
+   */
+  readonly unknownKindGraceMs?: number;
   /** Sweep for expired leases this often; 0: never. */
   readonly reclaimIntervalMs: number;
   /** The longest an idle worker waits for work before it claims again (see WorkerOptions.idleWaitMs). */
@@ -99,7 +105,10 @@ export class WorkerScheduler<P> {
     const slots = new Slots(concurrency, (job, lane) => starter.start(job, lane));
     this.#slots = slots;
     const reporter = new OutcomeReporter(context, slots);
-    const starter = new JobStarter(context, group.kinds, options.handlers, slots, reporter);
+    const graceMs = options.unknownKindGraceMs ?? 0;
+    const liveWorkers = group.liveWorkers?.bind(group) ?? (async () => []);
+    const handOff = graceMs > 0 ? new KindHandOff({ graceMs, known: group.kinds.names, liveWorkers }, context) : undefined;
+    const starter = new JobStarter(context, group.kinds, options.handlers, slots, reporter, handOff);
     const claims = new ClaimLoop(slots, clock, context.stop, context.reportError, options.idleWaitMs);
     this.#claims = claims;
     this.#lanes = group.partitions.map((partition) => {

@@ -70,6 +70,15 @@ export interface WorkerOptions<P> extends QueueOptions {
    * interval, nothing per job. Whole ms: 0 (off) or 100 to 3,600,000. Default 5,000.
    */
   heartbeatIntervalMs?: number;
+  /**
+   * How long a job of a kind this worker has no handler for may wait for one that has (a rolling
+   * deploy: a new producer's kind reaches the old workers first). Such a job is handed back
+   * without spending an attempt, and waits in the delayed set: a second when a live worker of the
+   * queue's registry (heartbeats on) handles the kind, else up to 10 s at a time; once this long
+   * has passed with no live worker for it, it fails with `JOBS_UNKNOWN_KIND`. The worker warns
+   * once per kind. Whole ms from 0 (fail at once) to 604,800,000. Default 900,000 (15 minutes).
+   */
+  unknownKindGraceMs?: number;
   /** Structured logs (pino or the like). Default: silent. */
   logger?: Logger;
   /** Client name shown by `CLIENT LIST`. Default `jobs:worker:<queue>`. */
@@ -129,6 +138,7 @@ const WORKER_OPTION_KEYS: OptionKeys<WorkerOptions<unknown>> = {
   reclaimIntervalMs: true,
   idleWaitMs: true,
   heartbeatIntervalMs: true,
+  unknownKindGraceMs: true,
   logger: true,
   connectionName: true,
   workerId: true,
@@ -178,7 +188,7 @@ export class Worker<P> extends EventEmitter<WorkerEventMap> {
     super();
     if (typeof options !== 'object' || options === null) throw new InvalidArgumentError('options', 'expected { redis, queue, kinds, handlers }');
     assertOptionKeys('options', options, WORKER_OPTION_KEYS);
-    const { redis, queue, kinds, handlers, concurrency = 1, partitions = 1, reclaimIntervalMs, idleWaitMs = 1_000, heartbeatIntervalMs = 5_000, logger = silentLogger, connectionName, metrics, tracing, schedules = true, workerId, readyTimeoutMs = 30_000, autorun = true, ...queueOptions } = options;
+    const { redis, queue, kinds, handlers, concurrency = 1, partitions = 1, reclaimIntervalMs, idleWaitMs = 1_000, heartbeatIntervalMs = 5_000, unknownKindGraceMs = 900_000, logger = silentLogger, connectionName, metrics, tracing, schedules = true, workerId, readyTimeoutMs = 30_000, autorun = true, ...queueOptions } = options;
     if (typeof autorun !== 'boolean') throw new InvalidArgumentError('autorun', `expected true or false, got ${typeof autorun}`);
     assertWholeNumber('concurrency', concurrency, 1, 10_000);
     this.#readyTimeoutMs = assertWholeNumber('readyTimeoutMs', readyTimeoutMs, 1, 3_600_000);
@@ -186,6 +196,7 @@ export class Worker<P> extends EventEmitter<WorkerEventMap> {
     if (assertWholeNumber('heartbeatIntervalMs', heartbeatIntervalMs, 0, 3_600_000) > 0 && heartbeatIntervalMs < 100) {
       throw new InvalidArgumentError('heartbeatIntervalMs', `expected 0 (off) or 100 to 3600000 ms, got ${heartbeatIntervalMs}`);
     }
+    assertWholeNumber('unknownKindGraceMs', unknownKindGraceMs, 0, 604_800_000);
     checkHandlers(kinds, handlers, concurrency);
     const tracingOptions = checkTracingOptions(tracing);
     // Checked before the queue opens its connection, so a bad value leaves nothing open.
@@ -237,10 +248,12 @@ export class Worker<P> extends EventEmitter<WorkerEventMap> {
           partitions: group.partitions,
           // The start-up check: Redis answers this worker (connected, and its credentials taken), and the layout matches.
           ensureLayout: () => this.#checkStart(group),
+          liveWorkers: () => group.workers(),
           close: () => stopSchedules().then(() => Promise.all([subscriber.close(), group.close()])).then(() => undefined),
         },
         handlers,
         concurrency,
+        unknownKindGraceMs,
         reclaimIntervalMs: interval,
         idleWaitMs,
         log,

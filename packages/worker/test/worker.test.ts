@@ -140,7 +140,7 @@ describe('worker', () => {
     await producer.close();
   });
 
-  test('a payload a non-validating client wrote is validated at claim and fails at once with the reason', async ({ redis, queueName }) => {
+  test('a payload a non-validating client wrote is validated at claim and fails at once with the reason; an unknown kind is handed back for a worker that knows it', async ({ redis, queueName }) => {
     const worker = startWorker(redis, queueName);
     const failed: string[] = [];
     worker.on('failed', ({ job, error }) => failed.push(`${job.id}: ${(error as Error).message}`));
@@ -151,14 +151,16 @@ describe('worker', () => {
     await write('badschema', '{"kind":"email","recipient":"not an address"}');
     await write('badkind', '{"kind":"fax","to":"123"}');
     await write('notjson', '{oops');
-    await waitFor(async () => (await redis.llen(`queue:{${queueName}}:failed`)) === 3);
+    await waitFor(async () => (await redis.llen(`queue:{${queueName}}:failed`)) === 2);
+    await waitFor(async () => (await redis.hget(`queue:{${queueName}}:stats`, 'handed_off_total')) === '1');
     const reasons = Object.fromEntries(
-      await Promise.all(['badschema', 'badkind', 'notjson'].map(async (id) => [id, await redis.hget(`queue:{${queueName}}:job:${id}`, 'last_error')])),
+      await Promise.all(['badschema', 'notjson'].map(async (id) => [id, await redis.hget(`queue:{${queueName}}:job:${id}`, 'last_error')])),
     );
     expect(reasons.badschema).toMatch(/invalid payload for kind "email": \/recipient must match format "email"/);
-    expect(reasons.badkind).toMatch(/unknown kind "fax"/);
     expect(reasons.notjson).toMatch(/the payload is not JSON/);
-    expect(failed).toHaveLength(3);
+    // A kind this worker does not know may be a newer deploy's: it waits for a worker that knows it.
+    expect(await redis.hmget(`queue:{${queueName}}:job:badkind`, 'status', 'attempts')).toEqual(['delayed', '0']);
+    expect(failed).toHaveLength(2);
     await worker.close();
   });
 

@@ -55,6 +55,8 @@ export interface QueueStats {
   readonly releasedTotal: number;
   /** Running jobs put back to wait by their handler (`ctx.snooze`), without spending an attempt. */
   readonly snoozedTotal: number;
+  /** Claimed jobs of a kind their worker did not know, handed back for a worker that does (see `Partition.handOff`). */
+  readonly handedOffTotal: number;
   /** Ids found without a hash (or already finished) and dropped. */
   readonly droppedTotal: number;
   /**
@@ -263,6 +265,7 @@ async function readStats<P>(ctx: QueueContext<P>): Promise<QueueStats> {
     cancelledTotal: count('cancelled_total'),
     releasedTotal: count('released_total'),
     snoozedTotal: count('snoozed_total'),
+    handedOffTotal: count('handed_off_total'),
     redrivenTotal: count('redriven_total'),
     droppedTotal: count('dropped_total'),
     failedDroppedTotal: count('failed_dropped_total'),

@@ -70,6 +70,18 @@ export const FLOW_WRITTEN = 1;
 /** `GROUPED_COUNT_MAX` of the Lua scripts. */
 export const GROUPED_COUNT_MAX = 10000;
 
+/** `HAND_OFF_DELAYED` of the Lua scripts. */
+export const HAND_OFF_DELAYED = 1;
+
+/** `HAND_OFF_FAILED` of the Lua scripts. */
+export const HAND_OFF_FAILED = 2;
+
+/** `HAND_OFF_MS` of the Lua scripts. */
+export const HAND_OFF_MS = 1000;
+
+/** `HAND_OFF_REPEATED` of the Lua scripts. */
+export const HAND_OFF_REPEATED = 3;
+
 /** `METRICS_HOUR_MS` of the Lua scripts. */
 export const METRICS_HOUR_MS = 3600000;
 
@@ -114,6 +126,9 @@ export const NOT_PROMOTED = 0;
 
 /** `NOT_REMOVED` of the Lua scripts. */
 export const NOT_REMOVED = 0;
+
+/** `ORPHAN_WAIT_MS` of the Lua scripts. */
+export const ORPHAN_WAIT_MS = 10000;
 
 /** `PROMOTED` of the Lua scripts. */
 export const PROMOTED = 1;

@@ -13,6 +13,7 @@ import { enqueueScript } from './enqueue.ts';
 import { enqueueFlowScript } from './enqueue-flow.ts';
 import { extendScript } from './extend.ts';
 import { failScript } from './fail.ts';
+import { handOffScript } from './hand-off.ts';
 import { heartbeatScript } from './heartbeat.ts';
 import { jobLogsScript } from './job-logs.ts';
 import { metricsAddScript } from './metrics-add.ts';
@@ -61,6 +62,7 @@ export const SCRIPTS = {
   'enqueue-flow': enqueueFlowScript,
   'extend': extendScript,
   'fail': failScript,
+  'hand-off': handOffScript,
   'heartbeat': heartbeatScript,
   'job-logs': jobLogsScript,
   'metrics-add': metricsAddScript,

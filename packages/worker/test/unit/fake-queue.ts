@@ -202,6 +202,10 @@ export class FakeQueue implements LaneQueue {
     return this.#reply(undefined);
   }
 
+  handOff(): Promise<{ outcome: 'delayed'; delayMs: number; liveWorkers: number }> {
+    return this.#reply({ outcome: 'delayed' as const, delayMs: 1_000, liveWorkers: 0 });
+  }
+
   checkpoint(): Promise<void> {
     return this.#reply(undefined);
   }
