@@ -1,7 +1,7 @@
-import { openRedis, redisTest as test, waitFor } from '@jobs/testing';
+import { onEveryNode, openRedis, redisTest as test, urlWithUser, waitFor } from '@jobs/testing';
 import { describe, expect } from 'vitest';
-import { isJobsError, queueKeys, type ClaimedJob } from '../src/index.ts';
-import { openQueue } from './fixtures.ts';
+import { isJobsError, Queue, queueKeys, type ClaimedJob } from '../src/index.ts';
+import { kinds, openQueue } from './fixtures.ts';
 
 const mail = { recipient: 'a@example.com' };
 
@@ -58,6 +58,19 @@ describe('cancelling a running job', () => {
     expect(heard.map((m) => (JSON.parse(m) as { token: string }).token)).toEqual([job.token, markerJob.token]);
     listener.disconnect();
     await queue.close();
+  });
+
+  test('a user whose ACL rules predate the control channel still cancels a running job (its worker learns it at the next renewal)', async ({ redis, redisUrl, queueName }) => {
+    const user = `cancel-${queueName}`;
+    await onEveryNode(redis, (node) => node.acl('SETUSER', user, 'on', '>s3cret-pass', `~queue:{${queueName}}:*`, `&queue:{${queueName}}:events`, '+@all'));
+    const queue = new Queue({ redis: urlWithUser(redisUrl, user, 's3cret-pass'), queue: queueName, kinds });
+    const id = await queue.enqueue('email', mail);
+    const [job] = (await queue.claim()) as [ClaimedJob];
+    expect(await queue.cancel(id)).toEqual({ cancelled: true, wasRunning: true });
+    expect(await queue.partitions[0]?.renewLeases([job], 1_000)).toEqual(['cancelled']);
+    expect(await redis.llen(queueKeys(queueName).processing)).toBe(0);
+    await queue.close();
+    await onEveryNode(redis, (node) => node.acl('DELUSER', user));
   });
 
   test('gives back the running slot of its kind\'s cap: the parked job runs next', async ({ redis, queueName }) => {
