@@ -86,6 +86,7 @@ export type { ClusterConnectionOptions, RedisConnectionInput } from './redis-con
 export type { RedisClient } from './redis-connection.ts';
 
 export {
+  HandlerCrashedError,
   InvalidArgumentError,
   isJobsError,
   JobFailedError,
@@ -103,5 +104,5 @@ export {
   UnknownKindError,
   ValidationError,
 } from './errors.ts';
-export type { JobsErrorCode, JobsErrorFor, JobsErrorOptions, ValidationIssue } from './errors.ts';
+export type { ChildEnd, JobsErrorCode, JobsErrorFor, JobsErrorOptions, ValidationIssue } from './errors.ts';
 export { FOREIGN_LIBRARY_WARNING } from './function-library.ts';

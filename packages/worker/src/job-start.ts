@@ -2,7 +2,9 @@ import { PermanentError, TimeoutError, type ClaimedJob, type Kinds } from '@jobs
 import { BatchGatherer, BatchGatherers } from './batch-gatherer.ts';
 import { runBatch, type AnyBatchHandler, type BatchMember } from './batch-run.ts';
 import { Execution, type HandlerOutcome } from './execution.ts';
+import { isolatedEntries } from './handler-check.ts';
 import type { HandlerMap, JobContext } from './handler-map.ts';
+import { openIsolatedPools, type IsolatedPools } from './isolate/isolated-pools.ts';
 import { BatchJobContext, HandlerContext } from './job-context.ts';
 import type { Lane } from './lane.ts';
 import type { OutcomeReporter } from './outcome-reporter.ts';
@@ -30,11 +32,16 @@ export class JobStarter<P> {
   readonly #slots: Slots;
   readonly #reporter: OutcomeReporter;
   readonly #context: WorkerContext;
+  /** The isolated kinds' pools; none when no kind is isolated. */
+  readonly #isolated: IsolatedPools | undefined;
 
   constructor(context: WorkerContext, kinds: Kinds<P>, handlers: HandlerMap<P>, slots: Slots, reporter: OutcomeReporter) {
     this.#context = context;
     this.#kinds = kinds;
-    this.#handlers = handlers as unknown as Readonly<Record<string, AnyHandler | AnyBatchEntry>>;
+    // An isolated kind's handler is its pool's: from here on it runs as any other handler.
+    this.#isolated = openIsolatedPools(isolatedEntries(kinds, handlers, slots.concurrency), slots.concurrency, context);
+    const own = handlers as unknown as Readonly<Record<string, AnyHandler | AnyBatchEntry>>;
+    this.#handlers = this.#isolated === undefined ? own : { ...own, ...this.#isolated.handlers };
     this.#slots = slots;
     this.#reporter = reporter;
     this.#batches = this.#gatherers(slots.concurrency);
@@ -58,6 +65,11 @@ export class JobStarter<P> {
       stop.addEventListener('abort', () => all.stop(), { once: true });
     }
     return gatherers;
+  }
+
+  /** Ends the isolated kinds' children, once the worker has handed back or finished their jobs. */
+  close(): Promise<void> {
+    return this.#isolated?.close() ?? Promise.resolve();
   }
 
   /** Runs `job`, claimed from `lane`, in a slot that is its own until its outcome is recorded. */

@@ -74,6 +74,7 @@ export class WorkerScheduler<P> {
   readonly #sweeper: ReclaimSweeper;
   readonly #heartbeats: Heartbeats | undefined;
   readonly #history: HistoryCounts | undefined;
+  readonly #starter: JobStarter<P>;
   #closing: Promise<void> | undefined;
 
   constructor(options: SchedulerOptions<P>) {
@@ -97,6 +98,7 @@ export class WorkerScheduler<P> {
     this.#slots = slots;
     const reporter = new OutcomeReporter(context, slots);
     const starter = new JobStarter(context, group.kinds, options.handlers, slots, reporter);
+    this.#starter = starter;
     const claims = new ClaimLoop(slots, clock, context.stop, context.reportError, options.idleWaitMs);
     this.#claims = claims;
     this.#lanes = group.partitions.map((partition) => {
@@ -149,7 +151,7 @@ export class WorkerScheduler<P> {
         history: this.#history,
         closeQueue: () => {
           this.#options.metrics?.close();
-          return this.#options.group.close();
+          return Promise.all([this.#starter.close(), this.#options.group.close()]).then(() => undefined);
         },
       },
       graceMs,
