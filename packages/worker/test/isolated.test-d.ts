@@ -12,6 +12,7 @@ describe('isolated handler types', () => {
       thumbnail: { isolate: 'thread', module: new URL('file:///srv/app/thumbnail.js'), pool: 2, graceMs: 0 },
       invoice: { batch: { size: 10, maxWaitMs: 0 }, handler: async () => undefined },
     };
+    expectTypeOf(handlers.webhook).not.toBeFunction();
     // @ts-expect-error an isolation that does not exist
     const bad: IsolatedHandlerEntry = { isolate: 'fiber', module: '/srv/app/x.js' };
     void bad;
