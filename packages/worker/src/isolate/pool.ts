@@ -177,8 +177,8 @@ export class IsolatedPool {
       this.#pump();
     } else if (message.t === 'load-failed') {
       child.loadFailed = true;
-      child.handle.terminate();
       this.#loadFailed(rebuildError(message.error));
+      child.handle.terminate();
     }
   }
 
