@@ -5,6 +5,7 @@ import { Execution, type HandlerOutcome } from './execution.ts';
 import { isolatedEntries } from './handler-check.ts';
 import type { HandlerMap, JobContext } from './handler-map.ts';
 import { openIsolatedPools, type IsolatedPools } from './isolate/isolated-pools.ts';
+import { IsolatedPool } from './isolate/pool.ts';
 import { BatchJobContext, HandlerContext } from './job-context.ts';
 import type { Lane } from './lane.ts';
 import type { OutcomeReporter } from './outcome-reporter.ts';
@@ -26,7 +27,7 @@ interface AnyBatchEntry {
  */
 export class JobStarter<P> {
   readonly #kinds: Kinds<P>;
-  readonly #handlers: Readonly<Record<string, AnyHandler | AnyBatchEntry>>;
+  readonly #handlers: Readonly<Record<string, AnyHandler | AnyBatchEntry | IsolatedPool>>;
   /** The batch kinds' gatherers; none when no kind runs in batches. */
   readonly #batches: BatchGatherers<BatchMember> | undefined;
   readonly #slots: Slots;
@@ -38,10 +39,10 @@ export class JobStarter<P> {
   constructor(context: WorkerContext, kinds: Kinds<P>, handlers: HandlerMap<P>, slots: Slots, reporter: OutcomeReporter) {
     this.#context = context;
     this.#kinds = kinds;
-    // An isolated kind's handler is its pool's: from here on it runs as any other handler.
+    // An isolated kind's entry is its pool.
     this.#isolated = openIsolatedPools(isolatedEntries(kinds, handlers, slots.concurrency), slots.concurrency, context);
     const own = handlers as unknown as Readonly<Record<string, AnyHandler | AnyBatchEntry>>;
-    this.#handlers = this.#isolated === undefined ? own : { ...own, ...this.#isolated.handlers };
+    this.#handlers = this.#isolated === undefined ? own : { ...own, ...this.#isolated.pools };
     this.#slots = slots;
     this.#reporter = reporter;
     this.#batches = this.#gatherers(slots.concurrency);
@@ -53,7 +54,7 @@ export class JobStarter<P> {
     const { clock, stop } = this.#context;
     for (const kind of this.#kinds.names) {
       const entry = this.#handlers[kind];
-      if (entry === undefined || typeof entry === 'function') continue;
+      if (entry === undefined || typeof entry === 'function' || entry instanceof IsolatedPool) continue;
       gatherers ??= new BatchGatherers(concurrency);
       const { size, minSize = 1, maxWaitMs } = entry.batch;
       const timeoutMs = this.#kinds.options(kind).timeoutMs;
@@ -104,7 +105,7 @@ export class JobStarter<P> {
     execution.leaseMs = job.leaseExpiresAtMs - job.claimedAtMs > 0 ? job.leaseExpiresAtMs - job.claimedAtMs : queue.options.visibilityMs;
     lane.leases.add(job, execution.leaseMs, execution.onLeaseLost);
     const maxAttempts = job.maxAttempts ?? kindOptions.maxAttempts ?? queue.options.maxAttempts;
-    let handler = this.#handlers[kind] as AnyHandler | AnyBatchEntry;
+    let handler = this.#handlers[kind] as AnyHandler | AnyBatchEntry | IsolatedPool;
     let context: HandlerContext;
     if (typeof handler === 'function') {
       context = new HandlerContext(execution, kind, maxAttempts, this.#context.log);
@@ -112,6 +113,10 @@ export class JobStarter<P> {
         const timeoutMs = kindOptions.timeoutMs;
         execution.timer = clock.setTimeout(() => execution.abort(new TimeoutError(`job ${job.id} (${kind})`, timeoutMs)), timeoutMs);
       }
+    } else if (handler instanceof IsolatedPool) {
+      // Runs in a child of the kind's pool, which arms the kind's timeout once the child starts it.
+      context = new HandlerContext(execution, kind, maxAttempts, this.#context.log);
+      handler = handler.handler(kindOptions.timeoutMs, (reason) => execution.abort(reason));
     } else {
       // The job's "handler" waits for its batch, whose run arms the kind's timeout.
       context = new BatchJobContext(execution, kind, maxAttempts, this.#context.log, decoded.payload);

@@ -28,8 +28,8 @@ export interface IsolatedHandlerEntry {
    */
   readonly memoryMb?: number;
   /**
-   * When a job's attempt is stopped (its `timeoutMs`, a lost lease, the worker's shutdown past
-   * its grace period), the child's `ctx.signal` aborts, and a child that has not settled this
+   * When a job's attempt is stopped (its kind's `timeoutMs`, counted from its start in a child;
+   * a lost lease; the worker's shutdown past its grace period), the child's `ctx.signal` aborts, and a child that has not settled this
    * long after is ended and replaced. Whole ms from 0 to 3,600,000. Default 1,000.
    */
   readonly graceMs?: number;

@@ -1,6 +1,5 @@
 import { availableParallelism } from 'node:os';
 import { pathToFileURL } from 'node:url';
-import type { JobContext } from '../handler-map.ts';
 import type { WorkerContext } from '../worker-context.ts';
 import { IsolatedPool, type PoolOptions } from './pool.ts';
 
@@ -12,10 +11,10 @@ export interface CheckedIsolation extends Omit<PoolOptions, 'kind' | 'moduleUrl'
   readonly size: number | undefined;
 }
 
-/** The pool per isolated kind and the handler the worker calls for each. */
+/** The pool per isolated kind. */
 export interface IsolatedPools {
-  /** Per isolated kind, its handler as the worker calls it. */
-  readonly handlers: Readonly<Record<string, (payload: unknown, context: JobContext) => Promise<unknown>>>;
+  /** Per isolated kind, its pool. */
+  readonly pools: Readonly<Record<string, IsolatedPool>>;
   /** Ends every child (after the worker handed back or finished its jobs). */
   close(): Promise<void>;
 }
@@ -32,13 +31,11 @@ export function moduleUrlOf(module: string | URL): string {
  */
 export function openIsolatedPools(isolated: ReadonlyMap<string, CheckedIsolation>, concurrency: number, context: WorkerContext): IsolatedPools | undefined {
   if (isolated.size === 0) return undefined;
-  const handlers: Record<string, (payload: unknown, context: JobContext) => Promise<unknown>> = {};
-  const pools: IsolatedPool[] = [];
+  const pools: Record<string, IsolatedPool> = {};
   for (const [kind, options] of isolated) {
     const size = options.size ?? Math.min(concurrency, availableParallelism());
     const pool = new IsolatedPool({ ...options, kind, size }, { clock: context.clock, log: context.log, reportError: context.reportError });
-    pools.push(pool);
-    handlers[kind] = pool.run;
+    pools[kind] = pool;
   }
-  return { handlers, close: () => Promise.all(pools.map((pool) => pool.close())).then(() => undefined) };
+  return { pools, close: () => Promise.all(Object.values(pools).map((pool) => pool.close())).then(() => undefined) };
 }

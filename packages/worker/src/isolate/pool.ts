@@ -1,4 +1,4 @@
-import { HandlerCrashedError, InvalidArgumentError, JobsError, JOBS_ERROR_CODES, type ChildEnd, type Logger } from '@jobs/core';
+import { HandlerCrashedError, InvalidArgumentError, JobsError, JOBS_ERROR_CODES, TimeoutError, type ChildEnd, type Logger } from '@jobs/core';
 import type { Clock, TimerHandle } from '../clock.ts';
 import type { JobContext } from '../handler-map.ts';
 import { startChild, type ChildHandle, type ChildListeners, type ChildOptions } from './child-handle.ts';
@@ -36,6 +36,10 @@ interface PoolJob {
   readonly ctx: JobContext;
   readonly resolve: (value: unknown) => void;
   readonly reject: (error: unknown) => void;
+  /** The kind's timeout, counted from the job's start in a child, and what stops the attempt past it. */
+  readonly timeout: { readonly ms: number; readonly stop: (reason: unknown) => void } | undefined;
+  /** The timeout's timer, while the job runs in a child. */
+  timer: TimerHandle | undefined;
   /** Set once the attempt was stopped: the execution reported it already, and the child's outcome is dropped. */
   aborted: boolean;
 }
@@ -82,20 +86,30 @@ export class IsolatedPool {
     this.#host = host;
   }
 
-  /** The kind's handler as the worker calls it: settles with the child's outcome. */
-  readonly run = (payload: unknown, ctx: JobContext): Promise<unknown> => {
+  /**
+   * The handler of one job as the worker calls it: it settles with the child's outcome, and
+   * past `timeoutMs` from the job's start in a child (the wait for one not counted), `stop`
+   * stops the attempt with a `TimeoutError`.
+   */
+  handler(timeoutMs: number | undefined, stop: (reason: unknown) => void): (payload: unknown, ctx: JobContext) => Promise<unknown> {
+    const timeout = timeoutMs === undefined ? undefined : { ms: timeoutMs, stop };
+    return (payload, ctx) => this.run(payload, ctx, timeout);
+  }
+
+  /** Runs one job in a child (see {@link handler}); settles with the child's outcome. */
+  run(payload: unknown, ctx: JobContext, timeout?: PoolJob['timeout']): Promise<unknown> {
     if (this.#closed) return Promise.reject(new JobsError(JOBS_ERROR_CODES.CLOSED, `the isolated handlers of kind "${this.#options.kind}" are closed`));
     const blocked = this.#blocked();
     if (blocked !== undefined) return Promise.reject(blocked);
     return new Promise((resolve, reject) => {
-      const job: PoolJob = { seq: ++this.#seq, payload, ctx, resolve, reject, aborted: false };
+      const job: PoolJob = { seq: ++this.#seq, payload, ctx, resolve, reject, timeout, timer: undefined, aborted: false };
       const signal = ctx.signal;
       if (signal.aborted) return resolve(undefined);
       signal.addEventListener('abort', () => this.#abort(job, signal.reason), { once: true });
       this.#waiting.push(job);
       this.#pump();
     });
-  };
+  }
 
   /** The children alive now (for tests and logs). */
   get children(): readonly ChildHandle[] {
@@ -152,6 +166,8 @@ export class IsolatedPool {
     child.state = 'busy';
     child.job = job;
     child.last = job;
+    const timeout = job.timeout;
+    if (timeout !== undefined) job.timer = this.#host.clock.setTimeout(() => timeout.stop(new TimeoutError(`job ${job.ctx.id} (${this.#options.kind})`, timeout.ms)), timeout.ms);
     child.handle.send({ t: 'run', seq: job.seq, payload: job.payload, ctx: contextValues(job.ctx) });
   }
 
@@ -162,6 +178,7 @@ export class IsolatedPool {
       const job = child.job;
       if (job === undefined || job.seq !== message.seq) return;
       child.job = undefined;
+      this.#host.clock.clearTimeout(job.timer);
       this.#host.clock.clearTimeout(child.grace);
       child.grace = undefined;
       if (this.#closed) child.handle.terminate();
@@ -203,6 +220,7 @@ export class IsolatedPool {
   /** The job's attempt was stopped: a waiting job leaves the queue; a running one's child is told, then ended past the grace period. */
   #abort(job: PoolJob, reason: unknown): void {
     job.aborted = true;
+    this.#host.clock.clearTimeout(job.timer);
     // The execution has reported the abort: what this promise says is not heard.
     job.resolve(undefined);
     const at = this.#waiting.indexOf(job);
@@ -228,6 +246,7 @@ export class IsolatedPool {
     const { kind, moduleUrl, isolation } = this.#options;
     this.#host.log.info({ kind, pid: child.handle.pid, threadId: child.handle.threadId, exitCode: end.exitCode, signal: end.signal, outOfMemory: end.outOfMemory }, 'an isolated handler child ended');
     const job = child.job;
+    if (job !== undefined) this.#host.clock.clearTimeout(job.timer);
     if (job !== undefined && !job.aborted) job.reject(new HandlerCrashedError(kind, job.ctx.id, end));
     if (child.state === 'starting' && !child.loadFailed && !this.#closed) {
       this.#loadFailed(new InvalidArgumentError(`handlers.${kind}.module`, `${moduleUrl} could not be loaded in a ${isolation}: the child ended first (${describeEnd(end)})`));

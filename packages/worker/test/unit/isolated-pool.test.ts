@@ -120,6 +120,21 @@ describe('IsolatedPool', () => {
     expect(children).toHaveLength(1);
   });
 
+  test("the kind's timeout counts from the job's start in a child, not from its wait for one", async () => {
+    const { clock, children, pool, job } = harness(500, 1);
+    const stopped: unknown[] = [];
+    void pool.handler(300, (reason) => stopped.push(reason))({}, job('a').ctx);
+    // The child takes its time to start: the job waits, unstopped.
+    clock.advance(5_000);
+    expect(stopped).toEqual([]);
+    children[0]?.ready();
+    clock.advance(299);
+    expect(stopped).toEqual([]);
+    clock.advance(1);
+    expect(stopped).toHaveLength(1);
+    expect(stopped[0]).toMatchObject({ code: 'JOBS_TIMEOUT', timeoutMs: 300, message: 'job a (thumb) did not finish within 300 ms' });
+  });
+
   test('a child that settles within its grace period is kept for the next job', async () => {
     const { clock, children, pool, job } = harness(500, 1);
     const first = job('a');
