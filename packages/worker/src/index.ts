@@ -32,6 +32,7 @@ export {
 } from '@jobs/core';
 export type {
   BackoffPolicy,
+  ChildEnd,
   ChildResult,
   ErrorShape,
   JobAttempt,

@@ -15,8 +15,8 @@ function childOf(lines: LoggedLine[], id: string, attempt: number): { pid: numbe
 describe.each(isolations)('isolated handlers (%s)', (isolate) => {
   test('a handler that spins the CPU for five leases keeps its lease: it completes on attempt 1 with no reclaim while sweeps run', async ({ redis, queueName }) => {
     const producer = createProducer({ redis, queue: queueName, kinds, eventLog: true });
+    // Its own reclaim sweep runs every 100 ms: a lease left to expire would be reclaimed at once.
     const worker = createWorker({ redis, queue: queueName, kinds, visibilityMs: 600, reclaimIntervalMs: 100, eventLog: true, handlers: { work: { isolate, module: HANDLERS }, timed: { isolate, module: HANDLERS } } });
-    const sweeps: number[] = [];
     const id = await producer.enqueue('work', { do: 'spin', ms: 3_000 });
     const result = await producer.waitForResult(id, { timeoutMs: 30_000 });
     expect(result).toMatchObject({ turns: true, attempt: 1 });
@@ -26,7 +26,6 @@ describe.each(isolations)('isolated handlers (%s)', (isolate) => {
     const job = await producer.getJob(id);
     expect(job).toMatchObject({ attempts: 1, reclaimedAtMs: undefined });
     expect((await producer.timeline(id))?.events.map((event) => event.event)).toEqual(['enqueued', 'claimed', 'completed']);
-    void sweeps;
     await Promise.all([worker.close(), producer.close()]);
   });
 
