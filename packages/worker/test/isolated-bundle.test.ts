@@ -27,7 +27,9 @@ describe('README isolated handlers example, bundled', () => {
     for (const file of ['isolated.ts', 'thumbnail.ts']) expect(readme).toContain(readFileSync(join(examples, file), 'utf8').trim());
   });
 
-  test('bundled by esbuild into one file (@jobs/worker inside it) beside its handler module, with no node_modules near, it runs: resizes in child processes, a PermanentError thrown there fails for good', async ({ redisUrl, redis }) => {
+  // Plain, and minified with names kept (whose helper calls land inside the children's code).
+  for (const options of [{}, { minify: true, keepNames: true }]) {
+  test(`bundled by esbuild ${JSON.stringify(options)} into one file (@jobs/worker inside it) beside its handler module, with no node_modules near, it runs: resizes in child processes, a PermanentError thrown there fails for good`, async ({ redisUrl, redis }) => {
     const keys = await queueKeysIn(redis, 'example-isolated');
     if (keys.length > 0) await redis.del(...keys);
     const out = mkdtempSync(join(tmpdir(), 'jobs-isolated-bundle-'));
@@ -43,6 +45,7 @@ describe('README isolated handlers example, bundled', () => {
         // ioredis and ajv are CommonJS: an ES module bundle gives their require() of Node's modules a require.
         banner: { js: "import { createRequire as bannerCreateRequire } from 'node:module'; const require = bannerCreateRequire(import.meta.url);" },
         logLevel: 'silent',
+        ...options,
       });
       const result = await run(join(out, 'isolated.js'), out, { REDIS_URL: redisUrl });
       expect(result.code, result.stderr).toBe(0);
@@ -51,4 +54,5 @@ describe('README isolated handlers example, bundled', () => {
       rmSync(out, { recursive: true, force: true });
     }
   });
+  }
 });

@@ -24,8 +24,26 @@ export function childSource(isolation: Isolation, moduleUrl: string): string {
     `levels: ${JSON.stringify(FORWARDED_LOG_LEVELS)}`,
   ].join(',\n  ');
   const transport = isolation === 'thread' ? THREAD_TRANSPORT : PROCESS_TRANSPORT;
-  return `'use strict';\n${transport}\n(${childMain.toString()})({\n  ${common},\n  send, listen,\n});\n`;
+  return `'use strict';\n${NAMING_HELPER}${transport}\n(${childMain.toString()})({\n  ${common},\n  send, listen,\n});\n`;
 }
+
+/**
+ * A bundler told to keep function names (esbuild's `keepNames`) adds calls to a helper of its
+ * own inside the functions the child's code is made of, so the child defines a helper of that
+ * name that does nothing. The probe's own text says what the helper is called, if there is one.
+ */
+function namingHelper(): string {
+  function probe(): () => void {
+    function named(): void {
+      // Nothing: only its name matters.
+    }
+    return named;
+  }
+  const call = /([A-Za-z_$][\w$]*)\(\s*[A-Za-z_$][\w$]*\s*,\s*"named"\s*\)/.exec(probe.toString());
+  return call === null ? '' : `var ${call[1] as string} = (target) => target;\n`;
+}
+
+const NAMING_HELPER = namingHelper();
 
 const THREAD_TRANSPORT = `
 const { parentPort } = require('node:worker_threads');
