@@ -84,6 +84,12 @@ export const JOBS_ERROR_CODES = {
    * left running stops. The job waits in the delayed set; the attempt is not counted.
    */
   SNOOZED: 'JOBS_SNOOZED',
+  /**
+   * The child thread or process running an isolated handler (see the worker's `handlers`) ended
+   * while it ran the job: it exited, was killed, threw an uncaught error or ran out of memory.
+   * The attempt fails and is retried as any other failure.
+   */
+  HANDLER_CRASHED: 'JOBS_HANDLER_CRASHED',
 } as const;
 
 /** One of {@link JOBS_ERROR_CODES}. */
@@ -141,7 +147,9 @@ export type JobsErrorFor<C extends JobsErrorCode> = (C extends 'JOBS_VALIDATION'
               ? JobFailedError
               : C extends 'JOBS_NOT_REPLICATED'
                 ? NotReplicatedError
-                : JobsError) & { readonly code: C };
+                : C extends 'JOBS_HANDLER_CRASHED'
+                  ? HandlerCrashedError
+                  : JobsError) & { readonly code: C };
 
 /**
  * True when `error` is a {@link JobsError} (even one from another copy of this package), and,
@@ -357,5 +365,47 @@ export class NotReplicatedError extends JobsError {
     this.acknowledged = acknowledged;
     this.required = required;
     this.ids = ids;
+  }
+}
+
+/** How an isolated handler's child ended (see {@link HandlerCrashedError}). */
+export interface ChildEnd {
+  /** Its exit code, when it exited. */
+  readonly exitCode: number | null;
+  /** The signal that killed it (a process child), when one did. */
+  readonly signal: string | null;
+  /** True when it ran out of memory (its `memoryMb`, or Node's heap limit). */
+  readonly outOfMemory: boolean;
+  /** What it threw last, uncaught, when it did. */
+  readonly uncaught?: string | undefined;
+}
+
+/**
+ * The child thread or process running an isolated handler ended while it ran the job (it called
+ * `process.exit`, was killed, threw an uncaught error, or ran out of memory): the attempt fails
+ * and is retried with the kind's backoff, and a new child takes the dead one's place.
+ */
+export class HandlerCrashedError extends JobsError {
+  /** The job's kind. */
+  readonly kind: string;
+  /** The child's exit code, when it exited. */
+  readonly exitCode: number | null;
+  /** The signal that killed the child, when one did. */
+  readonly signal: string | null;
+  /** True when the child ran out of memory. */
+  readonly outOfMemory: boolean;
+
+  constructor(kind: string, jobId: string, end: ChildEnd) {
+    const how = [
+      end.outOfMemory ? 'out of memory' : undefined,
+      end.uncaught === undefined ? undefined : `uncaught ${end.uncaught}`,
+      end.signal === null ? undefined : `killed by ${end.signal}`,
+      end.exitCode === null ? undefined : `exit code ${end.exitCode}`,
+    ].filter((part) => part !== undefined);
+    super(JOBS_ERROR_CODES.HANDLER_CRASHED, `the isolated handler of kind "${kind}" crashed while it ran job ${jobId}: ${how.join(', ') || 'it ended'}`, { field: `handlers.${kind}` });
+    this.kind = kind;
+    this.exitCode = end.exitCode;
+    this.signal = end.signal;
+    this.outOfMemory = end.outOfMemory;
   }
 }

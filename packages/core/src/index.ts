@@ -87,6 +87,7 @@ export type { ClusterConnectionOptions, RedisConnectionInput } from './redis-con
 export type { RedisClient } from './redis-connection.ts';
 
 export {
+  HandlerCrashedError,
   InvalidArgumentError,
   isJobsError,
   JobCancelledError,
@@ -105,5 +106,5 @@ export {
   UnknownKindError,
   ValidationError,
 } from './errors.ts';
-export type { JobsErrorCode, JobsErrorFor, JobsErrorOptions, ValidationIssue } from './errors.ts';
+export type { ChildEnd, JobsErrorCode, JobsErrorFor, JobsErrorOptions, ValidationIssue } from './errors.ts';
 export { FOREIGN_LIBRARY_WARNING } from './function-library.ts';

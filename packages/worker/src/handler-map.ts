@@ -1,4 +1,5 @@
 import type { ChildResult, KindName } from '@jobs/core';
+import type { IsolatedHandlerEntry } from './isolate/isolated-handler.ts';
 import type { JobLog } from './job-log.ts';
 
 /** What a handler gets beside its payload. */
@@ -132,7 +133,8 @@ export interface BatchHandlerEntry<Payload, N extends string = string> {
 /**
  * One handler per kind of the registry, each typed by its kind's schema: a missing kind, an
  * extra one, or a handler whose payload type does not match is a compile error. A kind's entry
- * is a {@link Handler} (one job at a time) or a {@link BatchHandlerEntry} (`{ handler, batch }`,
- * jobs in batches).
+ * is a {@link Handler} (one job at a time), a {@link BatchHandlerEntry} (`{ handler, batch }`,
+ * jobs in batches) or an {@link IsolatedHandlerEntry} (`{ isolate, module }`, the handler in a
+ * child thread or process; its module's payload type is its own to declare).
  */
-export type HandlerMap<P> = { readonly [N in KindName<P>]: Handler<P[N], N> | BatchHandlerEntry<P[N], N> };
+export type HandlerMap<P> = { readonly [N in KindName<P>]: Handler<P[N], N> | BatchHandlerEntry<P[N], N> | IsolatedHandlerEntry };

@@ -8,12 +8,14 @@ export type { CloseOptions, WorkerOptions } from './worker.ts';
 export { closeOnSignals } from './signals.ts';
 export type { CloseOnSignalsOptions } from './signals.ts';
 export type { BatchContext, BatchHandler, BatchHandlerEntry, BatchJob, BatchOptions, BatchResults, Handler, HandlerMap, JobContext } from './handler-map.ts';
+export type { IsolatedContext, IsolatedHandler, IsolatedHandlerEntry, IsolatedLog } from './isolate/isolated-handler.ts';
 export type { JobLog } from './job-log.ts';
 export type { WorkerEventMap } from './worker-events.ts';
 export type { MetricsRegistry, PromClientModule, WorkerMetricsOptions } from './worker-metrics.ts';
 export type { TracerLike, TracerProviderLike, WorkerTracingOptions } from './worker-tracing.ts';
 export {
   defineKinds,
+  HandlerCrashedError,
   silentLogger,
   describeRedis,
   isJobsError,
@@ -30,6 +32,7 @@ export {
 } from '@jobs/core';
 export type {
   BackoffPolicy,
+  ChildEnd,
   ChildResult,
   ErrorShape,
   JobAttempt,

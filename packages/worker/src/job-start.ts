@@ -2,8 +2,11 @@ import { PermanentError, TimeoutError, type ClaimedJob, type Kinds } from '@jobs
 import { BatchGatherer, BatchGatherers } from './batch-gatherer.ts';
 import { runBatch, type AnyBatchHandler, type BatchMember } from './batch-run.ts';
 import { Execution, type HandlerOutcome } from './execution.ts';
+import { isolatedEntries } from './handler-check.ts';
 import type { HandlerMap, JobContext } from './handler-map.ts';
 import type { KindHandOff } from './kind-hand-off.ts';
+import { openIsolatedPools, type IsolatedPools } from './isolate/isolated-pools.ts';
+import { IsolatedPool } from './isolate/pool.ts';
 import { BatchJobContext, HandlerContext } from './job-context.ts';
 import type { Lane } from './lane.ts';
 import type { OutcomeReporter } from './outcome-reporter.ts';
@@ -25,12 +28,14 @@ interface AnyBatchEntry {
  */
 export class JobStarter<P> {
   readonly #kinds: Kinds<P>;
-  readonly #handlers: Readonly<Record<string, AnyHandler | AnyBatchEntry>>;
+  readonly #handlers: Readonly<Record<string, AnyHandler | AnyBatchEntry | IsolatedPool>>;
   /** The batch kinds' gatherers; none when no kind runs in batches. */
   readonly #batches: BatchGatherers<BatchMember> | undefined;
   readonly #slots: Slots;
   readonly #reporter: OutcomeReporter;
   readonly #context: WorkerContext;
+  /** The isolated kinds' pools; none when no kind is isolated. */
+  readonly #isolated: IsolatedPools | undefined;
 
   /** Hands back the jobs of kinds this worker does not know; undefined: they fail at once. */
   readonly #handOff: KindHandOff | undefined;
@@ -39,7 +44,10 @@ export class JobStarter<P> {
     this.#context = context;
     this.#handOff = handOff;
     this.#kinds = kinds;
-    this.#handlers = handlers as unknown as Readonly<Record<string, AnyHandler | AnyBatchEntry>>;
+    // An isolated kind's entry is its pool.
+    this.#isolated = openIsolatedPools(isolatedEntries(kinds, handlers, slots.concurrency), slots.concurrency, context);
+    const own = handlers as unknown as Readonly<Record<string, AnyHandler | AnyBatchEntry>>;
+    this.#handlers = this.#isolated === undefined ? own : { ...own, ...this.#isolated.pools };
     this.#slots = slots;
     this.#reporter = reporter;
     this.#batches = this.#gatherers(slots.concurrency);
@@ -51,7 +59,7 @@ export class JobStarter<P> {
     const { clock, stop } = this.#context;
     for (const kind of this.#kinds.names) {
       const entry = this.#handlers[kind];
-      if (entry === undefined || typeof entry === 'function') continue;
+      if (entry === undefined || typeof entry === 'function' || entry instanceof IsolatedPool) continue;
       gatherers ??= new BatchGatherers(concurrency);
       const { size, minSize = 1, maxWaitMs } = entry.batch;
       const timeoutMs = this.#kinds.options(kind).timeoutMs;
@@ -63,6 +71,11 @@ export class JobStarter<P> {
       stop.addEventListener('abort', () => all.stop(), { once: true });
     }
     return gatherers;
+  }
+
+  /** Ends the isolated kinds' children, once the worker has handed back or finished their jobs. */
+  close(): Promise<void> {
+    return this.#isolated?.close() ?? Promise.resolve();
   }
 
   /** Runs `job`, claimed from `lane`, in a slot that is its own until its outcome is recorded. */
@@ -102,7 +115,7 @@ export class JobStarter<P> {
     execution.leaseMs = job.leaseExpiresAtMs - job.claimedAtMs > 0 ? job.leaseExpiresAtMs - job.claimedAtMs : queue.options.visibilityMs;
     lane.leases.add(job, execution.leaseMs, execution.onLeaseLost);
     const maxAttempts = job.maxAttempts ?? kindOptions.maxAttempts ?? queue.options.maxAttempts;
-    let handler = this.#handlers[kind] as AnyHandler | AnyBatchEntry;
+    let handler = this.#handlers[kind] as AnyHandler | AnyBatchEntry | IsolatedPool;
     let context: HandlerContext;
     if (typeof handler === 'function') {
       context = new HandlerContext(execution, kind, maxAttempts, this.#context.log);
@@ -110,6 +123,10 @@ export class JobStarter<P> {
         const timeoutMs = kindOptions.timeoutMs;
         execution.timer = clock.setTimeout(() => execution.abort(new TimeoutError(`job ${job.id} (${kind})`, timeoutMs)), timeoutMs);
       }
+    } else if (handler instanceof IsolatedPool) {
+      // Runs in a child of the kind's pool, which arms the kind's timeout once the child starts it.
+      context = new HandlerContext(execution, kind, maxAttempts, this.#context.log);
+      handler = handler.handler(kindOptions.timeoutMs, (reason) => execution.abort(reason));
     } else {
       // The job's "handler" waits for its batch, whose run arms the kind's timeout.
       context = new BatchJobContext(execution, kind, maxAttempts, this.#context.log, decoded.payload);

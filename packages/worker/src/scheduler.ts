@@ -83,6 +83,7 @@ export class WorkerScheduler<P> {
   readonly #sweeper: ReclaimSweeper;
   readonly #heartbeats: Heartbeats | undefined;
   readonly #history: HistoryCounts | undefined;
+  readonly #starter: JobStarter<P>;
   #closing: Promise<void> | undefined;
 
   constructor(options: SchedulerOptions<P>) {
@@ -109,6 +110,7 @@ export class WorkerScheduler<P> {
     const liveWorkers = group.liveWorkers?.bind(group) ?? (async () => []);
     const handOff = graceMs > 0 ? new KindHandOff({ graceMs, known: group.kinds.names, liveWorkers }, context) : undefined;
     const starter = new JobStarter(context, group.kinds, options.handlers, slots, reporter, handOff);
+    this.#starter = starter;
     const claims = new ClaimLoop(slots, clock, context.stop, context.reportError, options.idleWaitMs);
     this.#claims = claims;
     this.#lanes = group.partitions.map((partition) => {
@@ -170,7 +172,7 @@ export class WorkerScheduler<P> {
         history: this.#history,
         closeQueue: () => {
           this.#options.metrics?.close();
-          return this.#options.group.close();
+          return Promise.all([this.#starter.close(), this.#options.group.close()]).then(() => undefined);
         },
       },
       graceMs,

@@ -1,4 +1,4 @@
-import { isJobsError } from '@jobs/core';
+import { isJobsError, Queue } from '@jobs/core';
 import { createProducer } from '@jobs/producer';
 import { redisTest as test, waitFor } from '@jobs/testing';
 import { describe, expect } from 'vitest';
@@ -21,6 +21,10 @@ describe('a rolling deploy: a job of a kind the worker does not know', () => {
     expect([waiting?.status, waiting?.attempts]).toEqual(['delayed', 0]);
     const fresh = createWorker({ redis, queue: queueName, kinds: newKinds, handlers: { email: () => 'new', invoice: (_payload, ctx) => ({ attempt: ctx.attempt }) } });
     await fresh.ready();
+    // The old worker counts the registry's workers: the fresh one must have heartbeated first.
+    const registry = new Queue({ redis, queue: queueName, kinds: newKinds });
+    await waitFor(async () => (await registry.workers()).some((worker) => worker.kinds.includes('invoice')) || undefined, { what: 'the fresh worker in the registry' });
+    await registry.close();
     // Skip the rest of its wait (up to 10 s with no worker for the kind alive when it was handed back).
     await producer.promote(id);
     expect(await producer.waitForResult(id, { timeoutMs: 15_000 })).toEqual({ attempt: 1 });

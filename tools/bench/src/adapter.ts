@@ -18,6 +18,11 @@ export interface QueueAdapter {
    * the system has recorded the job's completion. Resolves once the workers are running.
    */
   startWorkers(concurrency: number, onStart: (payload: BenchPayload) => void, onDone: (payload: BenchPayload) => void): Promise<void>;
+  /**
+   * As {@link startWorkers}, with the handler (a no-op) run isolated in a pool of `concurrency`
+   * threads; only systems that have such a mode implement it.
+   */
+  startIsolatedWorkers?(concurrency: number, onDone: (payload: BenchPayload) => void): Promise<void>;
   /** Stops workers and closes every connection. */
   close(): Promise<void>;
 }

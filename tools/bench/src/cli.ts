@@ -21,7 +21,7 @@ const n = smoke ? 300 : Number(values.n);
 const reps = smoke ? 1 : Number(values.reps);
 const latencyJobs = smoke ? 200 : Number(values['latency-jobs']);
 if (![n, reps, latencyJobs].every((v) => Number.isInteger(v) && v > 0)) {
-  process.stderr.write('usage: pnpm bench -- [--n 10000] [--reps 3] [--latency-jobs 5000] [--out docs/BENCHMARKS.md] [--smoke] [--only process-64,latency] [--systems @jobs,BullMQ]\n');
+  process.stderr.write('usage: pnpm bench -- [--n 10000] [--reps 3] [--latency-jobs 5000] [--out docs/BENCHMARKS.md] [--smoke] [--only process-64,latency (opt-in: process-16-isolated)] [--systems @jobs,BullMQ]\n');
   process.exit(2);
 }
 const list = (value: string | undefined): string[] | undefined => value?.split(',').map((item) => item.trim()).filter(Boolean);

@@ -7,7 +7,7 @@ import { beeQueueAdapter } from './adapters/bee-queue.ts';
 import { bullmqAdapter } from './adapters/bullmq.ts';
 import { jobsAdapter } from './adapters/jobs.ts';
 import { rawListsAdapter } from './adapters/raw-lists.ts';
-import { enqueueBulk, enqueueConcurrent, enqueueSequential, latencyAtRate, processPreEnqueued, type Measurement } from './scenarios.ts';
+import { enqueueBulk, enqueueConcurrent, enqueueSequential, latencyAtRate, processPreEnqueued, processPreEnqueuedIsolated, type Measurement } from './scenarios.ts';
 
 /** The systems compared, @jobs first. */
 export const SYSTEMS: readonly AdapterFactory[] = [jobsAdapter, bullmqAdapter, beeQueueAdapter, rawListsAdapter];
@@ -36,6 +36,8 @@ interface Scenario {
   run: (adapter: QueueAdapter, n: number, latencyJobs: number, meter: CpuMeter) => Promise<Measurement>;
   /** Jobs run first on the same adapter and not timed. */
   warmup: (adapter: QueueAdapter) => Promise<unknown>;
+  /** The systems it runs on, by adapter name (default: all). */
+  systems?: readonly string[];
 }
 
 export const SCENARIOS: readonly Scenario[] = [
@@ -46,6 +48,20 @@ export const SCENARIOS: readonly Scenario[] = [
   { id: 'process-16', title: 'process pre-enqueued, concurrency 16', run: (a, n, _l, m) => processPreEnqueued(a, n, 16, m), warmup: async () => undefined },
   { id: 'process-64', title: 'process pre-enqueued, concurrency 64', run: (a, n, _l, m) => processPreEnqueued(a, n, 64, m), warmup: async () => undefined },
   { id: 'latency', title: 'latency at 1000 jobs/s, concurrency 64', run: (a, _n, l, m) => latencyAtRate(a, l, 1_000, 64, m), warmup: async () => undefined },
+];
+
+/**
+ * Scenarios run only when named (`--only`), on the systems they list, and left out of the
+ * report's tables.
+ */
+export const OPT_IN_SCENARIOS: readonly Scenario[] = [
+  {
+    id: 'process-16-isolated',
+    title: 'process pre-enqueued, concurrency 16, handler isolated in 16 threads',
+    run: (a, n, _l, m) => processPreEnqueuedIsolated(a, n, 16, m),
+    warmup: async () => undefined,
+    systems: ['@jobs'],
+  },
 ];
 
 /** Every measurement: scenario id -> system name -> one per repetition. */
@@ -72,7 +88,8 @@ export async function runBenchmarks(options: BenchOptions = {}): Promise<BenchRu
   const redisVersion = /redis_version:(\S+)/.exec(await admin.info('server'))?.[1] ?? '?';
   const results: BenchResults = {};
   const guarantees: Record<string, string> = {};
-  const scenarios = SCENARIOS.filter((scenario) => !options.scenarios || options.scenarios.includes(scenario.id));
+  const named = OPT_IN_SCENARIOS.filter((scenario) => options.scenarios?.includes(scenario.id));
+  const scenarios = [...SCENARIOS.filter((scenario) => !options.scenarios || options.scenarios.includes(scenario.id)), ...named];
   try {
     for (let rep = 0; rep < reps; rep += 1) {
       for (const scenario of scenarios) {
@@ -81,7 +98,7 @@ export async function runBenchmarks(options: BenchOptions = {}): Promise<BenchRu
         for (const factory of order) {
           await admin.flushall();
           const adapter = await factory(url, `bench-${randomBytes(4).toString('hex')}`);
-          if (options.systems && !options.systems.includes(adapter.name)) {
+          if ((options.systems && !options.systems.includes(adapter.name)) || (scenario.systems && !scenario.systems.includes(adapter.name))) {
             await adapter.close();
             continue;
           }

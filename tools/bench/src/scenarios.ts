@@ -78,6 +78,28 @@ export async function processPreEnqueued(adapter: QueueAdapter, n: number, concu
 }
 
 /**
+ * As {@link processPreEnqueued}, with the handler isolated in a pool of `concurrency` threads
+ * (the adapter's `startIsolatedWorkers`): what a job pays for crossing to its thread and back.
+ */
+export async function processPreEnqueuedIsolated(adapter: QueueAdapter, n: number, concurrency: number, meter?: CpuMeter): Promise<Measurement> {
+  const start = adapter.startIsolatedWorkers;
+  if (start === undefined) throw new Error(`${adapter.name} has no isolated handlers`);
+  for (let i = 0; i < n; i += 1_000) await adapter.enqueueBulk(Array.from({ length: Math.min(1_000, n - i) }, (_, j) => payload(i + j)));
+  let done = 0;
+  let resolveAll: () => void = () => undefined;
+  const all = new Promise<void>((resolve) => {
+    resolveAll = resolve;
+  });
+  return timed(n, meter, async () => {
+    await start.call(adapter, concurrency, () => {
+      done += 1;
+      if (done === n) resolveAll();
+    });
+    await all;
+  });
+}
+
+/**
  * With a worker of `concurrency` running, enqueue `n` jobs at `ratePerSecond` and record how
  * long each took from its enqueue call to its handler's start, and to its recorded completion.
  */

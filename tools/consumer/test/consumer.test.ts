@@ -32,7 +32,7 @@ const examples = PUBLISHED_PACKAGES.flatMap((name) => readdirSync(join(WORKSPACE
 /** Examples that serve until told to stop, and those with checks of their own; every other one must run to its end. */
 /** The dashboard's README examples that mount it in a server (node:http, express, fastify, hono). */
 const embeddings = examples.filter((file) => file.startsWith('embed-'));
-const checkedOnTheirOwn = ['queue.ts', 'enqueue.ts', 'worker.ts', 'reclaimer.ts', 'dashboard.ts', 'sso-audit.ts', 'observed-worker.ts', ...embeddings];
+const checkedOnTheirOwn = ['queue.ts', 'enqueue.ts', 'worker.ts', 'isolated.ts', 'reclaimer.ts', 'dashboard.ts', 'sso-audit.ts', 'observed-worker.ts', ...embeddings];
 
 let project: ScratchProject;
 /** The strict `module: nodenext` compile of the copied sources, which also emits them to dist/ for the runs. */
@@ -238,6 +238,12 @@ describe('the README examples and the migration guide in a fresh npm project', (
 
   test('examples/worker.ts (worker) runs: it completes an email, fails a bad invoice for good, and exits 0 on SIGTERM', async () => {
     await provesTheWorkerExample(startExample('dist/examples/worker.js'));
+  });
+
+  test('examples/isolated.ts (worker) runs: its thumbnails are made in child processes that import the compiled thumbnail.js, and a PermanentError thrown there fails the job for good', async () => {
+    const result = await startExample('dist/examples/isolated.js').exited;
+    expect(result.code, describeResult(result)).toBe(0);
+    expect(result.stdout).toBe('64 true\nPermanentError: not a PNG: cat.gif\n');
   });
 
   test('examples/reclaimer.ts (reclaimer) runs: it sweeps, serves /metrics, and exits 0 on SIGTERM', async () => {

@@ -1,3 +1,6 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { createProducer, defineKinds } from '@jobs/producer';
 import { createWorker, type Worker } from '@jobs/worker';
 import type { AdapterFactory, BenchPayload } from '../adapter.ts';
@@ -5,6 +8,14 @@ import type { AdapterFactory, BenchPayload } from '../adapter.ts';
 const kinds = defineKinds({
   bench: { schema: { type: 'object', properties: { n: { type: 'integer' }, sentAt: { type: 'number' } }, required: ['n', 'sentAt'], additionalProperties: false } },
 });
+
+/** A no-op isolated handler module, written once per run (a file, whether the bench runs from source or from dist). */
+let noopModule: string | undefined;
+function isolatedNoop(): string {
+  noopModule ??= join(mkdtempSync(join(tmpdir(), 'jobs-bench-')), 'noop.mjs');
+  writeFileSync(noopModule, 'export default () => null;\n');
+  return noopModule;
+}
 
 /** @jobs: schema-validated enqueue; claim with token + lease; fenced complete; capped history. */
 export const jobsAdapter: AdapterFactory = async (redisUrl, queue) => {
@@ -38,6 +49,21 @@ export const jobsAdapter: AdapterFactory = async (redisUrl, queue) => {
       });
       worker.on('completed', ({ job }) => onDone(job.payload as BenchPayload));
       // As the other adapters wait for theirs: the first jobs must not wait for the worker's start-up.
+      await worker.ready();
+      workers.push(worker as Worker<unknown>);
+    },
+    startIsolatedWorkers: async (concurrency, onDone) => {
+      const worker = createWorker({
+        redis: redisUrl,
+        queue,
+        kinds,
+        concurrency,
+        completedHistory: 1_000,
+        completedTtlSeconds: 0,
+        reclaimIntervalMs: 0,
+        handlers: { bench: { isolate: 'thread', module: isolatedNoop(), pool: concurrency } },
+      });
+      worker.on('completed', ({ job }) => onDone(job.payload as BenchPayload));
       await worker.ready();
       workers.push(worker as Worker<unknown>);
     },
