@@ -38,6 +38,7 @@
 --@include lib/now.lua
 --@include lib/job-status.lua
 --@include lib/events.lua
+--@include lib/due-notice.lua
 --@include lib/admission.lua
 --@include lib/unlist-pending.lua
 --@include lib/dead-letter.lua
@@ -78,13 +79,8 @@ elseif status == 'processing' then
   redis.call('HDEL', key, 'lease_expires_at_ms', 'first_claimed_at_ms', 'first_claim_token', 'slots')
   if f[2] then load_free_slots(); free_slots({ prefix = ARGV[4], job_prefix = ARGV[5], pending = KEYS[2] }, id, f[2]) end
   if f[1] and f[1] ~= '' then
-    -- A courtesy, as a due notice is: a user whose ACL rules predate the control channel still
-    -- cancels, and the worker learns it at its next renewal. Any other error is raised.
-    local sent = redis.pcall('PUBLISH', ARGV[11], cjson.encode({ op = 'cancel', id = id, token = f[1] }))
-    if type(sent) == 'table' and sent.err and not (string.find(sent.err, 'NOPERM', 1, true)
-        or string.find(sent.err, "can't publish", 1, true)) then
-      error(sent)
-    end
+    -- Unheard, the worker learns it at its next lease renewal.
+    publish_courtesy(ARGV[11], cjson.encode({ op = 'cancel', id = id, token = f[1] }))
   end
 else
   return { NOT_CANCELLED, status }

@@ -98,9 +98,9 @@ describe('Lua scripts', () => {
         expect(script.argNames.length).toBe(declaredCount(header, 'ARGV'));
       });
 
-      test('has its includes expanded; uses redis.pcall only in read_hash, notice_due and heard_channel, which re-raise all but WRONGTYPE and NOPERM', () => {
+      test('has its includes expanded; uses redis.pcall only in read_hash, publish_courtesy and heard_channel, which re-raise all but WRONGTYPE and NOPERM', () => {
         expect(script.source).not.toMatch(/--@include/);
-        const outside = body.replace(/local function read_hash[\s\S]*?\nend\n/, '').replace(/local function notice_due[\s\S]*?\nend\n/, '').replace(/local function heard_channel[\s\S]*?\nend\n/, '');
+        const outside = body.replace(/local function read_hash[\s\S]*?\nend\n/, '').replace(/local function publish_courtesy[\s\S]*?\nend\n/, '').replace(/local function heard_channel[\s\S]*?\nend\n/, '');
         expect(outside).not.toMatch(/redis\.pcall/);
       });
     });

@@ -11,6 +11,8 @@ const COUNTERS = {
   reclaimed: 'reclaimedTotal',
   cancelled: 'cancelledTotal',
   released: 'releasedTotal',
+  snoozed: 'snoozedTotal',
+  handed_off: 'handedOffTotal',
   redriven: 'redrivenTotal',
   dropped: 'droppedTotal',
   failed_dropped: 'failedDroppedTotal',

@@ -36,7 +36,7 @@ describe('jobsAclRules', () => {
     for (const rule of ['+@all', '+@connection', '+@admin', '+@dangerous', '+function', '+function|load', '+function|delete', '+function|flush', '+function|restore', '+script|flush', '+client', '+client|pause', '+client|kill', '+client|list', '+scan', '+keys', '+randomkey', '+info', '+pubsub|numsub', '+pubsub|numpat', '+pubsub|channels']) {
       expect(rules, rule).not.toContain(rule);
     }
-    expect(rules.filter((rule) => rule.startsWith('~') || rule.startsWith('&'))).toEqual(['~queue:{orders}:*', '&queue:{orders}:events', '&queue:{orders}:wake', '&queue:{orders}:schedules-wake']);
+    expect(rules.filter((rule) => rule.startsWith('~') || rule.startsWith('&'))).toEqual(['~queue:{orders}:*', '&queue:{orders}:events', '&queue:{orders}:wake', '&queue:{orders}:schedules-wake', '&queue:{orders}:control']);
     expect(jobsOperatorAclRules()).toContain('+function|load');
   });
 });

@@ -96,7 +96,7 @@ function limitsText(limits: LimitsState): string {
 const STATS_ORDER: readonly (keyof QueueStats)[] = [
   'paused', 'pausedKinds',
   'pendingDepth', 'prioritizedDepth', 'parkedDepth', 'groupedDepth', 'waitingDepth', 'processingDepth', 'delayedDepth', 'waitingChildrenDepth', 'completedDepth', 'failedDepth', 'groupsWaiting', 'oldestPendingAgeMs', 'limits',
-  'enqueuedTotal', 'completedTotal', 'failedTotal', 'expiredTotal', 'rateLimitedTotal', 'retriedTotal', 'reclaimedTotal', 'cancelledTotal', 'removedTotal', 'redrivenTotal', 'releasedTotal', 'droppedTotal', 'failedDroppedTotal',
+  'enqueuedTotal', 'completedTotal', 'failedTotal', 'expiredTotal', 'rateLimitedTotal', 'retriedTotal', 'reclaimedTotal', 'cancelledTotal', 'removedTotal', 'redrivenTotal', 'releasedTotal', 'snoozedTotal', 'handedOffTotal', 'droppedTotal', 'failedDroppedTotal',
   'nowMs',
 ];
 
