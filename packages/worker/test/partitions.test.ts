@@ -115,15 +115,15 @@ describe('a worker on a partitioned queue', () => {
     await producer.close();
   });
 
-  test('one pub/sub connection serves the delayed-job notices and schedule wakes of every partition', async ({ redis, redisUrl, queueName }) => {
+  test('one pub/sub connection serves the delayed-job notices, schedule wakes and control orders of every partition', async ({ redis, redisUrl, queueName }) => {
     // From a URL, so that the worker's connections carry its connection name.
     const name = `pubsub-${queueName}`;
     const worker = createWorker({ redis: redisUrl, queue: queueName, kinds, handlers: okHandlers, partitions: 3, connectionName: name });
     await worker.ready();
-    // Three wake channels and three schedule-wake channels, one connection.
+    // Three wake, three schedule-wake and three control channels, one connection.
     const subscribed = (): Promise<number[]> => subscribingConnections(redis, name);
-    await waitFor(async () => (await subscribed()).reduce((a, b) => a + b, 0) === 6, { what: 'six channels subscribed' });
-    expect(await subscribed()).toEqual([6]);
+    await waitFor(async () => (await subscribed()).reduce((a, b) => a + b, 0) === 9, { what: 'nine channels subscribed' });
+    expect(await subscribed()).toEqual([9]);
     await worker.close();
   });
 
