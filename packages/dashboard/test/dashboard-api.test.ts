@@ -168,19 +168,22 @@ describe('the dashboard API: actions on jobs that changed meanwhile', () => {
     });
   });
 
-  test('cancelling a job a worker claimed meanwhile answers 409 and leaves it running', async ({ redis, queueName }) => {
+  test('cancelling a job a worker claimed meanwhile cancels it (its claim void); one that finished meanwhile answers 409', async ({ redis, queueName }) => {
     const queue = openQueue(redis, queueName);
     const id = await queue.enqueue('email', { to: 'c@example.com' });
     await withDashboard(queue, async (d) => {
       const session = await d.login(TOKENS.operator);
-      await queue.claim();
-      const answer = await d.call('POST', `api/queues/${queueName}/jobs/${id}/cancel`, { session });
-      expect(answer.status).toBe(409);
-      expect(answer.body.error.message).toMatch(/is processing now: only a pending or delayed job can be cancelled/);
-      expect((await queue.getJob(id))?.status).toBe('processing');
+      const [job] = await queue.claim();
+      expect((await d.call('POST', `api/queues/${queueName}/jobs/${id}/cancel`, { session })).status).toBe(200);
+      expect((await queue.getJob(id))?.status).toBe('cancelled');
+      expect(await queue.completeSettled([{ job: job as NonNullable<typeof job>, result: 1 }])).toEqual([{ status: 'cancelled' }]);
       const other = await queue.enqueue('email', { to: 'd@example.com' });
-      expect((await d.call('POST', `api/queues/${queueName}/jobs/${other}/cancel`, { session })).status).toBe(200);
-      expect((await queue.getJob(other))?.status).toBe('cancelled');
+      const [claimed] = await queue.claim();
+      await queue.complete(claimed as NonNullable<typeof claimed>, 'sent');
+      const answer = await d.call('POST', `api/queues/${queueName}/jobs/${other}/cancel`, { session });
+      expect(answer.status).toBe(409);
+      expect(answer.body.error.message).toMatch(/is completed now: only a job that has not finished can be cancelled/);
+      expect((await queue.getJob(other))?.status).toBe('completed');
     });
   });
 
