@@ -35,6 +35,7 @@ import { scheduleResumeScript } from './schedule-resume.ts';
 import { scheduleUpsertScript } from './schedule-upsert.ts';
 import { setLimitsScript } from './set-limits.ts';
 import { statsScript } from './stats.ts';
+import { tellWorkersScript } from './tell-workers.ts';
 import { tidyScript } from './tidy.ts';
 import { timelineScript } from './timeline.ts';
 import { unparkScript } from './unpark.ts';
@@ -81,6 +82,7 @@ export const SCRIPTS = {
   'schedule-upsert': scheduleUpsertScript,
   'set-limits': setLimitsScript,
   'stats': statsScript,
+  'tell-workers': tellWorkersScript,
   'tidy': tidyScript,
   'timeline': timelineScript,
   'unpark': unparkScript,
