@@ -27,7 +27,7 @@ function printed(child: ChildWorker, word: string, n: number): Promise<true> {
 }
 
 /** Resolves with the registry's entries once `check` accepts them. */
-function registry(queue: Queue<unknown>, check: (workers: WorkerInfo[]) => boolean, what: string): Promise<WorkerInfo[]> {
+function registry(queue: Pick<Queue<unknown>, 'workers'>, check: (workers: WorkerInfo[]) => boolean, what: string): Promise<WorkerInfo[]> {
   return waitFor(async () => {
     const workers = await queue.workers();
     return check(workers) ? workers : undefined;
@@ -45,7 +45,7 @@ async function stop(...children: ChildWorker[]): Promise<void> {
 describe('jobsctl quiet, resume-workers and scale on worker processes', () => {
   test('quiet stops every live worker claiming while its running jobs finish; a worker started later takes the new jobs; resume-workers lets them claim again', async ({ redis, redisUrl, queueName }) => {
     const env = { REDIS_URL: redisUrl, JOBS_QUEUE: queueName };
-    const queue = new Queue({ redis, queue: queueName, kinds }) as Queue<unknown>;
+    const queue = new Queue({ redis, queue: queueName, kinds });
     const a = await gatedWorker(redisUrl, queueName, `${queueName}-a`, 2);
     const b = await gatedWorker(redisUrl, queueName, `${queueName}-b`, 2);
     let fresh: ChildWorker | undefined;
@@ -100,7 +100,7 @@ describe('jobsctl quiet, resume-workers and scale on worker processes', () => {
 
   test('quiet --worker tells that worker alone; a worker not alive is told nothing (exit 1); bad arguments exit 2', async ({ redis, redisUrl, queueName }) => {
     const env = { REDIS_URL: redisUrl, JOBS_QUEUE: queueName };
-    const queue = new Queue({ redis, queue: queueName, kinds }) as Queue<unknown>;
+    const queue = new Queue({ redis, queue: queueName, kinds });
     const a = await gatedWorker(redisUrl, queueName, `${queueName}-a`, 1);
     const b = await gatedWorker(redisUrl, queueName, `${queueName}-b`, 1);
     try {
@@ -141,7 +141,7 @@ describe('jobsctl quiet, resume-workers and scale on worker processes', () => {
 
   test('scale from 1 to 4 runs four jobs at once; scaled down to 1 while four run, none is aborted and then one runs at a time', async ({ redis, redisUrl, queueName }) => {
     const env = { REDIS_URL: redisUrl, JOBS_QUEUE: queueName };
-    const queue = new Queue({ redis, queue: queueName, kinds }) as Queue<unknown>;
+    const queue = new Queue({ redis, queue: queueName, kinds });
     const w = await gatedWorker(redisUrl, queueName, `${queueName}-w`, 1);
     try {
       await registry(queue, (workers) => workers.length === 1, 'the worker in the registry');

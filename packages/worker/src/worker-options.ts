@@ -39,7 +39,7 @@ export interface WorkerOptions<P> extends QueueOptions {
   idleWaitMs?: number;
   /**
    * How often the worker heartbeats into its queue's worker registry (`queue.workers()`,
-   * `jobsctl workers`): its id, host, pid, version, kinds, concurrency and the ids of the jobs it
+   * `jobsctl workers`): its id, host, pid, version, kinds, concurrency, whether it is quiet and the ids of the jobs it
    * runs. It counts as alive for three intervals after each heartbeat (Redis clock), so a worker
    * killed without closing drops out then; a closing one leaves at once. One script call per
    * interval, nothing per job. Whole ms: 0 (off) or 100 to 3,600,000. Default 5,000.
