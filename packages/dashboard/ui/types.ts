@@ -173,6 +173,8 @@ export interface WorkerRow {
   readonly version: string;
   readonly kinds: readonly string[];
   readonly concurrency: number | null;
+  /** It claims no new jobs (told so by `quietWorkers`, `jobsctl quiet` or its own `quiet()`). */
+  readonly quiet: boolean;
   readonly running: readonly string[];
   readonly runningCount: number | null;
   readonly startedAtMs: number | null;

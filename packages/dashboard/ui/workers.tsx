@@ -23,6 +23,8 @@ function WorkerDetail({ queue, worker }: { queue: string; worker: WorkerRow }) {
         <dd id="worker-kinds">{worker.kinds.join(', ') || '–'}</dd>
         <dt>concurrency</dt>
         <dd>{count(worker.concurrency)}</dd>
+        <dt>claiming</dt>
+        <dd id="worker-claiming">{worker.quiet ? 'no: quiet (its running jobs finish)' : 'yes'}</dd>
         <dt>started</dt>
         <dd>{time(worker.startedAtMs)}</dd>
         <dt>last seen</dt>
@@ -69,6 +71,7 @@ export function WorkersView({ queue, id }: { queue: string; id: string | undefin
                 <th>Host</th>
                 <th class="wide-only">Kinds</th>
                 <th>Running</th>
+                <th>Claiming</th>
                 <th class="wide-only">Last seen</th>
               </tr>
             </thead>
@@ -81,6 +84,7 @@ export function WorkersView({ queue, id }: { queue: string; id: string | undefin
                   <td>{`${worker.host} (pid ${count(worker.pid)})`}</td>
                   <td class="wide-only">{worker.kinds.join(', ')}</td>
                   <td>{`${count(worker.runningCount)} of ${count(worker.concurrency)}`}</td>
+                  <td data-claiming={worker.quiet ? 'quiet' : 'yes'}>{worker.quiet ? 'quiet' : 'yes'}</td>
                   <td class="wide-only">{worker.lastSeenMs === null || worker.aliveUntilMs === null ? '–' : `${time(worker.lastSeenMs)} (alive ${duration(worker.aliveUntilMs - worker.lastSeenMs)} more)`}</td>
                 </tr>
               ))}
