@@ -19,7 +19,7 @@ export interface ScaleWorkersOptions extends TellWorkersOptions {
 
 /** Which workers an order reached (stored in their registry hashes and published to them). */
 export interface WorkersTold {
-  /** Their ids, in the registry's order; empty when no worker (or not the one named) is alive. */
+  /** Their ids, in id order; empty when no worker (or not the one named) is alive. */
   readonly told: readonly string[];
 }
 
@@ -51,5 +51,5 @@ async function tell<P>(ctx: QueueContext<P>, op: 'quiet' | 'resume' | 'scale', c
     const [id, largest] = rest;
     throw new InvalidArgumentError('concurrency', `worker ${String(id)} runs batches of up to ${String(largest)} jobs, each taking that many of its slots: give it a concurrency of ${String(largest)} at least`);
   }
-  return { told: rest.map(String) };
+  return { told: rest.map(String).sort() };
 }
