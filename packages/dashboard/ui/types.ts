@@ -28,6 +28,8 @@ export interface Capabilities {
   readonly pause?: boolean;
   readonly promote?: boolean;
   readonly remove?: boolean;
+  /** Quiet and resume the queue's workers. */
+  readonly workerOrders?: boolean;
   readonly schedules?: boolean;
   readonly timeline?: boolean;
   readonly workers?: boolean;
