@@ -33,6 +33,7 @@ export type { ReclaimResult } from './commands/reclaim.ts';
 export type { ListState, QueueStats, WaitingPart } from './commands/views.ts';
 export { LIST_STATES } from './commands/views.ts';
 export type { WorkerInfo } from './commands/workers.ts';
+export type { ScaleWorkersOptions, TellWorkersOptions, WorkersTold } from './commands/tell-workers.ts';
 export type { HistoryOptions, QueueHistory } from './commands/history.ts';
 export type { HistoryColumns } from './history-buckets.ts';
 export type { JobTimeline } from './commands/timeline.ts';

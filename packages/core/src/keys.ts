@@ -18,7 +18,7 @@ import { InvalidArgumentError } from './errors.ts';
  * | `queue:{NAME}:job:<id>#logs` | list: the job's `ctx.log` lines, oldest first, capped (`jobLogs`); lives and dies with the hash | ours |
  * | `queue:{NAME}:events` | pub/sub channel, `{"id","status"}` messages | yes |
  * | `queue:{NAME}:wake` | pub/sub channel: ms until a delayed job just added is due, when it is the first due | ours |
- * | `queue:{NAME}:control` | pub/sub channel: JSON orders to the queue's workers (`{"op":"cancel","id","token"}`: stop running a job cancelled meanwhile) | ours |
+ * | `queue:{NAME}:control` | pub/sub channel: JSON orders to the queue's workers (`{"op":"cancel","id","token"}`: stop running a job cancelled meanwhile; `{"op":"quiet"|"resume"|"scale","worker","seq","concurrency"?}`: see scripts/tell-workers.lua) | ours |
  * | `queue:{NAME}:stats` | hash: counters kept by the scripts (the recipe's Ruby port uses it too) | Ruby |
  * | `queue:{NAME}:leases` | sorted set: claimed id, scored by lease deadline (ms) | ours |
  * | `queue:{NAME}:delayed` | sorted set: id waiting for its time, scored by due time (ms) | ours |

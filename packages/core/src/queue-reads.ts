@@ -7,6 +7,7 @@ import { attempts, logs, type JobAttempts, type JobLogs } from './commands/trail
 import { getJob, list, stats, type ListState, type QueueStats } from './commands/views.ts';
 import { why, type JobWhy } from './commands/why.ts';
 import { readWorkers, type WorkerInfo } from './commands/workers.ts';
+import { quietOrResume, scaleWorkers, type ScaleWorkersOptions, type TellWorkersOptions, type WorkersTold } from './commands/tell-workers.ts';
 import type { EventFollower, FollowOptions } from './event-follower.ts';
 import type { JobRecord } from './job-record.ts';
 import { assertJobId, type QueueKeys } from './keys.ts';
@@ -20,7 +21,7 @@ import type { Schedules } from './schedules/schedules.ts';
 
 /**
  * What a {@link Queue} reads: its jobs, lists, events, timelines, reasons, stats, schedules,
- * workers and limits, none of which moves a job. `Queue` adds the verbs that move jobs; this
+ * workers and limits, and the orders to its workers (quiet, resume, scale), none of which moves a job. `Queue` adds the verbs that move jobs; this
  * half holds the connection and the partition routing both use.
  */
 export abstract class QueueReads<P> {
@@ -178,6 +179,43 @@ export abstract class QueueReads<P> {
    */
   workers(): Promise<WorkerInfo[]> {
     return readWorkers((this.partitions[0] as Partition<P>).ctx);
+  }
+
+  /**
+   * Tells the queue's workers to stop claiming: every worker alive in the registry now (not one
+   * started later, so a new deploy's workers claim), or the one `workerId` names. Each finishes
+   * the jobs it runs, renews their leases and heartbeats on, and says `quiet: true` in
+   * {@link workers} once no claim of its is in flight. The order is stored in each worker's
+   * registry hash and published on the control channel in one step: a worker that misses the
+   * message obeys at its next heartbeat, and a call resent after a lost reply orders the same
+   * again. A worker started with heartbeats off (`heartbeatIntervalMs: 0`) is not in the
+   * registry and cannot be told. Resolves with the ids told; a bad `workerId` or an unknown
+   * option key throws `JOBS_INVALID_ARGUMENT`, writing nothing.
+   */
+  quietWorkers(options: TellWorkersOptions = {}): Promise<WorkersTold> {
+    return quietOrResume((this.partitions[0] as Partition<P>).ctx, 'quiet', options);
+  }
+
+  /**
+   * Tells the queue's workers (every one alive now, or the one `workerId` names) to claim again
+   * after {@link quietWorkers} (or their own `worker.quiet()`). Delivered, stored and resent
+   * safely as {@link quietWorkers} is. (The queue's own {@link Queue.resume} undoes a pause
+   * instead, which holds jobs back in Redis whatever the workers do.)
+   */
+  resumeWorkers(options: TellWorkersOptions = {}): Promise<WorkersTold> {
+    return quietOrResume((this.partitions[0] as Partition<P>).ctx, 'resume', options);
+  }
+
+  /**
+   * Tells the queue's workers (every one alive now, or the one `workerId` names) to run
+   * `concurrency` jobs at once: more start claiming at once; fewer let running jobs finish
+   * (none is aborted) and claim only below the new number. A concurrency below a worker's
+   * largest batch size is refused for all (`JOBS_INVALID_ARGUMENT`, field `concurrency`,
+   * nothing written), as is one outside 1 to 10,000. Delivered, stored and resent safely as
+   * {@link quietWorkers} is.
+   */
+  scaleWorkers(options: ScaleWorkersOptions): Promise<WorkersTold> {
+    return scaleWorkers((this.partitions[0] as Partition<P>).ctx, options);
   }
 
   /**

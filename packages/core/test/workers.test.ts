@@ -26,7 +26,7 @@ describe('worker registry', () => {
     expect(first.aliveUntilMs).toBe(first.nowMs + 60_000);
     const [listed] = await queue.workers();
     expect(listed).toEqual({
-      id: 'w-1', host: 'box-1', pid: 4242, version: '1.2.3', kinds: ['email', 'webhook'], concurrency: 8,
+      id: 'w-1', host: 'box-1', pid: 4242, version: '1.2.3', kinds: ['email', 'webhook'], concurrency: 8, quiet: false,
       running: ['job-a', 'job-b'], runningCount: 2, startedAtMs: first.nowMs, lastSeenMs: first.nowMs, aliveUntilMs: first.aliveUntilMs,
     });
     // The layout the other readers rely on: the zset scored by the deadline, the hash expiring then.

@@ -196,13 +196,13 @@ export async function handleApi(ctx: ApiContext, request: IncomingMessage, respo
     return true;
   }
   if (method === 'GET' && (await readRoute(ctx, response, path, params))) return true;
-  const match = /^\/api\/queues\/([^/]+)\/(jobs|jobs\/([^/]+)|jobs\/([^/]+)\/(retry|cancel|promote|priority|delete)|redrive-failed|purge|pause|resume|bulk|schedules|history)$/.exec(path);
+  const match = /^\/api\/queues\/([^/]+)\/(jobs|jobs\/([^/]+)|jobs\/([^/]+)\/(retry|cancel|promote|priority|delete)|redrive-failed|purge|pause|resume|quiet-workers|resume-workers|bulk|schedules|history)$/.exec(path);
   if (!match) return false;
   const queue = decodePathPart(match[1] as string, 'queue');
   if (!(await ctx.source.queueNames()).includes(queue)) throw new HttpError(404, 'no_queue', `no queue ${JSON.stringify(queue)} on this dashboard`);
   const route = match[2] as string;
   const id = match[3] ?? match[4];
-  const action = match[5] ?? (['redrive-failed', 'purge', 'pause', 'resume', 'bulk'].includes(route) ? route : undefined);
+  const action = match[5] ?? (['redrive-failed', 'purge', 'pause', 'resume', 'quiet-workers', 'resume-workers', 'bulk'].includes(route) ? route : undefined);
   if (action === undefined) {
     if (method !== 'GET') throw new HttpError(405, 'method', `${method} is not allowed here`);
     if (route === 'jobs') {
@@ -229,7 +229,7 @@ export async function handleApi(ctx: ApiContext, request: IncomingMessage, respo
   if (method !== 'POST') throw new HttpError(405, 'method', `${action} takes a POST`);
   const jobId = id === undefined ? undefined : decodePathPart(id, 'id');
   const body = await readJsonBody(request);
-  const target = auditTargetOf(jobId, body);
+  const target = auditTargetOf(jobId ?? (typeof body.workerId === 'string' ? body.workerId : undefined), body);
   const expected = typeof body.expected === 'number' ? { count: body.expected } : {};
   const who = await check({ action, queue, ...(target.id !== undefined && { id: target.id }), ...(target.kind !== undefined && { kind: target.kind }), ...expected });
   sendJson(response, 200, await audited(ctx, { queue, action: auditActionOf(action, body), who, target }, () => act(ctx, queue, action, jobId, body, who)));
@@ -284,6 +284,17 @@ async function act(ctx: ApiContext, queue: string, action: string, id: string | 
       await run.call(source, queue, { ...(kind !== undefined && { kind }), ...(action === 'pause' && { by: pausedBy(who) }) });
       log.info({ queue, ...(kind !== undefined && { kind }), action }, 'dashboard action');
       return { queue, ...(kind !== undefined && { kind }), paused: action === 'pause', count: 1 };
+    }
+    case 'quiet-workers':
+    case 'resume-workers': {
+      const run = action === 'quiet-workers' ? source.quietWorkers : source.resumeWorkers;
+      if (!run) throw new HttpError(404, 'no_capability', 'this dashboard cannot tell workers');
+      const workerId = body.workerId;
+      if (workerId !== undefined && (typeof workerId !== 'string' || !/^[\x21-\x7e]{1,128}$/.test(workerId))) throw new HttpError(400, 'bad_body', 'workerId must be a worker id: 1 to 128 printable characters without spaces');
+      const { told } = await run.call(source, queue, workerId === undefined ? {} : { workerId });
+      log.info({ queue, action, told: told.length }, 'dashboard action');
+      // count: the workers told.
+      return { queue, told, count: told.length };
     }
     case 'promote':
     case 'priority':

@@ -109,6 +109,13 @@ export interface DashboardDataSource {
   children?(queue: string, id: string): Promise<readonly ChildInfo[]>;
   /** Capability: the queue's live workers, from their heartbeats (one read): the card says when there is none. */
   workers?(queue: string): Promise<readonly WorkerInfo[]>;
+  /**
+   * Capability (with `resumeWorkers`): tells the queue's live workers (or the one `workerId`
+   * names) to stop claiming (core's `Queue.quietWorkers`); resolves with the ids told.
+   */
+  quietWorkers?(queue: string, target: { workerId?: string }): Promise<{ readonly told: readonly string[] }>;
+  /** Capability (with `quietWorkers`): tells them to claim again (core's `Queue.resumeWorkers`). */
+  resumeWorkers?(queue: string, target: { workerId?: string }): Promise<{ readonly told: readonly string[] }>;
   /** Capability: starts a delayed job now (core's `Queue.promote`). */
   promote?(queue: string, id: string): Promise<PromoteOutcome>;
   /** Capability: gives a waiting job a new priority (core's `Queue.changePriority`). */
@@ -149,6 +156,8 @@ export interface DashboardCapabilities {
   readonly timeline: boolean;
   readonly schedules: boolean;
   readonly workers: boolean;
+  /** Quiet and resume the queue's workers from the workers page. */
+  readonly workerOrders: boolean;
 }
 
 /** Which capabilities `source` has. */
@@ -168,5 +177,6 @@ export function capabilitiesOf(source: DashboardDataSource): DashboardCapabiliti
     timeline: typeof source.timeline === 'function',
     schedules: typeof source.schedules === 'function',
     workers: typeof source.workers === 'function',
+    workerOrders: typeof source.quietWorkers === 'function' && typeof source.resumeWorkers === 'function',
   };
 }

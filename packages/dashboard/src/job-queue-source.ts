@@ -10,7 +10,7 @@ export type DashboardQueue = Pick<Queue<unknown>, 'name' | 'client' | 'stats' | 
   readonly schedules: { list(options?: { offset?: number; limit?: number }): Promise<ScheduleRecord[]> };
   /** Its live workers (a `Queue` has them): without it the page says nothing of workers. */
   readonly workers?: Queue<unknown>['workers'];
-} & Partial<Pick<Queue<unknown>, 'why' | 'limits' | 'promote' | 'changePriority' | 'remove' | 'attempts' | 'logs' | 'history' | 'recordAudit' | 'auditTrail' | 'children' | 'batches'>>;
+} & Partial<Pick<Queue<unknown>, 'why' | 'limits' | 'promote' | 'changePriority' | 'remove' | 'attempts' | 'logs' | 'history' | 'recordAudit' | 'auditTrail' | 'children' | 'batches' | 'quietWorkers' | 'resumeWorkers'>>;
 
 /** Options of {@link jobQueueSource}. */
 export interface JobQueueSourceOptions {
@@ -161,6 +161,17 @@ export function jobQueueSource(queues: readonly DashboardQueue[] | (() => readon
     schedules: async (name) => (await byName(name).schedules.list({ limit: SCHEDULES_SHOWN })).map(scheduleInfo),
     // A partition of a partitioned queue shown too: its workers are in partition 0's registry.
     workers: async (name) => (await byName(holderOf(name)).workers?.()) ?? [],
+    // Orders to workers go through that registry too.
+    quietWorkers: async (name, target) => {
+      const queue = byName(holderOf(name));
+      if (!queue.quietWorkers) throw new HttpError(404, 'no_capability', `queue ${name} cannot tell its workers`);
+      return queue.quietWorkers(target);
+    },
+    resumeWorkers: async (name, target) => {
+      const queue = byName(holderOf(name));
+      if (!queue.resumeWorkers) throw new HttpError(404, 'no_capability', `queue ${name} cannot tell its workers`);
+      return queue.resumeWorkers(target);
+    },
     // Likewise the audit trail: a partitioned queue keeps it in partition 0 (entries name the partition acted on).
     recordAudit: async (name, record, { maxEntries }) => byName(holderOf(name)).recordAudit?.(record, { maxEntries }),
     auditTrail: async (name, page) => (await byName(holderOf(name)).auditTrail?.(page)) ?? { entries: [], next: null },

@@ -23,6 +23,7 @@ function shownWorker(worker: WorkerInfo): Record<string, unknown> {
     version: text(worker.version),
     kinds: (Array.isArray(worker.kinds) ? worker.kinds : []).slice(0, RUNNING_SHOWN).map(text),
     concurrency: shownNumber(worker.concurrency),
+    quiet: worker.quiet === true,
     running: (Array.isArray(worker.running) ? worker.running : []).slice(0, RUNNING_SHOWN).map(text),
     runningCount: shownNumber(worker.runningCount),
     startedAtMs: shownTime(worker.startedAtMs),

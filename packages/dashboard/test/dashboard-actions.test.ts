@@ -99,12 +99,25 @@ describe('the dashboard API: promote, priority, delete', () => {
     const id = await queue.enqueue('email', { to: 'a' }, { delayMs: HOUR });
     await withDashboard(queue, async (d) => {
       const viewer = await d.login(TOKENS.viewer);
-      for (const [path, body] of [[`jobs/${id}/promote`, {}], [`jobs/${id}/priority`, { priority: 3 }], [`jobs/${id}/delete`, {}], ['bulk', { action: 'delete', ids: [id], expected: 1 }]] as const) {
+      for (const [path, body] of [[`jobs/${id}/promote`, {}], [`jobs/${id}/priority`, { priority: 3 }], [`jobs/${id}/delete`, {}], ['bulk', { action: 'delete', ids: [id], expected: 1 }], ['quiet-workers', {}], ['resume-workers', {}]] as const) {
         const answer = await d.call('POST', `api/queues/${queueName}/${path}`, { session: viewer, body });
         expect(answer.status, path).toBe(403);
         expect(answer.body.error.code).toBe('read_only');
       }
       expect((await queue.getJob(id))?.status).toBe('delayed');
+    });
+  });
+
+  test('quiet-workers and resume-workers need the CSRF token and the Origin, and refuse a bad worker id', async ({ redis, queueName }) => {
+    const queue = openQueue(redis, queueName);
+    await withDashboard(queue, async (d, session) => {
+      const path = `api/queues/${queueName}/quiet-workers`;
+      expect((await d.call('POST', path, { session, body: {}, csrf: null })).status).toBe(403);
+      expect((await d.call('POST', path, { session, body: {}, origin: 'http://evil.example' })).status).toBe(403);
+      const bad = await d.call('POST', path, { session, body: { workerId: 'has space' } });
+      expect([bad.status, bad.body.error.code]).toEqual([400, 'bad_body']);
+      const none = await d.call('POST', path, { session, body: {} });
+      expect([none.status, none.body.told, none.body.count]).toEqual([200, [], 0]);
     });
   });
 

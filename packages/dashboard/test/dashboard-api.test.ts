@@ -256,7 +256,7 @@ describe('the dashboard API: capabilities of the data source', () => {
     const real = await startTestDashboard([queue]);
     try {
       expect((await real.call('GET', 'api/session')).body.capabilities).toEqual(
-        capabilityFlags('attempts', 'audit', 'batches', 'changePriority', 'children', 'flowState', 'history', 'logs', 'pause', 'promote', 'remove', 'timeline', 'schedules', 'workers'),
+        capabilityFlags('attempts', 'audit', 'batches', 'changePriority', 'children', 'flowState', 'history', 'logs', 'pause', 'promote', 'remove', 'timeline', 'schedules', 'workers', 'workerOrders'),
       );
       expect((await real.call('GET', 'api/overview')).body.queues[0].liveWorkers).toBe(0);
     } finally {

@@ -31,6 +31,24 @@ describe('the dashboard in a real browser: live workers', () => {
       live = createWorker({ redis, queue: queueName, kinds, heartbeatIntervalMs: 200, handlers: { email: () => 'sent' } });
       await expect.poll(() => page.locator('#queue-flow [data-flow]').textContent()).toBe('running');
       await expect.poll(() => page.locator('#workers tr[data-worker]').count()).toBe(1);
+      await expect.poll(() => page.locator('#workers tr[data-worker] [data-claiming]').textContent()).toBe('yes');
+      // Told to stop claiming, its row says so at its next heartbeat (sent at once), and claiming again once resumed.
+      await queue.quietWorkers();
+      await expect.poll(() => page.locator('#workers tr[data-worker] [data-claiming]').textContent()).toBe('quiet');
+      await queue.scaleWorkers({ concurrency: 3 });
+      await expect.poll(() => page.locator('#workers tr[data-worker] td:nth-child(4)').textContent()).toBe('0 of 3');
+      await queue.resumeWorkers();
+      await expect.poll(() => page.locator('#workers tr[data-worker] [data-claiming]').textContent()).toBe('yes');
+      // The operator's buttons: the row's Quiet tells that worker alone, Resume all tells every one; both go in the audit trail.
+      const workerId = (await queue.workers())[0]!.id;
+      await page.click(`#workers tr[data-worker] button[data-order="quiet-workers"]`);
+      await expect.poll(() => page.locator('#message').textContent()).toBe(`told 1 worker(s) of ${queueName} to stop claiming (running jobs finish)`);
+      await expect.poll(() => page.locator('#workers tr[data-worker] [data-claiming]').textContent()).toBe('quiet');
+      expect((await queue.workers())[0]?.quiet).toBe(true);
+      await page.click('#worker-orders button[data-order="resume-workers"]');
+      await expect.poll(() => page.locator('#workers tr[data-worker] [data-claiming]').textContent()).toBe('yes');
+      const trail = await queue.auditTrail();
+      expect(trail.entries.map((entry) => [entry.action, entry.target?.id ?? null, entry.count])).toEqual([['resume-workers', null, 1], ['quiet-workers', workerId, 1]]);
       // The worker's row links to its page: host, kinds, and the URL names it.
       await page.locator('#workers tr[data-worker] a').click();
       await expect.poll(() => page.locator('#worker-kinds').textContent()).toBe('email');

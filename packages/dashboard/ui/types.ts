@@ -28,6 +28,8 @@ export interface Capabilities {
   readonly pause?: boolean;
   readonly promote?: boolean;
   readonly remove?: boolean;
+  /** Quiet and resume the queue's workers. */
+  readonly workerOrders?: boolean;
   readonly schedules?: boolean;
   readonly timeline?: boolean;
   readonly workers?: boolean;
@@ -173,6 +175,8 @@ export interface WorkerRow {
   readonly version: string;
   readonly kinds: readonly string[];
   readonly concurrency: number | null;
+  /** It claims no new jobs (told so by `quietWorkers`, `jobsctl quiet` or its own `quiet()`). */
+  readonly quiet: boolean;
   readonly running: readonly string[];
   readonly runningCount: number | null;
   readonly startedAtMs: number | null;

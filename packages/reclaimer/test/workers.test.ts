@@ -32,8 +32,8 @@ describe('the worker registry in jobsctl and the metrics', () => {
 
     const table = await runCli(BIN.jobsctl, ['workers', '-q', queueName], { REDIS_URL: redisUrl });
     const [header, row, ...rest] = table.stdout.trimEnd().split('\n');
-    expect(header).toMatch(/^ID\s+HOST\s+PID\s+VERSION\s+KINDS\s+RUNNING\s+JOBS\s+STARTED\s+LAST SEEN$/);
-    expect(row).toMatch(new RegExp(`^box-a:1:ab\\s+\\S+\\s+${process.pid}\\s+\\S+\\s+mail, thumb\\s+1/4\\s+${id}\\s+\\d{4}-\\d\\d-\\d\\dT\\S+Z\\s+\\d{4}-\\d\\d-\\d\\dT\\S+Z$`));
+    expect(header).toMatch(/^ID\s+HOST\s+PID\s+VERSION\s+KINDS\s+RUNNING\s+QUIET\s+JOBS\s+STARTED\s+LAST SEEN$/);
+    expect(row).toMatch(new RegExp(`^box-a:1:ab\\s+\\S+\\s+${process.pid}\\s+\\S+\\s+mail, thumb\\s+1/4\\s+no\\s+${id}\\s+\\d{4}-\\d\\d-\\d\\dT\\S+Z\\s+\\d{4}-\\d\\d-\\d\\dT\\S+Z$`));
     expect(rest).toEqual([]);
 
     for (const done of release.splice(0)) done();

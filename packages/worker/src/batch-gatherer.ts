@@ -106,11 +106,12 @@ export class BatchGatherer<T> {
  * `concurrency` of them, overdue batches run below their `minSize` rather than wait forever.
  */
 export class BatchGatherers<T> implements GatherPool {
-  readonly #concurrency: number;
+  /** The worker's concurrency now (it may change while the worker runs). */
+  readonly #concurrency: () => number;
   readonly #byKind = new Map<string, BatchGatherer<T>>();
   #gathered = 0;
 
-  constructor(concurrency: number) {
+  constructor(concurrency: () => number) {
     this.#concurrency = concurrency;
   }
 
@@ -125,7 +126,7 @@ export class BatchGatherers<T> implements GatherPool {
   }
 
   full(): boolean {
-    return this.#gathered >= this.#concurrency;
+    return this.#gathered >= this.#concurrency();
   }
 
   counted(delta: number, from: object): void {

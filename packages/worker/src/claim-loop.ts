@@ -54,6 +54,14 @@ export class ClaimLoop {
   readonly #aheadBackoff = new ClaimBackoff();
   /** Claims made alongside another lane's completion batch, still in flight (shutdown waits for them). */
   readonly #claimsAhead = new Set<Promise<void>>();
+  /** Told to stop claiming (see {@link quiet}): the fetch loop waits, completion batches claim nothing. */
+  #quiet = false;
+  /** Claims in flight of every sort (the fetch loop's, those alongside another lane's batch, completion batches'). */
+  #inFlight = 0;
+  /** Resolved once quiet with no claim in flight (see {@link quiet}). */
+  #settledWaiters: (() => void)[] = [];
+  /** Aborts the claim in flight (a blocking wait) when the worker stops, goes quiet or gets more slots. */
+  #claimStop = new AbortController();
   #loop: Promise<void> = Promise.resolve();
   #markStarted: (started: boolean) => void = () => undefined;
   /** Settles when the fetch loop is about to claim for the first time (true), or the worker stopped before (false). */
@@ -69,6 +77,58 @@ export class ClaimLoop {
     this.started = new Promise((resolve) => {
       this.#markStarted = resolve;
     });
+    stop.addEventListener('abort', () => this.#claimStop.abort(), { once: true });
+  }
+
+  /** True while told to claim nothing (see {@link quiet}). */
+  get isQuiet(): boolean {
+    return this.#quiet;
+  }
+
+  /** Quiet with no claim in flight: no job comes in any more. */
+  get settledQuiet(): boolean {
+    return this.#quiet && this.#inFlight === 0;
+  }
+
+  /**
+   * Stops claiming: the fetch loop claims nothing more (its blocking claim in flight is ended),
+   * nor do completion batches, until {@link resume}. Resolves once no claim is in flight, from
+   * when on no job comes in; running and waiting jobs go on.
+   */
+  quiet(): Promise<void> {
+    if (!this.#quiet) {
+      this.#quiet = true;
+      this.interrupt();
+    }
+    if (this.#inFlight === 0) return Promise.resolve();
+    return new Promise((resolve) => this.#settledWaiters.push(resolve));
+  }
+
+  /** Claims again after {@link quiet}. */
+  resume(): void {
+    if (!this.#quiet) return;
+    this.#quiet = false;
+    this.#slots.wakeWaiters();
+  }
+
+  /** Ends the fetch loop's blocking claim in flight, so that it claims again with what is true now (quiet, or more slots). */
+  interrupt(): void {
+    if (this.#stop.aborted) return;
+    this.#claimStop.abort();
+    this.#claimStop = new AbortController();
+    this.#slots.wakeWaiters();
+  }
+
+  #claimStarted(): void {
+    this.#inFlight += 1;
+  }
+
+  #claimEnded(): void {
+    this.#inFlight -= 1;
+    if (this.#inFlight > 0 || !this.#quiet || this.#settledWaiters.length === 0) return;
+    const waiters = this.#settledWaiters;
+    this.#settledWaiters = [];
+    for (const wake of waiters) wake();
   }
 
   /**
@@ -106,21 +166,27 @@ export class ClaimLoop {
   batchClaimsOf(lane: Lane): ClaimSlots {
     return {
       reserve: (completing: number): number => {
-        if (this.#stop.aborted || this.#pendingLookedEmpty) return 0;
+        if (this.#stop.aborted || this.#quiet || this.#pendingLookedEmpty) return 0;
+        // The completing jobs' slots, less those a lowered concurrency took away.
+        const free = this.#slots.free();
+        const room = completing + Math.min(0, free);
+        if (room <= 0) return 0;
         if (this.#lanes.length > 1) {
           const focus = (this.#turns as LaneTurns).current();
           if (focus !== lane) {
-            if (focus) this.#claimAhead(focus, Math.min(completing, MAX_CLAIM_BATCH));
+            if (focus) this.#claimAhead(focus, Math.min(room, MAX_CLAIM_BATCH));
             return 0;
           }
         }
-        const extra = Math.max(0, this.#slots.free());
+        const extra = Math.max(0, free);
         this.#slots.reserve(extra);
-        return completing + extra;
+        this.#claimStarted();
+        return room + extra;
       },
       claimed: (jobs, reserved, completing) => {
         this.#slots.unreserve(Math.max(0, reserved - completing));
         if (reserved > 0) {
+          this.#claimEnded();
           lane.claimed(jobs.length, this.#clock.now());
           this.#noteClaim(jobs.length, reserved);
         }
@@ -158,7 +224,7 @@ export class ClaimLoop {
     const single = this.#lanes.length === 1;
     const turns = this.#turns as LaneTurns;
     while (!stop.aborted) {
-      if (slots.free() <= 0) {
+      if (this.#quiet || slots.free() <= 0) {
         await slots.whenFreed();
         continue;
       }
@@ -201,18 +267,21 @@ export class ClaimLoop {
   async #claimOnce(lane: Lane, wanted: number, blockMs: number, backoff: ClaimBackoff): Promise<void> {
     const slots = this.#slots;
     slots.reserve(wanted);
+    this.#claimStarted();
     let jobs: ClaimedJob[];
     try {
-      jobs = await lane.queue.claim({ max: wanted, blockMs, signal: this.#stop });
+      jobs = await lane.queue.claim({ max: wanted, blockMs, signal: this.#claimStop.signal });
     } catch (error) {
       // The slots go back before the back-off: they are not this claim's while it waits.
       slots.unreserve(wanted);
+      this.#claimEnded();
       if (this.#stop.aborted) return;
       this.#reportError(error, 'claim failed');
       await pause(this.#clock, backoff.next(), this.#stop);
       return;
     }
     slots.unreserve(wanted);
+    this.#claimEnded();
     lane.claimed(jobs.length, this.#clock.now());
     this.#noteClaim(jobs.length, wanted);
     backoff.reset();

@@ -39,18 +39,18 @@ export class CompletionBatcher<C extends Completion> {
   readonly #queue: Pick<LaneQueue, 'completeManyAndClaim'>;
   readonly #slots: ClaimSlots;
   readonly #listener: CompletionListener<C>;
-  readonly #maxBatch: number;
+  readonly #maxBatch: () => number;
   #waiting: C[] = [];
   #inFlight = 0;
   #scheduled = false;
   #idleWaiters: (() => void)[] = [];
 
-  /** `maxBatch`: most completions per call (half the concurrency keeps two calls busy). */
-  constructor(queue: Pick<LaneQueue, 'completeManyAndClaim'>, slots: ClaimSlots, listener: CompletionListener<C>, maxBatch: number) {
+  /** `maxBatch`: most completions per call, read at each call (half the concurrency keeps two calls busy). */
+  constructor(queue: Pick<LaneQueue, 'completeManyAndClaim'>, slots: ClaimSlots, listener: CompletionListener<C>, maxBatch: () => number) {
     this.#queue = queue;
     this.#slots = slots;
     this.#listener = listener;
-    this.#maxBatch = Math.max(1, Math.min(256, maxBatch));
+    this.#maxBatch = maxBatch;
   }
 
   /** True while completions wait to be sent or a batch is in flight. */
@@ -89,7 +89,7 @@ export class CompletionBatcher<C extends Completion> {
   readonly #flush = (): void => {
     this.#scheduled = false;
     if (this.#waiting.length === 0 || this.#inFlight >= MAX_IN_FLIGHT) return;
-    const batch = this.#waiting.splice(0, this.#maxBatch);
+    const batch = this.#waiting.splice(0, Math.max(1, Math.min(256, this.#maxBatch())));
     this.#inFlight += 1;
     void this.#call(batch);
     this.#schedule();

@@ -36,6 +36,8 @@ export class Heartbeats {
   #inFlight: Promise<void> | undefined;
   #startedAtMs: number | undefined;
   #stopped = false;
+  /** {@link beatSoon} was called while a heartbeat was in flight: another follows it at once. */
+  #again = false;
 
   constructor(options: HeartbeatsOptions) {
     this.#options = options;
@@ -56,8 +58,29 @@ export class Heartbeats {
       )
       .finally(() => {
         this.#inFlight = undefined;
-        if (!this.#stopped) this.#timer = this.#options.clock.setTimeout(() => this.#beat(), this.#options.intervalMs);
+        if (this.#stopped) return;
+        if (this.#again) {
+          this.#again = false;
+          this.#beat();
+        } else {
+          this.#timer = this.#options.clock.setTimeout(() => this.#beat(), this.#options.intervalMs);
+        }
       });
+  }
+
+  /**
+   * Sends a heartbeat now (after the one in flight, if any) rather than at the next interval:
+   * the worker's state changed (quiet, concurrency) and the registry should say so.
+   */
+  beatSoon(): void {
+    if (this.#stopped) return;
+    if (this.#inFlight !== undefined) {
+      this.#again = true;
+      return;
+    }
+    this.#options.clock.clearTimeout(this.#timer);
+    this.#timer = undefined;
+    this.#beat();
   }
 
   /** Sends no more heartbeats, waits for the one in flight, then leaves the registry. Rejects if leaving fails. */

@@ -4,7 +4,8 @@
  * registry, errors and types are re-exported from @jobs/core, so nothing else is needed.
  */
 export { createWorker, Worker } from './worker.ts';
-export type { CloseOptions, WorkerOptions } from './worker.ts';
+export type { CloseOptions } from './worker.ts';
+export type { WorkerOptions } from './worker-options.ts';
 export { closeOnSignals } from './signals.ts';
 export type { CloseOnSignalsOptions } from './signals.ts';
 export type { BatchContext, BatchHandler, BatchHandlerEntry, BatchJob, BatchOptions, BatchResults, Handler, HandlerMap, JobContext } from './handler-map.ts';

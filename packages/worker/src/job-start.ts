@@ -50,11 +50,11 @@ export class JobStarter<P> {
     this.#handlers = this.#isolated === undefined ? own : { ...own, ...this.#isolated.pools };
     this.#slots = slots;
     this.#reporter = reporter;
-    this.#batches = this.#gatherers(slots.concurrency);
+    this.#batches = this.#gatherers(() => slots.concurrency);
   }
 
   /** A gatherer per batch kind, which run what they hold once the worker stops claiming. */
-  #gatherers(concurrency: number): BatchGatherers<BatchMember> | undefined {
+  #gatherers(concurrency: () => number): BatchGatherers<BatchMember> | undefined {
     let gatherers: BatchGatherers<BatchMember> | undefined;
     const { clock, stop } = this.#context;
     for (const kind of this.#kinds.names) {

@@ -1,6 +1,6 @@
 import type { EventEmitter } from 'node:events';
 import { JOBS_ERROR_CODES, type JobsError, type Logger } from '@jobs/core';
-import { toJobsError, type ControlOrder } from '@jobs/core/internal';
+import { toJobsError, type ControlOrder, type WorkerOrder } from '@jobs/core/internal';
 import { ClaimLoop } from './claim-loop.ts';
 import { withClaimSpans } from './claim-spans.ts';
 import type { Clock } from './clock.ts';
@@ -40,6 +40,10 @@ export interface SchedulerOptions<P> {
    * (ms); 0 or absent: such a job fails at once.
    */
   readonly unknownKindGraceMs?: number;
+  /** Starts quiet: claims nothing until {@link WorkerScheduler.resume}. Default false. */
+  readonly quiet?: boolean | undefined;
+  /** Hears the orders to workers (quiet, resume, scale) heard on the control channel, for any worker: the caller picks its own. */
+  onWorkerOrder?(order: WorkerOrder): void;
   /** Sweep for expired leases this often; 0: never. */
   readonly reclaimIntervalMs: number;
   /** The longest an idle worker waits for work before it claims again (see WorkerOptions.idleWaitMs). */
@@ -116,11 +120,12 @@ export class WorkerScheduler<P> {
     this.#lanes = group.partitions.map((partition) => {
       const queue = options.tracing === undefined ? partition : withClaimSpans(partition, options.tracing);
       const leases = new LeaseKeeper(queue, (error) => context.reportError(error, 'lease renewal failed'), clock, options.metrics);
-      return new Lane(queue, leases, options.idleWaitMs / 2, (lane) => new CompletionBatcher<Execution>(queue, claims.batchClaimsOf(lane), reporter.completions, Math.ceil(concurrency / 2)));
+      return new Lane(queue, leases, options.idleWaitMs / 2, (lane) => new CompletionBatcher<Execution>(queue, claims.batchClaimsOf(lane), reporter.completions, () => Math.ceil(slots.concurrency / 2)));
     });
     // Room: a free slot, counting those a waiting claim has reserved (the promotion wakes that claim).
     this.#notices = options.listenForDueJobs(() => slots.free() + slots.reserved > 0, context.reportError);
     this.#orders = options.listenForOrders?.((order) => this.#obey(order), context.reportError);
+    if (options.quiet === true) void claims.quiet();
     claims.start(this.#lanes, () => group.ensureLayout(), this.#notices.ready);
     this.#sweeper = new ReclaimSweeper(context, group.partitions, options.reclaimIntervalMs);
     const heartbeat = options.heartbeat;
@@ -136,10 +141,47 @@ export class WorkerScheduler<P> {
 
   /** Carries out an order heard on the control channel. */
   #obey(order: ControlOrder): void {
+    if (order.op !== 'cancel') {
+      this.#options.onWorkerOrder?.(order);
+      return;
+    }
     // A job cancelled while it runs stops; one claimed but not started yet never starts.
     const execution = this.#slots.running.get(order.token);
     if (execution !== undefined) execution.onCancelled();
     else if (this.#slots.dropWaiting(order.token) !== undefined) this.#context.log.info({ jobId: order.id }, 'a job claimed but not started was cancelled; it will not run');
+  }
+
+  /**
+   * Stops claiming (see ClaimLoop.quiet); resolves once no claim is in flight, and the registry
+   * is told at once then. Running jobs go on; leases and heartbeats too.
+   */
+  async quiet(): Promise<void> {
+    await this.#claims.quiet();
+    this.#heartbeats?.beatSoon();
+  }
+
+  /** Claims again after {@link quiet}; the registry is told at once. */
+  resume(): void {
+    if (!this.#claims.isQuiet) return;
+    this.#claims.resume();
+    this.#heartbeats?.beatSoon();
+  }
+
+  /** Quiet with no claim in flight: what the registry says as `quiet`. */
+  get settledQuiet(): boolean {
+    return this.#claims.settledQuiet;
+  }
+
+  /**
+   * Runs `concurrency` jobs at once from now on (checked by the caller): more claim at once (a
+   * blocking claim in flight is ended, to claim again for more); fewer let running jobs finish
+   * and claim only below the new number. The registry is told at once.
+   */
+  setConcurrency(concurrency: number): void {
+    const more = concurrency > this.#slots.concurrency;
+    this.#slots.setConcurrency(concurrency);
+    if (more) this.#claims.interrupt();
+    this.#heartbeats?.beatSoon();
   }
 
   /** Settles when the worker is about to claim for the first time (true), or was closed before (false). */

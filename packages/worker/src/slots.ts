@@ -15,7 +15,7 @@ export interface WaitingJob {
  * a slot frees, or until shutdown hands it back.
  */
 export class Slots {
-  readonly concurrency: number;
+  #concurrency: number;
   /** Running jobs by claim token (the same job claimed again is another execution). */
   readonly running = new Map<string, Execution>();
   /** Claimed jobs waiting for a slot (those a completion batch claimed wait for its slots to free). */
@@ -29,13 +29,29 @@ export class Slots {
 
   /** `start` runs a job in a slot that is its own from then on, until {@link ended}. */
   constructor(concurrency: number, start: (job: ClaimedJob, lane: Lane) => void) {
-    this.concurrency = concurrency;
+    this.#concurrency = concurrency;
     this.#start = start;
   }
 
-  /** Slots neither running a job, nor holding a claimed one, nor reserved for a claim in flight. */
+  /** Jobs run at once at most. */
+  get concurrency(): number {
+    return this.#concurrency;
+  }
+
+  /**
+   * Changes the slot count: with more, waiting jobs start and the fetch loop claims at once;
+   * with fewer, running jobs go on (none is aborted) and nothing starts or is claimed until the
+   * running ones are below the new count ({@link free} is negative meanwhile).
+   */
+  setConcurrency(concurrency: number): void {
+    this.#concurrency = concurrency;
+    this.startWaiting();
+    this.wakeWaiters();
+  }
+
+  /** Slots neither running a job, nor holding a claimed one, nor reserved for a claim in flight (negative after a lowered concurrency). */
   free(): number {
-    return this.concurrency - this.running.size - this.#waiting.length - this.#reserved;
+    return this.#concurrency - this.running.size - this.#waiting.length - this.#reserved;
   }
 
   /** Slots reserved for claims in flight. */
@@ -67,7 +83,7 @@ export class Slots {
 
   /** Starts waiting jobs while there are slots for them (none once {@link stopStarting} was called). */
   startWaiting(): void {
-    while (this.#starting && this.#waiting.length > 0 && this.running.size < this.concurrency) {
+    while (this.#starting && this.#waiting.length > 0 && this.running.size < this.#concurrency) {
       const { job, lane } = this.#waiting.shift() as WaitingJob;
       this.#start(job, lane);
     }

@@ -9,13 +9,10 @@ import {
   Queue,
   silentLogger,
   TimeoutError,
-  type Kinds,
   type Logger,
-  type QueueOptions,
   type QueueStats,
-  type RedisConnectionInput,
 } from '@jobs/core';
-import { assertOptionKeys, assertWholeNumber, childLogger, QUEUE_OPTION_KEYS, SharedSubscriber, toJobsError, withRedisErrors, type OptionKeys } from '@jobs/core/internal';
+import { assertOptionKeys, assertWholeNumber, childLogger, SharedSubscriber, toJobsError, withRedisErrors } from '@jobs/core/internal';
 import { registrySink } from './registry-sink.ts';
 import { historySink } from './history-sink.ts';
 import { systemClock } from './clock.ts';
@@ -23,132 +20,12 @@ import { ControlOrders } from './control-orders.ts';
 import { DueNotices } from './due-notices.ts';
 import { keepSchedules } from './schedule-keeping.ts';
 import { checkHandlers } from './handler-check.ts';
-import type { HandlerMap } from './handler-map.ts';
 import { WorkerScheduler } from './scheduler.ts';
+import { WORKER_OPTION_KEYS, type WorkerOptions } from './worker-options.ts';
+import { WorkerOrders } from './worker-orders.ts';
 import type { WorkerEventMap } from './worker-events.ts';
-import { checkMetricsOptions, WorkerMetrics, type WorkerMetricsOptions } from './worker-metrics.ts';
-import { checkTracingOptions, WorkerTracing, type WorkerTracingOptions } from './worker-tracing.ts';
-
-/** Options of {@link createWorker}. */
-export interface WorkerOptions<P> extends QueueOptions {
-  /** Where Redis is: a `redis://` or `rediss://` URL, ioredis options, or an ioredis `Redis`/`Cluster` you own. */
-  redis: RedisConnectionInput;
-  /** The queue's name. */
-  queue: string;
-  /** The job kinds, from `defineKinds`. */
-  kinds: Kinds<P>;
-  /**
-   * One handler per kind: `async (payload, ctx) => result`, or, for a kind whose jobs run in
-   * batches, `{ handler: async (jobs, batch) => results, batch: { size, minSize?, maxWaitMs } }`
-   * (a batch of `size` takes `size` of the worker's `concurrency` slots).
-   */
-  handlers: HandlerMap<P>;
-  /** Jobs run at once by this worker. Default 1. */
-  concurrency?: number;
-  /**
-   * The queue's partition count, when it is partitioned (see the producer's `partitions`): the
-   * worker serves every partition, the partitions with work taking turns of 250 ms (an empty one
-   * passes its turn at once). Default 1 (a plain queue).
-   */
-  partitions?: number;
-  /** Sweep for expired leases (crashed workers) this often; 0 turns it off. Default: the visibility timeout, at most 5 s. */
-  reclaimIntervalMs?: number;
-  /**
-   * The longest an idle worker waits for work before it asks Redis again: a plain queue's claim
-   * blocks in Redis this long (in calls of 5 s at most), and each partition of a partitioned one
-   * is asked again after at most half of it. A push ends the wait at once, and a delayed job
-   * added meanwhile still starts when due (the queue's notices say when). Longer means fewer
-   * calls from idle workers; it only delays the jobs of producers that send no notice, such as
-   * the recipe's. Whole ms from 10 to 60,000. Default 1,000.
-   */
-  idleWaitMs?: number;
-  /**
-   * How often the worker heartbeats into its queue's worker registry (`queue.workers()`,
-   * `jobsctl workers`): its id, host, pid, version, kinds, concurrency and the ids of the jobs it
-   * runs. It counts as alive for three intervals after each heartbeat (Redis clock), so a worker
-   * killed without closing drops out then; a closing one leaves at once. One script call per
-   * interval, nothing per job. Whole ms: 0 (off) or 100 to 3,600,000. Default 5,000.
-   */
-  heartbeatIntervalMs?: number;
-  /**
-   * How long a job of a kind this worker has no handler for may wait for one that has (a rolling
-   * deploy: a new producer's kind reaches the old workers first). Such a job is handed back
-   * without spending an attempt, and waits in the delayed set: a second when a live worker of the
-   * queue's registry (heartbeats on) handles the kind, else up to 10 s at a time; once this long
-   * has passed with no live worker for it, it fails with `JOBS_UNKNOWN_KIND`. The worker warns
-   * once per kind. Whole ms from 0 (fail at once) to 604,800,000. Default 900,000 (15 minutes).
-   */
-  unknownKindGraceMs?: number;
-  /** Structured logs (pino or the like). Default: silent. */
-  logger?: Logger;
-  /** Client name shown by `CLIENT LIST`. Default `jobs:worker:<queue>`. */
-  connectionName?: string;
-  /**
-   * This worker's id in the queue's event log (the `eventLog` queue option): the `worker` of
-   * its claims, completions, failures and releases. Default `<hostname>:<pid>:<4 random hex>`.
-   */
-  workerId?: string;
-  /** A command without an answer for this long fails (and is retried by the worker). Default 10 s. */
-  commandTimeoutMs?: number;
-  /**
-   * How long {@link Worker.ready} waits for the worker to be up before it rejects (the worker
-   * itself keeps trying). Whole ms from 1 to 3,600,000. Default 30 s.
-   */
-  readyTimeoutMs?: number;
-  /**
-   * Whether the worker starts claiming as soon as it is created. Default true. With false it opens
-   * its connection but claims nothing, runs no schedule and sends no heartbeat until
-   * {@link Worker.run} is called: for a service that wires its events or waits for its own
-   * start-up first.
-   */
-  autorun?: boolean;
-  /**
-   * Fire the queue's schedules' ticks (see the producer's `schedules`). Any number of workers and
-   * reclaimers may: each tick makes one job. Default true; false leaves it to others.
-   */
-  schedules?: boolean;
-  /**
-   * Prometheus metrics of this worker (job run and wait times per kind and outcome, jobs in
-   * flight, lease renewals, lost claims, rate-limit waits), made with the prom-client module you
-   * pass (`{ promClient }`, `import * as promClient from 'prom-client'`) on your registry
-   * (`registry`, default prom-client's global one), so they appear on your service's own
-   * `/metrics`. Off (and costing nothing) when not given.
-   */
-  metrics?: WorkerMetricsOptions;
-  /**
-   * OpenTelemetry: a span per attempt (attributes: queue, kind, id, attempt; a handler's error
-   * recorded on it), linked to the producer's trace when the job carries a `traceparent`, with
-   * the handler running in it; and a span per claim call that got jobs (with their count). Its
-   * claims then also read each job's `traceparent`. Give the tracer (`{ tracer }`) or a provider
-   * (`{ tracerProvider }`; `{ tracerProvider: trace }` with `trace` of @opentelemetry/api for
-   * the global one). Off (and costing nothing) when not given or false. Tracing never fails a job.
-   */
-  tracing?: false | WorkerTracingOptions;
-}
-
-/** The keys of {@link WorkerOptions}: any other is refused. */
-const WORKER_OPTION_KEYS: OptionKeys<WorkerOptions<unknown>> = {
-  ...QUEUE_OPTION_KEYS,
-  redis: true,
-  queue: true,
-  kinds: true,
-  handlers: true,
-  concurrency: true,
-  partitions: true,
-  reclaimIntervalMs: true,
-  idleWaitMs: true,
-  heartbeatIntervalMs: true,
-  unknownKindGraceMs: true,
-  logger: true,
-  connectionName: true,
-  workerId: true,
-  commandTimeoutMs: true,
-  schedules: true,
-  metrics: true,
-  tracing: true,
-  readyTimeoutMs: true,
-  autorun: true,
-};
+import { checkMetricsOptions, WorkerMetrics } from './worker-metrics.ts';
+import { checkTracingOptions, WorkerTracing } from './worker-tracing.ts';
 
 /** Options of {@link Worker.close}. */
 export interface CloseOptions {
@@ -166,8 +43,12 @@ export class Worker<P> extends EventEmitter<WorkerEventMap> {
   readonly queue: string;
   /** This worker's id in the queue's event log (see {@link WorkerOptions.workerId}). */
   readonly id: string;
-  /** Jobs run at once. */
-  readonly concurrency: number;
+  /** Jobs run at once at most, now (see {@link setConcurrency}). */
+  #concurrency: number;
+  /** Told to claim nothing (see {@link quiet}). */
+  #quiet = false;
+  /** The largest batch size of its batch kinds (0 for none): the lowest concurrency it takes. */
+  readonly #batchMax: number;
   readonly #group: Queue<P>;
   /** Slots, lanes, the claim loop, outcomes, the reclaim timer and shutdown (see scheduler.ts); made by {@link run}. */
   #scheduler: WorkerScheduler<P> | undefined;
@@ -197,7 +78,7 @@ export class Worker<P> extends EventEmitter<WorkerEventMap> {
       throw new InvalidArgumentError('heartbeatIntervalMs', `expected 0 (off) or 100 to 3600000 ms, got ${heartbeatIntervalMs}`);
     }
     assertWholeNumber('unknownKindGraceMs', unknownKindGraceMs, 0, 604_800_000);
-    checkHandlers(kinds, handlers, concurrency);
+    this.#batchMax = Math.max(0, ...Array.from(checkHandlers(kinds, handlers, concurrency).values(), (limits) => limits.size));
     const tracingOptions = checkTracingOptions(tracing);
     // Checked before the queue opens its connection, so a bad value leaves nothing open.
     const visibility = queueOptions.visibilityMs;
@@ -228,7 +109,7 @@ export class Worker<P> extends EventEmitter<WorkerEventMap> {
       throw error;
     }
     this.queue = group.name;
-    this.concurrency = concurrency;
+    this.#concurrency = concurrency;
     // One pub/sub connection for the delayed-job notices and the schedule wakes of every partition.
     const subscriber = new SharedSubscriber(group.client);
     this.#log = log;
@@ -239,6 +120,7 @@ export class Worker<P> extends EventEmitter<WorkerEventMap> {
       workerMetrics?.close();
       return Promise.all([subscriber.close(), group.close()]).then(() => undefined);
     };
+    const orders = new WorkerOrders(this.id, this, (error, message) => this.#scheduler?.reportError(error, message));
     this.#makeScheduler = () => {
       const stopSchedules = schedules ? keepSchedules(group.partitions, subscriber, (error) => this.#scheduler?.reportError(error, 'schedule runner failed')) : async () => undefined;
       return new WorkerScheduler({
@@ -252,8 +134,10 @@ export class Worker<P> extends EventEmitter<WorkerEventMap> {
           close: () => stopSchedules().then(() => Promise.all([subscriber.close(), group.close()])).then(() => undefined),
         },
         handlers,
-        concurrency,
+        concurrency: this.#concurrency,
         unknownKindGraceMs,
+        quiet: this.#quiet,
+        onWorkerOrder: (order) => orders.heard(order),
         reclaimIntervalMs: interval,
         idleWaitMs,
         log,
@@ -261,7 +145,10 @@ export class Worker<P> extends EventEmitter<WorkerEventMap> {
         clock: systemClock,
         metrics: workerMetrics,
         tracing: workerTracing,
-        heartbeat: heartbeatIntervalMs === 0 ? undefined : { sink: registrySink(group, this.id, concurrency, heartbeatIntervalMs), intervalMs: heartbeatIntervalMs },
+        heartbeat:
+          heartbeatIntervalMs === 0
+            ? undefined
+            : { sink: registrySink(group, this.id, this.#batchMax, heartbeatIntervalMs, () => ({ concurrency: this.#concurrency, quiet: this.#scheduler?.settledQuiet ?? this.#quiet }), (receipt) => orders.stored(receipt)), intervalMs: heartbeatIntervalMs },
         // At the heartbeat's cadence (5 s when heartbeats are off), nothing per job.
         history: group.options.metricsHistory ? historySink(group, heartbeatIntervalMs === 0 ? 5_000 : heartbeatIntervalMs) : undefined,
         // Hears when a delayed job added meanwhile comes due, so that a waiting worker starts it on time.
@@ -339,6 +226,57 @@ export class Worker<P> extends EventEmitter<WorkerEventMap> {
       return new JobsError(failure.code, `the worker of queue ${this.queue} is not ready after ${timeoutMs} ms (readyTimeoutMs): ${failure.message}`, { field: failure.field ?? 'readyTimeoutMs' });
     }
     return new TimeoutError(`the start of the worker of queue ${this.queue} (readyTimeoutMs)`, timeoutMs, 'readyTimeoutMs');
+  }
+
+  /** Jobs run at once at most, now: the `concurrency` option, or what {@link setConcurrency} (or a scale order) set since. */
+  get concurrency(): number {
+    return this.#concurrency;
+  }
+
+  /** True while the worker claims nothing (see {@link quiet}). */
+  get isQuiet(): boolean {
+    return this.#quiet;
+  }
+
+  /**
+   * Stops claiming, for a deploy or a drain: no new claim, nor any with a completion, until
+   * {@link resumeClaiming}. The jobs it runs (and those claimed and waiting for a slot) finish,
+   * their leases are renewed, heartbeats go on, and the registry (`queue.workers()`, `jobsctl
+   * workers`) says `quiet: true` once no claim is in flight. Resolves then: from then on no job
+   * comes to this worker. `queue.quietWorkers()` and `jobsctl quiet` do the same from anywhere.
+   * Calling it again, or on a closing or closed worker, does nothing more; on a worker not run
+   * yet, it starts quiet.
+   */
+  async quiet(): Promise<void> {
+    if (!this.#quiet) this.#log.info({}, 'worker quiet: it claims no new jobs');
+    this.#quiet = true;
+    await this.#scheduler?.quiet();
+  }
+
+  /** Claims again after {@link quiet} (or a quiet order). Does nothing on a worker that is not quiet, closing or closed. */
+  resumeClaiming(): void {
+    if (this.#quiet) this.#log.info({}, 'worker claims again');
+    this.#quiet = false;
+    this.#scheduler?.resume();
+  }
+
+  /**
+   * Changes how many jobs the worker runs at once, while it runs: with more, the new slots claim
+   * at once; with fewer, running jobs finish (none is aborted) and it claims again only below the
+   * new number. `queue.scaleWorkers()` and `jobsctl scale` do the same from anywhere. A whole
+   * number from 1 to 10,000, and no less than its largest batch `size` (a batch takes that many
+   * slots); anything else throws `JOBS_INVALID_ARGUMENT` (field `concurrency`), changing nothing.
+   * On a closing or closed worker it changes nothing that matters.
+   */
+  setConcurrency(concurrency: number): void {
+    assertWholeNumber('concurrency', concurrency, 1, 10_000);
+    if (concurrency < this.#batchMax) {
+      throw new InvalidArgumentError('concurrency', `a batch of ${this.#batchMax} takes ${this.#batchMax} of the worker's slots: give it a concurrency of ${this.#batchMax} at least, or lower the batch size`);
+    }
+    if (concurrency === this.#concurrency) return;
+    this.#concurrency = concurrency;
+    this.#log.info({ concurrency }, 'worker concurrency changed');
+    this.#scheduler?.setConcurrency(concurrency);
   }
 
   /** How many jobs it holds now: running, or gathered into a batch (see `handlers`). */

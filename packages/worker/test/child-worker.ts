@@ -10,12 +10,14 @@ export interface ChildWorker {
   output(): string;
   /** Resolves when the output contains `text`. */
   waitForOutput(text: string | RegExp, timeoutMs?: number): Promise<string>;
+  /** Writes `line` to its stdin (the fixture's gated jobs read "release <id>" there: start it with GATED=1). */
+  send(line: string): void;
   exited: Promise<number | null>;
 }
 
 /** Starts the fixture worker with `env` (REDIS_URL, QUEUE, VISIBILITY_MS...). */
 export async function startChildWorker(env: Record<string, string>): Promise<ChildWorker> {
-  const child = spawn(process.execPath, [script], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [script], { env: { ...process.env, ...env }, stdio: [env.GATED === '1' ? 'pipe' : 'ignore', 'pipe', 'pipe'] });
   let out = '';
   child.stdout?.on('data', (chunk: Buffer) => (out += chunk.toString()));
   child.stderr?.on('data', (chunk: Buffer) => (out += chunk.toString()));
@@ -24,6 +26,7 @@ export async function startChildWorker(env: Record<string, string>): Promise<Chi
     process: child,
     output: () => out,
     exited,
+    send: (line) => void child.stdin?.write(`${line}\n`),
     waitForOutput: (text, timeoutMs = 10_000) =>
       waitFor(() => {
         const match = typeof text === 'string' ? out.includes(text) && text : text.exec(out)?.[0];

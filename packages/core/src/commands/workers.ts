@@ -1,6 +1,7 @@
 import { heartbeatScript } from '../generated/heartbeat.ts';
 import { workerLeaveScript } from '../generated/worker-leave.ts';
 import { workersScript } from '../generated/workers.ts';
+import { parseStoredOrder } from '../control-order.ts';
 import { pairsToObject } from '../job-record.ts';
 import { assertWorkerId } from '../keys.ts';
 import { assertWholeNumber } from '../whole-number.ts';
@@ -27,8 +28,10 @@ export interface WorkerInfo {
   readonly version: string;
   /** The kinds it has handlers for. */
   readonly kinds: readonly string[];
-  /** Jobs it runs at once at most. */
+  /** Jobs it runs at once at most, now (changed by `worker.setConcurrency` or {@link Queue.scaleWorkers}). */
   readonly concurrency: number;
+  /** It claims no new jobs (see `worker.quiet` and {@link Queue.quietWorkers}); its running jobs go on. */
+  readonly quiet: boolean;
   /** The ids of the jobs it was running at its last heartbeat (the first 100 of them). */
   readonly running: readonly string[];
   /** How many jobs it was running at its last heartbeat (may exceed `running.length`). */
@@ -43,6 +46,10 @@ export interface WorkerInfo {
 
 /** What a worker says of itself in a heartbeat (see {@link sendHeartbeat}). */
 export interface WorkerHeartbeat extends Pick<WorkerInfo, 'id' | 'host' | 'pid' | 'version' | 'kinds' | 'concurrency'> {
+  /** Whether it claims no new jobs now (default false). */
+  readonly quiet?: boolean | undefined;
+  /** Its largest batch size (default 0: no batch kinds): a scale below it is refused (see {@link Queue.scaleWorkers}). */
+  readonly batchMax?: number | undefined;
   /** The ids of the jobs it runs now (all of them: the heartbeat keeps the first {@link RUNNING_IDS_MAX}). */
   readonly running: readonly string[];
   /** How long it counts as alive without another heartbeat (ms). */
@@ -51,10 +58,21 @@ export interface WorkerHeartbeat extends Pick<WorkerInfo, 'id' | 'host' | 'pid' 
   readonly startedAtMs?: number | undefined;
 }
 
-/** What a heartbeat's reply says: Redis time, and until when the worker counts as alive. */
+/** A stored order (see {@link Queue.quietWorkers}), numbered so that the worker obeys each once. */
+export interface StoredOrder {
+  readonly seq: number;
+  /** For a quiet order 1 (quiet) or 0 (resume); for a scale order the concurrency. */
+  readonly value: number;
+}
+
+/** What a heartbeat's reply says: Redis time, until when the worker counts as alive, and the orders stored for it. */
 export interface HeartbeatReceipt {
   readonly nowMs: number;
   readonly aliveUntilMs: number;
+  /** The last quiet or resume order stored for the worker, if any. */
+  readonly quietOrder: StoredOrder | undefined;
+  /** The last scale order stored for the worker, if any. */
+  readonly scaleOrder: StoredOrder | undefined;
 }
 
 /** See {@link Queue.workers}: from the context that holds the registry (partition 0's). */
@@ -74,6 +92,7 @@ function parseWorker(entry: readonly string[]): WorkerInfo {
     version: f.version ?? '',
     kinds: jsonStrings(f.kinds),
     concurrency: Number(f.concurrency ?? 0),
+    quiet: f.quiet === '1',
     running: jsonStrings(f.running),
     runningCount: Number(f.running_count ?? 0),
     startedAtMs: Number(f.started_at_ms ?? 0),
@@ -107,6 +126,8 @@ export async function sendHeartbeat<P>(ctx: QueueContext<P>, beat: WorkerHeartbe
     'version', beat.version,
     'kinds', JSON.stringify(beat.kinds),
     'concurrency', String(beat.concurrency),
+    'batch_max', String(beat.batchMax ?? 0),
+    'quiet', beat.quiet ? '1' : '0',
     'running', JSON.stringify(running),
     'running_count', String(beat.running.length),
   ];
@@ -114,8 +135,8 @@ export async function sendHeartbeat<P>(ctx: QueueContext<P>, beat: WorkerHeartbe
     { workers: ctx.keys.workers, worker: ctx.keys.worker(beat.id) },
     { prefix: ctx.keys.prefix, id: beat.id, ttlMs, startedAtMs: beat.startedAtMs ?? '', fields },
   );
-  const [nowMs, aliveUntilMs] = await ctx.scripts.run(heartbeatScript, argv, false);
-  return { nowMs: Number(nowMs), aliveUntilMs: Number(aliveUntilMs) };
+  const [nowMs, aliveUntilMs, quietOrder, scaleOrder] = await ctx.scripts.run(heartbeatScript, argv, false);
+  return { nowMs: Number(nowMs), aliveUntilMs: Number(aliveUntilMs), quietOrder: parseStoredOrder(quietOrder ?? ''), scaleOrder: parseStoredOrder(scaleOrder ?? '') };
 }
 
 /** Takes worker `id` out of the registry of `ctx`'s queue at once. True when it was registered; safe to send again. */

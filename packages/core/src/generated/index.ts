@@ -38,6 +38,7 @@ import { scheduleUpsertScript } from './schedule-upsert.ts';
 import { setLimitsScript } from './set-limits.ts';
 import { snoozeScript } from './snooze.ts';
 import { statsScript } from './stats.ts';
+import { tellWorkersScript } from './tell-workers.ts';
 import { tidyScript } from './tidy.ts';
 import { timelineScript } from './timeline.ts';
 import { unparkScript } from './unpark.ts';
@@ -87,6 +88,7 @@ export const SCRIPTS = {
   'set-limits': setLimitsScript,
   'snooze': snoozeScript,
   'stats': statsScript,
+  'tell-workers': tellWorkersScript,
   'tidy': tidyScript,
   'timeline': timelineScript,
   'unpark': unparkScript,

@@ -12,6 +12,7 @@ import type { FunctionsCommand } from './run-functions.ts';
 import { parseDuration, type HistoryCommand } from './run-history.ts';
 import type { SchedulesCommand } from './run-schedules.ts';
 import type { WorkersCommand } from './run-workers.ts';
+import { addWorkerOrderCommands, type WorkerOrderCommand } from './run-worker-orders.ts';
 import type { BatchesCommand } from './run-batches.ts';
 import type { DedupeCommand } from './run-dedupe.ts';
 import { addSchedulesCommands } from './schedules-program.ts';
@@ -37,6 +38,7 @@ export type AdminCommand =
   | PauseCommand
   | SchedulesCommand
   | WorkersCommand
+  | WorkerOrderCommand
   | BatchesCommand
   | DedupeCommand;
 
@@ -277,7 +279,7 @@ queue (or already paused), or, with --kinds, one your code defines.`,
 
   program
     .command('workers')
-    .description("a queue's live workers, from their heartbeats: host, pid, version, kinds, jobs running, started, last seen")
+    .description("a queue's live workers, from their heartbeats: host, pid, version, kinds, jobs running of its concurrency, quiet, started, last seen")
     .addOption(queueOption())
     .addHelpText(
       'after',
@@ -291,6 +293,7 @@ works on a cluster and under the queue's ACL user. --json gives every running jo
 100 of each worker, with runningCount) and the times in epoch ms.`,
     )
     .action((flags: { queue?: string }, command: Command) => take({ name: 'workers', queue: needQueue('workers', flags.queue) }, globals(command)));
+  addWorkerOrderCommands(program, { take, needQueue, globals });
 
   program
     .command('batches')

@@ -13,6 +13,7 @@ import { runFunctionsCommand } from './run-functions.ts';
 import { runHistoryCommand } from './run-history.ts';
 import { runSchedulesCommand } from './run-schedules.ts';
 import { runWorkersCommand } from './run-workers.ts';
+import { runWorkerOrderCommand } from './run-worker-orders.ts';
 import { runBatchesCommand } from './run-batches.ts';
 import { runDedupeCommand } from './run-dedupe.ts';
 import { whyText } from '@jobs/core/internal';
@@ -178,6 +179,10 @@ export async function runAdminCommand(command: Exclude<AdminCommand, { name: 'ex
       return runSchedulesCommand(command, client);
     case 'workers':
       return runWorkersCommand(command, client);
+    case 'quiet':
+    case 'resume-workers':
+    case 'scale':
+      return runWorkerOrderCommand(command, client);
     case 'batches':
       return runBatchesCommand(command, client);
     case 'dedupe':

@@ -79,6 +79,13 @@ export function cliAuditRecord(command: AdminCommand, result: AdminResult, label
       return { ...who, action: 'priority', target: { id: command.id }, count: json.changed === true ? 1 : 0, ...failed };
     case 'remove':
       return { ...who, action: 'delete', target: { id: command.id }, count: json.removed === true ? 1 : 0, ...failed };
+    case 'quiet':
+    case 'resume-workers':
+    case 'scale': {
+      // The count is the workers told; a worker named is the target.
+      const action = command.name === 'scale' ? `scale-workers:${String(command.concurrency)}` : command.name === 'quiet' ? 'quiet-workers' : 'resume-workers';
+      return { ...who, action, ...(command.worker !== undefined && { target: { id: command.worker } }), count: Array.isArray(json.told) ? json.told.length : 0, ...failed };
+    }
     default:
       return undefined;
   }
@@ -90,7 +97,7 @@ export async function trailFor(command: AdminCommand, client: RedisClient): Prom
   return openNamed(client, command.queue);
 }
 
-const ACTING: ReadonlySet<string> = new Set(['retry', 'retry-all', 'cancel', 'purge', 'pause', 'resume', 'promote', 'priority', 'remove']);
+const ACTING: ReadonlySet<string> = new Set(['retry', 'retry-all', 'cancel', 'purge', 'pause', 'resume', 'promote', 'priority', 'remove', 'quiet', 'resume-workers', 'scale']);
 
 /**
  * Records an acting command in its queue's audit trail (after it ran, so a purge's entry

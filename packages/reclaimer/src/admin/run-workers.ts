@@ -32,13 +32,14 @@ function row(worker: WorkerInfo): string[] {
     cell(worker.version) || '-',
     worker.kinds.map(cell).join(', ') || '-',
     `${worker.runningCount}/${worker.concurrency}`,
+    worker.quiet ? 'yes' : 'no',
     jobsCell(worker),
     new Date(worker.startedAtMs).toISOString(),
     new Date(worker.lastSeenMs).toISOString(),
   ];
 }
 
-const HEADERS = ['ID', 'HOST', 'PID', 'VERSION', 'KINDS', 'RUNNING', 'JOBS', 'STARTED', 'LAST SEEN'];
+const HEADERS = ['ID', 'HOST', 'PID', 'VERSION', 'KINDS', 'RUNNING', 'QUIET', 'JOBS', 'STARTED', 'LAST SEEN'];
 
 /** Lists the live workers of the queue (a partitioned queue's, from partition 0's registry). */
 export async function runWorkersCommand(command: WorkersCommand, client: RedisClient): Promise<AdminResult> {

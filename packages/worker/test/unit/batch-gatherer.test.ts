@@ -11,7 +11,7 @@ interface Item {
 /** One or more gatherers on a fake clock, sharing `concurrency` slots, and the batches they ran. */
 function gatherers(concurrency: number, limits: Record<string, BatchLimits>) {
   const clock = new FakeClock();
-  const pool = new BatchGatherers<Item>(concurrency);
+  const pool = new BatchGatherers<Item>(() => concurrency);
   const ran: { kind: string; ids: string[] }[] = [];
   for (const [kind, kindLimits] of Object.entries(limits)) {
     pool.set(kind, new BatchGatherer<Item>(kindLimits, clock, pool, (items) => ran.push({ kind, ids: items.map((item) => item.id) }), (item) => item.gone));
