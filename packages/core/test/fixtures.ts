@@ -1,6 +1,6 @@
 import { redisNodes, waitFor, type TestRedis } from '@jobs/testing';
 import { expect } from 'vitest';
-import { defineKinds, Queue, type JobWhy, type PayloadTypesOf, type QueueOptions, type RedisClient, type WhyReason, type WhyReasonCode } from '../src/index.ts';
+import { defineKinds, Queue, type JobWhy, type Partition, type PayloadTypesOf, type QueueOptions, type RedisClient, type WhyReason, type WhyReasonCode } from '../src/index.ts';
 
 /** The demo's four kinds, with real schemas. */
 export const kinds = defineKinds({
@@ -58,4 +58,9 @@ export function reason<C extends WhyReasonCode>(answer: JobWhy | null, code: C):
   const found = answer?.reasons.find((r) => r.code === code);
   expect(found, `${code} in ${JSON.stringify(answer)}`).toBeDefined();
   return found as Extract<WhyReason, { code: C }>;
+}
+
+/** The partition of a plain queue: where the worker's verbs (snooze, checkpoint, handOff) live. */
+export function soleOf<P>(queue: { partitions: readonly Partition<P>[] }): Partition<P> {
+  return queue.partitions[0] as Partition<P>;
 }

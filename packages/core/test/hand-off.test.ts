@@ -1,13 +1,9 @@
 import { redisTest as test } from '@jobs/testing';
 import { describe, expect } from 'vitest';
-import { queueKeys, type ClaimedJob, type Partition } from '../src/index.ts';
-import { openQueue } from './fixtures.ts';
+import { queueKeys, type ClaimedJob } from '../src/index.ts';
+import { openQueue, soleOf } from './fixtures.ts';
 
 const mail = { recipient: 'a@example.com' };
-
-function soleOf<P>(queue: { partitions: readonly Partition<P>[] }): Partition<P> {
-  return queue.partitions[0] as Partition<P>;
-}
 
 describe('handing back a job of an unknown kind', () => {
   test('waits a second for a live worker that knows the kind, without spending an attempt; a resend changes nothing', async ({ redis, queueName }) => {

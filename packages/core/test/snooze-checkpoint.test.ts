@@ -1,14 +1,9 @@
 import { redisTest as test } from '@jobs/testing';
 import { describe, expect } from 'vitest';
-import { isJobsError, queueKeys, type ClaimedJob, type Partition } from '../src/index.ts';
-import { openQueue } from './fixtures.ts';
+import { isJobsError, queueKeys, type ClaimedJob } from '../src/index.ts';
+import { openQueue, soleOf } from './fixtures.ts';
 
 const mail = { recipient: 'a@example.com' };
-
-/** The partition of a plain queue: where the worker's verbs live. */
-function soleOf<P>(queue: { partitions: readonly Partition<P>[] }): Partition<P> {
-  return queue.partitions[0] as Partition<P>;
-}
 
 describe('snooze', () => {
   test('puts a running job back to wait without spending its attempt, counted and logged, and a resend changes nothing', async ({ redis, queueName }) => {

@@ -119,15 +119,20 @@ export class Execution {
     this.abort(new JobCancelledError(this.job.id));
   }
 
-  /** Renews the lease now for `ms`, and for that long from then on (see `JobContext.extendLease`). */
-  async extendLease(ms = this.leaseMs): Promise<void> {
+  /** Awaits a fenced call; a claim it finds lost or cancelled stops the attempt as a renewal would. */
+  async #fenced<T>(call: Promise<T>): Promise<T> {
     try {
-      await this.lane.queue.extendLease(this.job, ms);
+      return await call;
     } catch (error) {
       if (isJobsError(error, 'JOBS_LOST_CLAIM')) this.onLeaseLost();
       else if (isJobsError(error, 'JOBS_CANCELLED')) this.onCancelled();
       throw error;
     }
+  }
+
+  /** Renews the lease now for `ms`, and for that long from then on (see `JobContext.extendLease`). */
+  async extendLease(ms = this.leaseMs): Promise<void> {
+    await this.#fenced(this.lane.queue.extendLease(this.job, ms));
     this.leaseMs = ms;
     this.lane.leases.setLeaseMs(this.job, ms);
   }
@@ -138,13 +143,7 @@ export class Execution {
    * the handler returns afterwards.
    */
   async snooze(ms: number): Promise<void> {
-    try {
-      await this.lane.queue.snooze(this.job, ms);
-    } catch (error) {
-      if (isJobsError(error, 'JOBS_LOST_CLAIM')) this.onLeaseLost();
-      else if (isJobsError(error, 'JOBS_CANCELLED')) this.onCancelled();
-      throw error;
-    }
+    await this.#fenced(this.lane.queue.snooze(this.job, ms));
     this.snoozedMs = ms;
     this.lane.leases.remove(this.job);
     this.abort(new JobsError(JOBS_ERROR_CODES.SNOOZED, `job ${this.job.id} was snoozed for ${ms} ms: this attempt is over and is not counted`));
@@ -152,13 +151,7 @@ export class Execution {
 
   /** Stores the job's checkpoint, fenced by this claim (see `JobContext.checkpoint`). */
   async checkpoint(state: unknown): Promise<void> {
-    try {
-      await this.lane.queue.checkpoint(this.job, state);
-    } catch (error) {
-      if (isJobsError(error, 'JOBS_LOST_CLAIM')) this.onLeaseLost();
-      else if (isJobsError(error, 'JOBS_CANCELLED')) this.onCancelled();
-      throw error;
-    }
+    await this.#fenced(this.lane.queue.checkpoint(this.job, state));
   }
 
   /**
