@@ -21,6 +21,7 @@
 ]]
 --@include lib/now.lua
 --@include lib/live-workers.lua
+--@include lib/due-notice.lua
 
 local prefix, op, concurrency, only = ARGV[1], ARGV[3], ARGV[4], ARGV[5]
 local now = now_ms()
@@ -57,7 +58,8 @@ for _, id in ipairs(live) do
   else
     redis.call('HSET', hash, 'quiet_order', seq .. ':' .. (op == 'quiet' and '1' or '0'))
   end
-  redis.call('PUBLISH', ARGV[2], cjson.encode(message))
+  -- Unheard (a user whose ACL rules predate the channel), it is obeyed at the next heartbeat.
+  publish_courtesy(ARGV[2], cjson.encode(message))
   out[#out + 1] = id
 end
 return out
