@@ -1,4 +1,4 @@
-import { isJobsError, Queue } from '@jobs/core';
+import { isJobsError } from '@jobs/core';
 import { createProducer } from '@jobs/producer';
 import { redisTest as test, waitFor } from '@jobs/testing';
 import { describe, expect } from 'vitest';
@@ -19,17 +19,15 @@ describe('a rolling deploy: a job of a kind the worker does not know', () => {
     await waitFor(async () => (await producer.stats()).handedOffTotal > 0 || undefined, { what: 'the old worker to hand the job back' });
     const waiting = await producer.getJob(id);
     expect([waiting?.status, waiting?.attempts]).toEqual(['delayed', 0]);
+    // The new deploy's worker starts and the old one leaves, as a rolling deploy goes.
     const fresh = createWorker({ redis, queue: queueName, kinds: newKinds, handlers: { email: () => 'new', invoice: (_payload, ctx) => ({ attempt: ctx.attempt }) } });
     await fresh.ready();
-    // The old worker counts the registry's workers: the fresh one must have heartbeated first.
-    const registry = new Queue({ redis, queue: queueName, kinds: newKinds });
-    await waitFor(async () => (await registry.workers()).some((worker) => worker.kinds.includes('invoice')) || undefined, { what: 'the fresh worker in the registry' });
-    await registry.close();
+    await old.close();
     // Skip the rest of its wait (up to 10 s with no worker for the kind alive when it was handed back).
     await producer.promote(id);
     expect(await producer.waitForResult(id, { timeoutMs: 15_000 })).toEqual({ attempt: 1 });
     expect(failed).toEqual([]);
-    await Promise.all([old.close(), fresh.close(), producer.close()]);
+    await Promise.all([fresh.close(), producer.close()]);
   });
 
   test('fails with JOBS_UNKNOWN_KIND once no worker has known the kind for the grace', async ({ redis, queueName }) => {
