@@ -101,8 +101,8 @@ export interface QueueKeys {
   readonly wake: string;
   /**
    * The pub/sub channel (not a key) on which the queue's workers hear orders (see
-   * `ControlMessage`): a running job was cancelled. A lost message is made up for by the next
-   * lease renewal's reply.
+   * `ControlOrder`): a running job was cancelled, a worker is to go quiet, resume or scale. A
+   * lost message is made up for by the next lease renewal's reply, or the next heartbeat's.
    */
   readonly control: string;
   /** `queue:{NAME}:job:`, to which a job id is appended. */

@@ -24,7 +24,7 @@ export class ControlOrders {
       .then(
         () => undefined,
         (error: unknown) => {
-          if (!this.#closed) onError(error, 'could not subscribe to the control channel: a running job cancelled is stopped at its next lease renewal instead');
+          if (!this.#closed) onError(error, 'could not subscribe to the control channel: a running job cancelled is stopped at its next lease renewal, and a quiet, resume or scale order obeyed at the next heartbeat, instead');
         },
       );
   }
