@@ -7,7 +7,8 @@ import type { WorkerContext } from './worker-context.ts';
 /**
  * Records how each job ended, then frees its slot: a result goes to its lane's completion batch
  * (which claims the next jobs with it), an error to a retry or the dead letters, a lost claim to
- * a `lost` event, a job cancelled while it ran to a `cancelled` event. A job handed back at shutdown is no longer ours to report.
+ * a `lost` event, a job cancelled while it ran to a `cancelled` event, a snoozed one to a
+ * `snoozed` event. A job handed back at shutdown is no longer ours to report.
  */
 export class OutcomeReporter {
   readonly #context: WorkerContext;
