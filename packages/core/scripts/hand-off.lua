@@ -44,7 +44,7 @@
 --@include lib/remove-from-list.lua
 --@include lib/holds-claim.lua
 --@include lib/events.lua
---@include lib/due-notice.lua
+--@include lib/wait-again.lua
 --@include lib/free-slots.lua
 --@include lib/log-event.lua
 --@include lib/job-trail.lua
@@ -92,19 +92,12 @@ local wait = HAND_OFF_MS
 if live == 0 then wait = math.max(HAND_OFF_MS, math.min(ORPHAN_WAIT_MS, since + grace - now)) end
 local due = now + wait
 record_attempt(key, tonumber(ARGV[11]), ARGV[10], now, 'released', '', wait / 1000)
-local attempts = tonumber(h[1])
-if attempts and attempts >= 1 then redis.call('HSET', key, 'attempts', int_text(attempts - 1)) end
-redis.call('HSET', key, 'status', 'delayed', 'run_at_ms', int_text(due), 'claim_token', '', 'claimed_at_ms', '0',
-  'handed_off_claim_token', token)
 if live == 0 then
   redis.call('HSET', key, 'unhandled_since_ms', int_text(since))
 else
   redis.call('HDEL', key, 'unhandled_since_ms')
 end
-redis.call('HDEL', key, 'lease_expires_at_ms', 'first_claimed_at_ms', 'first_claim_token')
-redis.call('ZADD', KEYS[3], due, id)
-notice_due(KEYS[3], ARGV[8], due, now)
+wait_again({ delayed = KEYS[3], wake = ARGV[8], channel = ARGV[7] }, key, id, token, h[1], 'handed_off_claim_token', due, now)
 redis.call('HINCRBY', KEYS[5], 'handed_off_total', 1)
-publish_event(ARGV[7], id, 'delayed')
 log_event(log, id, 'handed-off', nil, ARGV[10], '')
 return { HAND_OFF_DELAYED, wait, live }

@@ -32,8 +32,7 @@
 --@include lib/now.lua
 --@include lib/remove-from-list.lua
 --@include lib/holds-claim.lua
---@include lib/events.lua
---@include lib/due-notice.lua
+--@include lib/wait-again.lua
 --@include lib/free-slots.lua
 --@include lib/log-event.lua
 --@include lib/job-trail.lua
@@ -51,15 +50,12 @@ redis.call('ZREM', KEYS[4], id)
 load_job_trail()
 record_attempt(key, tonumber(ARGV[10]), ARGV[9], now, 'snoozed', '', tonumber(ARGV[3]) / 1000)
 local h = redis.call('HMGET', key, 'attempts', 'slots')
-local attempts = tonumber(h[1])
-if attempts and attempts >= 1 then redis.call('HSET', key, 'attempts', int_text(attempts - 1)) end
-redis.call('HSET', key, 'status', 'delayed', 'run_at_ms', int_text(due), 'claim_token', '', 'claimed_at_ms', '0',
-  'snoozed_claim_token', token, 'snoozed_at_ms', int_text(now))
-redis.call('HDEL', key, 'lease_expires_at_ms', 'first_claimed_at_ms', 'first_claim_token', 'slots')
-if h[2] then load_free_slots(); free_slots({ prefix = ARGV[4], job_prefix = ARGV[5], pending = KEYS[7] }, id, h[2]) end
-redis.call('ZADD', KEYS[3], due, id)
-notice_due(KEYS[3], ARGV[7], due, now)
+if h[2] then
+  redis.call('HDEL', key, 'slots')
+  load_free_slots(); free_slots({ prefix = ARGV[4], job_prefix = ARGV[5], pending = KEYS[7] }, id, h[2])
+end
+redis.call('HSET', key, 'snoozed_at_ms', int_text(now))
+wait_again({ delayed = KEYS[3], wake = ARGV[7], channel = ARGV[6] }, key, id, token, h[1], 'snoozed_claim_token', due, now)
 redis.call('HINCRBY', KEYS[5], 'snoozed_total', 1)
-publish_event(ARGV[6], id, 'delayed')
 log_event(open_log(KEYS[6], ARGV[8], ARGV[5]), id, 'snoozed', nil, ARGV[9], '')
 return CLAIM_DONE

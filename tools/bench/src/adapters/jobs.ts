@@ -2,7 +2,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createProducer, defineKinds } from '@jobs/producer';
-import { createWorker, type Worker } from '@jobs/worker';
+import { createWorker, type HandlerMap, type PayloadTypesOf, type Worker } from '@jobs/worker';
 import type { AdapterFactory, BenchPayload } from '../adapter.ts';
 
 const kinds = defineKinds({
@@ -21,6 +21,24 @@ function isolatedNoop(): string {
 export const jobsAdapter: AdapterFactory = async (redisUrl, queue) => {
   const producer = createProducer({ redis: redisUrl, queue, kinds });
   const workers: Worker<unknown>[] = [];
+  /** Starts a worker with `handlers`, kept by count alone, no sweeps, ready before the first job. */
+  const start = async (concurrency: number, handlers: HandlerMap<PayloadTypesOf<typeof kinds>>, onDone: (payload: BenchPayload) => void): Promise<void> => {
+    const worker = createWorker({
+      redis: redisUrl,
+      queue,
+      kinds,
+      concurrency,
+      completedHistory: 1_000,
+      // Kept by count alone, like BullMQ's removeOnComplete: 1000 (no age limit as well).
+      completedTtlSeconds: 0,
+      reclaimIntervalMs: 0,
+      handlers,
+    });
+    worker.on('completed', ({ job }) => onDone(job.payload as BenchPayload));
+    // As the other adapters wait for theirs: the first jobs must not wait for the worker's start-up.
+    await worker.ready();
+    workers.push(worker as Worker<unknown>);
+  };
   return {
     name: '@jobs',
     guarantees: 'payload validated against a JSON schema; atomic claim with fencing token and lease (renewed); fenced complete; retries with backoff; counters; completed history capped at 1000, hashes deleted as they leave it, no TTL (as BullMQ\'s removeOnComplete: 1000); events published when someone listens',
@@ -30,43 +48,18 @@ export const jobsAdapter: AdapterFactory = async (redisUrl, queue) => {
     enqueueBulk: async (payloads) => {
       await producer.enqueueMany(payloads.map((payload) => ({ kind: 'bench' as const, payload })));
     },
-    startWorkers: async (concurrency, onStart, onDone) => {
-      const worker = createWorker({
-        redis: redisUrl,
-        queue,
-        kinds,
+    startWorkers: (concurrency, onStart, onDone) =>
+      start(
         concurrency,
-        completedHistory: 1_000,
-        // Kept by count alone, like BullMQ's removeOnComplete: 1000 (no age limit as well).
-        completedTtlSeconds: 0,
-        reclaimIntervalMs: 0,
-        handlers: {
+        {
           bench: (payload) => {
             onStart(payload);
             return null;
           },
         },
-      });
-      worker.on('completed', ({ job }) => onDone(job.payload as BenchPayload));
-      // As the other adapters wait for theirs: the first jobs must not wait for the worker's start-up.
-      await worker.ready();
-      workers.push(worker as Worker<unknown>);
-    },
-    startIsolatedWorkers: async (concurrency, onDone) => {
-      const worker = createWorker({
-        redis: redisUrl,
-        queue,
-        kinds,
-        concurrency,
-        completedHistory: 1_000,
-        completedTtlSeconds: 0,
-        reclaimIntervalMs: 0,
-        handlers: { bench: { isolate: 'thread', module: isolatedNoop(), pool: concurrency } },
-      });
-      worker.on('completed', ({ job }) => onDone(job.payload as BenchPayload));
-      await worker.ready();
-      workers.push(worker as Worker<unknown>);
-    },
+        onDone,
+      ),
+    startIsolatedWorkers: (concurrency, onDone) => start(concurrency, { bench: { isolate: 'thread', module: isolatedNoop(), pool: concurrency } }, onDone),
     close: async () => {
       await Promise.all(workers.map((worker) => worker.close({ graceMs: 1_000 })));
       await producer.close();
