@@ -275,3 +275,40 @@ describe('an admin operation whose caller dies halfway leaves every job counted,
     await expect(direct.unparkFreed({ bacth: 5 } as never)).rejects.toMatchObject({ code: 'JOBS_INVALID_ARGUMENT', field: 'options.bacth' });
   });
 });
+
+describe('the running-job verbs whose reply is lost change nothing more when resent', () => {
+  test('a cancel of a running job (its resend says cancelled), a snooze, a hand-off (its resend says repeated) and a checkpoint, each run twice, move the job once', async ({ proxied, viaProxy, direct }) => {
+    const sole = viaProxy.partitions[0] as NonNullable<(typeof viaProxy.partitions)[0]>;
+    // Each verb once first, so that through EVALSHA the dropped reply is the script's, not a NOSCRIPT.
+    for (let n = 0; n < 4; n++) await direct.enqueue('email', mail(10 + n));
+    const warm = await viaProxy.claim({ max: 4 });
+    await viaProxy.cancel(warm[0]?.id as string);
+    await sole.snooze(warm[1] as NonNullable<(typeof warm)[1]>, 60_000);
+    await sole.handOff(warm[2] as NonNullable<(typeof warm)[2]>, 'email', 60_000, 1, []);
+    await sole.checkpoint(warm[3] as NonNullable<(typeof warm)[3]>, { page: 1 });
+    const [cancelled, snoozed, handed, saved] = [await direct.enqueue('email', mail(1)), await direct.enqueue('email', mail(2)), await direct.enqueue('email', mail(3)), await direct.enqueue('email', mail(4))];
+    const jobs = new Map((await viaProxy.claim({ max: 4 })).map((job) => [job.id, job]));
+    const job = (id: string) => jobs.get(id) as NonNullable<ReturnType<typeof jobs.get>>;
+
+    let dropped = proxied.proxy.dropAfterReply(isScriptCall);
+    expect(await retried(() => viaProxy.cancel(cancelled))).toMatchObject({ cancelled: false, status: 'cancelled' });
+    await dropped;
+    dropped = proxied.proxy.dropAfterReply(isScriptCall);
+    await retried(() => sole.snooze(job(snoozed), 60_000));
+    await dropped;
+    dropped = proxied.proxy.dropAfterReply(isScriptCall);
+    expect(await retried(() => sole.handOff(job(handed), 'email', 60_000, 1, []))).toEqual({ outcome: 'repeated' });
+    await dropped;
+    dropped = proxied.proxy.dropAfterReply(isScriptCall);
+    await retried(() => sole.checkpoint(job(saved), { page: 2 }));
+    await dropped;
+
+    const stats = await direct.stats();
+    // One of each from the warm-up, one from the call run twice.
+    expect([stats.cancelledTotal, stats.snoozedTotal, stats.handedOffTotal]).toEqual([2, 2, 2]);
+    expect([stats.processingDepth, stats.delayedDepth]).toEqual([2, 4]);
+    expect(await Promise.all([cancelled, snoozed, handed, saved].map(async (id) => (await direct.getJob(id))?.status))).toEqual(['cancelled', 'delayed', 'delayed', 'processing']);
+    expect((await direct.getJob(saved))?.checkpoint).toEqual({ page: 2 });
+    expect((await direct.attempts(snoozed))?.entries.map((attempt) => attempt.outcome)).toEqual(['snoozed']);
+  });
+});
