@@ -4,6 +4,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { build } from 'esbuild';
+import { Queue } from '@jobs/core';
 import { createProducer, defineKinds } from '@jobs/producer';
 import { openRedis, within } from '@jobs/testing';
 import { afterAll, beforeAll, describe, expect, inject, test, vi } from 'vitest';
@@ -413,5 +414,23 @@ describe('the bins, by name through npx', () => {
     const result = await npx(['jobsctl', '--help']);
     expect(result.code, describeResult(result)).toBe(0);
     expect(result.stdout).toContain('jobsctl');
+  });
+
+  test('npx jobsctl cancel stops a running job: its claim is void, and jobsctl stats counts it', async () => {
+    const queue = new Queue({ redis: redisUrl, queue: queueOf('bins', 'cancel'), kinds: defineKinds({ note: { schema: { type: 'object' } } }) });
+    try {
+      const id = await queue.enqueue('note', {});
+      const [job] = await queue.claim();
+      expect(job?.id).toBe(id);
+      const result = await npx(['jobsctl', 'cancel', id, '-q', queue.name]);
+      expect(result.code, describeResult(result)).toBe(0);
+      expect(result.stdout).toContain(`cancelled ${id} (it was running`);
+      expect((await queue.getJob(id))?.status).toBe('cancelled');
+      const stats = await npx(['jobsctl', 'stats', '-q', queue.name, '--json']);
+      expect(stats.code, describeResult(stats)).toBe(0);
+      expect(stats.stdout).toMatch(/"cancelledTotal":\s*1/);
+    } finally {
+      await queue.close();
+    }
   });
 });
