@@ -41,6 +41,7 @@ export interface JobRecord {
   readonly claimedAtMs: number | undefined;
   /** When its lease was last renewed, if it was (the hash's `claimed_at_ms` then). */
   readonly leaseRenewedAtMs: number | undefined;
+  /** While it runs: when its lease expires (undefined in every other state). */
   readonly leaseExpiresAtMs: number | undefined;
   readonly runAtMs: number | undefined;
   readonly completedAtMs: number | undefined;
@@ -138,7 +139,8 @@ export function parseJobRecord(id: string, fields: Record<string, string>): JobR
     visibilityMs: toNumber(fields.visibility_ms),
     enqueuedAtMs: toTime(fields.enqueued_at_ms),
     ...claimTimes(fields),
-    leaseExpiresAtMs: toTime(fields.lease_expires_at_ms),
+    // A finished job's hash may keep its last lease's deadline: a lease only while it runs.
+    leaseExpiresAtMs: fields.status === 'processing' ? toTime(fields.lease_expires_at_ms) : undefined,
     runAtMs: toTime(fields.run_at_ms),
     completedAtMs: toTime(fields.completed_at_ms),
     failedAtMs: toTime(fields.failed_at_ms),

@@ -104,11 +104,17 @@ describe('claim', () => {
     await queue.close();
   });
 
-  test('a claimed hash that carried a TTL does not expire mid-job', async ({ redis, queueName }) => {
+  // Every TTL on a job's hash is set as it finishes: a recipe client's late stamp after its own
+  // complete (the recipe's B1) leaves completed_at_ms, and its final fail leaves last_error.
+  test.for([
+    ['completed once (completed_at_ms)', { completed_at_ms: '1715441000456' }],
+    ['failed for good once (last_error)', { last_error: 'smtp timeout', last_error_at_ms: '1715441000456' }],
+  ] as const)('a claimed hash that carried a TTL, %s, does not expire mid-job', async ([, fields], { redis, queueName }) => {
     const queue = openQueue(redis, queueName);
     const id = await queue.enqueue('email', { recipient: 'a@example.com' });
+    await redis.hset(`queue:{${queueName}}:job:${id}`, fields);
     await redis.expire(`queue:{${queueName}}:job:${id}`, 300);
-    await queue.claim();
+    expect((await queue.claim()).map((job) => job.id)).toEqual([id]);
     expect(await redis.ttl(`queue:{${queueName}}:job:${id}`)).toBe(-1);
     await queue.close();
   });

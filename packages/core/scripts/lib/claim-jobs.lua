@@ -67,15 +67,16 @@ local function claim_from(c, list, wanted, admission, out)
     -- Oldest first: the rightmost id of the window.
     local reads = {}
     for i = #ids, 1, -1 do
-      -- The group (f[12]) and cost (f[13]) matter only to limits, so a queue without admission
-      -- state does not ask.
+      -- completed_at_ms (f[12]) says the hash finished once and may carry a TTL. The group
+      -- (f[13]) and cost (f[14]) matter only to limits, so a queue without admission state does
+      -- not ask.
       local f
       if c.traced then
-        f = read_hash(c.job_prefix .. ids[i], 'status', 'visibility_ms', 'attempts', 'max_attempts', 'id', 'payload', 'kind', 'enqueued_at_ms', 'last_error', 'expires_at_ms', 'priority', 'group', 'cost', 'traceparent')
+        f = read_hash(c.job_prefix .. ids[i], 'status', 'visibility_ms', 'attempts', 'max_attempts', 'id', 'payload', 'kind', 'enqueued_at_ms', 'last_error', 'expires_at_ms', 'priority', 'completed_at_ms', 'group', 'cost', 'traceparent')
       elseif admission then
-        f = read_hash(c.job_prefix .. ids[i], 'status', 'visibility_ms', 'attempts', 'max_attempts', 'id', 'payload', 'kind', 'enqueued_at_ms', 'last_error', 'expires_at_ms', 'priority', 'group', 'cost')
+        f = read_hash(c.job_prefix .. ids[i], 'status', 'visibility_ms', 'attempts', 'max_attempts', 'id', 'payload', 'kind', 'enqueued_at_ms', 'last_error', 'expires_at_ms', 'priority', 'completed_at_ms', 'group', 'cost')
       else
-        f = read_hash(c.job_prefix .. ids[i], 'status', 'visibility_ms', 'attempts', 'max_attempts', 'id', 'payload', 'kind', 'enqueued_at_ms', 'last_error', 'expires_at_ms', 'priority')
+        f = read_hash(c.job_prefix .. ids[i], 'status', 'visibility_ms', 'attempts', 'max_attempts', 'id', 'payload', 'kind', 'enqueued_at_ms', 'last_error', 'expires_at_ms', 'priority', 'completed_at_ms')
       end
       reads[#reads + 1] = f or false
     end
@@ -100,7 +101,7 @@ local function claim_from(c, list, wanted, admission, out)
         local level = tonumber(f[11])
         redis.call('RPUSH', priority_list(c.prefix, level), id)
         redis.call('ZADD', levels_set(c.prefix), level, level)
-      elseif admission and admission.lim and limits_hold(c, admission.lim, id, f[7] or payload_kind(f[6]), f[12] or nil, job_cost(f[13])) then
+      elseif admission and admission.lim and limits_hold(c, admission.lim, id, f[7] or payload_kind(f[6]), f[13] or nil, job_cost(f[14])) then
         -- Held back by a limit (see lib/limits.lua): parked, or filed in its group's list; or
         -- first in line still ('back'): it and the rest of the window go back as they were.
         if back_held(c, list, ids, #ids + 1 - n) then
@@ -128,8 +129,10 @@ local function claim_from(c, list, wanted, admission, out)
             'lease_expires_at_ms', deadline_s, 'attempts', int_text(attempts), 'max_attempts', c.max_attempts)
         end
         -- A hash that carried a TTL (left over from an earlier life) must not expire mid-job.
-        redis.call('PERSIST', key)
-        if admission and admission.lim then limits_started(c, admission.lim, id, key, token, deadline_s, f[7] or payload_kind(f[6]), f[12] or nil, job_cost(f[13])) end
+        -- Only a hash that finished once can carry one: every TTL on a job's hash is set as it
+        -- completes (completed_at_ms) or fails for good (last_error), ours or a recipe client's.
+        if f[9] or f[12] then redis.call('PERSIST', key) end
+        if admission and admission.lim then limits_started(c, admission.lim, id, key, token, deadline_s, f[7] or payload_kind(f[6]), f[13] or nil, job_cost(f[14])) end
         log_event(c.log, id, 'claimed', attempts, c.worker, '')
         moved[#moved + 1] = id
         lease_args[#lease_args + 1] = deadline_s
@@ -137,7 +140,7 @@ local function claim_from(c, list, wanted, admission, out)
         local at = #out
         out[at + 1], out[at + 2], out[at + 3], out[at + 4], out[at + 5] = id, token, attempts, f[4] or c.max_attempts, deadline
         out[at + 6], out[at + 7], out[at + 8], out[at + 9], out[at + 10] = f[6] or false, f[7] or false, f[8] or false, f[9] or false, f[11] or false
-        if c.traced then out[at + 11] = f[14] or false end
+        if c.traced then out[at + 11] = f[15] or false end
       end
     end
     if #moved > 0 then

@@ -30,6 +30,16 @@
 -- batch, which counts it (lib/batch.lua): read then, and only then.
 -- Appends per job CLAIM_DONE (completed), CLAIM_CANCELLED (cancelled while it ran) or NOT_OWNER
 -- (not the caller's to complete otherwise; nothing changed) to `out`.
+-- Deletes what a completed hash no longer holds: an earlier attempt's error (`errors`: the hash
+-- had last_error; `trail`: it may have last_error_json), the running slots it gave back.
+local function clear_fields(key, errors, slots, trail)
+  local fields = {}
+  if errors then fields[1], fields[2] = 'last_error', 'last_error_at_ms' end
+  if slots then fields[#fields + 1] = 'slots' end
+  if trail then fields[#fields + 1] = 'last_error_json' end
+  redis.call('HDEL', key, unpack(fields))
+end
+
 local function complete_jobs(ctx, argv, first, out)
   local done = {}
   -- Asking who listens takes two calls; for a lone completion, publishing outright takes one.
@@ -37,14 +47,15 @@ local function complete_jobs(ctx, argv, first, out)
   if #argv - first + 1 > 3 then channel = heard_channel(ctx.channel, ctx.only_heard) end
   -- Fenced by token first (reading each job's parent and running slots in the same call); then
   -- the jobs that hold their claim leave processing in one go.
-  local held, parents, slots, trails, voided = {}, {}, {}, {}, {}
+  local held, parents, slots, trails, errors, voided = {}, {}, {}, {}, {}, {}
   for i = first, #argv, 3 do
-    local owned, f = holds_claim(ctx.job_prefix .. argv[i], argv[i + 1], 'parent_id', 'slots', 'trail')
+    local owned, f = holds_claim(ctx.job_prefix .. argv[i], argv[i + 1], 'parent_id', 'slots', 'trail', 'last_error')
     held[#held + 1] = owned and argv[i]
     if not owned and f then voided[#held] = cancelled_claim(ctx.job_prefix .. argv[i], f[1], argv[i + 1]) end
     parents[#held] = owned and f[3]
     slots[#held] = owned and f[4]
     trails[#held] = owned and f[5]
+    errors[#held] = owned and f[6]
   end
   local removed = remove_many_from_list(ctx.processing, held)
   local keep = ctx.cap > 0 or redis.call('LLEN', ctx.completed) > 0
@@ -67,14 +78,10 @@ local function complete_jobs(ctx, argv, first, out)
       if keep then
         redis.call('HSET', key, 'status', 'completed', 'completed_at_ms', now_text, 'result', argv[i + 2],
           'claim_token', '')
-        if slots[n] then
-          redis.call('HDEL', key, 'lease_expires_at_ms', 'last_error', 'last_error_at_ms', 'slots')
-        else
-          redis.call('HDEL', key, 'lease_expires_at_ms', 'last_error', 'last_error_at_ms')
-        end
+        -- lease_expires_at_ms stays as the last lease's deadline (read as one only while processing).
+        if errors[n] or slots[n] or trails[n] then clear_fields(key, errors[n], slots[n], trails[n]) end
         if ctx.ttl > 0 then redis.call('EXPIRE', key, ttl_text) end
         if trails[n] then
-          redis.call('HDEL', key, 'last_error_json')
           load_job_trail()
           trail_keep(key, ttl_text or 0)
         end
