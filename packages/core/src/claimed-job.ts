@@ -20,74 +20,132 @@ function parsePayload(raw: string | undefined): unknown {
   }
 }
 
+/** A reply value as a number; the script sends Lua numbers as integers, hash fields as text. */
+function numberOf(value: unknown): number | undefined {
+  if (typeof value === 'number') return value;
+  return toNumber(value);
+}
+
 /**
  * A job as the claim script hands it over: the values a worker needs, read straight from the
- * reply (no second read of the hash). `fields` holds the hash fields the claim read, as they
- * are after its stamp; `visibilityMs` is the lease length this claim was given. `traced`: the
- * reply carries the traceparent too.
+ * reply (no second read of the hash). `fields`, the hash fields the claim read as they are
+ * after its stamp, is built on first read: a worker's hot path never asks for it.
  */
+class ReplyJob implements ClaimedJob {
+  readonly status = 'processing';
+  readonly leaseRenewedAtMs = undefined;
+  readonly runAtMs = undefined;
+  readonly completedAtMs = undefined;
+  readonly failedAtMs = undefined;
+  readonly cancelledAtMs = undefined;
+  readonly reclaimedAtMs = undefined;
+  readonly result = undefined;
+  readonly lastErrorAtMs = undefined;
+  // Not in the claim reply (an expired job is never claimed); progress starts afresh.
+  readonly expiresAtMs = undefined;
+  readonly progress = undefined;
+  // Not in the claim reply either, so a claim costs the same with or without: ctx.checkpointed() reads it.
+  readonly checkpoint = undefined;
+  readonly kind: string | undefined;
+  readonly payload: unknown;
+  readonly visibilityMs: number;
+  readonly enqueuedAtMs: number | undefined;
+  // The claim reads only the message (last_error); getJob reads the whole form.
+  readonly error: { message: string } | undefined;
+  readonly priority: number;
+  #fields: Readonly<Record<string, string>> | undefined;
+  readonly #kindField: string | undefined;
+  readonly #enqueuedAtField: number | undefined;
+  readonly #priorityField: number | undefined;
+
+  readonly id: string;
+  readonly token: string;
+  readonly attempts: number;
+  readonly maxAttempts: number | undefined;
+  readonly leaseExpiresAtMs: number;
+  readonly rawPayload: string | undefined;
+  readonly lastError: string | undefined;
+  readonly traceparent: string | undefined;
+  readonly claimedAtMs: number;
+
+  constructor(
+    id: string,
+    token: string,
+    attempts: number,
+    maxAttempts: number | undefined,
+    leaseExpiresAtMs: number,
+    rawPayload: string | undefined,
+    kindField: string | undefined,
+    enqueuedAt: number | undefined,
+    lastError: string | undefined,
+    priority: number | undefined,
+    traceparent: string | undefined,
+    claimedAtMs: number,
+  ) {
+    this.id = id;
+    this.token = token;
+    this.attempts = attempts;
+    this.maxAttempts = maxAttempts;
+    this.leaseExpiresAtMs = leaseExpiresAtMs;
+    this.rawPayload = rawPayload;
+    this.lastError = lastError;
+    this.traceparent = traceparent;
+    this.claimedAtMs = claimedAtMs;
+    const payload = parsePayload(rawPayload);
+    const payloadKind = typeof payload === 'object' && payload !== null ? (payload as { kind?: unknown }).kind : undefined;
+    this.payload = payload;
+    this.kind = typeof payloadKind === 'string' ? payloadKind : kindField;
+    this.visibilityMs = leaseExpiresAtMs - claimedAtMs;
+    this.enqueuedAtMs = enqueuedAt !== undefined && enqueuedAt > 0 ? enqueuedAt : undefined;
+    this.error = lastError !== undefined ? { message: lastError } : undefined;
+    this.priority = priority ?? 0;
+    this.#kindField = kindField;
+    this.#enqueuedAtField = enqueuedAt;
+    this.#priorityField = priority;
+  }
+
+  get fields(): Readonly<Record<string, string>> {
+    if (this.#fields !== undefined) return this.#fields;
+    const fields: Record<string, string> = {
+      id: this.id,
+      status: 'processing',
+      claim_token: this.token,
+      claimed_at_ms: String(this.claimedAtMs),
+      lease_expires_at_ms: String(this.leaseExpiresAtMs),
+      attempts: String(this.attempts),
+    };
+    if (this.maxAttempts !== undefined) fields.max_attempts = String(this.maxAttempts);
+    if (this.rawPayload !== undefined) fields.payload = this.rawPayload;
+    if (this.#kindField !== undefined) fields.kind = this.#kindField;
+    if (this.#enqueuedAtField !== undefined) fields.enqueued_at_ms = String(this.#enqueuedAtField);
+    if (this.lastError !== undefined) fields.last_error = this.lastError;
+    if (this.#priorityField !== undefined) fields.priority = String(this.#priorityField);
+    if (this.traceparent !== undefined) fields.traceparent = this.traceparent;
+    this.#fields = Object.freeze(fields);
+    return this.#fields;
+  }
+
+  /** As a plain object (what a spread or JSON.stringify would give), `fields` included. */
+  toJSON(): ClaimedJob {
+    return { ...this, fields: this.fields };
+  }
+}
+
 function readClaimedJob(reply: readonly unknown[], at: number, nowMs: number, traced: boolean): ClaimedJob {
-  const id = String(reply[at]);
-  const token = String(reply[at + 1]);
-  const attempts = toNumber(reply[at + 2]) ?? 1;
-  const maxAttempts = toNumber(reply[at + 3]);
-  const leaseExpiresAtMs = Number(reply[at + 4]);
-  const rawPayload = optional(reply[at + 5]);
-  const kindField = optional(reply[at + 6]);
-  const enqueuedAt = toNumber(reply[at + 7]);
-  const lastError = optional(reply[at + 8]) || undefined;
-  const priority = toNumber(reply[at + 9]);
-  const traceparent = traced ? optional(reply[at + 10]) || undefined : undefined;
-  const payload = parsePayload(rawPayload);
-  const payloadKind = typeof payload === 'object' && payload !== null ? (payload as { kind?: unknown }).kind : undefined;
-  const fields: Record<string, string> = {
-    id,
-    status: 'processing',
-    claim_token: token,
-    claimed_at_ms: String(nowMs),
-    lease_expires_at_ms: String(leaseExpiresAtMs),
-    attempts: String(attempts),
-  };
-  if (maxAttempts !== undefined) fields.max_attempts = String(maxAttempts);
-  if (rawPayload !== undefined) fields.payload = rawPayload;
-  if (kindField !== undefined) fields.kind = kindField;
-  if (enqueuedAt !== undefined) fields.enqueued_at_ms = String(enqueuedAt);
-  if (lastError !== undefined) fields.last_error = lastError;
-  if (priority !== undefined) fields.priority = String(priority);
-  if (traceparent !== undefined) fields.traceparent = traceparent;
-  return {
-    id,
-    token,
-    status: 'processing',
-    kind: typeof payloadKind === 'string' ? payloadKind : kindField,
-    payload,
-    rawPayload,
-    attempts,
-    maxAttempts,
-    visibilityMs: leaseExpiresAtMs - nowMs,
-    enqueuedAtMs: enqueuedAt !== undefined && enqueuedAt > 0 ? enqueuedAt : undefined,
-    claimedAtMs: nowMs,
-    leaseRenewedAtMs: undefined,
-    leaseExpiresAtMs,
-    runAtMs: undefined,
-    completedAtMs: undefined,
-    failedAtMs: undefined,
-    cancelledAtMs: undefined,
-    reclaimedAtMs: undefined,
-    result: undefined,
-    lastError,
-    lastErrorAtMs: undefined,
-    // The claim reads only the message (last_error); getJob reads the whole form.
-    error: lastError !== undefined ? { message: lastError } : undefined,
-    priority: priority ?? 0,
-    // Not in the claim reply (an expired job is never claimed); progress starts afresh.
-    expiresAtMs: undefined,
-    progress: undefined,
-    // Not in the claim reply either, so a claim costs the same with or without: ctx.checkpointed() reads it.
-    checkpoint: undefined,
-    traceparent,
-    fields: Object.freeze(fields),
-  };
+  return new ReplyJob(
+    String(reply[at]),
+    String(reply[at + 1]),
+    numberOf(reply[at + 2]) ?? 1,
+    numberOf(reply[at + 3]),
+    Number(reply[at + 4]),
+    optional(reply[at + 5]),
+    optional(reply[at + 6]),
+    numberOf(reply[at + 7]),
+    optional(reply[at + 8]) || undefined,
+    numberOf(reply[at + 9]),
+    traced ? optional(reply[at + 10]) || undefined : undefined,
+    nowMs,
+  );
 }
 
 /**

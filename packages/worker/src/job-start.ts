@@ -96,7 +96,7 @@ export class JobStarter<P> {
     const queue = lane.queue;
     // The claim parsed the payload once; only a payload that is not JSON is parsed again, for the reason.
     const kinds = this.#kinds;
-    const decoded = job.payload === undefined ? kinds.decode(job.rawPayload, job.fields.kind) : kinds.decodeParsed(job.payload, job.fields.kind);
+    const decoded = job.payload === undefined ? kinds.decode(job.rawPayload, job.kind) : kinds.decodeParsed(job.payload, job.kind);
     if (!decoded.ok) {
       // A kind this worker does not know, in a rolling deploy: left for a worker that does.
       if (this.#handOff !== undefined && decoded.kind !== undefined && !kinds.has(decoded.kind)) {

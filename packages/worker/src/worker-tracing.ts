@@ -23,7 +23,7 @@ const INVALID_SPAN = '0'.repeat(16);
 
 /** The span link to the producer's trace stored on `job` (its `traceparent`), if it has a valid one. */
 function producerLink(job: ClaimedJob): OtelApi.Link | undefined {
-  const match = TRACEPARENT.exec(job.traceparent ?? job.fields.traceparent ?? '');
+  const match = TRACEPARENT.exec(job.traceparent ?? '');
   if (!match || match[1] === INVALID_TRACE || match[2] === INVALID_SPAN) return undefined;
   return { context: { traceId: match[1] as string, spanId: match[2] as string, traceFlags: Number.parseInt(match[3] as string, 16), isRemote: true } };
 }
