@@ -1,5 +1,6 @@
 import { openRedis, redisTest as test } from '@jobs/testing';
 import { describe, expect } from 'vitest';
+import { LEASE_INDEX_ANCHOR } from '../src/generated/constants.ts';
 import { Queue } from '../src/index.ts';
 import { kinds, openQueue, waitUntilBlocked } from './fixtures.ts';
 
@@ -104,6 +105,20 @@ describe('claim', () => {
     await queue.close();
   });
 
+  test('the lease index stays a skiplist, and its anchor is never a lease', async ({ redis, queueName }) => {
+    const queue = openQueue(redis, queueName);
+    const leases = `queue:{${queueName}}:leases`;
+    await queue.enqueue('email', { recipient: 'a@example.com' });
+    const [job] = await queue.claim();
+    expect(await redis.object('ENCODING', leases)).toBe('skiplist');
+    expect(await redis.zrange(leases, '-inf', '+inf', 'BYSCORE')).toEqual([job!.id, LEASE_INDEX_ANCHOR]);
+    await queue.complete(job!, null);
+    expect(await redis.zrange(leases, 0, -1)).toEqual([LEASE_INDEX_ANCHOR]);
+    expect(await queue.reclaimStuck()).toMatchObject({ reclaimed: [] });
+    expect(await redis.zrange(leases, 0, -1)).toEqual([LEASE_INDEX_ANCHOR]);
+    await queue.close();
+  });
+
   // Every TTL on a job's hash is set as it finishes: a recipe client's late stamp after its own
   // complete (the recipe's B1) leaves completed_at_ms, and its final fail leaves last_error.
   test.for([
@@ -144,7 +159,7 @@ describe('claim', () => {
     const stats = await producer.stats();
     expect(stats.processingDepth).toBe(total);
     expect(stats.pendingDepth).toBe(0);
-    expect(await redis.zcard(`queue:{${queueName}}:leases`)).toBe(total);
+    expect(await redis.zcount(`queue:{${queueName}}:leases`, '-inf', '(+inf')).toBe(total);
     await Promise.all(claimers.map((q) => q.close()));
     for (const connection of connections) connection.disconnect();
     await producer.close();

@@ -20,7 +20,7 @@ describe('complete', () => {
     expect(Number(hash.completed_at_ms)).toBeGreaterThan(0);
     expect(await redis.ttl(`queue:{${queueName}}:job:${id}`)).toBeGreaterThan(290);
     expect(await redis.llen(`queue:{${queueName}}:processing`)).toBe(0);
-    expect(await redis.zcard(`queue:{${queueName}}:leases`)).toBe(0);
+    expect(await redis.zcount(`queue:{${queueName}}:leases`, '-inf', '(+inf')).toBe(0);
     expect(await redis.lrange(`queue:{${queueName}}:completed`, 0, -1)).toEqual([id]);
     const stats = await queue.stats();
     expect(stats.completedTotal).toBe(1);
@@ -129,7 +129,7 @@ describe('complete', () => {
     // The refused and the stale entries changed nothing: job 2 is still claimed, by its token.
     expect(await redis.hget(`queue:{${queueName}}:job:${ids[1]}`, 'status')).toBe('processing');
     expect(await redis.lrange(`queue:{${queueName}}:processing`, 0, -1)).toEqual([...ids.slice(2)].reverse().concat(ids[1] as string));
-    expect(await redis.zcard(`queue:{${queueName}}:leases`)).toBe(4);
+    expect(await redis.zcount(`queue:{${queueName}}:leases`, '-inf', '(+inf')).toBe(4);
     expect((await queue.stats()).completedTotal).toBe(1);
     // max 0 only completes.
     const done = await queue.completeManyAndClaim(next.map((job) => ({ job, result: null })), { max: 0 });
@@ -252,7 +252,7 @@ describe('complete', () => {
     expect(await redis.exists(...ids.map((id) => `queue:{${queueName}}:job:${id}`))).toBe(0);
     expect(await redis.llen(`queue:{${queueName}}:completed`)).toBe(0);
     expect(await redis.llen(`queue:{${queueName}}:processing`)).toBe(0);
-    expect(await redis.zcard(`queue:{${queueName}}:leases`)).toBe(0);
+    expect(await redis.zcount(`queue:{${queueName}}:leases`, '-inf', '(+inf')).toBe(0);
     expect((await queue.stats()).completedTotal).toBe(6);
     await expect.poll(() => messages.length, { timeout: 5_000 }).toBe(6);
     expect(messages.map((message) => JSON.parse(message) as unknown)).toEqual(ids.map((id) => ({ id, status: 'completed' })));

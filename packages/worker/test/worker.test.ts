@@ -319,7 +319,7 @@ describe('worker', () => {
     await step(worker.close({ graceMs: 500 }), 15_000, 'worker.close({ graceMs: 500 })');
     const stats = await step(producer.stats(), 15_000, 'stats after close');
     expect(stats).toMatchObject({ completedTotal: 50, pendingDepth: 50, processingDepth: 0, failedTotal: 0, retriedTotal: 0, releasedTotal: 50 });
-    expect(await redis.zcard(`queue:{${queueName}}:leases`)).toBe(0);
+    expect(await redis.zcount(`queue:{${queueName}}:leases`, '-inf', '(+inf')).toBe(0);
     const back = await redis.lrange(`queue:{${queueName}}:pending`, 0, -1);
     const attempts = await Promise.all(back.map((id) => redis.hget(`queue:{${queueName}}:job:${id}`, 'attempts')));
     expect(attempts.every((a) => a === '0')).toBe(true);

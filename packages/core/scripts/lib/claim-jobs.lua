@@ -35,6 +35,11 @@ local CLAIM_PAUSED = -2 --@export
 -- At most this in place of the next due time: the queue is over its rate limit until minus
 -- this value (ms, Redis clock; see lib/limits.lua).
 local CLAIM_LIMITED_MAX = -3 --@export
+-- A member the lease index keeps at +inf from the first claim on: longer than any
+-- zset-max-listpack-value Redis ships with (64 bytes), it keeps the index a skiplist, where adding
+-- and removing a lease costs O(log n) rather than a scan of a listpack that decodes every score.
+-- It is never a lease: every reader takes leases by score up to now, or by member.
+local LEASE_INDEX_ANCHOR = ' not a job: keeps this lease index a skiplist (see lib/claim-jobs.lua) ' --@export
 --@include lib/limits.lua
 
 -- The kind of a job whose hash has no kind field (a recipe producer's): its payload's.
@@ -81,7 +86,7 @@ local function claim_from(c, list, wanted, admission, out)
       reads[#reads + 1] = f or false
     end
     redis.call('LTRIM', list, 0, -#ids - 1)
-    local moved, lease_args, held_back = {}, {}, false
+    local moved, lease_args, held_back = {}, { '+inf', LEASE_INDEX_ANCHOR }, false
     for n = 1, #reads do
       local id, f = ids[#ids + 1 - n], reads[n]
       -- job_status's rule (no status, id or payload: no job; no status: pending), applied to the

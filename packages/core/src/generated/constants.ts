@@ -82,6 +82,9 @@ export const HAND_OFF_MS = 1000;
 /** `HAND_OFF_REPEATED` of the Lua scripts. */
 export const HAND_OFF_REPEATED = 3;
 
+/** `LEASE_INDEX_ANCHOR` of the Lua scripts. */
+export const LEASE_INDEX_ANCHOR = ' not a job: keeps this lease index a skiplist (see lib/claim-jobs.lua) ';
+
 /** `METRICS_HOUR_MS` of the Lua scripts. */
 export const METRICS_HOUR_MS = 3600000;
 
