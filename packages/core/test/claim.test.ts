@@ -113,9 +113,9 @@ describe('claim', () => {
     expect(await redis.object('ENCODING', leases)).toBe('skiplist');
     expect(await redis.zrange(leases, '-inf', '+inf', 'BYSCORE')).toEqual([job!.id, LEASE_INDEX_ANCHOR]);
     await queue.complete(job!, null);
-    expect(await redis.zrange(leases, 0, -1)).toEqual([LEASE_INDEX_ANCHOR]);
+    expect(await redis.zrange(leases, '0', '-1')).toEqual([LEASE_INDEX_ANCHOR]);
     expect(await queue.reclaimStuck()).toMatchObject({ reclaimed: [] });
-    expect(await redis.zrange(leases, 0, -1)).toEqual([LEASE_INDEX_ANCHOR]);
+    expect(await redis.zrange(leases, '0', '-1')).toEqual([LEASE_INDEX_ANCHOR]);
     await queue.close();
   });
 
