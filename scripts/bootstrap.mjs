@@ -266,7 +266,7 @@ function startCpuHog(cpus) {
 }
 
 function main() {
-  const commands = ['demo', 'test', 'test:cluster', 'test:loaded', 'chaos', 'failover', 'bench', 'bench:cluster'];
+  const commands = ['demo', 'test', 'test:cluster', 'test:loaded', 'chaos', 'failover', 'bench', 'bench:cluster', 'bench:profile'];
   if (!commands.includes(command)) fail(`usage: node scripts/bootstrap.mjs ${commands.join('|')} [args...]`);
   const loaded = command === 'test:loaded' ? loadedOptions(rest) : undefined;
   // System packages first, in one step: nothing after this installs any.
@@ -301,11 +301,13 @@ function main() {
   // The tools' CLIs: build the tool and what it needs, then run its built entry point.
   //   npm run bench -- [--n 10000] [--reps 3]       writes docs/BENCHMARKS.md and its chart
   //   npm run bench:cluster -- [--n 20000] [--partitions 6] [--reps 3] [--pin] [--no-events]   plain vs partitioned on a local cluster
+  //   npm run bench:profile -- [--scenario process-64] [--n 60000] [--out DIR]   CPU profile, flame graphs and commandstats of one scenario
   //   npm run test:chaos -- --seconds 600 [--partitions 3]   a longer chaos run than the one in npm test
   //   npm run test:failover -- --seconds 120        the failover run in both modes, longer than in npm test
   const tools = {
     bench: ['bench', 'cli.js', rest.includes('--out') ? rest : [...rest, '--out', join(root, 'docs', 'BENCHMARKS.md')]],
     'bench:cluster': ['bench', 'cluster-cli.js', rest],
+    'bench:profile': ['bench', join('profile', 'cli.js'), rest],
     chaos: ['chaos', 'cli.js', rest],
     failover: ['chaos', 'failover-cli.js', rest],
   };
