@@ -299,7 +299,7 @@ function main() {
   }
 
   // The tools' CLIs: build the tool and what it needs, then run its built entry point.
-  //   npm run bench -- [--n 10000] [--reps 3]       writes docs/BENCHMARKS.md and its chart
+  //   npm run bench -- [--n 10000] [--reps 5]       writes docs/BENCHMARKS.md and its chart
   //   npm run bench:cluster -- [--n 20000] [--partitions 6] [--reps 3] [--pin] [--no-events]   plain vs partitioned on a local cluster
   //   npm run bench:profile -- [--scenario process-64] [--n 60000] [--out DIR]   CPU profile, flame graphs and commandstats of one scenario
   //   npm run test:chaos -- --seconds 600 [--partitions 3]   a longer chaos run than the one in npm test

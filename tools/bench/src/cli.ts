@@ -3,12 +3,13 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { parseArgs } from 'node:util';
 import { markdownReport, svgChart } from './report.ts';
+import { spliceResults } from './results-section.ts';
 import { runBenchmarks } from './run-bench.ts';
 
 const { values } = parseArgs({
   options: {
     n: { type: 'string', default: '10000' },
-    reps: { type: 'string', default: '3' },
+    reps: { type: 'string', default: '5' },
     'latency-jobs': { type: 'string', default: '5000' },
     out: { type: 'string' },
     smoke: { type: 'boolean', default: false },
@@ -21,7 +22,7 @@ const n = smoke ? 300 : Number(values.n);
 const reps = smoke ? 1 : Number(values.reps);
 const latencyJobs = smoke ? 200 : Number(values['latency-jobs']);
 if (![n, reps, latencyJobs].every((v) => Number.isInteger(v) && v > 0)) {
-  process.stderr.write('usage: pnpm bench -- [--n 10000] [--reps 3] [--latency-jobs 5000] [--out docs/BENCHMARKS.md] [--smoke] [--only process-64,latency (opt-in: process-16-isolated)] [--systems @jobs,BullMQ]\n');
+  process.stderr.write('usage: pnpm bench -- [--n 10000] [--reps 5] [--latency-jobs 5000] [--out docs/BENCHMARKS.md] [--smoke] [--only process-64,latency (opt-in: process-16-isolated)] [--systems @jobs,BullMQ]\n');
   process.exit(2);
 }
 const list = (value: string | undefined): string[] | undefined => value?.split(',').map((item) => item.trim()).filter(Boolean);
@@ -34,14 +35,11 @@ const chart = join(dirname(out), 'benchmarks.svg');
 writeFileSync(chart, svgChart(run));
 writeFileSync(join(dirname(out), 'benchmarks.json'), JSON.stringify(run, null, 2));
 const report = markdownReport(run, relative(dirname(out), chart));
-// A hand-written introduction above the marker is kept; the results below it are replaced.
-const MARKER = '<!-- results: written by pnpm bench -->';
 let existing: string;
 try {
   existing = readFileSync(out, 'utf8');
 } catch {
   existing = '';
 }
-const intro = existing.includes(MARKER) ? existing.slice(0, existing.indexOf(MARKER)) : existing ? `${existing.trimEnd()}\n\n` : '# Benchmarks\n\n';
-writeFileSync(out, `${intro}${MARKER}\n\n${report}`);
+writeFileSync(out, spliceResults(existing, report));
 process.stdout.write(`${report}\nwrote ${out}\n`);

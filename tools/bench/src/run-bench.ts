@@ -16,7 +16,7 @@ export const SYSTEMS: readonly AdapterFactory[] = [jobsAdapter, bullmqAdapter, b
 export interface BenchOptions {
   /** Jobs per throughput scenario. Default 10,000. */
   n?: number;
-  /** Repetitions; systems are interleaved within each. Default 3. */
+  /** Repetitions; systems are interleaved within each. Default 5. */
   reps?: number;
   /** Jobs in the latency scenario (sent at 1000/s). Default 5,000. */
   latencyJobs?: number;
@@ -78,7 +78,7 @@ export interface BenchRun {
 /** Runs every scenario for every system, interleaved, `reps` times, on one redis-server. */
 export async function runBenchmarks(options: BenchOptions = {}): Promise<BenchRun> {
   const n = options.n ?? 10_000;
-  const reps = options.reps ?? 3;
+  const reps = options.reps ?? 5;
   const latencyJobs = options.latencyJobs ?? 5_000;
   const log = options.log ?? (() => undefined);
   const server = options.redisUrl ? undefined : await startRedisServer({ name: 'bench' });

@@ -21,7 +21,7 @@ describe('benchmark smoke run (tiny sizes; figures mean nothing, completion does
     const report = markdownReport(run, 'benchmarks.svg');
     expect(report).toContain('| process pre-enqueued, concurrency 64 |');
     expect(report).toMatch(/\| latency at 1000 jobs\/s, concurrency 64 \| \d+\.\d \+ \d+\.\d \|/);
-    expect(targets(run)).toHaveLength(6);
+    expect(targets(run)).toHaveLength(10);
     const svg = svgChart(run);
     expect(svg).toMatch(/^<svg [^>]+>/);
     mkdirSync(new URL('../test-results/', import.meta.url), { recursive: true });
