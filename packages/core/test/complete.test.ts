@@ -10,6 +10,24 @@ async function enqueueAndClaim(queue: ReturnType<typeof openQueue>, count: numbe
 }
 
 describe('complete', () => {
+  test("clears an earlier attempt's error that a recipe client left without a trail, and reports no lease once done", async ({ redis, queueName }) => {
+    const queue = openQueue(redis, queueName);
+    const id = await queue.enqueue('email', { recipient: 'a@example.com' });
+    // A recipe client's retrying fail: last_error and its time, no trail field.
+    await redis.hset(`queue:{${queueName}}:job:${id}`, { last_error: 'smtp timeout', last_error_at_ms: '1715441000456' });
+    const [job] = (await queue.claim()) as [ClaimedJob];
+    expect(job.lastError).toBe('smtp timeout');
+    await queue.complete(job, null);
+    const hash = await redis.hgetall(`queue:{${queueName}}:job:${id}`);
+    expect(hash.status).toBe('completed');
+    expect(hash).not.toHaveProperty('last_error');
+    expect(hash).not.toHaveProperty('last_error_at_ms');
+    const record = await queue.getJob(id);
+    expect(record?.lastError).toBeUndefined();
+    expect(record?.leaseExpiresAtMs).toBeUndefined();
+    await queue.close();
+  });
+
   test('stores the result, clears the token, leaves processing and the lease index, and pushes to completed', async ({ redis, queueName }) => {
     const queue = openQueue(redis, queueName, { completedTtlSeconds: 300 });
     const id = await queue.enqueue('email', { recipient: 'a@example.com' });

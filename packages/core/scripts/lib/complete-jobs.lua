@@ -9,6 +9,16 @@
 --@include lib/job-trail.lua
 --@include lib/dedupe.lua
 --@include lib/batch.lua
+-- Deletes what a completed hash no longer holds: an earlier attempt's error (`errors`: the hash
+-- had last_error; `trail`: it may have last_error_json), the running slots it gave back.
+local function clear_fields(key, errors, slots, trail)
+  local fields = {}
+  if errors then fields[1], fields[2] = 'last_error', 'last_error_at_ms' end
+  if slots then fields[#fields + 1] = 'slots' end
+  if trail then fields[#fields + 1] = 'last_error_json' end
+  redis.call('HDEL', key, unpack(fields))
+end
+
 -- Completes claimed jobs given as (id, token, result JSON) triples in argv from index `first`.
 -- Each completion is fenced: the token must be non-empty and equal the job's claim_token, the
 -- job must be in status processing, and its id must be in the processing list. Then the id
@@ -30,16 +40,6 @@
 -- batch, which counts it (lib/batch.lua): read then, and only then.
 -- Appends per job CLAIM_DONE (completed), CLAIM_CANCELLED (cancelled while it ran) or NOT_OWNER
 -- (not the caller's to complete otherwise; nothing changed) to `out`.
--- Deletes what a completed hash no longer holds: an earlier attempt's error (`errors`: the hash
--- had last_error; `trail`: it may have last_error_json), the running slots it gave back.
-local function clear_fields(key, errors, slots, trail)
-  local fields = {}
-  if errors then fields[1], fields[2] = 'last_error', 'last_error_at_ms' end
-  if slots then fields[#fields + 1] = 'slots' end
-  if trail then fields[#fields + 1] = 'last_error_json' end
-  redis.call('HDEL', key, unpack(fields))
-end
-
 local function complete_jobs(ctx, argv, first, out)
   local done = {}
   -- Asking who listens takes two calls; for a lone completion, publishing outright takes one.
