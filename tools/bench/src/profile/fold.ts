@@ -86,7 +86,7 @@ export function foldProfile(profile: CpuProfile): FoldedProfile {
   };
 }
 
-/** The tree without `(idle)` and the profiler's own frames: the busy part alone. */
+/** The tree without `(idle)` and `(program)` (time V8 attributes to no script): the busy part alone. */
 export function busyTree(root: TreeNode): TreeNode {
   const keep = (node: TreeNode): TreeNode | undefined => {
     if (node.frame.group === 'idle' || node.frame.name === '(program)') return undefined;
