@@ -4,7 +4,10 @@
  * (`node:inspector`, from the timed part's start to its end only), flame graphs of it, and what
  * Redis ran (`INFO commandstats`, reset at the start), per job.
  *
- *   npm run bench:profile -- [--scenario process-64|process-16|enqueue-64|bulk] [--n 60000] [--out DIR]
+ *   npm run bench:profile -- [--scenario process-64|process-16|enqueue-64|bulk] [--n 60000] [--out DIR] [--redis-perf]
+ *
+ * `--redis-perf` also samples redis-server with `perf record` (Linux, linux-perf, root or a low
+ * `kernel.perf_event_paranoid`) over the same part: its flame graph and time per job by function.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
@@ -18,6 +21,9 @@ import { enqueueBulk, enqueueConcurrent, processPreEnqueued, type Measurement } 
 import { commandStatsTable, parseCommandStats } from './commandstats.ts';
 import { flameSvg } from './flame-svg.ts';
 import { busyTree, foldProfile, type CpuProfile } from './fold.ts';
+import { foldPerfScript } from './perf-fold.ts';
+import { recordPerf, type PerfRecording } from './perf-record.ts';
+import { redisProfileSection } from './redis-profile.ts';
 
 const SCENARIOS = {
   'process-64': (a, n, m) => processPreEnqueued(a, n, 64, m),
@@ -26,11 +32,11 @@ const SCENARIOS = {
   bulk: (a, n, m) => enqueueBulk(a, n, 1_000, m),
 } satisfies Record<string, (adapter: Awaited<ReturnType<typeof jobsAdapter>>, n: number, meter: CpuMeter) => Promise<Measurement>>;
 
-const { values } = parseArgs({ options: { scenario: { type: 'string', default: 'process-64' }, n: { type: 'string', default: '60000' }, out: { type: 'string' } } });
+const { values } = parseArgs({ options: { scenario: { type: 'string', default: 'process-64' }, n: { type: 'string', default: '60000' }, out: { type: 'string' }, 'redis-perf': { type: 'boolean', default: false } } });
 const scenario = values.scenario as keyof typeof SCENARIOS;
 const n = Number(values.n);
 if (!(scenario in SCENARIOS) || !Number.isInteger(n) || n < 1) {
-  process.stderr.write(`usage: npm run bench:profile -- [--scenario ${Object.keys(SCENARIOS).join('|')}] [--n 60000] [--out DIR]\n`);
+  process.stderr.write(`usage: npm run bench:profile -- [--scenario ${Object.keys(SCENARIOS).join('|')}] [--n 60000] [--out DIR] [--redis-perf]\n`);
   process.exit(2);
 }
 const out = values.out ?? join(process.cwd(), 'bench-results', `profile-${scenario}`);
@@ -43,6 +49,8 @@ session.connect();
 const adapter = await jobsAdapter(server.url, 'profile');
 let measurement: Measurement;
 let profile: CpuProfile;
+let recording: PerfRecording | undefined;
+let perfText: string | undefined;
 try {
   // The meter's start and stop bound the timed part; the profile and the command counts take the same bounds.
   const meter = new CpuMeter([admin]);
@@ -50,6 +58,7 @@ try {
   const stop = meter.stop.bind(meter);
   meter.start = async () => {
     await admin.config('RESETSTAT');
+    if (values['redis-perf']) recording = await recordPerf(server.pid, join(out, 'redis.perf.data'));
     await session.post('Profiler.enable');
     await session.post('Profiler.start');
     await start();
@@ -57,6 +66,7 @@ try {
   meter.stop = async (jobs) => {
     const cpu = await stop(jobs);
     profile = (await session.post('Profiler.stop')).profile as unknown as CpuProfile;
+    perfText = await recording?.stop();
     return cpu;
   };
   measurement = await SCENARIOS[scenario](adapter, n, meter);
@@ -69,6 +79,7 @@ await server.stop();
 session.disconnect();
 
 const folded = foldProfile(profile!);
+const perf = perfText === undefined ? undefined : foldPerfScript(perfText);
 const ms = (us: number): string => (us / 1000).toFixed(1);
 const share = (us: number): string => `${((us / folded.busyUs) * 100).toFixed(1)}%`;
 writeFileSync(join(out, 'worker.cpuprofile'), JSON.stringify(profile!));
@@ -95,6 +106,8 @@ const summary = [
   '',
   commandStatsTable(stats, n),
   '',
+  ...(perf === undefined ? [] : redisProfileSection(perf, n)),
 ].join('\n');
+if (perf !== undefined) writeFileSync(join(out, 'redis-flame.svg'), flameSvg(perf.root, `redis-server during @jobs ${scenario}, ${n} jobs (perf, DWARF call graphs)`));
 writeFileSync(join(out, 'summary.md'), summary);
 process.stdout.write(`${summary}\nwrote ${out}\n`);

@@ -16,6 +16,11 @@ const COLOURS: Record<string, string> = {
   native: '#d9d9a0',
   other: '#cccccc',
   idle: '#f3f3f3',
+  redis: '#d05050',
+  lua: '#4f8fd8',
+  kernel: '#e8a33d',
+  libc: '#b0b0b0',
+  jemalloc: '#c27ba0',
 };
 
 /** Text safe inside an SVG element or attribute. */
@@ -37,13 +42,15 @@ export function flameSvg(root: TreeNode, title: string): string {
   const depth = depthOf(root);
   const height = (depth + 2) * ROW;
   const rects: string[] = [];
+  const groups = new Set<string>();
   const draw = (node: TreeNode, x: number, level: number): void => {
     const width = (node.totalUs / total) * WIDTH;
     if (node.totalUs / total < MIN_SHARE) return;
     const y = height - (level + 1) * ROW;
-    const where = node.frame.url ? `${node.frame.url.split('/').slice(-3).join('/')}:${node.frame.line}` : 'native';
+    const where = node.frame.url ? `${node.frame.url.split('/').slice(-3).join('/')}${node.frame.line > 0 ? `:${node.frame.line}` : ''}` : 'native';
     const tip = `${node.frame.name} (${where}) total ${(node.totalUs / 1000).toFixed(1)} ms (${((node.totalUs / total) * 100).toFixed(1)}%), self ${(node.selfUs / 1000).toFixed(1)} ms`;
     const label = width > 40 ? `<text x="${(x + 3).toFixed(1)}" y="${(y + ROW - 4).toFixed(1)}">${escapeXml(node.frame.name.slice(0, Math.floor(width / 7)))}</text>` : '';
+    groups.add(COLOURS[node.frame.group] ? node.frame.group : 'other');
     rects.push(`<g><title>${escapeXml(tip)}</title><rect x="${x.toFixed(1)}" y="${y}" width="${Math.max(width - 0.5, 0.5).toFixed(1)}" height="${ROW - 1}" fill="${COLOURS[node.frame.group] ?? COLOURS.other}"/>${label}</g>`);
     let at = x;
     for (const child of node.children) {
@@ -53,6 +60,7 @@ export function flameSvg(root: TreeNode, title: string): string {
   };
   draw(root, 0, 0);
   const legend = Object.entries(COLOURS)
+    .filter(([group]) => groups.has(group))
     .map(([group, colour], i) => `<rect x="${i * 110}" y="2" width="10" height="10" fill="${colour}"/><text x="${i * 110 + 14}" y="11">${escapeXml(group)}</text>`)
     .join('');
   return `<?xml version="1.0" encoding="UTF-8"?>
