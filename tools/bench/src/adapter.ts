@@ -23,6 +23,12 @@ export interface QueueAdapter {
    * threads; only systems that have such a mode implement it.
    */
   startIsolatedWorkers?(concurrency: number, onDone: (payload: BenchPayload) => void): Promise<void>;
+  /**
+   * As {@link startWorkers}, but the workers are made ready (connected, set up) and claim nothing
+   * until the returned function is called: a timed part can then start at the first claim, with
+   * the start-up of every worker before it. Only systems that can start paused implement it.
+   */
+  startPausedWorkers?(concurrency: number, onDone: (payload: BenchPayload) => void): Promise<() => void>;
   /** Stops workers and closes every connection. */
   close(): Promise<void>;
 }

@@ -29,6 +29,16 @@ export const bullmqAdapter: AdapterFactory = async (redisUrl, queue) => {
       await worker.waitUntilReady();
       workers.push(worker);
     },
+    startPausedWorkers: async (concurrency, onDone) => {
+      // Not run until told: both its connections (the blocking one too) are ready, and nothing is fetched.
+      const worker = new Worker(queue, async () => null, { connection, concurrency, autorun: false });
+      worker.on('completed', (job) => onDone(job.data as BenchPayload));
+      workers.push(worker);
+      await worker.waitUntilReady();
+      return () => {
+        worker.run().catch((error: unknown) => worker.emit('error', error as Error));
+      };
+    },
     close: async () => {
       await Promise.all(workers.map((worker) => worker.close()));
       await producer.close();

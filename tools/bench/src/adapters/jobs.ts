@@ -21,8 +21,11 @@ function isolatedNoop(): string {
 export const jobsAdapter: AdapterFactory = async (redisUrl, queue) => {
   const producer = createProducer({ redis: redisUrl, queue, kinds });
   const workers: Worker<unknown>[] = [];
-  /** Starts a worker with `handlers`, kept by count alone, no sweeps, ready before the first job. */
-  const start = async (concurrency: number, handlers: HandlerMap<PayloadTypesOf<typeof kinds>>, onDone: (payload: BenchPayload) => void): Promise<void> => {
+  /**
+   * Starts a worker with `handlers`, kept by count alone, no sweeps, ready before the first job;
+   * with `paused`, it starts quiet (claiming nothing) and the function returned lets it claim.
+   */
+  const start = async (concurrency: number, handlers: HandlerMap<PayloadTypesOf<typeof kinds>>, onDone: (payload: BenchPayload) => void, paused = false): Promise<() => void> => {
     const worker = createWorker({
       redis: redisUrl,
       queue,
@@ -33,11 +36,18 @@ export const jobsAdapter: AdapterFactory = async (redisUrl, queue) => {
       completedTtlSeconds: 0,
       reclaimIntervalMs: 0,
       handlers,
+      autorun: !paused,
     });
     worker.on('completed', ({ job }) => onDone(job.payload as BenchPayload));
+    if (paused) {
+      // Quiet before it runs: it starts up in full (connection, layout, notices) and claims nothing.
+      void worker.quiet();
+      worker.run();
+    }
+    workers.push(worker as Worker<unknown>);
     // As the other adapters wait for theirs: the first jobs must not wait for the worker's start-up.
     await worker.ready();
-    workers.push(worker as Worker<unknown>);
+    return () => worker.resumeClaiming();
   };
   return {
     name: '@jobs',
@@ -48,8 +58,8 @@ export const jobsAdapter: AdapterFactory = async (redisUrl, queue) => {
     enqueueBulk: async (payloads) => {
       await producer.enqueueMany(payloads.map((payload) => ({ kind: 'bench' as const, payload })));
     },
-    startWorkers: (concurrency, onStart, onDone) =>
-      start(
+    startWorkers: async (concurrency, onStart, onDone) => {
+      await start(
         concurrency,
         {
           bench: (payload) => {
@@ -58,8 +68,12 @@ export const jobsAdapter: AdapterFactory = async (redisUrl, queue) => {
           },
         },
         onDone,
-      ),
-    startIsolatedWorkers: (concurrency, onDone) => start(concurrency, { bench: { isolate: 'thread', module: isolatedNoop(), pool: concurrency } }, onDone),
+      );
+    },
+    startIsolatedWorkers: async (concurrency, onDone) => {
+      await start(concurrency, { bench: { isolate: 'thread', module: isolatedNoop(), pool: concurrency } }, onDone);
+    },
+    startPausedWorkers: (concurrency, onDone) => start(concurrency, { bench: () => null }, onDone, true),
     close: async () => {
       await Promise.all(workers.map((worker) => worker.close({ graceMs: 1_000 })));
       await producer.close();
