@@ -4,7 +4,7 @@ import { startRedisCluster } from '@jobs/dev-redis';
 import { createProducer, defineKinds } from '@jobs/producer';
 import { createWorker } from '@jobs/worker';
 import { Cluster, Redis } from 'ioredis';
-import { CpuMeter } from './cpu-meter.ts';
+import { CpuMeter, type CpuPerJobByServer } from './cpu-meter.ts';
 
 const kinds = defineKinds({
   bench: { schema: { type: 'object', properties: { n: { type: 'integer' } }, required: ['n'], additionalProperties: false } },
@@ -46,6 +46,17 @@ export interface PhaseResult {
   enqueueRedisCpuUs: number;
   /** The same per job processed, from the worker's start to its last completion. */
   processRedisCpuUs: number;
+  /**
+   * Each master's share of {@link enqueueRedisCpuUs}, by port, in µs per job enqueued: the
+   * busiest master's figure bounds the rate one master core allows.
+   */
+  enqueueRedisCpuUsByMaster: Record<number, number>;
+  /** The replicas' share of {@link enqueueRedisCpuUs}, together, in µs per job enqueued. */
+  enqueueReplicasCpuUs: number;
+  /** Each master's share of {@link processRedisCpuUs}, by port, in µs per job processed. */
+  processRedisCpuUsByMaster: Record<number, number>;
+  /** The replicas' share of {@link processRedisCpuUs}, together, in µs per job processed. */
+  processReplicasCpuUs: number;
   /** CPU time of this Node process (the producer, every thread) per job enqueued, in µs. */
   enqueueNodeCpuUs: number;
   /** The same per job processed (the worker, and the idle producer). */
@@ -89,10 +100,23 @@ async function scriptCalls(masters: readonly Redis[]): Promise<Record<number, nu
   return calls;
 }
 
-/** What a phase asks for figures: the masters (script calls) and a meter of every node's CPU. */
+/**
+ * What a phase asks for figures: the masters (script calls) and a meter of every node's CPU,
+ * given the masters first, in the same order, then the replicas.
+ */
 interface Servers {
   masters: readonly Redis[];
   meter: CpuMeter;
+}
+
+/** Splits a phase's Redis CPU per job into each master's (by port) and the replicas' together. */
+function byRole(cpu: CpuPerJobByServer, masters: readonly Redis[]): { byMaster: Record<number, number>; replicas: number } {
+  const byMaster: Record<number, number> = {};
+  masters.forEach((master, i) => {
+    byMaster[master.options.port as number] = cpu.redisCpuUsByServer[i] ?? 0;
+  });
+  const replicas = cpu.redisCpuUsByServer.slice(masters.length).reduce((sum, us) => sum + us, 0);
+  return { byMaster, replicas };
 }
 
 async function phase(url: string, servers: Servers, queue: string, partitions: number, n: number, events: boolean): Promise<PhaseResult> {
@@ -116,7 +140,7 @@ async function phase(url: string, servers: Servers, queue: string, partitions: n
     }),
   );
   const enqueueRate = n / ((performance.now() - enqueueStarted) / 1000);
-  const enqueueCpu = await meter.stop(n);
+  const enqueueCpu = await meter.stopByServer(n);
   let done = 0;
   let finish: () => void = () => undefined;
   const finished = new Promise<void>((resolve) => {
@@ -138,10 +162,12 @@ async function phase(url: string, servers: Servers, queue: string, partitions: n
   await meter.start();
   await finished;
   const processRate = n / ((performance.now() - processStarted) / 1000);
-  const processCpu = await meter.stop(n);
+  const processCpu = await meter.stopByServer(n);
   const scriptCallsByMaster = await scriptCalls(masters);
   await worker.close();
   await producer.close();
+  const enqueueShares = byRole(enqueueCpu, masters);
+  const processShares = byRole(processCpu, masters);
   return {
     enqueueRate,
     processRate,
@@ -149,6 +175,10 @@ async function phase(url: string, servers: Servers, queue: string, partitions: n
     scriptCallsByMaster,
     enqueueRedisCpuUs: enqueueCpu.redisCpuUs,
     processRedisCpuUs: processCpu.redisCpuUs,
+    enqueueRedisCpuUsByMaster: enqueueShares.byMaster,
+    enqueueReplicasCpuUs: enqueueShares.replicas,
+    processRedisCpuUsByMaster: processShares.byMaster,
+    processReplicasCpuUs: processShares.replicas,
     enqueueNodeCpuUs: enqueueCpu.nodeCpuUs,
     processNodeCpuUs: processCpu.nodeCpuUs,
   };
@@ -173,7 +203,8 @@ export async function runClusterBench(options: ClusterBenchOptions = {}): Promis
   try {
     const topology = await cluster.masters();
     const masters = topology.map((master) => new Redis({ host: '127.0.0.1', port: master.port }));
-    const nodes = cluster.nodes.map((node) => new Redis({ host: '127.0.0.1', port: node.port }));
+    const replicaPorts = cluster.nodes.map((node) => node.port).filter((port) => !topology.some((master) => master.port === port));
+    const nodes = [...topology.map((master) => master.port), ...replicaPorts].map((port) => new Redis({ host: '127.0.0.1', port }));
     const servers: Servers = { masters, meter: new CpuMeter(nodes) };
     const redisVersion = /redis_version:(\S+)/.exec(await (masters[0] as Redis).info('server'))?.[1] ?? '?';
     const single: PhaseResult[] = [];
@@ -191,7 +222,7 @@ export async function runClusterBench(options: ClusterBenchOptions = {}): Promis
         await Promise.all(masters.map((master) => master.flushall()));
         const result = which === 'single' ? await phase(cluster.url, servers, 'bench-plain', 1, n, events) : await phase(cluster.url, servers, 'bench-parted', partitions, n, events);
         (which === 'single' ? single : partitioned).push(result);
-        log(`rep ${rep + 1}/${reps} ${which}: enqueue ${Math.round(result.enqueueRate)}/s, process ${Math.round(result.processRate)}/s (worker ready in ${Math.round(result.workerStartMs)} ms), CPU per job enqueued ${result.enqueueNodeCpuUs.toFixed(1)} + ${result.enqueueRedisCpuUs.toFixed(1)} µs and processed ${result.processNodeCpuUs.toFixed(1)} + ${result.processRedisCpuUs.toFixed(1)} µs (Node + Redis), script calls by master ${JSON.stringify(result.scriptCallsByMaster)}`);
+        log(`rep ${rep + 1}/${reps} ${which}: enqueue ${Math.round(result.enqueueRate)}/s, process ${Math.round(result.processRate)}/s (worker ready in ${Math.round(result.workerStartMs)} ms), CPU per job enqueued ${result.enqueueNodeCpuUs.toFixed(1)} + ${result.enqueueRedisCpuUs.toFixed(1)} µs and processed ${result.processNodeCpuUs.toFixed(1)} + ${result.processRedisCpuUs.toFixed(1)} µs (Node + Redis), of which by master ${shares(result.enqueueRedisCpuUsByMaster, result.enqueueReplicasCpuUs)} and ${shares(result.processRedisCpuUsByMaster, result.processReplicasCpuUs)}, script calls by master ${JSON.stringify(result.scriptCallsByMaster)}`);
       }
     }
     const placement = await Promise.all(
@@ -210,6 +241,63 @@ export async function runClusterBench(options: ClusterBenchOptions = {}): Promis
     admin.disconnect();
     await cluster.stop();
   }
+}
+
+/** A phase's Redis CPU per job by master, for the log: ":port 1.2 µs, …, replicas 3.4 µs". */
+function shares(byMaster: Record<number, number>, replicas: number): string {
+  return [...Object.entries(byMaster).map(([port, us]) => `:${port} ${us.toFixed(1)}`), `replicas ${replicas.toFixed(1)} µs`].join(', ');
+}
+
+/** The two timed phases, with the names of their per-master figures. */
+const PHASES = [
+  { name: 'enqueue', byMaster: 'enqueueRedisCpuUsByMaster', replicas: 'enqueueReplicasCpuUs', total: 'enqueueRedisCpuUs' },
+  { name: 'process', byMaster: 'processRedisCpuUsByMaster', replicas: 'processReplicasCpuUs', total: 'processRedisCpuUs' },
+] as const;
+
+/** One repetition's busiest master in a phase: its port and its CPU per job. */
+function busiestMaster(result: PhaseResult, phase: (typeof PHASES)[number]): { port: number; us: number } {
+  let busiest = { port: 0, us: -1 };
+  for (const [port, us] of Object.entries(result[phase.byMaster])) if (us > busiest.us) busiest = { port: Number(port), us };
+  return busiest;
+}
+
+/**
+ * The per-master section of the report: each master's Redis CPU per job in each phase, and the
+ * ceiling the busiest master's figure implies, plain against partitioned.
+ */
+function masterCpuLines(run: ClusterBenchRun): string[] {
+  const ports = run.placement.map((master) => master.port);
+  const us = (value: number): string => `${value.toFixed(1)} µs`;
+  const queues = [
+    { label: 'plain (one slot)', results: run.single },
+    { label: `${run.options.partitions} partitions`, results: run.partitioned },
+  ];
+  const lines = [
+    'Redis CPU per job by master: the same readings (`INFO cpu` of each node before and after each timed phase, divided by its jobs), master by master, the three replicas together, and the total of all six. Medians over the repetitions, column by column, so a row need not add up to its total exactly; within one repetition it does.',
+    '',
+    `| queue | phase | ${ports.map((port) => `:${port}`).join(' | ')} | replicas | total |`,
+    `|---|---|${ports.map(() => '---:|').join('')}---:|---:|`,
+  ];
+  for (const { label, results } of queues) {
+    for (const phase of PHASES) {
+      const masters = ports.map((port) => us(median(results.map((result) => result[phase.byMaster][port] ?? 0))));
+      lines.push(`| ${label} | ${phase.name} | ${masters.join(' | ')} | ${us(median(results.map((result) => result[phase.replicas])))} | ${us(median(results.map((result) => result[phase.total])))} |`);
+    }
+  }
+  const perPhase = PHASES.map((phase) => {
+    const [plain, parted] = queues.map(({ label, results }) => {
+      const busiest = results.map((result) => busiestMaster(result, phase));
+      const cpu = median(busiest.map((master) => master.us));
+      const where = [...new Set(busiest.map((master) => `:${master.port}`))].join(' or ');
+      return { text: `${label} ${us(cpu)} (${where}), ceiling ${Math.round(1e6 / cpu).toLocaleString('en-US')} jobs/s`, ceiling: 1e6 / cpu };
+    }) as [{ text: string; ceiling: number }, { text: string; ceiling: number }];
+    return `${phase.name}: ${plain.text}; ${parted.text} (${(parted.ceiling / plain.ceiling).toFixed(2)}x the plain queue's)`;
+  });
+  lines.push(
+    '',
+    `Busiest master's Redis CPU per job (each repetition's highest master, median) and the ceiling it implies (1e6 / those µs: the jobs/s one fully busy master core would allow): ${perPhase.join('; ')}. The ceiling is an estimate from CPU per job, not a measured rate: it assumes that master has a core to itself and costs the same per job at that rate, and it leaves out the clients and the replicas.`,
+  );
+  return lines;
 }
 
 /**
@@ -248,6 +336,8 @@ export function clusterReport(run: ClusterBenchRun): string {
     `| ${run.options.partitions} partitions | ${cpu(run.partitioned)} |`,
     `| partitioned / plain | ${cpuFields.map(ratio).join(' | ')} |`,
     `| the same, repetition by repetition | ${cpuFields.map((field) => pairedRatios(run, field)).join(' | ')} |`,
+    '',
+    ...masterCpuLines(run),
     '',
     `Processing is timed from when the worker is ready (\`worker.ready()\`): its start-up took ${Math.round(median(run.single.map((result) => result.workerStartMs)))} ms for the plain queue and ${Math.round(median(run.partitioned.map((result) => result.workerStartMs)))} ms for the partitioned one (medians), not counted.`,
     '',
