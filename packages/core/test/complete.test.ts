@@ -230,6 +230,24 @@ describe('complete', () => {
     await queue.close();
   });
 
+  test('a batch of the oldest claims, in any order, leaves processing as the newest ones in order', async ({ redis, queueName }) => {
+    const queue = openQueue(redis, queueName);
+    const processing = `queue:{${queueName}}:processing`;
+    const jobs = await enqueueAndClaim(queue, 10);
+    const before = await redis.lrange(processing, 0, -1);
+    // The four claimed first sit at the tail; they come back shuffled, with a stale claim on a newer job.
+    const oldest = [2, 0, 3, 1].map((n) => jobs[n] as ClaimedJob);
+    const stale = { ...(jobs[8] as ClaimedJob), token: 'ffffffffffffffff' };
+    expect(await queue.completeMany([...oldest.map((job) => ({ job, result: null })), { job: stale, result: 'no' }])).toEqual([true, true, true, true, false]);
+    expect(await redis.lrange(processing, 0, -1)).toEqual(before.slice(0, 6));
+    // Now the tail holds a job not in the batch (7): only the batch's ids leave, the rest keep their order.
+    const mixed = [4, 9, 5, 6].map((n) => jobs[n] as ClaimedJob);
+    expect(await queue.completeMany(mixed.map((job) => ({ job, result: null })))).toEqual([true, true, true, true]);
+    expect(await redis.lrange(processing, 0, -1)).toEqual([8, 7].map((n) => (jobs[n] as ClaimedJob).id));
+    expect((await queue.stats()).completedTotal).toBe(8);
+    await queue.close();
+  });
+
   test('a batch of completions on a long processing list removes just those ids, one by one', async ({ redis, queueName }) => {
     const queue = openQueue(redis, queueName);
     const processing = `queue:{${queueName}}:processing`;

@@ -70,20 +70,22 @@ local function claim_from(c, list, wanted, admission, out)
     if #ids == 0 then return true end
     budget = budget - #ids
     -- Oldest first: the rightmost id of the window.
-    local reads = {}
+    local reads, keys = {}, {}
     for i = #ids, 1, -1 do
+      local key = c.job_prefix .. ids[i]
       -- completed_at_ms (f[12]) says the hash finished once and may carry a TTL. The group
       -- (f[13]) and cost (f[14]) matter only to limits, so a queue without admission state does
       -- not ask.
       local f
       if c.traced then
-        f = read_hash(c.job_prefix .. ids[i], 'status', 'visibility_ms', 'attempts', 'max_attempts', 'id', 'payload', 'kind', 'enqueued_at_ms', 'last_error', 'expires_at_ms', 'priority', 'completed_at_ms', 'group', 'cost', 'traceparent')
+        f = read_hash(key, 'status', 'visibility_ms', 'attempts', 'max_attempts', 'id', 'payload', 'kind', 'enqueued_at_ms', 'last_error', 'expires_at_ms', 'priority', 'completed_at_ms', 'group', 'cost', 'traceparent')
       elseif admission then
-        f = read_hash(c.job_prefix .. ids[i], 'status', 'visibility_ms', 'attempts', 'max_attempts', 'id', 'payload', 'kind', 'enqueued_at_ms', 'last_error', 'expires_at_ms', 'priority', 'completed_at_ms', 'group', 'cost')
+        f = read_hash(key, 'status', 'visibility_ms', 'attempts', 'max_attempts', 'id', 'payload', 'kind', 'enqueued_at_ms', 'last_error', 'expires_at_ms', 'priority', 'completed_at_ms', 'group', 'cost')
       else
-        f = read_hash(c.job_prefix .. ids[i], 'status', 'visibility_ms', 'attempts', 'max_attempts', 'id', 'payload', 'kind', 'enqueued_at_ms', 'last_error', 'expires_at_ms', 'priority', 'completed_at_ms')
+        f = read_hash(key, 'status', 'visibility_ms', 'attempts', 'max_attempts', 'id', 'payload', 'kind', 'enqueued_at_ms', 'last_error', 'expires_at_ms', 'priority', 'completed_at_ms')
       end
       reads[#reads + 1] = f or false
+      keys[#keys + 1] = key
     end
     redis.call('LTRIM', list, 0, -#ids - 1)
     local moved, lease_args, held_back = {}, { '+inf', LEASE_INDEX_ANCHOR }, false
@@ -115,7 +117,7 @@ local function claim_from(c, list, wanted, admission, out)
         end
       else
         c.claimed = c.claimed + 1
-        local key = c.job_prefix .. id
+        local key = keys[n]
         local token = c.token_base .. string.format('%04x', c.claimed)
         local visibility = tonumber(f[2]) or c.visibility
         local deadline = c.now + visibility

@@ -47,11 +47,13 @@ local function complete_jobs(ctx, argv, first, out)
   if #argv - first + 1 > 3 then channel = heard_channel(ctx.channel, ctx.only_heard) end
   -- Fenced by token first (reading each job's parent and running slots in the same call); then
   -- the jobs that hold their claim leave processing in one go.
-  local held, parents, slots, trails, errors, voided = {}, {}, {}, {}, {}, {}
+  local held, keys, parents, slots, trails, errors, voided = {}, {}, {}, {}, {}, {}, {}
   for i = first, #argv, 3 do
-    local owned, f = holds_claim(ctx.job_prefix .. argv[i], argv[i + 1], 'parent_id', 'slots', 'trail', 'last_error')
+    local key = ctx.job_prefix .. argv[i]
+    local owned, f = holds_claim(key, argv[i + 1], 'parent_id', 'slots', 'trail', 'last_error')
     held[#held + 1] = owned and argv[i]
-    if not owned and f then voided[#held] = cancelled_claim(ctx.job_prefix .. argv[i], f[1], argv[i + 1]) end
+    keys[#held] = key
+    if not owned and f then voided[#held] = cancelled_claim(key, f[1], argv[i + 1]) end
     parents[#held] = owned and f[3]
     slots[#held] = owned and f[4]
     trails[#held] = owned and f[5]
@@ -66,7 +68,7 @@ local function complete_jobs(ctx, argv, first, out)
     local i = first + (n - 1) * 3
     local id = argv[i]
     if removed[n] then
-      local key = ctx.job_prefix .. id
+      local key = keys[n]
       -- Its dedupe key and batch, read while the hash is whole (lib/job-trail.lua: trail says they may exist).
       local ends = trails[n] and redis.call('HMGET', key, 'dedupe_key', 'batch')
       -- Logged before the hash may be deleted (no history kept): its attempt is read from it.

@@ -19,8 +19,9 @@ end
 -- Removes one occurrence of each id in `ids` (a false entry is skipped) from `list`, as
 -- remove_from_list would one by one (the occurrence nearest the tail first), and returns a
 -- table of the same length: true where the id was found and removed. When the list is short
--- next to the batch (a worker's own claims, mostly), it is read once and written back without
--- them (one LRANGE, DEL and RPUSH instead of an LREM per id); otherwise one LREM per id.
+-- next to the batch (a worker's own claims, mostly) and the ids are its tail, they come off in
+-- one LTRIM; when short but not its tail, it is read once and written back without them (one
+-- LRANGE, DEL and RPUSH instead of an LREM per id); otherwise one LREM per id.
 local function remove_many_from_list(list, ids)
   -- One id (a lone completion, mostly): what the loop below does for it, without its tables.
   if #ids == 1 then
@@ -39,6 +40,24 @@ local function remove_many_from_list(list, ids)
   if count < 4 or length > 4 * count + 64 then
     local short = length <= 2 * REMOVE_PROBE
     for i, id in ipairs(ids) do found[i] = id and remove_from_list(list, id, short) == 1 or false end
+    return found
+  end
+  -- Most often the ids are the tail (a worker completing jobs in the order it claimed them).
+  local tail = redis.call('LRANGE', list, -count, -1)
+  local left = {}
+  for id, n in pairs(wanted) do left[id] = n end
+  local whole = true
+  for _, id in ipairs(tail) do
+    local n = left[id]
+    if not n or n == 0 then
+      whole = false
+      break
+    end
+    left[id] = n - 1
+  end
+  if whole then
+    redis.call('LTRIM', list, 0, -count - 1)
+    for i, id in ipairs(ids) do found[i] = id and true or false end
     return found
   end
   local items = redis.call('LRANGE', list, 0, -1)
