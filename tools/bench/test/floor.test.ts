@@ -102,10 +102,15 @@ describe('bench:floor', () => {
       expect(side[0]?.nodeCpuUs).toBeGreaterThan(0);
       expect(side[0]?.redisCpuUs).toBeGreaterThan(0);
     }
+    // The floor's calls: its first claim and one per batch of at most 32 completions, all FCALLs.
+    const bareCalls = (run.bare[0]?.fcallsPerJob ?? 0) * 300;
+    expect(bareCalls).toBeGreaterThanOrEqual(1 + Math.ceil(300 / 32));
+    expect(bareCalls).toBeLessThan(300);
+    expect(run.worker[0]?.fcallsPerJob).toBeGreaterThan(0);
     const table = floorTable(run);
     for (const row of Object.values(FLOOR_ROWS)) expect(table).toContain(`| ${row} |`);
-    expect(table).toMatch(/\| bare socket, own RESP \(floor\) \| [\d,]+ \| \d+\.\d \| \d+\.\d \|/);
-    expect(table).toMatch(/\| worker \/ floor \| \d+\.\d\dx \| \d+\.\d\dx \| \d+\.\d\dx \|/);
+    expect(table).toMatch(/\| bare socket, own RESP \(floor\) \| [\d,]+ \| \d+\.\d \| \d+\.\d \| \d+\.\d \|/);
+    expect(table).toMatch(/\| worker \/ floor \| \d+\.\d\dx \| \d+\.\d\dx \| \d+\.\d\dx \| \d+\.\d\dx \|/);
   });
 
   test.each([['--n', 'lots'], ['--reps', '0'], ['--warmup', '-1'], ['--jobs', '5']])('%s %s: a usage line and exit code 2', (flag, value) => {

@@ -13,10 +13,12 @@ export function median(values: readonly number[]): number {
 
 type Figure = keyof FloorSample;
 
-const FIGURES: readonly Figure[] = ['rate', 'nodeCpuUs', 'redisCpuUs'];
+const FIGURES: readonly Figure[] = ['rate', 'nodeCpuUs', 'redisCpuUs', 'fcallsPerJob'];
 
 function format(figure: Figure, value: number): string {
-  return figure === 'rate' ? Math.round(value).toLocaleString('en-US') : value.toFixed(1);
+  if (figure === 'rate') return Math.round(value).toLocaleString('en-US');
+  // Calls shown per 100 jobs, so that batched calls do not all read as 0.0 per job.
+  return (figure === 'fcallsPerJob' ? value * 100 : value).toFixed(1);
 }
 
 /** A cell: the median, and the range over the repetitions when there are several. */
@@ -28,15 +30,15 @@ function cell(figure: Figure, samples: readonly FloorSample[]): string {
 }
 
 /**
- * The run as a Markdown table: per side the median rate and CPU per job (with their range over
- * the repetitions), then the worker's medians over the floor's.
+ * The run as a Markdown table: per side the median rate, CPU per job and script calls per 100
+ * jobs (with their range over the repetitions), then the worker's medians over the floor's.
  */
 export function floorTable(run: FloorRun): string {
   const lines = [
     `${run.n.toLocaleString('en-US')} pre-enqueued jobs per run, concurrency ${run.concurrency}, ${run.reps} repetition${run.reps === 1 ? '' : 's'}; medians (min–max).`,
     '',
-    '| loop | jobs/s | Node CPU µs/job | Redis CPU µs/job |',
-    '|---|---:|---:|---:|',
+    '| loop | jobs/s | Node CPU µs/job | Redis CPU µs/job | FCALLs per 100 jobs |',
+    '|---|---:|---:|---:|---:|',
   ];
   for (const side of ['bare', 'worker'] as const) lines.push(`| ${FLOOR_ROWS[side]} | ${FIGURES.map((figure) => cell(figure, run[side])).join(' | ')} |`);
   const ratios = FIGURES.map((figure) => `${(median(run.worker.map((s) => s[figure])) / median(run.bare.map((s) => s[figure]))).toFixed(2)}x`);
