@@ -29,7 +29,7 @@ afterAll(async () => {
 
 describe('scale benchmark (tiny sizes; figures mean nothing, completion does)', () => {
   test('both systems at 1 and 2 worker processes complete every job exactly once, and the table has a row per process count', async () => {
-    const run = await runScale({ redisUrl: redis.url, n: 200, processes: [1, 2], concurrency: 4, reps: 1, systems: ['@jobs', 'BullMQ'] });
+    const run = await runScale({ redisUrl: redis.url, n: 200, processes: [1, 2], concurrency: 4, reps: 1, systems: ['@jobs', 'BullMQ'], warmup: 50 });
     expect(run.measurements.map((m) => `${m.system}@${m.processes}`).sort()).toEqual(['@jobs@1', '@jobs@2', 'BullMQ@1', 'BullMQ@2']);
     for (const m of run.measurements) {
       const label = `${m.system} at ${m.processes}`;
@@ -53,7 +53,8 @@ describe('scale benchmark (tiny sizes; figures mean nothing, completion does)', 
   test('options that cannot run are usage errors, before anything is forked', async () => {
     await expect(runScale({ redisUrl: redis.url, processes: [3], concurrency: 4 })).rejects.toThrow(ScaleUsageError);
     await expect(runScale({ redisUrl: redis.url, processes: [1], systems: ['bee-queue'] })).rejects.toThrow(/unknown system "bee-queue"/);
-    for (const args of [['--processes', '1,3', '--concurrency', '64'], ['--systems', '@jobs,Nope'], ['--n', 'many']]) {
+    await expect(runScale({ redisUrl: redis.url, processes: [1], warmup: -1 })).rejects.toThrow(/--warmup must be a whole number from 0/);
+    for (const args of [['--processes', '1,3', '--concurrency', '64'], ['--systems', '@jobs,Nope'], ['--n', 'many'], ['--warmup', 'x']]) {
       const failure = await promisify(execFile)(process.execPath, [CLI, ...args]).then(
         () => undefined,
         (error: { code?: number; stderr?: string }) => error,

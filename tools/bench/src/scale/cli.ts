@@ -2,7 +2,7 @@
 /**
  * The scale benchmark from the command line: prints a Markdown table (and writes it with --out).
  *
- *   pnpm bench:scale -- [--processes 1,4,8] [--concurrency 64] [--n 20000] [--reps 3] [--systems @jobs,BullMQ] [--out FILE]
+ *   pnpm bench:scale -- [--processes 1,4,8] [--concurrency 64] [--n 20000] [--reps 3] [--systems @jobs,BullMQ] [--warmup 5000] [--out FILE]
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
@@ -11,7 +11,7 @@ import { checkScaleOptions, DEFAULT_SCALE_OPTIONS, ScaleUsageError, type ScaleOp
 import { runScale } from './run-scale.ts';
 import { scaleReport } from './scale-report.ts';
 
-const USAGE = 'usage: pnpm bench:scale -- [--processes 1,4,8 (each must divide the concurrency)] [--concurrency 64] [--n 20000] [--reps 3] [--systems @jobs,BullMQ] [--out FILE]\n';
+const USAGE = 'usage: pnpm bench:scale -- [--processes 1,4,8 (each must divide the concurrency)] [--concurrency 64] [--n 20000] [--reps 3] [--systems @jobs,BullMQ] [--warmup 5000 (jobs per process, untimed)] [--out FILE]\n';
 
 const list = (value: string): string[] => value.split(',').map((item) => item.trim()).filter(Boolean);
 
@@ -26,6 +26,7 @@ function readOptions(): { options: ScaleOptions; out: string | undefined } {
         n: { type: 'string', default: String(DEFAULT_SCALE_OPTIONS.n) },
         reps: { type: 'string', default: String(DEFAULT_SCALE_OPTIONS.reps) },
         systems: { type: 'string', default: DEFAULT_SCALE_OPTIONS.systems.join(',') },
+        warmup: { type: 'string', default: String(DEFAULT_SCALE_OPTIONS.warmup) },
         out: { type: 'string' },
       },
     }));
@@ -38,6 +39,7 @@ function readOptions(): { options: ScaleOptions; out: string | undefined } {
     n: Number(values.n),
     reps: Number(values.reps),
     systems: list(values.systems),
+    warmup: Number(values.warmup),
   });
   return { options, out: values.out };
 }

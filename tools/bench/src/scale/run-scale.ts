@@ -122,7 +122,7 @@ async function measureOnce({ system, factory, processes, rep, options, url, admi
     allDone = resolve;
   });
   let lastProgress = performance.now();
-  const children = new WorkerProcesses(processes, { system, redisUrl: url, queue, concurrency: options.concurrency / processes }, (ids) => {
+  const children = new WorkerProcesses(processes, { system, redisUrl: url, queue, concurrency: options.concurrency / processes, warmup: options.warmup }, (ids) => {
     lastProgress = performance.now();
     for (const id of ids) {
       if (!Number.isInteger(id) || id < 0 || id >= n || seen[id] === 1) duplicates += 1;

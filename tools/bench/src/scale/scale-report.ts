@@ -60,6 +60,6 @@ export function scaleReport(run: ScaleRun): string {
   const sharing = most + 1 > run.cores ? ` At ${most} worker processes, they and Redis outnumber the ${run.cores} cores: they take turns on them, and Redis competes with the workers.` : '';
   const sentence =
     `Measured on a machine with ${run.cores} cores (${run.cpuModel}), Redis ${run.redisVersion}: ${n.toLocaleString('en-US')} jobs pre-enqueued per run, concurrency ${concurrency} in total split evenly over the worker processes, median of ${reps} repetition${reps === 1 ? '' : 's'}. ` +
-    `Each process's workers start paused and ready; the time runs from the parent's "go" to the last completion it counted. Node CPU is the worker processes' and the parent's together.${sharing}`;
+    `Each process first runs ${run.options.warmup.toLocaleString('en-US')} jobs of its own, untimed, so that V8 has compiled what the timed part runs; then its workers start paused and ready, and the time runs from the parent's "go" to the last completion it counted. Node CPU is the worker processes' and the parent's together.${sharing}`;
   return `${lines.join('\n')}\n\n${sentence}\n`;
 }

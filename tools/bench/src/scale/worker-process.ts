@@ -1,10 +1,10 @@
 /**
  * One worker process of the scale benchmark, forked by the parent with
- * `<system> <redis URL> <queue> <concurrency>` and an IPC channel. It starts that system's
- * workers paused and says `ready`; on `go` they claim, and it reports the jobs completed in
+ * `<system> <redis URL> <queue> <concurrency> <warmup>` and an IPC channel. It runs `warmup`
+ * jobs on a queue of its own (untimed), then starts that system's workers paused and says `ready`; on `go` they claim, and it reports the jobs completed in
  * batches; on `stop` it reads its CPU since `go`, closes, sends that CPU, and exits.
  */
-import type { QueueAdapter } from '../adapter.ts';
+import type { AdapterFactory, QueueAdapter } from '../adapter.ts';
 import { BATCH_JOBS, BATCH_MS, isParentMessage, type ChildMessage } from './protocol.ts';
 import { scaleSystem } from './systems.ts';
 
@@ -37,12 +37,32 @@ class CompletionBatcher {
   }
 }
 
+/** Runs `jobs` jobs through `factory`'s workers on a queue of this process's own, then closes them. */
+async function warmUp(factory: AdapterFactory, redisUrl: string, queue: string, concurrency: number, jobs: number): Promise<void> {
+  const adapter = await factory(redisUrl, queue);
+  try {
+    for (let first = 0; first < jobs; first += 1_000) {
+      await adapter.enqueueBulk(Array.from({ length: Math.min(1_000, jobs - first) }, (_, i) => ({ n: first + i, sentAt: 0 })));
+    }
+    let done = 0;
+    await new Promise<void>((resolve) => {
+      void adapter.startWorkers(concurrency, () => undefined, () => {
+        done += 1;
+        if (done === jobs) resolve();
+      });
+    });
+  } finally {
+    await adapter.close();
+  }
+}
+
 async function main(): Promise<void> {
-  const [system = '', redisUrl = '', queue = '', concurrencyText = ''] = process.argv.slice(2);
+  const [system = '', redisUrl = '', queue = '', concurrencyText = '', warmupText = '0'] = process.argv.slice(2);
   const factory = scaleSystem(system);
   const concurrency = Number(concurrencyText);
-  if (factory === undefined || redisUrl === '' || queue === '' || !Number.isInteger(concurrency) || concurrency < 1) {
-    throw new Error(`usage: worker-process.js <system> <redis URL> <queue> <concurrency>; got ${JSON.stringify(process.argv.slice(2))}`);
+  const warmup = Number(warmupText);
+  if (factory === undefined || redisUrl === '' || queue === '' || !Number.isInteger(concurrency) || concurrency < 1 || !Number.isInteger(warmup) || warmup < 0) {
+    throw new Error(`usage: worker-process.js <system> <redis URL> <queue> <concurrency> <warmup>; got ${JSON.stringify(process.argv.slice(2))}`);
   }
   const batcher = new CompletionBatcher();
   // Filled in as the start-up goes: a 'stop' may come (from a parent that gave up) before it ends.
@@ -64,6 +84,7 @@ async function main(): Promise<void> {
       process.exit(0);
     })().catch(fail);
   });
+  if (warmup > 0) await warmUp(factory, redisUrl, `${queue}-warm-${process.pid}`, concurrency, warmup);
   const adapter = await factory(redisUrl, queue);
   state.adapter = adapter;
   const start = adapter.startPausedWorkers;

@@ -47,7 +47,7 @@ export class WorkerProcesses {
    * Forks `count` children running `system`'s workers at `concurrency` each on `queue`;
    * `onDone` hears each batch of completed job ids.
    */
-  constructor(count: number, args: { system: string; redisUrl: string; queue: string; concurrency: number }, onDone: (ids: readonly number[]) => void) {
+  constructor(count: number, args: { system: string; redisUrl: string; queue: string; concurrency: number; warmup: number }, onDone: (ids: readonly number[]) => void) {
     if (!existsSync(WORKER_ENTRY)) throw new Error(`${WORKER_ENTRY} is missing: build @jobs/bench first`);
     installExitHook();
     this.#failed = new Promise<never>((_, reject) => {
@@ -57,7 +57,7 @@ export class WorkerProcesses {
     this.#failed.catch(() => undefined);
     this.#children = Array.from({ length: count }, (_, index) => {
       // No inherited execArgv: a test runner's loader flags are not the child's business.
-      const child = fork(WORKER_ENTRY, [args.system, args.redisUrl, args.queue, String(args.concurrency)], { execArgv: [], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+      const child = fork(WORKER_ENTRY, [args.system, args.redisUrl, args.queue, String(args.concurrency), String(args.warmup)], { execArgv: [], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
       live.add(child);
       const entry: Child = { process: child, hasExited: false, exited: Promise.resolve() };
       entry.exited = new Promise<void>((resolve) => {
