@@ -65,7 +65,7 @@ describe('scale benchmark (tiny sizes; figures mean nothing, completion does)', 
   });
 
   test('a worker process that fails makes the wait reject, and kill leaves none behind', async () => {
-    const children = new WorkerProcesses(2, { system: 'not-a-system', redisUrl: redis.url, queue: 'scale-failing', concurrency: 1 }, () => undefined);
+    const children = new WorkerProcesses(2, { system: 'not-a-system', redisUrl: redis.url, queue: 'scale-failing', concurrency: 1, warmup: 0 }, () => undefined);
     try {
       await expect(children.ready()).rejects.toThrow(/worker process \d\/2 failed: .*usage: worker-process\.js/);
     } finally {
