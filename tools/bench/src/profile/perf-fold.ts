@@ -118,9 +118,11 @@ export function foldPerfScript(text: string, fallbackPeriodUs = 1_000): FoldedPe
     node.selfUs += us;
     const leaf = frames[0] as Sample['frames'][number];
     const group = perfGroupOf(leaf.name, leaf.dso);
-    const entry = self.get(leaf.name) ?? { name: leaf.name, group, us: 0 };
+    // By name and part: unnamed frames of the Lua VM and of a library are not one function.
+    const selfKey = `${leaf.name} ${group}`;
+    const entry = self.get(selfKey) ?? { name: leaf.name, group, us: 0 };
     entry.us += us;
-    self.set(leaf.name, entry);
+    self.set(selfKey, entry);
     groups.set(group, (groups.get(group) ?? 0) + us);
   }
   const busiest = (values: Iterable<FunctionTime>): FunctionTime[] => [...values].sort((a, b) => b.us - a.us);
