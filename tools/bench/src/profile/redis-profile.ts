@@ -3,10 +3,9 @@ import type { FoldedPerf } from './perf-fold.ts';
 /** Redis's stages of a script call, by the function that runs each, in the order a call passes them. */
 const STAGES: readonly [string, string][] = [
   ['readQueryFromClient', 'reading requests and running them (everything below, but replies sent later)'],
-  ['fcallCommand', 'FCALL: the scripts, all they call included'],
-  ['luaRedisGenericCommand', 'redis.call / redis.pcall from a script, the command included'],
-  ['redisProtocolToLuaType', 'a called command\'s reply turned into Lua values'],
-  ['luaReplyToRedisReply', 'the script\'s return value turned into the client\'s reply'],
+  ['luaCallFunction', 'a script\'s run, everything it calls included'],
+  ['scriptCall', 'redis.call / redis.pcall from a script: the command, and the checks around it'],
+  ['parseReply', 'a called command\'s reply read into Lua values'],
   ['hmgetCommand', 'HMGET'],
   ['hsetCommand', 'HSET'],
   ['lpushCommand', 'LPUSH'],
