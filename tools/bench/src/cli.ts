@@ -5,8 +5,10 @@ import { parseArgs } from 'node:util';
 import { markdownReport, svgChart } from './report.ts';
 import { spliceResults } from './results-section.ts';
 import { runBenchmarks } from './run-bench.ts';
+import { scriptArgs } from './script-args.ts';
 
 const { values } = parseArgs({
+  args: scriptArgs(),
   options: {
     n: { type: 'string', default: '10000' },
     reps: { type: 'string', default: '5' },

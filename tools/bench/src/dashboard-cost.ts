@@ -12,6 +12,7 @@ import { createDashboard, type DashboardServer } from '@jobs/dashboard';
 import { findFreePort, startRedisServer } from '@jobs/dev-redis';
 import { defineKinds, Queue } from '@jobs/core';
 import { Redis } from 'ioredis';
+import { scriptArgs } from './script-args.ts';
 
 const kinds = defineKinds({
   email: { schema: { type: 'object', properties: { to: { type: 'string' }, n: { type: 'integer' } }, required: ['to', 'n'] } },
@@ -19,7 +20,7 @@ const kinds = defineKinds({
 });
 type Payloads = { email: { to: string; n: number }; invoice: { n: number } };
 
-const { values } = parseArgs({ options: { jobs: { type: 'string', default: '1000000' }, reps: { type: 'string', default: '50' } } });
+const { values } = parseArgs({ args: scriptArgs(), options: { jobs: { type: 'string', default: '1000000' }, reps: { type: 'string', default: '50' } } });
 const deepJobs = Number(values.jobs);
 const reps = Number(values.reps);
 

@@ -12,6 +12,7 @@ import { createProducer, defineKinds } from '@jobs/producer';
 import { createWorker } from '@jobs/worker';
 import { Redis } from 'ioredis';
 import { CpuMeter } from './cpu-meter.ts';
+import { scriptArgs } from './script-args.ts';
 
 const kinds = defineKinds({ echo: { schema: { type: 'object', properties: { n: { type: 'integer' } }, required: ['n'] } } });
 
@@ -83,7 +84,7 @@ function median(values: number[]): number {
 }
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({ options: { jobs: { type: 'string', default: '20000' }, reps: { type: 'string', default: '3' } } });
+  const { values } = parseArgs({ args: scriptArgs(), options: { jobs: { type: 'string', default: '20000' }, reps: { type: 'string', default: '3' } } });
   const jobs = Number(values.jobs);
   const reps = Number(values.reps);
   const server = await startRedisServer({ name: 'bench-event-log' });

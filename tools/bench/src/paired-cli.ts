@@ -8,10 +8,9 @@
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { PAIRED_SCENARIOS, pairedTable, runPaired, type PairedScenario } from './paired.ts';
+import { scriptArgs } from './script-args.ts';
 
-// pnpm 12 passes a `--` after the script's name on to it; npm does not.
-const argv = process.argv.slice(2);
-const { values } = parseArgs({ args: argv[0] === '--' ? argv.slice(1) : argv, options: { base: { type: 'string' }, blocks: { type: 'string', default: '16' }, jobs: { type: 'string', default: '4000' }, only: { type: 'string' }, 'head-options': { type: 'string' } } });
+const { values } = parseArgs({ args: scriptArgs(), options: { base: { type: 'string' }, blocks: { type: 'string', default: '16' }, jobs: { type: 'string', default: '4000' }, only: { type: 'string' }, 'head-options': { type: 'string' } } });
 const blocks = Number(values.blocks);
 const jobsPerBlock = Number(values.jobs);
 let headOptions: Record<string, unknown> | undefined;

@@ -72,9 +72,25 @@ describe('perf script folding', () => {
     expect(perfGroupOf('tcp_sendmsg', '[kernel.kallsyms]')).toBe('kernel');
     expect(perfGroupOf('__memcmp_evex_movbe', '/usr/lib/x86_64-linux-gnu/libc.so.6')).toBe('libc');
     expect(perfGroupOf('malloc_usable_size', '/usr/lib/x86_64-linux-gnu/libjemalloc.so.2')).toBe('jemalloc');
-    expect(perfGroupOf('[unknown]', '/usr/bin/redis-check-rdb')).toBe('lua');
+    expect(perfGroupOf('[unknown]', '/usr/bin/redis-check-rdb', 'lua')).toBe('lua');
+    expect(perfGroupOf('[unknown]', '/usr/bin/redis-check-rdb', 'redis')).toBe('redis');
+    expect(perfGroupOf('[unknown]', '/usr/bin/redis-check-rdb')).toBe('redis');
     expect(perfGroupOf('lua_pushlstring', '/usr/bin/redis-check-rdb')).toBe('lua');
     expect(perfGroupOf('hmgetCommand', '/usr/bin/redis-check-rdb')).toBe('redis');
+  });
+
+  test('an unnamed frame inside redis-server takes the part of its nearest named caller', () => {
+    const script = `redis-server  1   1.0:    1000000 cpu-clock:pppH:
+\t          1a2b60 [unknown] (/usr/bin/redis-check-rdb)
+\t          1a2b50 call+0x10 (/usr/bin/redis-check-rdb)
+\t          1a2b60 [unknown] (/usr/bin/redis-check-rdb)
+\t          1a2b70 lua_pcall+0x22 (/usr/bin/redis-check-rdb)
+\t          1a2b80 aeMain+0x1c (/usr/bin/redis-check-rdb)
+`;
+    const folded = foldPerfScript(script);
+    expect(folded.groups).toEqual([{ group: 'redis', us: 1000 }]);
+    const lua = folded.root.children[0]?.children[0]?.children[0];
+    expect([lua?.frame.name, lua?.frame.group]).toEqual(['[unknown]', 'lua']);
   });
 
   test('the summary section gives each part and stage per job', () => {

@@ -7,6 +7,7 @@
 import { parseArgs } from 'node:util';
 import { runFloor } from './floor-run.ts';
 import { floorTable } from './floor-table.ts';
+import { scriptArgs } from '../script-args.ts';
 
 const USAGE = 'usage: bench:floor -- [--n 60000] [--reps 5] [--warmup 5000]\n  --n: jobs per run; --reps: repetitions of both loops; --warmup: jobs per loop in an uncounted first round (0: none)\n';
 
@@ -15,11 +16,9 @@ function usage(): never {
   process.exit(2);
 }
 
-// pnpm 12 passes a `--` after the script's name on to it; npm does not.
-const argv = process.argv.slice(2);
 let values: { n: string; reps: string; warmup: string };
 try {
-  ({ values } = parseArgs({ args: argv[0] === '--' ? argv.slice(1) : argv, options: { n: { type: 'string', default: '60000' }, reps: { type: 'string', default: '5' }, warmup: { type: 'string', default: '5000' } } }));
+  ({ values } = parseArgs({ args: scriptArgs(), options: { n: { type: 'string', default: '60000' }, reps: { type: 'string', default: '5' }, warmup: { type: 'string', default: '5000' } } }));
 } catch {
   usage();
 }

@@ -24,6 +24,7 @@ import { busyTree, foldProfile, type CpuProfile } from './fold.ts';
 import { foldPerfScript } from './perf-fold.ts';
 import { recordPerf, type PerfRecording } from './perf-record.ts';
 import { redisProfileSection } from './redis-profile.ts';
+import { scriptArgs } from '../script-args.ts';
 
 const SCENARIOS = {
   'process-64': (a, n, m) => processPreEnqueued(a, n, 64, m),
@@ -32,7 +33,7 @@ const SCENARIOS = {
   bulk: (a, n, m) => enqueueBulk(a, n, 1_000, m),
 } satisfies Record<string, (adapter: Awaited<ReturnType<typeof jobsAdapter>>, n: number, meter: CpuMeter) => Promise<Measurement>>;
 
-const { values } = parseArgs({ options: { scenario: { type: 'string', default: 'process-64' }, n: { type: 'string', default: '60000' }, out: { type: 'string' }, 'redis-perf': { type: 'boolean', default: false } } });
+const { values } = parseArgs({ args: scriptArgs(), options: { scenario: { type: 'string', default: 'process-64' }, n: { type: 'string', default: '60000' }, out: { type: 'string' }, 'redis-perf': { type: 'boolean', default: false } } });
 const scenario = values.scenario as keyof typeof SCENARIOS;
 const n = Number(values.n);
 if (!(scenario in SCENARIOS) || !Number.isInteger(n) || n < 1) {

@@ -28,20 +28,22 @@ export interface FoldedPerf {
   groups: { group: string; us: number }[];
 }
 
-/** Lua's own functions, also those the binary keeps no name for (see {@link perfGroupOf}). */
+/** Lua's own functions and Redis's Lua glue, by name. */
 const LUA_NAMES = /^(lua[A-Z_]|luaL_|lua_|ldo|lvm|lh_|luai_|f_call|resume|lua_pcall)/;
 
 /**
- * The part of Redis or the system a frame belongs to: `kernel`, `libc`, `jemalloc`, `lua`
- * (the Lua VM and Redis's Lua glue: the Debian binary exports Redis's functions but not the
- * Lua VM's internal ones, so an unnamed frame inside redis-server is counted as Lua), or `redis`.
+ * The part of Redis or the system a frame belongs to: `kernel`, `libc`, `jemalloc`, `lua` (the
+ * Lua VM and Redis's Lua glue), or `redis`. The Debian binary names Redis's functions but not
+ * its static ones nor the Lua VM's internal ones: an unnamed frame inside redis-server belongs
+ * to the part of its nearest named caller (`callerGroup`), so frames under `lua_pcall` are Lua's
+ * and those under `call` Redis's.
  */
-export function perfGroupOf(name: string, dso: string): string {
+export function perfGroupOf(name: string, dso: string, callerGroup?: string): string {
   if (dso.includes('kernel')) return 'kernel';
   if (dso.includes('libc.so') || dso.includes('libc-')) return 'libc';
   if (dso.includes('jemalloc')) return 'jemalloc';
-  if (name === '[unknown]') return /redis/.test(dso) ? 'lua' : 'other';
-  if (LUA_NAMES.test(name) || name.startsWith('redisProtocolToLuaType') || name.startsWith('scriptCall')) return 'lua';
+  if (name === '[unknown]') return /redis/.test(dso) ? (callerGroup ?? 'redis') : 'other';
+  if (LUA_NAMES.test(name) || name.startsWith('scriptCall')) return 'lua';
   return 'redis';
 }
 
@@ -97,9 +99,13 @@ export function foldPerfScript(text: string, fallbackPeriodUs = 1_000): FoldedPe
     root.totalUs += us;
     let node = root;
     const seen = new Set<string>();
+    let named: string | undefined;
+    let leafGroup = 'other';
     for (let i = frames.length - 1; i >= 0; i -= 1) {
       const { name, dso } = frames[i] as Sample['frames'][number];
-      const group = perfGroupOf(name, dso);
+      const group = perfGroupOf(name, dso, named);
+      if (name !== '[unknown]' && /redis/.test(dso)) named = group;
+      leafGroup = group;
       let child = node.children.find((c) => c.frame.name === name && c.frame.url === dso);
       if (!child) {
         child = { frame: { name, url: dso, line: 0, group }, totalUs: 0, selfUs: 0, children: [] };
@@ -117,7 +123,7 @@ export function foldPerfScript(text: string, fallbackPeriodUs = 1_000): FoldedPe
     }
     node.selfUs += us;
     const leaf = frames[0] as Sample['frames'][number];
-    const group = perfGroupOf(leaf.name, leaf.dso);
+    const group = leafGroup;
     // By name and part: unnamed frames of the Lua VM and of a library are not one function.
     const selfKey = `${leaf.name} ${group}`;
     const entry = self.get(selfKey) ?? { name: leaf.name, group, us: 0 };

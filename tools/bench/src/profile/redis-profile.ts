@@ -27,7 +27,7 @@ export function redisProfileSection(perf: FoldedPerf, jobs: number): string[] {
   return [
     '## Redis: where its time went (perf samples over the timed part)',
     '',
-    `${perf.samples.toLocaleString('en-US')} samples, ${perJob(perf.totalUs)} µs per job sampled (perf's own sampling adds to Redis's CPU while it records). Functions the binary names; an unnamed frame inside redis-server is the Lua VM's (see perf-fold.ts). Stacks perf could not unwind to the event loop count under their innermost frames only.`,
+    `${perf.samples.toLocaleString('en-US')} samples, ${perJob(perf.totalUs)} µs per job sampled (perf's own sampling adds to Redis's CPU while it records). Functions the binary names; an unnamed frame inside redis-server (the Lua VM's, or a static function of Redis's) counts in the part of its nearest named caller (see perf-fold.ts). Stacks perf could not unwind to the event loop count under their innermost frames only.`,
     '',
     '### Self time by part',
     '',

@@ -10,6 +10,7 @@ import { parseArgs } from 'node:util';
 import { checkScaleOptions, DEFAULT_SCALE_OPTIONS, ScaleUsageError, type ScaleOptions } from './options.ts';
 import { runScale } from './run-scale.ts';
 import { scaleReport } from './scale-report.ts';
+import { scriptArgs } from '../script-args.ts';
 
 const USAGE = 'usage: pnpm bench:scale -- [--processes 1,4,8 (each must divide the concurrency)] [--concurrency 64] [--n 20000] [--reps 3] [--systems @jobs,BullMQ] [--warmup 5000 (jobs per process, untimed)] [--out FILE]\n';
 
@@ -20,6 +21,7 @@ function readOptions(): { options: ScaleOptions; out: string | undefined } {
   let values;
   try {
     ({ values } = parseArgs({
+      args: scriptArgs(),
       options: {
         processes: { type: 'string', default: DEFAULT_SCALE_OPTIONS.processes.join(',') },
         concurrency: { type: 'string', default: String(DEFAULT_SCALE_OPTIONS.concurrency) },
