@@ -248,6 +248,19 @@ describe('complete', () => {
     await queue.close();
   });
 
+  test('a batch whose jobs are not all in processing completes only those that are', async ({ redis, queueName }) => {
+    const queue = openQueue(redis, queueName);
+    const processing = `queue:{${queueName}}:processing`;
+    const jobs = await enqueueAndClaim(queue, 6);
+    // A recipe client took two ids off processing; their hashes still name the claims.
+    for (const n of [0, 3]) await redis.lrem(processing, 0, (jobs[n] as ClaimedJob).id);
+    const outcomes = await queue.completeSettled(jobs.map((job) => ({ job, result: null })));
+    expect(outcomes.map((outcome) => outcome.status)).toEqual(['lost', 'completed', 'completed', 'lost', 'completed', 'completed']);
+    expect(await redis.llen(processing)).toBe(0);
+    expect((await queue.stats()).completedTotal).toBe(4);
+    await queue.close();
+  });
+
   test('a batch of completions on a long processing list removes just those ids, one by one', async ({ redis, queueName }) => {
     const queue = openQueue(redis, queueName);
     const processing = `queue:{${queueName}}:processing`;

@@ -42,11 +42,12 @@ local function remove_many_from_list(list, ids)
     for i, id in ipairs(ids) do found[i] = id and remove_from_list(list, id, short) == 1 or false end
     return found
   end
-  -- Most often the ids are the tail (a worker completing jobs in the order it claimed them).
+  -- Most often the ids are the tail (a worker completing jobs in the order it claimed them). A
+  -- list shorter than the batch has not all of them.
   local tail = redis.call('LRANGE', list, -count, -1)
   local left = {}
   for id, n in pairs(wanted) do left[id] = n end
-  local whole = true
+  local whole = #tail == count
   for _, id in ipairs(tail) do
     local n = left[id]
     if not n or n == 0 then

@@ -14,7 +14,7 @@ export type SchedulePauseReply = [changed: number, status: string];
 
 /** scripts/schedule-pause.lua: pauses an active schedule: it leaves the due set and runs no tick until it is resumed. Pausing a paused, done or missing schedule changes nothing. */
 export const schedulePauseScript: LuaScript<SchedulePauseKeys, SchedulePauseArgs, SchedulePauseReply> = {
-  name: 'schedule-pause', sha1: SHA1, fn: 'jobs_08eb25e253d08f37_schedule_pause', keyNames: ['schedule', 'due'], argNames: ['id'],
+  name: 'schedule-pause', sha1: SHA1, fn: 'jobs_726e3705d3c42eca_schedule_pause', keyNames: ['schedule', 'due'], argNames: ['id'],
   argv(keys, args) { return [SHA1, '2', keys.schedule, keys.due, String(args.id)]; },
   source: "#!lua flags=allow-oom\n--[[\n  schedule-pause: pauses an active schedule: it leaves the due set and runs no tick until it\n  is resumed. Pausing a paused, done or missing schedule changes nothing.\n\n  KEYS[1]   schedule: schedule hash\n  KEYS[2]   due: due sorted set (member: schedule id, score: next run ms)\n  ARGV[1]   id: schedule id\n  Returns:  { 1 if paused now else 0, the status after ('' when there is no such schedule) }\n  Reply:    [changed: number, status: string]\n]]\nlocal status = redis.call('HGET', KEYS[1], 'status')\nif not status then return { 0, '' } end\nif status ~= 'active' then return { 0, status } end\nredis.call('HSET', KEYS[1], 'status', 'paused', 'next_run_ms', '')\nredis.call('ZREM', KEYS[2], ARGV[1])\nreturn { 1, 'paused' }\n",
 };

@@ -14,7 +14,7 @@ export type ScheduleRemoveReply = number;
 
 /** scripts/schedule-remove.lua: deletes a schedule: its hash, and its id from the due set and the index. The jobs it already enqueued stay. A runner holding its tick finds it gone and changes nothing. */
 export const scheduleRemoveScript: LuaScript<ScheduleRemoveKeys, ScheduleRemoveArgs, ScheduleRemoveReply> = {
-  name: 'schedule-remove', sha1: SHA1, fn: 'jobs_08eb25e253d08f37_schedule_remove', keyNames: ['schedule', 'due', 'schedules'], argNames: ['id'],
+  name: 'schedule-remove', sha1: SHA1, fn: 'jobs_726e3705d3c42eca_schedule_remove', keyNames: ['schedule', 'due', 'schedules'], argNames: ['id'],
   argv(keys, args) { return [SHA1, '3', keys.schedule, keys.due, keys.schedules, String(args.id)]; },
   source: "#!lua flags=allow-oom\n--[[\n  schedule-remove: deletes a schedule: its hash, and its id from the due set and the index. The\n  jobs it already enqueued stay. A runner holding its tick finds it gone and changes nothing.\n\n  KEYS[1]   schedule: schedule hash\n  KEYS[2]   due: due sorted set (member: schedule id)\n  KEYS[3]   schedules: every schedule's id (sorted set)\n  ARGV[1]   id: schedule id\n  Returns:  1 if it was there, else 0\n  Reply:    number\n]]\nlocal existed = redis.call('DEL', KEYS[1])\nredis.call('ZREM', KEYS[2], ARGV[1])\nredis.call('ZREM', KEYS[3], ARGV[1])\nreturn existed\n",
 };

@@ -14,7 +14,7 @@ export type WorkerLeaveReply = number;
 
 /** scripts/worker-leave.lua: a closing worker takes itself out of the queue's registry (see lib/live-workers.lua) at once, rather than when its heartbeat's TTL runs out. Sending it again changes nothing more. */
 export const workerLeaveScript: LuaScript<WorkerLeaveKeys, WorkerLeaveArgs, WorkerLeaveReply> = {
-  name: 'worker-leave', sha1: SHA1, fn: 'jobs_08eb25e253d08f37_worker_leave', keyNames: ['workers', 'worker'], argNames: ['id'],
+  name: 'worker-leave', sha1: SHA1, fn: 'jobs_726e3705d3c42eca_worker_leave', keyNames: ['workers', 'worker'], argNames: ['id'],
   argv(keys, args) { return [SHA1, '2', keys.workers, keys.worker, String(args.id)]; },
   source: "#!lua flags=allow-oom\n--[[\n  worker-leave: a closing worker takes itself out of the queue's registry (see\n  lib/live-workers.lua) at once, rather than when its heartbeat's TTL runs out. Sending it again\n  changes nothing more.\n\n  KEYS[1]  workers: the worker registry (sorted set: id scored by the time until which it is alive)\n  KEYS[2]  worker: the worker's hash\n  ARGV[1]  id: the worker's id\n  Returns: 1 when the worker was registered, else 0\n  Reply:   number\n]]\n\nlocal removed = redis.call('ZREM', KEYS[1], ARGV[1])\nredis.call('DEL', KEYS[2])\nreturn removed\n",
 };
