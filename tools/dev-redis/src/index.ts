@@ -6,3 +6,4 @@ export type { SlotRange } from './cluster-nodes.ts';
 export { onNode } from './ask-node.ts';
 export { findFreePort } from './free-port.ts';
 export { repoRoot } from './repo-root.ts';
+export { killOnExit } from './exit-with-parent.ts';

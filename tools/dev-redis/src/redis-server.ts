@@ -1,7 +1,8 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { generate } from 'selfsigned';
+import { killOnExit } from './exit-with-parent.ts';
 import { findFreePort } from './free-port.ts';
 import { repoRoot } from './repo-root.ts';
 
@@ -65,17 +66,6 @@ async function writeSelfSignedCertificate(dir: string): Promise<string> {
   writeFileSync(join(dir, 'tls.key'), pems.private, { mode: 0o600 });
   return pems.cert;
 }
-const live = new Set<ChildProcess>();
-let exitHookInstalled = false;
-
-function installExitHook(): void {
-  if (exitHookInstalled) return;
-  exitHookInstalled = true;
-  // Last resort: never leave a private redis-server behind when this process exits.
-  process.on('exit', () => {
-    for (const child of live) child.kill('SIGKILL');
-  });
-}
 
 /**
  * Starts a private `redis-server` bound to 127.0.0.1 on a free port, with no persistence unless
@@ -128,10 +118,9 @@ async function startOnPort(port: number, options: StartRedisServerOptions): Prom
   const child = options.cpus === undefined
     ? spawn(binary, args, { stdio: ['ignore', 'pipe', 'pipe'] })
     : spawn('taskset', ['--cpu-list', options.cpus, binary, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
-  installExitHook();
-  live.add(child);
+  killOnExit(child);
   let log = '';
-  const exited = new Promise<void>((resolve) => child.once('exit', () => { live.delete(child); resolve(); }));
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
 
   const ready = new Promise<void>((resolve, reject) => {
     const timer = setTimeout(() => {

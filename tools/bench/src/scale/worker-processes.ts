@@ -1,6 +1,7 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { killOnExit } from '@jobs/dev-redis';
 import { isChildMessage, type ChildMessage, type ParentMessage } from './protocol.ts';
 
 /**
@@ -8,19 +9,6 @@ import { isChildMessage, type ChildMessage, type ParentMessage } from './protoco
  * plain Node process can run it without a TypeScript loader.
  */
 export const WORKER_ENTRY = fileURLToPath(new URL('../../dist/scale/worker-process.js', import.meta.url));
-
-/** Every child forked and not yet known to have exited, for the exit hook below. */
-const live = new Set<ChildProcess>();
-let exitHookInstalled = false;
-
-/** Last resort: a parent that exits (even through `process.exit`) takes its children with it. */
-function installExitHook(): void {
-  if (exitHookInstalled) return;
-  exitHookInstalled = true;
-  process.on('exit', () => {
-    for (const child of live) child.kill('SIGKILL');
-  });
-}
 
 /** What one child is: its process, whether it exited, and a promise of its exit. */
 interface Child {
@@ -49,7 +37,6 @@ export class WorkerProcesses {
    */
   constructor(count: number, args: { system: string; redisUrl: string; queue: string; concurrency: number; warmup: number }, onDone: (ids: readonly number[]) => void) {
     if (!existsSync(WORKER_ENTRY)) throw new Error(`${WORKER_ENTRY} is missing: build @jobs/bench first`);
-    installExitHook();
     this.#failed = new Promise<never>((_, reject) => {
       this.#fail = reject;
     });
@@ -58,13 +45,13 @@ export class WorkerProcesses {
     this.#children = Array.from({ length: count }, (_, index) => {
       // No inherited execArgv: a test runner's loader flags are not the child's business.
       const child = fork(WORKER_ENTRY, [args.system, args.redisUrl, args.queue, String(args.concurrency), String(args.warmup)], { execArgv: [], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
-      live.add(child);
+      // Last resort: a parent that exits (even through `process.exit`) takes its children with it.
+      killOnExit(child);
       const entry: Child = { process: child, hasExited: false, exited: Promise.resolve() };
       entry.exited = new Promise<void>((resolve) => {
         // 'close', not 'exit': it comes after the IPC channel closed, so after the child's last message.
         child.once('close', (code, signal) => {
           entry.hasExited = true;
-          live.delete(child);
           if (!this.#stopped.has(child)) this.#fail(new Error(`${args.system} worker process ${index + 1}/${count} exited (code ${code}, signal ${signal}) before it was stopped`));
           resolve();
         });
