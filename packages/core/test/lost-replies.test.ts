@@ -87,6 +87,23 @@ describe('an admin operation whose reply is lost is finished by the resent comma
     expect(await redis.get(key)).toBe('2');
   });
 
+  test('a batch of completions run twice completes each job once and leaves the newer claims in processing, in order', async ({ proxied, viaProxy, direct, redis, queueName }) => {
+    const k = `queue:{${queueName}}:`;
+    await direct.enqueueMany(Array.from({ length: 12 }, (_, n) => ({ kind: 'email' as const, payload: mail(n) })));
+    const jobs = await direct.claim({ max: 12 });
+    const newer = (await redis.lrange(`${k}processing`, 0, -1)).slice(0, 4);
+    // The 8 claimed first: the tail of processing, which a batch leaves in one step.
+    const dropped = proxied.proxy.dropAfterReply(isScriptCall);
+    // The resend's answer is the second run's (each claim already ended); what counts is Redis's state.
+    await viaProxy.completeSettled(jobs.slice(0, 8).map((job) => ({ job, result: job.id })));
+    await dropped;
+    expect(await redis.lrange(`${k}processing`, 0, -1)).toEqual(newer);
+    expect(await redis.zcount(`${k}leases`, '-inf', '(+inf')).toBe(4);
+    expect(await redis.llen(`${k}completed`)).toBe(8);
+    expect((await direct.stats()).completedTotal).toBe(8);
+    for (const job of jobs.slice(0, 8)) expect(await direct.getJob(job.id)).toMatchObject({ status: 'completed', result: job.id });
+  });
+
   test('setLimits({}) run twice still moves back every job its limit had parked', async ({ proxied, viaProxy, direct }) => {
     await parkUnderCap(direct, 30);
     const dropped = proxied.proxy.dropAfterReply(isScriptCall);
