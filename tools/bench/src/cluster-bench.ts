@@ -5,6 +5,7 @@ import { createProducer, defineKinds } from '@jobs/producer';
 import { createWorker } from '@jobs/worker';
 import { Cluster, Redis } from 'ioredis';
 import { CpuMeter, type CpuPerJobByServer } from './cpu-meter.ts';
+import { median } from './median.ts';
 
 const kinds = defineKinds({
   bench: { schema: { type: 'object', properties: { n: { type: 'integer' } }, required: ['n'], additionalProperties: false } },
@@ -76,11 +77,6 @@ export interface ClusterBenchRun {
   redisVersion: string;
 }
 
-function median(values: readonly number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1 ? (sorted[middle] as number) : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2;
-}
 
 /** Puts every thread of this process on CPU 0 (the redis-servers get the others). */
 function pinThisProcess(cpuCount: number): void {

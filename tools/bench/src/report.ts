@@ -1,14 +1,7 @@
 import { cpus, totalmem } from 'node:os';
+import { median } from './median.ts';
 import type { Measurement } from './scenarios.ts';
 import { SCENARIOS, type BenchRun } from './run-bench.ts';
-
-/** The median of the numbers that are there. */
-export function median(values: readonly (number | undefined)[]): number {
-  const sorted = values.filter((v): v is number => typeof v === 'number' && Number.isFinite(v)).sort((a, b) => a - b);
-  if (sorted.length === 0) return Number.NaN;
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1 ? (sorted[mid] as number) : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
-}
 
 /** Median of one field over the repetitions of one system in one scenario. */
 export function medianOf(run: BenchRun, scenario: string, system: string, field: keyof Measurement): number {

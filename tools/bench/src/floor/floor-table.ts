@@ -1,15 +1,8 @@
+import { median } from '../median.ts';
 import type { FloorRun, FloorSample } from './floor-run.ts';
 
 /** The rows' labels, as the table prints them. */
 export const FLOOR_ROWS = { bare: 'bare socket, own RESP (floor)', worker: '@jobs worker (ioredis)', ratio: 'worker / floor' } as const;
-
-/** The median of `values` (the mean of the middle two for an even count). */
-export function median(values: readonly number[]): number {
-  if (values.length === 0) return Number.NaN;
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1 ? (sorted[mid] as number) : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
-}
 
 type Figure = keyof FloorSample;
 

@@ -1,12 +1,5 @@
+import { median } from '../median.ts';
 import type { ScaleMeasurement, ScaleRun } from './run-scale.ts';
-
-/** The median of `values` (the mean of the middle two for an even count); NaN for none. */
-export function median(values: readonly number[]): number {
-  if (values.length === 0) return Number.NaN;
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1 ? (sorted[middle] as number) : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2;
-}
 
 /** One system at one process count: medians over its repetitions. */
 export interface ScaleCell {
