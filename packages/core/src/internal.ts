@@ -23,6 +23,7 @@ export type { TracerLike, TracerProviderLike, TracingOptions } from './tracing-o
 export { FOREIGN_LIBRARY_WARNING, FUNCTION_LIBRARY_NAME, libraryOn, loadLibrary } from './function-library.ts';
 export type { LibraryLoad, LibraryOnNode } from './function-library.ts';
 export { FUNCTION_LIBRARY } from './generated/library.ts';
+export { claimTokenBase } from './random-hex.ts';
 export { leaveRegistry, RUNNING_IDS_MAX, sendHeartbeat } from './commands/workers.ts';
 export type { HeartbeatReceipt, StoredOrder, WorkerHeartbeat } from './commands/workers.ts';
 export { addHistory } from './commands/history.ts';

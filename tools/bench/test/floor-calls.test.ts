@@ -1,4 +1,5 @@
 import { queueKeys } from '@jobs/core';
+import { claimTokenBase } from '@jobs/core/internal';
 import { describe, expect, test } from 'vitest';
 // Core's own generated wrappers and option defaults, read from source: not exported, and the
 // floor's calls must lay out exactly what they lay out.
@@ -7,7 +8,7 @@ import { completeScript } from '../../../packages/core/src/generated/complete.ts
 import { completeAndClaimScript } from '../../../packages/core/src/generated/complete-and-claim.ts';
 import { CLAIM_DONE as CORE_CLAIM_DONE, CLAIM_STRIDE as CORE_CLAIM_STRIDE } from '../../../packages/core/src/generated/constants.ts';
 import { failedHistoryCap, resolveQueueOptions } from '../../../packages/core/src/queue-options.ts';
-import { benchWorkerPolicy, CLAIM_DONE, CLAIM_STRIDE, tokenBase, WorkerCalls } from '../src/floor/worker-calls.ts';
+import { benchWorkerPolicy, CLAIM_DONE, CLAIM_STRIDE, WorkerCalls } from '../src/floor/worker-calls.ts';
 
 const QUEUE = 'floor-calls';
 const keys = queueKeys(QUEUE);
@@ -75,7 +76,7 @@ describe('the floor sends the worker calls as core lays them out', () => {
   });
 
   test('a token base is 12 fresh hex digits per call', () => {
-    const bases = Array.from({ length: 1_000 }, () => tokenBase());
+    const bases = Array.from({ length: 1_000 }, () => claimTokenBase());
     for (const base of bases) expect(base).toMatch(/^[0-9a-f]{12}$/);
     expect(new Set(bases).size).toBe(bases.length);
     expect(calls.claim(1)[15]).not.toBe(calls.claim(1)[15]);

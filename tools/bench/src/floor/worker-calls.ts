@@ -6,9 +6,9 @@
  * layout is written here once more; test/floor-calls.test.ts holds it against them.
  */
 import { hostname } from 'node:os';
-import { randomBytes, randomFillSync } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { queueKeys, type QueueKeys } from '@jobs/core';
-import { FUNCTION_LIBRARY_NAME } from '@jobs/core/internal';
+import { claimTokenBase, FUNCTION_LIBRARY_NAME } from '@jobs/core/internal';
 
 /** `CLAIM_DONE` of the Lua scripts (packages/core/src/generated/constants.ts): a completion that went through. */
 export const CLAIM_DONE = 1;
@@ -57,20 +57,6 @@ export function benchWorkerPolicy(keys: QueueKeys): WorkerPolicy {
   };
 }
 
-const pool = Buffer.alloc(4_096);
-let poolOffset = pool.length;
-
-/** 12 fresh random hex digits, a claim call's token base (as core's `claimTokenBase`). */
-export function tokenBase(): string {
-  if (poolOffset + 6 > pool.length) {
-    randomFillSync(pool);
-    poolOffset = 0;
-  }
-  const hex = pool.toString('hex', poolOffset, poolOffset + 6);
-  poolOffset += 6;
-  return hex;
-}
-
 /** Builds one queue's worker calls; each returns a whole command (`FCALL`, function, key count, keys, arguments). */
 export class WorkerCalls {
   readonly keys: QueueKeys;
@@ -95,7 +81,7 @@ export class WorkerCalls {
   }
 
   /** scripts/claim.lua: claim up to `max`. Reply: now, next due, then {@link CLAIM_STRIDE} values per job. */
-  claim(max: number, base: string = tokenBase()): string[] {
+  claim(max: number, base: string = claimTokenBase()): string[] {
     return [...this.#claimHead, String(max), base, ...this.#claimTail];
   }
 
@@ -108,7 +94,7 @@ export class WorkerCalls {
    * scripts/complete-and-claim.lua: complete `completions` (id, token, result JSON per job) and
    * claim up to `max`. Reply: now, next due, M, M codes, then {@link CLAIM_STRIDE} values per job.
    */
-  completeAndClaim(max: number, completions: readonly string[], base: string = tokenBase()): string[] {
+  completeAndClaim(max: number, completions: readonly string[], base: string = claimTokenBase()): string[] {
     return [...this.#bothHead, String(max), base, ...this.#bothMiddle, ...completions];
   }
 }
